@@ -1,0 +1,351 @@
+//! Lemke's complementary pivoting algorithm with a lexicographic ratio test.
+//!
+//! Solves `w = A z + q ≥ 0, z ≥ 0, zᵀw = 0` for a dense `N × N` matrix `A`.
+//!
+//! The tableau is the one of Siconos' `lcp_lexicolemke` written for
+//! `[I | −A | −d] x = q`, stored row-major with `2N + 2` columns:
+//!
+//! ```text
+//! column   0 .. N       N .. 2N      2N       2N+1
+//!          w_0..w_{N−1} z_0..z_{N−1} z₀ (art.) right-hand side
+//! ```
+//!
+//! After a sequence of pivots the tableau holds `B⁻¹[I | −A | −d | q]` for the
+//! current basis `B`; the basic variable of row `i` has value `rhs_i`, and the
+//! `w` columns hold `B⁻¹`, which the lexicographic ratio test reads to break
+//! ties. With that rule no basis repeats, so the algorithm terminates on
+//! degenerate problems (Cottle, Pang & Stone 1992, §4.4–4.9): either at a
+//! solution (the artificial `z₀` leaves the basis) or on a secondary ray. For
+//! copositive-plus `A`, such as the Routh step matrix, a ray proves that the
+//! LCP is infeasible; the step LCP is always feasible, so Lemke solves it.
+//!
+//! `shaders/lemke.wgsl` implements the same tableau, pivot rule and function
+//! names; keep the two alike.
+
+use std::cmp::Ordering;
+
+use super::{LcpError, LcpResidual};
+
+/// Options of [`LemkeWorkspace::solve`]. Every field has a problem-scaled default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LemkeOptions {
+    /// Pivot tolerance: entries of the entering column at most this large are
+    /// treated as zero, and lexicographic ratios closer than this tie.
+    /// Default (`None`): `10 · N · max(1, ‖A‖∞) · ε_f64`.
+    pub pivot_tolerance: Option<f64>,
+    /// Hard cap on pivots. Default (`None`): `max(100, 10 N)`.
+    pub max_pivots: Option<usize>,
+}
+
+impl Default for LemkeOptions {
+    fn default() -> Self {
+        LemkeOptions { pivot_tolerance: None, max_pivots: None }
+    }
+}
+
+impl LemkeOptions {
+    /// The pivot cap for an LCP of size `n`.
+    pub fn pivot_cap(&self, n: usize) -> usize {
+        self.max_pivots.unwrap_or((10 * n).max(100))
+    }
+}
+
+/// A solution found by [`LemkeWorkspace::solve`], borrowed from the workspace.
+#[derive(Clone, Copy, Debug)]
+pub struct LcpSolution<'a> {
+    /// The solution `z`.
+    pub z: &'a [f64],
+    /// `w = A z + q`, recomputed from the data.
+    pub w: &'a [f64],
+    /// Pivots performed (0 when `q ≥ 0`).
+    pub pivots: usize,
+    /// The residual of `z`, computed by the solver itself.
+    pub residual: LcpResidual,
+}
+
+/// Reusable storage for Lemke's algorithm: no allocation per solve once
+/// sized.
+///
+/// ```
+/// use impactset::lcp::{LemkeOptions, LemkeWorkspace};
+///
+/// // w = A z + q with A = [[2, 1], [1, 2]], q = [−5, −6]: z = [4/3, 7/3], w = 0.
+/// let a = [2.0, 1.0, 1.0, 2.0];
+/// let mut ws = LemkeWorkspace::new(2);
+/// let sol = ws.solve(&a, &[-5.0, -6.0], &LemkeOptions::default())?;
+/// assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-12 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-12);
+/// assert!(sol.residual.violation() < 1e-12);
+/// # Ok::<(), impactset::lcp::LcpError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct LemkeWorkspace {
+    n: usize,
+    tableau: Vec<f64>,
+    basis: Vec<usize>,
+    z: Vec<f64>,
+    w: Vec<f64>,
+}
+
+impl LemkeWorkspace {
+    /// A workspace for LCPs of size `n` (it grows if given a larger one).
+    pub fn new(n: usize) -> Self {
+        let mut ws = LemkeWorkspace::default();
+        ws.resize(n);
+        ws
+    }
+
+    fn resize(&mut self, n: usize) {
+        if self.n != n || self.tableau.is_empty() {
+            self.n = n;
+            self.tableau = vec![0.0; n * (2 * n + 2)];
+            self.basis = vec![0; n];
+            self.z = vec![0.0; n];
+            self.w = vec![0.0; n];
+        }
+    }
+
+    /// Solves the LCP `(A, q)` with covering vector `d = 1` and the natural
+    /// lexicographic column order (deterministic).
+    pub fn solve(&mut self, a: &[f64], q: &[f64], options: &LemkeOptions) -> Result<LcpSolution<'_>, LcpError> {
+        self.solve_covered(a, q, None, 0, options)
+    }
+
+    /// Solves the LCP `(A, q)`, `A` row-major `N × N`.
+    ///
+    /// `cover` is the covering vector `d > 0` of the artificial variable
+    /// (`None`: all ones); `lex_offset` rotates the order in which the
+    /// lexicographic test reads the columns of `B⁻¹` (column
+    /// `(lex_offset + j) mod N` is read `j`-th), which decides ties. Different
+    /// covering vectors and orders can reach different solutions when the
+    /// LCP has several (model.md §5b).
+    pub fn solve_covered(
+        &mut self,
+        a: &[f64],
+        q: &[f64],
+        cover: Option<&[f64]>,
+        lex_offset: usize,
+        options: &LemkeOptions,
+    ) -> Result<LcpSolution<'_>, LcpError> {
+        let n = q.len();
+        if a.len() != n * n || cover.is_some_and(|d| d.len() != n) {
+            return Err(LcpError::Size { expected: n * n, got: a.len() });
+        }
+        self.resize(n);
+        let tol = options.pivot_tolerance.unwrap_or_else(|| default_tolerance(a, n));
+        let cap = options.pivot_cap(n);
+        let pivots = if q.iter().all(|&x| x >= 0.0) {
+            self.z.iter_mut().for_each(|z| *z = 0.0);
+            0
+        } else {
+            init_tableau(&mut self.tableau, &mut self.basis, a, q, cover);
+            let pivots = run_pivots(&mut self.tableau, &mut self.basis, n, lex_offset % n.max(1), tol, cap)?;
+            extract_solution(&self.tableau, &self.basis, n, &mut self.z);
+            pivots
+        };
+        let residual = LcpResidual::compute(a, q, &self.z, &mut self.w);
+        Ok(LcpSolution { z: &self.z, w: &self.w, pivots, residual })
+    }
+}
+
+/// Solves one LCP with a fresh workspace (convenient, allocates): returns `z`
+/// and its residual.
+pub fn solve_lcp(a: &[f64], q: &[f64]) -> Result<(Vec<f64>, LcpResidual), LcpError> {
+    let mut ws = LemkeWorkspace::new(q.len());
+    let sol = ws.solve(a, q, &LemkeOptions::default())?;
+    Ok((sol.z.to_vec(), sol.residual))
+}
+
+/// `10 · N · max(1, ‖A‖∞) · ε`.
+fn default_tolerance(a: &[f64], n: usize) -> f64 {
+    let norm = (0..n).map(|i| a[i * n..(i + 1) * n].iter().map(|x| x.abs()).sum::<f64>()).fold(1.0, f64::max);
+    10.0 * n as f64 * norm * f64::EPSILON
+}
+
+/// Fills `[I | −A | −d | q]` and the initial basis `w`.
+fn init_tableau(t: &mut [f64], basis: &mut [usize], a: &[f64], q: &[f64], cover: Option<&[f64]>) {
+    let n = q.len();
+    let stride = 2 * n + 2;
+    for i in 0..n {
+        let row = &mut t[i * stride..(i + 1) * stride];
+        row[..n].iter_mut().for_each(|x| *x = 0.0);
+        row[i] = 1.0;
+        for j in 0..n {
+            row[n + j] = -a[i * n + j];
+        }
+        row[2 * n] = -cover.map_or(1.0, |d| d[i]);
+        row[2 * n + 1] = q[i];
+        basis[i] = i;
+    }
+}
+
+/// Lexicographic comparison of rows `i` and `k` for entering column `e`:
+/// compares `(rhs, B⁻¹ row)` divided by the row's entry in column `e`, the
+/// `B⁻¹` columns read from `offset` on. Differences within `tol` tie.
+fn lex_compare(t: &[f64], n: usize, i: usize, k: usize, e: usize, offset: usize, tol: f64) -> Ordering {
+    let stride = 2 * n + 2;
+    let (ri, rk) = (&t[i * stride..(i + 1) * stride], &t[k * stride..(k + 1) * stride]);
+    let (ai, ak) = (ri[e], rk[e]);
+    let compare = |x: f64, y: f64| {
+        if x < y - tol {
+            Ordering::Less
+        } else if x > y + tol {
+            Ordering::Greater
+        } else {
+            Ordering::Equal
+        }
+    };
+    let first = compare(ri[2 * n + 1] / ai, rk[2 * n + 1] / ak);
+    if first != Ordering::Equal {
+        return first;
+    }
+    for j in 0..n {
+        let c = (offset + j) % n;
+        let o = compare(ri[c] / ai, rk[c] / ak);
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// The row where `z₀` enters: the lexicographic minimum of `(q_i, e_i)/d_i`,
+/// i.e. the maximum of the rows divided by their (negative) `z₀` entry.
+fn first_leaving_row(t: &[f64], n: usize, offset: usize, tol: f64) -> usize {
+    let e = 2 * n;
+    let mut best = 0;
+    for i in 1..n {
+        if lex_compare(t, n, i, best, e, offset, tol) == Ordering::Greater {
+            best = i;
+        }
+    }
+    best
+}
+
+/// The lexicographic minimum-ratio row for entering column `e`, or `None`
+/// (a secondary ray) when no entry exceeds `tol`.
+fn leaving_row(t: &[f64], n: usize, e: usize, offset: usize, tol: f64) -> Option<usize> {
+    let stride = 2 * n + 2;
+    let mut best: Option<usize> = None;
+    for i in 0..n {
+        if t[i * stride + e] > tol {
+            best = match best {
+                Some(b) if lex_compare(t, n, i, b, e, offset, tol) != Ordering::Less => Some(b),
+                _ => Some(i),
+            };
+        }
+    }
+    best
+}
+
+/// Gauss–Jordan pivot on `(r, e)`.
+fn pivot(t: &mut [f64], n: usize, r: usize, e: usize) {
+    let stride = 2 * n + 2;
+    let (head, rest) = t.split_at_mut(r * stride);
+    let (row_r, tail) = rest.split_at_mut(stride);
+    let inv = 1.0 / row_r[e];
+    row_r.iter_mut().for_each(|x| *x *= inv);
+    row_r[e] = 1.0;
+    for row in head.chunks_exact_mut(stride).chain(tail.chunks_exact_mut(stride)) {
+        let f = row[e];
+        if f != 0.0 {
+            row.iter_mut().zip(row_r.iter()).for_each(|(x, y)| *x -= f * y);
+            row[e] = 0.0;
+        }
+    }
+}
+
+/// The complement of variable `v` (`w_j ↔ z_j`).
+fn complement(v: usize, n: usize) -> usize {
+    if v < n { v + n } else { v - n }
+}
+
+/// Complementary pivoting from the initial tableau until `z₀` leaves.
+fn run_pivots(
+    t: &mut [f64],
+    basis: &mut [usize],
+    n: usize,
+    offset: usize,
+    tol: f64,
+    cap: usize,
+) -> Result<usize, LcpError> {
+    let z0 = 2 * n;
+    let r = first_leaving_row(t, n, offset, tol);
+    pivot(t, n, r, z0);
+    let mut entering = complement(basis[r], n);
+    basis[r] = z0;
+    let mut pivots = 1;
+    loop {
+        if pivots >= cap {
+            return Err(LcpError::PivotLimit { pivots });
+        }
+        let r = leaving_row(t, n, entering, offset, tol).ok_or(LcpError::Ray { pivots })?;
+        pivot(t, n, r, entering);
+        pivots += 1;
+        let leaving = basis[r];
+        basis[r] = entering;
+        if leaving == z0 {
+            return Ok(pivots);
+        }
+        entering = complement(leaving, n);
+    }
+}
+
+/// Reads `z` off the final basis (basic `z_j` = its row's right-hand side,
+/// clamped at 0 against round-off; non-basic `z_j` = 0).
+fn extract_solution(t: &[f64], basis: &[usize], n: usize, z: &mut [f64]) {
+    let stride = 2 * n + 2;
+    z.iter_mut().for_each(|x| *x = 0.0);
+    for (i, &b) in basis.iter().enumerate() {
+        if (n..2 * n).contains(&b) {
+            z[b - n] = t[i * stride + 2 * n + 1].max(0.0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonnegative_q_gives_zero_without_pivots() {
+        let mut ws = LemkeWorkspace::new(2);
+        let sol = ws.solve(&[1.0, 0.0, 0.0, 1.0], &[1.0, 0.0], &LemkeOptions::default()).unwrap();
+        assert_eq!(sol.z, &[0.0, 0.0]);
+        assert_eq!(sol.pivots, 0);
+    }
+
+    #[test]
+    fn infeasible_lcp_ends_on_a_ray() {
+        // w = −z − 1 can never be ≥ 0.
+        let mut ws = LemkeWorkspace::new(1);
+        let err = ws.solve(&[-1.0], &[-1.0], &LemkeOptions::default()).unwrap_err();
+        assert!(matches!(err, LcpError::Ray { .. }));
+        // A copositive-plus (PSD) matrix with an infeasible q: w1 = z2 − 1, w2 = −z1 − 1.
+        let err = ws.solve(&[0.0, 1.0, -1.0, 0.0], &[-1.0, -1.0], &LemkeOptions::default()).unwrap_err();
+        assert!(matches!(err, LcpError::Ray { .. }));
+    }
+
+    #[test]
+    fn pivot_cap_is_enforced() {
+        let mut ws = LemkeWorkspace::new(2);
+        let options = LemkeOptions { max_pivots: Some(1), ..Default::default() };
+        let err = ws.solve(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0], &options).unwrap_err();
+        assert_eq!(err, LcpError::PivotLimit { pivots: 1 });
+    }
+
+    #[test]
+    fn degenerate_problem_terminates() {
+        // PSD and singular, q with ties and a zero: every ratio test ties.
+        let a = [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0];
+        let q = [-1.0, -1.0, 0.0];
+        let mut ws = LemkeWorkspace::new(3);
+        let sol = ws.solve(&a, &q, &LemkeOptions::default()).unwrap();
+        assert!(sol.residual.violation() < 1e-12, "{:?}", sol.residual);
+    }
+
+    #[test]
+    fn size_mismatch_is_an_error() {
+        let mut ws = LemkeWorkspace::new(2);
+        assert!(matches!(ws.solve(&[1.0], &[1.0, 2.0], &LemkeOptions::default()), Err(LcpError::Size { .. })));
+    }
+}

@@ -1,0 +1,14 @@
+//! Linear complementarity problems: find `z` with
+//! `w = A z + q ≥ 0`, `z ≥ 0`, `zᵀ w = 0`.
+//!
+//! [`LemkeWorkspace`] is a dense, lexicographic Lemke solver (Lemke 1965;
+//! Cottle, Pang & Stone, *The Linear Complementarity Problem*, §4.4) with a
+//! reusable workspace; [`LcpResidual`] measures any candidate solution.
+
+mod error;
+mod lemke;
+mod residual;
+
+pub use error::LcpError;
+pub use lemke::{LcpSolution, LemkeOptions, LemkeWorkspace, solve_lcp};
+pub use residual::LcpResidual;

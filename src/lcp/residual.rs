@@ -1,0 +1,37 @@
+//! How far a candidate `z` is from solving an LCP.
+
+/// The residual of a candidate solution `z` of `w = A z + q ≥ 0, z ≥ 0, zᵀw = 0`,
+/// with `w` recomputed from `A`, `z` and `q` (never read off a tableau).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct LcpResidual {
+    /// `min_i z_i` (should be ≥ 0).
+    pub min_z: f64,
+    /// `min_i w_i` (should be ≥ 0).
+    pub min_w: f64,
+    /// `max_i |z_i w_i|` (should be 0).
+    pub complementarity: f64,
+}
+
+impl LcpResidual {
+    /// The residual of `z` for `(A, q)`, `A` row-major `n × n`; `w` receives `A z + q`.
+    pub fn compute(a: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
+        let n = q.len();
+        let mut r = LcpResidual { min_z: f64::INFINITY, min_w: f64::INFINITY, complementarity: 0.0 };
+        for i in 0..n {
+            let row = &a[i * n..(i + 1) * n];
+            let wi = q[i] + row.iter().zip(z).map(|(x, y)| x * y).sum::<f64>();
+            w[i] = wi;
+            r.min_z = r.min_z.min(z[i]);
+            r.min_w = r.min_w.min(wi);
+            r.complementarity = r.complementarity.max((z[i] * wi).abs());
+        }
+        r
+    }
+
+    /// The largest violation: `max(0, −min z, −min w, max |z∘w|)`.
+    ///
+    /// This is the number compared with a sampler's residual tolerance.
+    pub fn violation(&self) -> f64 {
+        0f64.max(-self.min_z).max(-self.min_w).max(self.complementarity)
+    }
+}

@@ -1,0 +1,3 @@
+pub mod lcp;
+pub mod problem;
+pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError};

@@ -1,0 +1,365 @@
+//! Impact problems (model.md §1): `M`, `v⁻`, contacts with their Jacobian
+//! rows and friction, validated once and with the per-problem constants that
+//! every step reuses precomputed.
+
+pub mod cone;
+mod error;
+mod operators;
+
+pub use cone::Dimension;
+pub use error::ProblemError;
+pub use operators::ContactOperators;
+
+use nalgebra::{DMatrix, DVector};
+
+/// One active contact: its Jacobian rows and friction coefficient.
+///
+/// `normal · v` is the normal (separating-positive) contact velocity;
+/// `tangents[k] · v` the tangential velocities (one tangent in the plane, two
+/// in space).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contact {
+    /// Display name (scenes use `A`, `B`, …).
+    pub name: String,
+    /// The normal row of `Jn` (length `n`).
+    pub normal: DVector<f64>,
+    /// The tangent rows of `Jt` (1 planar, 2 spatial; each length `n`).
+    pub tangents: Vec<DVector<f64>>,
+    /// Coulomb friction coefficient `μ ≥ 0`.
+    pub friction: f64,
+}
+
+impl Contact {
+    /// A planar contact with one tangent row.
+    pub fn planar(name: impl Into<String>, normal: DVector<f64>, tangent: DVector<f64>, friction: f64) -> Self {
+        Contact { name: name.into(), normal, tangents: vec![tangent], friction }
+    }
+
+    /// A spatial contact with two tangent rows.
+    pub fn spatial(name: impl Into<String>, normal: DVector<f64>, tangents: [DVector<f64>; 2], friction: f64) -> Self {
+        let [t1, t2] = tangents;
+        Contact { name: name.into(), normal, tangents: vec![t1, t2], friction }
+    }
+}
+
+/// The name contact `i` gets when none is given: `A`, `B`, …, `Z`, `AA`, ….
+pub fn default_contact_name(i: usize) -> String {
+    let letter = (b'A' + (i % 26) as u8) as char;
+    if i < 26 { letter.to_string() } else { format!("{}{}", default_contact_name(i / 26 - 1), letter) }
+}
+
+/// A validated impact problem (model.md §1).
+///
+/// | symbol | here |
+/// |---|---|
+/// | `M` (n×n, SPD) | [`mass`](Self::mass) |
+/// | `v⁻` (n) | [`velocity`](Self::velocity) |
+/// | `Jn`, `Jt`, `μ` | [`contacts`](Self::contacts) |
+/// | `d` friction directions | [`friction_directions`](Self::friction_directions) |
+///
+/// Construction checks every size, that all entries are finite, that `M` is
+/// symmetric positive definite and that friction is non-negative, and then
+/// precomputes `M⁻¹`, `M⁻¹Jᵀ`, the Delassus matrix `J M⁻¹ Jᵀ` and the step-LCP
+/// matrix ([`ContactOperators`]).
+///
+/// ```
+/// use impactset::{Contact, ImpactProblem};
+/// use nalgebra::{dmatrix, dvector};
+///
+/// // A unit point mass in the plane falling onto the floor y ≥ 0.
+/// let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+/// let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![1.0, -2.0], vec![floor])?;
+/// assert_eq!(problem.contact_velocities().as_slice(), &[-2.0]);
+/// assert_eq!(problem.colliding(), vec![0]);
+/// # Ok::<(), impactset::ProblemError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct ImpactProblem {
+    mass: DMatrix<f64>,
+    velocity: DVector<f64>,
+    contacts: Vec<Contact>,
+    dimension: Dimension,
+    friction_directions: usize,
+    operators: ContactOperators,
+}
+
+impl ImpactProblem {
+    /// A problem with the default number of friction directions (2 planar,
+    /// 8 spatial).
+    pub fn new(mass: DMatrix<f64>, velocity: DVector<f64>, contacts: Vec<Contact>) -> Result<Self, ProblemError> {
+        Self::with_friction_directions(mass, velocity, contacts, None)
+    }
+
+    /// A problem with `d` friction directions per contact (`None`: the
+    /// default). Planar problems accept only `d = 2`; spatial ones an even
+    /// `d ≥ 4`.
+    pub fn with_friction_directions(
+        mass: DMatrix<f64>,
+        velocity: DVector<f64>,
+        contacts: Vec<Contact>,
+        d: Option<usize>,
+    ) -> Result<Self, ProblemError> {
+        let n = velocity.len();
+        if n == 0 {
+            return Err(ProblemError::Empty);
+        }
+        if mass.nrows() != n || mass.ncols() != n {
+            return Err(ProblemError::MassShape { rows: mass.nrows(), cols: mass.ncols(), n });
+        }
+        if contacts.is_empty() {
+            return Err(ProblemError::NoContacts);
+        }
+        check_finite("mass_matrix", &mass)?;
+        check_finite("velocity", &velocity)?;
+        let dimension = check_contacts(&contacts, n)?;
+        check_symmetric(&mass)?;
+        let d = check_directions(dimension, d)?;
+        let operators = ContactOperators::new(&mass, &velocity, &contacts, dimension, d)?;
+        Ok(ImpactProblem { mass, velocity, contacts, dimension, friction_directions: d, operators })
+    }
+
+    /// Number of generalized velocities `n`.
+    pub fn n(&self) -> usize {
+        self.velocity.len()
+    }
+
+    /// Number of contacts `m`.
+    pub fn m(&self) -> usize {
+        self.contacts.len()
+    }
+
+    /// The mass matrix `M`.
+    pub fn mass(&self) -> &DMatrix<f64> {
+        &self.mass
+    }
+
+    /// The pre-impact velocity `v⁻`.
+    pub fn velocity(&self) -> &DVector<f64> {
+        &self.velocity
+    }
+
+    /// The contacts.
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// Planar (one tangent per contact) or spatial (two).
+    pub fn dimension(&self) -> Dimension {
+        self.dimension
+    }
+
+    /// Friction directions per contact, `d`.
+    pub fn friction_directions(&self) -> usize {
+        self.friction_directions
+    }
+
+    /// The precomputed constants shared by every step of every sample.
+    pub fn operators(&self) -> &ContactOperators {
+        &self.operators
+    }
+
+    /// Kinetic energy `½ vᵀ M v`.
+    pub fn kinetic_energy(&self, v: &DVector<f64>) -> f64 {
+        0.5 * v.dot(&(&self.mass * v))
+    }
+
+    /// The energy norm `‖x‖_M = √(xᵀ M x)`.
+    pub fn energy_norm(&self, x: &DVector<f64>) -> f64 {
+        x.dot(&(&self.mass * x)).max(0.0).sqrt()
+    }
+
+    /// Normal contact velocities `Jn v⁻` before the impact.
+    pub fn contact_velocities(&self) -> DVector<f64> {
+        self.normal_velocities(&self.velocity)
+    }
+
+    /// Normal contact velocities `Jn v`.
+    pub fn normal_velocities(&self, v: &DVector<f64>) -> DVector<f64> {
+        &self.operators.jn * v
+    }
+
+    /// Tangential contact velocities `Jt v` (`m·t` entries, grouped by contact).
+    pub fn tangent_velocities(&self, v: &DVector<f64>) -> DVector<f64> {
+        &self.operators.jt * v
+    }
+
+    /// Indices of the colliding contacts, `(Jn v⁻)_i < 0`.
+    pub fn colliding(&self) -> Vec<usize> {
+        self.contact_velocities().iter().enumerate().filter(|(_, u)| **u < 0.0).map(|(i, _)| i).collect()
+    }
+
+    /// The velocity scale of the impact, `max(‖Jn v⁻‖∞, ‖v⁻‖_M / √(tr M/n))`,
+    /// never zero: termination and agreement tolerances are relative to it.
+    pub fn velocity_scale(&self) -> f64 {
+        let normal = self.contact_velocities().amax();
+        let mean_mass = self.mass.trace() / self.n() as f64;
+        let energy = self.energy_norm(&self.velocity) / mean_mass.sqrt();
+        let s = normal.max(energy);
+        if s > 0.0 { s } else { 1.0 }
+    }
+
+    /// The default impulse step `h` when none is given: half the largest
+    /// single-contact plastic impulse `|(Jn v⁻)_i| / (Jn M⁻¹ Jnᵀ)_ii`, so that
+    /// an impact takes a handful of steps.
+    pub fn default_step_size(&self) -> f64 {
+        let ops = &self.operators;
+        let u = self.contact_velocities();
+        let mut h: f64 = 0.0;
+        for i in 0..self.m() {
+            let w = ops.delassus[(i, i)];
+            if w > 0.0 && u[i] < 0.0 {
+                h = h.max(-u[i] / w / 2.0);
+            }
+        }
+        if h > 0.0 { h } else { 1.0 }
+    }
+}
+
+fn check_finite<R: nalgebra::Dim, C: nalgebra::Dim, S: nalgebra::RawStorage<f64, R, C>>(
+    field: &str,
+    x: &nalgebra::Matrix<f64, R, C, S>,
+) -> Result<(), ProblemError> {
+    for (j, col) in x.column_iter().enumerate() {
+        for (i, value) in col.iter().enumerate() {
+            if !value.is_finite() {
+                let position = if x.ncols() == 1 { format!("[{i}]") } else { format!("[{i}][{j}]") };
+                return Err(ProblemError::NonFinite { field: field.to_string(), position, value: *value });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_contacts(contacts: &[Contact], n: usize) -> Result<Dimension, ProblemError> {
+    let tangents = contacts[0].tangents.len();
+    let dimension = match tangents {
+        1 => Dimension::Planar,
+        2 => Dimension::Spatial,
+        count => return Err(ProblemError::Tangents { contact: 0, count }),
+    };
+    for (i, c) in contacts.iter().enumerate() {
+        if c.tangents.len() != tangents {
+            return Err(ProblemError::Tangents { contact: i, count: c.tangents.len() });
+        }
+        if c.normal.len() != n {
+            return Err(ProblemError::RowLength { contact: i, field: "normal", len: c.normal.len(), n });
+        }
+        check_finite(&format!("contacts[{i}].normal"), &c.normal)?;
+        for t in &c.tangents {
+            if t.len() != n {
+                return Err(ProblemError::RowLength { contact: i, field: "tangent", len: t.len(), n });
+            }
+            check_finite(&format!("contacts[{i}].tangent"), t)?;
+        }
+        if !c.friction.is_finite() {
+            return Err(ProblemError::NonFinite {
+                field: format!("contacts[{i}].friction"),
+                position: String::new(),
+                value: c.friction,
+            });
+        }
+        if c.friction < 0.0 {
+            return Err(ProblemError::NegativeFriction { contact: i, value: c.friction });
+        }
+        if c.normal.amax() == 0.0 {
+            return Err(ProblemError::ZeroNormal { contact: i });
+        }
+    }
+    Ok(dimension)
+}
+
+fn check_symmetric(mass: &DMatrix<f64>) -> Result<(), ProblemError> {
+    let scale = mass.amax().max(f64::MIN_POSITIVE);
+    for i in 0..mass.nrows() {
+        for j in 0..i {
+            let (a, b) = (mass[(i, j)], mass[(j, i)]);
+            if (a - b).abs() > 1e-12 * scale {
+                return Err(ProblemError::NotSymmetric { i, j, a, b });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_directions(dimension: Dimension, d: Option<usize>) -> Result<usize, ProblemError> {
+    match (dimension, d) {
+        (Dimension::Planar, None | Some(2)) => Ok(2),
+        (Dimension::Planar, Some(d)) => {
+            Err(ProblemError::FrictionDirections { d, why: "planar contacts have exactly 2 directions (±t)" })
+        }
+        (Dimension::Spatial, None) => Ok(cone::DEFAULT_SPATIAL_DIRECTIONS),
+        (Dimension::Spatial, Some(d)) if d % 2 == 1 => {
+            Err(ProblemError::FrictionDirections { d, why: "must be even (the cone is symmetric)" })
+        }
+        (Dimension::Spatial, Some(d)) if d < cone::MIN_SPATIAL_DIRECTIONS => {
+            Err(ProblemError::FrictionDirections { d, why: "spatial contacts need at least 4 directions" })
+        }
+        (Dimension::Spatial, Some(d)) => Ok(d),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{dmatrix, dvector};
+
+    fn point() -> (DMatrix<f64>, DVector<f64>, Vec<Contact>) {
+        let c = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+        (DMatrix::identity(2, 2), dvector![0.0, -1.0], vec![c])
+    }
+
+    #[test]
+    fn accepts_a_valid_problem() {
+        let (m, v, c) = point();
+        let p = ImpactProblem::new(m, v, c).unwrap();
+        assert_eq!((p.n(), p.m(), p.friction_directions()), (2, 1, 2));
+        assert_eq!(p.colliding(), vec![0]);
+    }
+
+    #[test]
+    fn rejects_each_kind_of_bad_input() {
+        let (m, v, c) = point();
+        let bad_mass = dmatrix![1.0, 0.0; 0.0, -1.0];
+        assert_eq!(ImpactProblem::new(bad_mass, v.clone(), c.clone()).unwrap_err(), ProblemError::NotPositiveDefinite);
+        let asym = dmatrix![1.0, 0.5; 0.0, 1.0];
+        assert!(matches!(ImpactProblem::new(asym, v.clone(), c.clone()), Err(ProblemError::NotSymmetric { .. })));
+        assert!(matches!(
+            ImpactProblem::new(m.clone(), dvector![0.0, f64::NAN], c.clone()),
+            Err(ProblemError::NonFinite { .. })
+        ));
+        assert_eq!(ImpactProblem::new(m.clone(), v.clone(), vec![]).unwrap_err(), ProblemError::NoContacts);
+        let mut neg = c.clone();
+        neg[0].friction = -0.1;
+        assert!(matches!(ImpactProblem::new(m.clone(), v.clone(), neg), Err(ProblemError::NegativeFriction { .. })));
+        let mut short = c.clone();
+        short[0].normal = dvector![1.0];
+        assert!(matches!(ImpactProblem::new(m.clone(), v.clone(), short), Err(ProblemError::RowLength { .. })));
+        assert!(matches!(
+            ImpactProblem::new(DMatrix::identity(3, 3), v.clone(), c.clone()),
+            Err(ProblemError::MassShape { .. })
+        ));
+        assert!(matches!(
+            ImpactProblem::with_friction_directions(m, v, c, Some(4)),
+            Err(ProblemError::FrictionDirections { .. })
+        ));
+    }
+
+    #[test]
+    fn spatial_directions_must_be_even_and_large_enough() {
+        let c = Contact::spatial("A", dvector![0.0, 0.0, 1.0], [dvector![1.0, 0.0, 0.0], dvector![0.0, 1.0, 0.0]], 1.0);
+        let (m, v) = (DMatrix::identity(3, 3), dvector![0.0, 0.0, -1.0]);
+        let ok = ImpactProblem::new(m.clone(), v.clone(), vec![c.clone()]).unwrap();
+        assert_eq!(ok.friction_directions(), 8);
+        for d in [2, 5, 7] {
+            let r = ImpactProblem::with_friction_directions(m.clone(), v.clone(), vec![c.clone()], Some(d));
+            assert!(matches!(r, Err(ProblemError::FrictionDirections { .. })), "d = {d}");
+        }
+    }
+
+    #[test]
+    fn default_names_run_through_the_alphabet() {
+        assert_eq!(default_contact_name(0), "A");
+        assert_eq!(default_contact_name(25), "Z");
+        assert_eq!(default_contact_name(26), "AA");
+    }
+}
