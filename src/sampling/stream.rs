@@ -1,0 +1,116 @@
+//! Random streams shared by the CPU and the GPU (model.md §7).
+//!
+//! Every sample owns two independent ChaCha8 streams keyed by the run's
+//! 32-byte key (`rand_chacha::ChaCha8Rng::seed_from_u64(seed)`), each read
+//! from word 0:
+//!
+//! * the **cap stream**, stream number = sample index: step `s`, contact `i`
+//!   reads word `s·m + i` and draws `p_i = (x >> 8) · 2⁻²⁴ ∈ [0, 1)`
+//!   ([`unit`]). The same 24-bit value serves f32 and f64 (it is exact in
+//!   both), so single- and double-precision runs use identical caps; the
+//!   53-bit variant of model.md §7 would make them differ.
+//! * the **selection stream**, stream number = sample index + 2⁶³, read
+//!   sequentially, only by the step-selection rules (model.md §5b), so the caps
+//!   are the same whatever rule runs. Per step:
+//!   * `lemke`: no word;
+//!   * `random-lemke`: `N` words, the covering vector
+//!     `d_j = ((x >> 8) + 1) · 2⁻²⁴ ∈ (0, 1]` ([`positive_unit`]), then one
+//!     word, the lexicographic column offset `index(x, N)` ([`index`]);
+//!   * `all`: one word, the pick `index(x, k)` among the `k` distinct
+//!     velocity changes.
+//!
+//! `index(x, k) = ((x >> 16) · k) >> 16` for `1 ≤ k ≤ 2¹⁶`: only 32-bit
+//! integer arithmetic, as WGSL has no 64-bit integers.
+
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Stream numbers of selection streams are the sample index plus this.
+pub const SELECTION_STREAM_OFFSET: u64 = 1 << 63;
+
+/// The 32-byte ChaCha8 key of a run seed (`ChaCha8Rng::seed_from_u64(seed)`).
+pub fn stream_key(seed: u64) -> [u8; 32] {
+    ChaCha8Rng::seed_from_u64(seed).get_seed()
+}
+
+/// A uniform number in `[0, 1)` from one word: `(x >> 8) · 2⁻²⁴`.
+#[inline]
+pub fn unit(x: u32) -> f64 {
+    (x >> 8) as f64 * (1.0 / 16_777_216.0)
+}
+
+/// A uniform number in `(0, 1]` from one word: `((x >> 8) + 1) · 2⁻²⁴`.
+#[inline]
+pub fn positive_unit(x: u32) -> f64 {
+    ((x >> 8) + 1) as f64 * (1.0 / 16_777_216.0)
+}
+
+/// A uniform index in `0..k` from one word: `((x >> 16) · k) >> 16`, `1 ≤ k ≤ 2¹⁶`.
+#[inline]
+pub fn index(x: u32, k: usize) -> usize {
+    debug_assert!((1..=1 << 16).contains(&k));
+    (((x >> 16) as u64 * k as u64) >> 16) as usize
+}
+
+/// The two streams of one sample.
+pub struct SampleStreams {
+    caps: ChaCha8Rng,
+    selection: ChaCha8Rng,
+}
+
+impl SampleStreams {
+    /// The streams of sample `index` under `key`.
+    pub fn new(key: &[u8; 32], index: u64) -> Self {
+        let mut caps = ChaCha8Rng::from_seed(*key);
+        caps.set_stream(index);
+        let mut selection = ChaCha8Rng::from_seed(*key);
+        selection.set_stream(index.wrapping_add(SELECTION_STREAM_OFFSET));
+        SampleStreams { caps, selection }
+    }
+
+    /// The next cap-stream word.
+    #[inline]
+    pub fn cap_word(&mut self) -> u32 {
+        self.caps.next_u32()
+    }
+
+    /// The next selection-stream word.
+    #[inline]
+    pub fn selection_word(&mut self) -> u32 {
+        self.selection.next_u32()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cap_stream_is_rand_chacha_stream_at_word_zero() {
+        let key = stream_key(7);
+        let mut s = SampleStreams::new(&key, 5);
+        let mut reference = ChaCha8Rng::seed_from_u64(7);
+        reference.set_stream(5);
+        reference.set_word_pos(0);
+        for _ in 0..40 {
+            assert_eq!(s.cap_word(), reference.next_u32());
+        }
+        let mut sel = ChaCha8Rng::seed_from_u64(7);
+        sel.set_stream(5 + (1 << 63));
+        assert_eq!(s.selection_word(), sel.next_u32());
+    }
+
+    #[test]
+    fn conversions_cover_their_ranges() {
+        assert_eq!(unit(0), 0.0);
+        assert!(unit(u32::MAX) < 1.0);
+        assert_eq!(positive_unit(u32::MAX), 1.0);
+        assert!(positive_unit(0) > 0.0);
+        assert_eq!(index(0, 7), 0);
+        assert_eq!(index(u32::MAX, 7), 6);
+        assert_eq!(index(u32::MAX, 1), 0);
+        // Every bucket is reachable.
+        let hits: std::collections::BTreeSet<usize> = (0..1000u32).map(|j| index(j.wrapping_mul(4_294_967), 10)).collect();
+        assert_eq!(hits.len(), 10);
+    }
+}
