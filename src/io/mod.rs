@@ -1,0 +1,1 @@
+//! Problem files (JSON/TOML) and sample outputs (CSV/NPY/JSON).
