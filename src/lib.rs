@@ -37,4 +37,4 @@ pub mod sampling;
 
 pub use impact::Selection;
 pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError};
-pub use sampling::{Sample, SampleSet, SamplerOptions, sample_one, sample_set};
+pub use sampling::{Sample, SampleSet, SamplerOptions, sample_one, sample_set, sample_set_with_progress};

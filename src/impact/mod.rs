@@ -4,7 +4,13 @@
 mod enumerate;
 mod routh_step;
 mod selection;
+mod sequential;
+mod simultaneous;
 
 pub use enumerate::StepEnumerator;
 pub use routh_step::{StepOutcome, StepWorkspace, routh_step};
 pub use selection::Selection;
+pub use sequential::{MAX_ROUNDS, sequential, sequential_from};
+pub use simultaneous::{
+    ImpactOutcome, MAX_ENUMERATED_SIMULTANEOUS, SimultaneousOutcomes, SolutionMethod, simultaneous,
+};
