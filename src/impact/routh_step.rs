@@ -79,7 +79,7 @@ pub fn routh_step(
         }
         Selection::RandomLemke => {
             for d in ws.cover.iter_mut() {
-                *d = stream::positive_unit(streams.selection_word());
+                *d = stream::cover(streams.selection_word());
             }
             let offset = stream::index(streams.selection_word(), size);
             let sol = ws.lemke.solve_covered(a, &ws.b, Some(&ws.cover), offset, &options)?;

@@ -27,21 +27,22 @@ use std::cmp::Ordering;
 use super::{LcpError, LcpResidual};
 
 /// Options of [`LemkeWorkspace::solve`]. Every field has a problem-scaled default.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LemkeOptions {
     /// Pivot tolerance: entries of the entering column at most this large are
     /// treated as zero, and lexicographic ratios closer than this tie.
     /// Default (`None`): `10 · N · max(1, ‖A‖∞) · ε_f64`.
     pub pivot_tolerance: Option<f64>,
+    /// Relative tolerance within which two ratios of the lexicographic test
+    /// tie (`|x − y| ≤ tie · max(1, |x|, |y|)`). Default (`None`): `1e-11`,
+    /// well above the round-off a few pivots accumulate.
+    pub tie_tolerance: Option<f64>,
     /// Hard cap on pivots. Default (`None`): `max(100, 10 N)`.
     pub max_pivots: Option<usize>,
 }
 
-impl Default for LemkeOptions {
-    fn default() -> Self {
-        LemkeOptions { pivot_tolerance: None, max_pivots: None }
-    }
-}
+/// Default of [`LemkeOptions::tie_tolerance`].
+pub const DEFAULT_TIE_TOLERANCE: f64 = 1e-11;
 
 impl LemkeOptions {
     /// The pivot cap for an LCP of size `n`.
@@ -131,7 +132,10 @@ impl LemkeWorkspace {
             return Err(LcpError::Size { expected: n * n, got: a.len() });
         }
         self.resize(n);
-        let tol = options.pivot_tolerance.unwrap_or_else(|| default_tolerance(a, n));
+        let tol = Tolerances {
+            pivot: options.pivot_tolerance.unwrap_or_else(|| default_tolerance(a, n)),
+            tie: options.tie_tolerance.unwrap_or(DEFAULT_TIE_TOLERANCE),
+        };
         let cap = options.pivot_cap(n);
         let pivots = if q.iter().all(|&x| x >= 0.0) {
             self.z.iter_mut().for_each(|z| *z = 0.0);
@@ -153,6 +157,15 @@ pub fn solve_lcp(a: &[f64], q: &[f64]) -> Result<(Vec<f64>, LcpResidual), LcpErr
     let mut ws = LemkeWorkspace::new(q.len());
     let sol = ws.solve(a, q, &LemkeOptions::default())?;
     Ok((sol.z.to_vec(), sol.residual))
+}
+
+/// The two tolerances of one solve.
+#[derive(Clone, Copy, Debug)]
+struct Tolerances {
+    /// Column entries at most this are not pivots.
+    pivot: f64,
+    /// Relative tie tolerance of the ratio test.
+    tie: f64,
 }
 
 /// `10 · N · max(1, ‖A‖∞) · ε`.
@@ -178,29 +191,32 @@ fn init_tableau(t: &mut [f64], basis: &mut [usize], a: &[f64], q: &[f64], cover:
     }
 }
 
+/// Compares `x` and `y` with a relative tie tolerance.
+fn compare_tied(x: f64, y: f64, tie: f64) -> Ordering {
+    let band = tie * 1f64.max(x.abs()).max(y.abs());
+    if x < y - band {
+        Ordering::Less
+    } else if x > y + band {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
+}
+
 /// Lexicographic comparison of rows `i` and `k` for entering column `e`:
 /// compares `(rhs, B⁻¹ row)` divided by the row's entry in column `e`, the
-/// `B⁻¹` columns read from `offset` on. Differences within `tol` tie.
-fn lex_compare(t: &[f64], n: usize, i: usize, k: usize, e: usize, offset: usize, tol: f64) -> Ordering {
+/// `B⁻¹` columns read from `offset` on. Values within the tie tolerance tie.
+fn lex_compare(t: &[f64], n: usize, i: usize, k: usize, e: usize, offset: usize, tie: f64) -> Ordering {
     let stride = 2 * n + 2;
     let (ri, rk) = (&t[i * stride..(i + 1) * stride], &t[k * stride..(k + 1) * stride]);
     let (ai, ak) = (ri[e], rk[e]);
-    let compare = |x: f64, y: f64| {
-        if x < y - tol {
-            Ordering::Less
-        } else if x > y + tol {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
-        }
-    };
-    let first = compare(ri[2 * n + 1] / ai, rk[2 * n + 1] / ak);
+    let first = compare_tied(ri[2 * n + 1] / ai, rk[2 * n + 1] / ak, tie);
     if first != Ordering::Equal {
         return first;
     }
     for j in 0..n {
         let c = (offset + j) % n;
-        let o = compare(ri[c] / ai, rk[c] / ak);
+        let o = compare_tied(ri[c] / ai, rk[c] / ak, tie);
         if o != Ordering::Equal {
             return o;
         }
@@ -210,11 +226,11 @@ fn lex_compare(t: &[f64], n: usize, i: usize, k: usize, e: usize, offset: usize,
 
 /// The row where `z₀` enters: the lexicographic minimum of `(q_i, e_i)/d_i`,
 /// i.e. the maximum of the rows divided by their (negative) `z₀` entry.
-fn first_leaving_row(t: &[f64], n: usize, offset: usize, tol: f64) -> usize {
+fn first_leaving_row(t: &[f64], n: usize, offset: usize, tol: Tolerances) -> usize {
     let e = 2 * n;
     let mut best = 0;
     for i in 1..n {
-        if lex_compare(t, n, i, best, e, offset, tol) == Ordering::Greater {
+        if lex_compare(t, n, i, best, e, offset, tol.tie) == Ordering::Greater {
             best = i;
         }
     }
@@ -222,19 +238,30 @@ fn first_leaving_row(t: &[f64], n: usize, offset: usize, tol: f64) -> usize {
 }
 
 /// The lexicographic minimum-ratio row for entering column `e`, or `None`
-/// (a secondary ray) when no entry exceeds `tol`.
-fn leaving_row(t: &[f64], n: usize, e: usize, offset: usize, tol: f64) -> Option<usize> {
+/// (a secondary ray) when no entry exceeds the pivot tolerance. When the row
+/// of `z₀` ties for the minimum ratio, it leaves: that ends the path at a
+/// solution (the usual rule; it also keeps round-off from turning a
+/// degenerate tie into a wrong, non-lexicographic choice).
+fn leaving_row(t: &[f64], n: usize, e: usize, z0_row: usize, offset: usize, tol: Tolerances) -> Option<usize> {
     let stride = 2 * n + 2;
     let mut best: Option<usize> = None;
     for i in 0..n {
-        if t[i * stride + e] > tol {
+        if t[i * stride + e] > tol.pivot {
             best = match best {
-                Some(b) if lex_compare(t, n, i, b, e, offset, tol) != Ordering::Less => Some(b),
+                Some(b) if lex_compare(t, n, i, b, e, offset, tol.tie) != Ordering::Less => Some(b),
                 _ => Some(i),
             };
         }
     }
-    best
+    let best = best?;
+    let (a0, ab) = (t[z0_row * stride + e], t[best * stride + e]);
+    if best != z0_row && a0 > tol.pivot {
+        let ratio = |row: usize, a: f64| t[row * stride + 2 * n + 1] / a;
+        if compare_tied(ratio(z0_row, a0), ratio(best, ab), tol.tie) == Ordering::Equal {
+            return Some(z0_row);
+        }
+    }
+    Some(best)
 }
 
 /// Gauss–Jordan pivot on `(r, e)`.
@@ -265,20 +292,20 @@ fn run_pivots(
     basis: &mut [usize],
     n: usize,
     offset: usize,
-    tol: f64,
+    tol: Tolerances,
     cap: usize,
 ) -> Result<usize, LcpError> {
     let z0 = 2 * n;
-    let r = first_leaving_row(t, n, offset, tol);
-    pivot(t, n, r, z0);
-    let mut entering = complement(basis[r], n);
-    basis[r] = z0;
+    let z0_row = first_leaving_row(t, n, offset, tol);
+    pivot(t, n, z0_row, z0);
+    let mut entering = complement(basis[z0_row], n);
+    basis[z0_row] = z0;
     let mut pivots = 1;
     loop {
         if pivots >= cap {
             return Err(LcpError::PivotLimit { pivots });
         }
-        let r = leaving_row(t, n, entering, offset, tol).ok_or(LcpError::Ray { pivots })?;
+        let r = leaving_row(t, n, entering, z0_row, offset, tol).ok_or(LcpError::Ray { pivots })?;
         pivot(t, n, r, entering);
         pivots += 1;
         let leaving = basis[r];

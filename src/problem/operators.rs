@@ -148,10 +148,10 @@ fn step_matrix(delassus: &DMatrix<f64>, friction: &[f64], layout: StepLayout) ->
     let mut a = vec![0.0; size * size];
     let mut set = |r: usize, c: usize, x: f64| a[r * size + c] = x;
     let impulses = m + m * d;
-    for i in 0..m {
+    for (i, &mu) in friction.iter().enumerate() {
         set(layout.sigma(i), layout.lambda_n(i), -1.0);
         set(layout.lambda_n(i), layout.sigma(i), 1.0);
-        set(layout.gamma(i), layout.lambda_n(i), friction[i]);
+        set(layout.gamma(i), layout.lambda_n(i), mu);
         for k in 0..d {
             set(layout.lambda_d(i, k), layout.gamma(i), 1.0);
             set(layout.gamma(i), layout.lambda_d(i, k), -1.0);
@@ -167,7 +167,6 @@ fn step_matrix(delassus: &DMatrix<f64>, friction: &[f64], layout: StepLayout) ->
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::{Contact, ImpactProblem};
     use nalgebra::{dmatrix, dvector};
 

@@ -14,7 +14,9 @@
 //!   are the same whatever rule runs. Per step:
 //!   * `lemke`: no word;
 //!   * `random-lemke`: `N` words, the covering vector
-//!     `d_j = ((x >> 8) + 1) · 2⁻²⁴ ∈ (0, 1]` ([`positive_unit`]), then one
+//!     `d_j = 2⁻⁶ + (x >> 8) · 2⁻²⁴ ∈ [1/64, 1 + 1/64)` ([`cover`]: a spread
+//!     like `Exp(1)`'s without its tiny values, which would amplify round-off
+//!     in the tableau by `1/d`), then one
 //!     word, the lexicographic column offset `index(x, N)` ([`index`]);
 //!   * `all`: one word, the pick `index(x, k)` among the `k` distinct
 //!     velocity changes.
@@ -39,10 +41,10 @@ pub fn unit(x: u32) -> f64 {
     (x >> 8) as f64 * (1.0 / 16_777_216.0)
 }
 
-/// A uniform number in `(0, 1]` from one word: `((x >> 8) + 1) · 2⁻²⁴`.
+/// A covering-vector entry from one word: `2⁻⁶ + (x >> 8) · 2⁻²⁴`.
 #[inline]
-pub fn positive_unit(x: u32) -> f64 {
-    ((x >> 8) + 1) as f64 * (1.0 / 16_777_216.0)
+pub fn cover(x: u32) -> f64 {
+    1.0 / 64.0 + unit(x)
 }
 
 /// A uniform index in `0..k` from one word: `((x >> 16) · k) >> 16`, `1 ≤ k ≤ 2¹⁶`.
@@ -104,8 +106,8 @@ mod tests {
     fn conversions_cover_their_ranges() {
         assert_eq!(unit(0), 0.0);
         assert!(unit(u32::MAX) < 1.0);
-        assert_eq!(positive_unit(u32::MAX), 1.0);
-        assert!(positive_unit(0) > 0.0);
+        assert_eq!(cover(0), 1.0 / 64.0);
+        assert!(cover(u32::MAX) < 1.0 + 1.0 / 64.0);
         assert_eq!(index(0, 7), 0);
         assert_eq!(index(u32::MAX, 7), 6);
         assert_eq!(index(u32::MAX, 1), 0);
