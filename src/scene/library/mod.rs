@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | `slope-point`, `-stick`, `-slide` | 0.5 | 10 | 2^10 |
 //! | `corner-point` | 1 | 10 | 2^10 |
-//! | `two-link-arm` | 0.5 | 10 | 2^10 |
+//! | `two-link-arm` | 1 | 10 | 2^10 |
 //! | `cube-flat`, `cube-edge` | 0.2 | 10 | 2^12 |
 
 mod analytic;
