@@ -1,1 +1,9 @@
-fn main() {}
+//! The `impactset` command line.
+
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cli::main()
+}

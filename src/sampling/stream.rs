@@ -110,7 +110,8 @@ mod tests {
         assert_eq!(index(u32::MAX, 7), 6);
         assert_eq!(index(u32::MAX, 1), 0);
         // Every bucket is reachable.
-        let hits: std::collections::BTreeSet<usize> = (0..1000u32).map(|j| index(j.wrapping_mul(4_294_967), 10)).collect();
+        let hits: std::collections::BTreeSet<usize> =
+            (0..1000u32).map(|j| index(j.wrapping_mul(4_294_967), 10)).collect();
         assert_eq!(hits.len(), 10);
     }
 }

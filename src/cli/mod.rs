@@ -1,0 +1,62 @@
+//! The `impactset` command: one file per subcommand.
+
+mod baseline;
+mod sample;
+mod show;
+mod source;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Every way simultaneous, frictional, inelastic impacts can turn out.
+///
+/// impactset samples the set of post-impact velocities of Halm & Posa's
+/// set-valued Routh impact model: an impact is resolved by many small LCP
+/// steps with random per-contact impulse caps, and thousands of such
+/// trajectories trace out every outcome.
+#[derive(Parser, Debug)]
+#[command(name = "impactset", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Show a problem: sizes, contacts, pre-impact contact velocities.
+    Show(show::ShowArgs),
+    /// Sample the post-impact set (Algorithm 2).
+    Sample(sample::SampleArgs),
+    /// The classic baselines: simultaneous (every LCP solution) and sequential outcomes.
+    Baseline(baseline::BaselineArgs),
+}
+
+/// An error in what the user gave (file, field, value): exit code 2.
+#[derive(Debug)]
+pub struct InputError(pub String);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Parses the arguments, runs the subcommand, prints one line per error.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Show(args) => show::run(args),
+        Command::Sample(args) => sample::run(args),
+        Command::Baseline(args) => baseline::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<InputError>().is_some() { ExitCode::from(2) } else { ExitCode::FAILURE }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! The simultaneous impact law of Anitescu & Potra (model.md §2), the classic
+//! baseline, with every distinct post-impact velocity it admits.
+
+use nalgebra::{DMatrix, DVector};
+
+use crate::ImpactProblem;
+use crate::lcp::{LemkeOptions, LemkeWorkspace};
+use crate::problem::ContactOperators;
+
+/// Largest simultaneous LCP whose complementary index sets are enumerated
+/// (`2^N` small solves); larger ones get the Lemke solution only.
+pub const MAX_ENUMERATED_SIMULTANEOUS: usize = 20;
+
+/// One predicted post-impact state.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ImpactOutcome {
+    /// What produced it (e.g. `simultaneous 1/3`, `sequential from B`).
+    pub label: String,
+    /// The post-impact velocity `v⁺`.
+    pub v_plus: Vec<f64>,
+    /// Normal contact velocities `Jn v⁺`.
+    pub normal_velocities: Vec<f64>,
+    /// Tangential contact velocities `Jt v⁺`.
+    pub tangent_velocities: Vec<f64>,
+    /// Kinetic energy `½ v⁺ᵀ M v⁺`.
+    pub energy: f64,
+}
+
+impl ImpactOutcome {
+    pub(crate) fn new(problem: &ImpactProblem, label: String, v: DVector<f64>) -> Self {
+        ImpactOutcome {
+            label,
+            normal_velocities: problem.normal_velocities(&v).as_slice().to_vec(),
+            tangent_velocities: problem.tangent_velocities(&v).as_slice().to_vec(),
+            energy: problem.kinetic_energy(&v),
+            v_plus: v.as_slice().to_vec(),
+        }
+    }
+}
+
+/// How the simultaneous outcomes were found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SolutionMethod {
+    /// Every complementary index set was tried: the list is complete.
+    Enumerated,
+    /// The LCP was too large to enumerate: the single Lemke solution.
+    Lemke,
+}
+
+/// The simultaneous LCP's distinct post-impact velocities.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SimultaneousOutcomes {
+    /// How they were found.
+    pub method: SolutionMethod,
+    /// One per distinct `v⁺`.
+    pub outcomes: Vec<ImpactOutcome>,
+}
+
+/// The LCP of model.md §2 restricted to `contacts`, for pre-impact `v`:
+/// unknowns `[λn; λD; γ]` of those contacts, `A` row-major.
+pub(crate) fn simultaneous_lcp(ops: &ContactOperators, contacts: &[usize], v: &DVector<f64>) -> (Vec<f64>, Vec<f64>) {
+    let (m, d) = (ops.m, ops.d);
+    let k = contacts.len();
+    let size = k * (2 + d);
+    // Rows of J (and of the Delassus matrix) for the chosen contacts, in LCP order.
+    let rows: Vec<usize> =
+        contacts.iter().copied().chain(contacts.iter().flat_map(|&i| (0..d).map(move |j| m + i * d + j))).collect();
+    let mut a = vec![0.0; size * size];
+    for (r, &jr) in rows.iter().enumerate() {
+        for (c, &jc) in rows.iter().enumerate() {
+            a[r * size + c] = ops.delassus[(jr, jc)];
+        }
+    }
+    for (local, &i) in contacts.iter().enumerate() {
+        let gamma = k + k * d + local;
+        a[gamma * size + local] = ops.friction[i];
+        for j in 0..d {
+            let lambda_d = k + local * d + j;
+            a[lambda_d * size + gamma] = 1.0;
+            a[gamma * size + lambda_d] = -1.0;
+        }
+    }
+    let u = &ops.j * v;
+    let mut b = vec![0.0; size];
+    for (r, &jr) in rows.iter().enumerate() {
+        b[r] = u[jr];
+    }
+    (a, b)
+}
+
+/// `v + M⁻¹ J_Cᵀ [λn; λD]` for the impulses of an LCP over `contacts`.
+pub(crate) fn apply_impulse(ops: &ContactOperators, contacts: &[usize], z: &[f64], v: &DVector<f64>) -> DVector<f64> {
+    let (m, d) = (ops.m, ops.d);
+    let k = contacts.len();
+    let mut out = v.clone();
+    for (local, &i) in contacts.iter().enumerate() {
+        out.axpy(z[local], &ops.minv_jt.column(i), 1.0);
+        for j in 0..d {
+            out.axpy(z[k + local * d + j], &ops.minv_jt.column(m + i * d + j), 1.0);
+        }
+    }
+    out
+}
+
+/// Every distinct post-impact velocity of the simultaneous LCP (model.md §2).
+///
+/// The LCP `w = A z + b ≥ 0 ⊥ z ≥ 0` with `z = [λn; λD; γ]` can have several
+/// solutions; each is a legitimate prediction. Up to
+/// [`MAX_ENUMERATED_SIMULTANEOUS`] unknowns every complementary index set is
+/// solved (`2^N` small systems; about a second at `N = 20`) and the distinct
+/// `v⁺` kept; beyond, the Lemke solution alone ([`SolutionMethod::Lemke`]).
+pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
+    let ops = problem.operators();
+    let contacts: Vec<usize> = (0..ops.m).collect();
+    let v = problem.velocity();
+    let (a, b) = simultaneous_lcp(ops, &contacts, v);
+    let size = b.len();
+    let velocities = if size <= MAX_ENUMERATED_SIMULTANEOUS {
+        enumerate_solutions(&a, &b).into_iter().map(|z| apply_impulse(ops, &contacts, &z, v)).collect()
+    } else {
+        let mut ws = LemkeWorkspace::new(size);
+        match ws.solve(&a, &b, &LemkeOptions::default()) {
+            Ok(sol) => vec![apply_impulse(ops, &contacts, sol.z, v)],
+            Err(_) => vec![],
+        }
+    };
+    let method = if size <= MAX_ENUMERATED_SIMULTANEOUS { SolutionMethod::Enumerated } else { SolutionMethod::Lemke };
+    let distinct = distinct_velocities(problem, velocities);
+    let count = distinct.len();
+    let outcomes = distinct
+        .into_iter()
+        .enumerate()
+        .map(|(k, v)| ImpactOutcome::new(problem, format!("simultaneous {}/{count}", k + 1), v))
+        .collect();
+    SimultaneousOutcomes { method, outcomes }
+}
+
+/// Solutions `z` of every complementary index set of `(A, b)` whose linear
+/// system is nonsingular and whose solution is feasible.
+pub(crate) fn enumerate_solutions(a: &[f64], b: &[f64]) -> Vec<Vec<f64>> {
+    let n = b.len();
+    let scale = b.iter().chain(a.iter()).fold(1.0f64, |s, x| s.max(x.abs()));
+    let tol = 1e-9 * scale;
+    let mut found = Vec::new();
+    let mut basic = Vec::with_capacity(n);
+    for mask in 0u64..(1u64 << n) {
+        basic.clear();
+        basic.extend((0..n).filter(|j| mask & (1 << j) != 0));
+        let mut z = vec![0.0; n];
+        if !basic.is_empty() {
+            let sub = DMatrix::from_fn(basic.len(), basic.len(), |r, c| a[basic[r] * n + basic[c]]);
+            let rhs = DVector::from_fn(basic.len(), |r, _| -b[basic[r]]);
+            let Some(x) = sub.lu().solve(&rhs) else { continue };
+            if x.iter().any(|v| !v.is_finite()) {
+                continue;
+            }
+            for (k, &j) in basic.iter().enumerate() {
+                z[j] = x[k];
+            }
+        }
+        let feasible = (0..n).all(|i| {
+            let wi = b[i] + (0..n).map(|j| a[i * n + j] * z[j]).sum::<f64>();
+            z[i] >= -tol && wi >= -tol && (z[i] * wi).abs() <= tol * (1.0 + z[i].abs())
+        });
+        if feasible {
+            found.push(z.into_iter().map(|x| x.max(0.0)).collect());
+        }
+    }
+    found
+}
+
+/// Keeps one of each group of velocities closer than `1e-9` relative in the energy norm.
+pub(crate) fn distinct_velocities(problem: &ImpactProblem, velocities: Vec<DVector<f64>>) -> Vec<DVector<f64>> {
+    let scale = problem.energy_norm(problem.velocity()).max(f64::MIN_POSITIVE);
+    let mut kept: Vec<DVector<f64>> = Vec::new();
+    for v in velocities {
+        if !kept.iter().any(|k| problem.energy_norm(&(k - &v)) <= 1e-9 * scale) {
+            kept.push(v);
+        }
+    }
+    kept
+}

@@ -1,0 +1,118 @@
+//! Sample outputs: NPY (accepted `v⁺`), CSV (every sample) and the summary JSON.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use npyz::WriterBuilder;
+use serde::Serialize;
+
+use crate::SampleSet;
+
+/// Writes the accepted `v⁺` as an `accepted × n` float64 NPY array.
+pub fn write_npy(path: &Path, set: &SampleSet) -> Result<()> {
+    let data = set.accepted_velocities();
+    let rows = (data.len() / set.n.max(1)) as u64;
+    let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    let mut writer = npyz::WriteOptions::<f64>::new()
+        .default_dtype()
+        .shape(&[rows, set.n as u64])
+        .writer(std::io::BufWriter::new(file))
+        .begin_nd()
+        .with_context(|| format!("{}: cannot write", path.display()))?;
+    writer.extend(data.iter().copied()).with_context(|| format!("{}: cannot write", path.display()))?;
+    writer.finish().with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(())
+}
+
+/// Reads an `N × n` float64 NPY array as rows.
+pub fn read_npy(path: &Path) -> Result<Vec<Vec<f64>>> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let npy = npyz::NpyFile::new(&bytes[..]).with_context(|| format!("{}: not an NPY file", path.display()))?;
+    let shape = npy.shape().to_vec();
+    let (rows, cols) = match shape[..] {
+        [r, c] => (r as usize, c as usize),
+        [r] => (r as usize, 1),
+        _ => bail!("{}: expected a 2-D array, found shape {shape:?}", path.display()),
+    };
+    let data: Vec<f64> = npy.into_vec().with_context(|| format!("{}: expected a float64 array", path.display()))?;
+    Ok((0..rows).map(|r| data[r * cols..(r + 1) * cols].to_vec()).collect())
+}
+
+/// Writes every sample as CSV: `index, steps, terminated, accepted, residual,
+/// energy_before, energy_after, v0 … v(n−1)`. Floats are written in Rust's
+/// shortest round-trip form, so they read back bit-exactly.
+pub fn write_csv(path: &Path, set: &SampleSet) -> Result<()> {
+    let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let columns: Vec<String> = (0..set.n).map(|j| format!("v{j}")).collect();
+    writeln!(out, "index,steps,terminated,accepted,residual,energy_before,energy_after,{}", columns.join(","))?;
+    for s in &set.samples {
+        write!(
+            out,
+            "{},{},{},{},{:e},{:e},{:e}",
+            s.index, s.steps, s.terminated as u8, s.accepted as u8, s.max_residual, s.energy_before, s.energy_after
+        )?;
+        for x in &s.v_plus {
+            write!(out, ",{x:e}")?;
+        }
+        writeln!(out)?;
+    }
+    out.flush().with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(())
+}
+
+/// Writes any serializable value as pretty JSON.
+pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)?;
+    std::fs::write(path, text + "\n").with_context(|| format!("{}: cannot write", path.display()))
+}
+
+/// The summary of a run of Algorithm 2.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Problem or scene name.
+    pub problem: String,
+    /// Samples run.
+    pub samples: usize,
+    /// Accepted samples.
+    pub accepted: usize,
+    /// Samples that terminated.
+    pub terminated: usize,
+    /// Rejected: not terminated within the step cap.
+    pub rejected_unterminated: usize,
+    /// Rejected: terminated, residual above tolerance.
+    pub rejected_residual: usize,
+    /// Total LCP solves divided by samples.
+    pub mean_steps: f64,
+    /// Largest LCP residual violation.
+    pub max_residual: f64,
+    /// Largest `E⁺/E⁻`.
+    pub max_energy_ratio: f64,
+    /// Run seed.
+    pub seed: u64,
+    /// Selection rule.
+    pub selection: String,
+    /// `cpu` or `gpu`.
+    pub backend: String,
+    /// `f64` or `f32`.
+    pub precision: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall time of the sampling.
+    pub elapsed_s: f64,
+    /// Impulse step `h`.
+    pub step_size: f64,
+    /// Step cap `K`.
+    pub steps: usize,
+    /// Index of the first sample.
+    pub first_index: u64,
+}
+
+impl Summary {
+    /// The counts of a sample set; the caller fills the run's settings.
+    pub fn counts(set: &SampleSet) -> (usize, usize, usize, usize, usize) {
+        let terminated = set.samples.iter().filter(|s| s.terminated).count();
+        (set.samples.len(), set.accepted_count(), terminated, set.rejected_unterminated(), set.rejected_residual())
+    }
+}

@@ -1,0 +1,290 @@
+//! Problem files: an [`ImpactProblem`] with its sampling defaults as JSON or TOML.
+//!
+//! ```json
+//! {"name": "my-heel-toe",
+//!  "mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1],
+//!  "contacts": [{"name": "A", "normal": [0, 1], "tangent": [1, 0], "friction": 1.0}],
+//!  "step_size": 0.3, "steps": 10, "samples": 4096}
+//! ```
+//!
+//! Spatial contacts give `"tangents": [[...], [...]]` instead of `"tangent"`,
+//! and the problem may set `"friction_directions"` (even, ≥ 4; default 8).
+//! `name` (default: the file stem), contact `name`s (default `A`, `B`, …),
+//! `step_size`, `steps` and `samples` are optional.
+
+use std::path::{Path, PathBuf};
+
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::problem::{Contact, Dimension, ImpactProblem, ProblemError, default_contact_name};
+
+/// A problem with the sampling defaults a file or scene gives it.
+#[derive(Clone, Debug)]
+pub struct ProblemSpec {
+    /// Name used in outputs.
+    pub name: String,
+    /// The validated problem.
+    pub problem: ImpactProblem,
+    /// Impulse step `h`, if given.
+    pub step_size: Option<f64>,
+    /// Step cap `K`, if given.
+    pub steps: Option<usize>,
+    /// Sample count, if given.
+    pub samples: Option<usize>,
+}
+
+/// The serialized form of a problem file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProblemFile {
+    /// Name used in outputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `M`, as rows.
+    pub mass_matrix: Vec<Vec<f64>>,
+    /// `v⁻`.
+    pub velocity: Vec<f64>,
+    /// The contacts.
+    pub contacts: Vec<ContactFile>,
+    /// Friction directions per spatial contact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction_directions: Option<usize>,
+    /// Impulse step `h`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_size: Option<f64>,
+    /// Step cap `K`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<usize>,
+    /// Sample count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<usize>,
+}
+
+/// One contact of a problem file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactFile {
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Row of `Jn`.
+    pub normal: Vec<f64>,
+    /// Row of `Jt` (planar).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tangent: Option<Vec<f64>>,
+    /// Rows of `Jt` (spatial).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tangents: Option<Vec<Vec<f64>>>,
+    /// Friction coefficient `μ`.
+    pub friction: f64,
+}
+
+/// Why a problem file could not be read.
+#[derive(Debug, Error)]
+pub enum FileError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON/TOML or does not match the schema.
+    #[error("{path}: {message}")]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the field path.
+        message: String,
+    },
+    /// The values are not a valid impact problem.
+    #[error("{path}: {field}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The offending field.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Reads a problem file (`.toml` as TOML, anything else as JSON).
+pub fn load_problem(path: &Path) -> Result<ProblemSpec, FileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| FileError::Io { path: path.to_owned(), source })?;
+    let syntax = |message: String| FileError::Syntax { path: path.to_owned(), message };
+    let file: ProblemFile = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
+        let de = toml::Deserializer::parse(&text).map_err(|e| syntax(one_line(&e.to_string())))?;
+        serde_path_to_error::deserialize(de).map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?
+    } else {
+        let mut de = serde_json::Deserializer::from_str(&text);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?
+    };
+    let default_name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    file.into_spec(default_name).map_err(|(field, message)| FileError::Invalid {
+        path: path.to_owned(),
+        field,
+        message,
+    })
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn describe(path: &serde_path_to_error::Path, message: &str) -> String {
+    let field = path.to_string();
+    if field == "." || field.is_empty() { one_line(message) } else { format!("{field}: {}", one_line(message)) }
+}
+
+impl ProblemFile {
+    /// Validates the file's values into a [`ProblemSpec`]; an error names the field.
+    pub fn into_spec(self, default_name: String) -> Result<ProblemSpec, (String, String)> {
+        let n = self.velocity.len();
+        for (i, row) in self.mass_matrix.iter().enumerate() {
+            if row.len() != n {
+                return Err((
+                    format!("mass_matrix[{i}]"),
+                    format!("has {} entries, expected {n} (the length of velocity)", row.len()),
+                ));
+            }
+        }
+        let rows = self.mass_matrix.len();
+        let mass = DMatrix::from_fn(rows, n, |i, j| self.mass_matrix[i][j]);
+        let mut contacts = Vec::with_capacity(self.contacts.len());
+        for (i, c) in self.contacts.into_iter().enumerate() {
+            let tangents = match (c.tangent, c.tangents) {
+                (Some(t), None) => vec![t],
+                (None, Some(ts)) if ts.len() == 2 => ts,
+                (None, Some(ts)) => {
+                    return Err((format!("contacts[{i}].tangents"), format!("has {} rows, expected 2", ts.len())));
+                }
+                (Some(_), Some(_)) => {
+                    return Err((
+                        format!("contacts[{i}]"),
+                        "give either tangent (planar) or tangents (spatial)".into(),
+                    ));
+                }
+                (None, None) => {
+                    return Err((format!("contacts[{i}]"), "missing tangent (planar) or tangents (spatial)".into()));
+                }
+            };
+            contacts.push(Contact {
+                name: c.name.unwrap_or_else(|| default_contact_name(i)),
+                normal: DVector::from_vec(c.normal),
+                tangents: tangents.into_iter().map(DVector::from_vec).collect(),
+                friction: c.friction,
+            });
+        }
+        if let Some(h) = self.step_size
+            && !(h.is_finite() && h > 0.0)
+        {
+            return Err(("step_size".into(), format!("{h} is not a positive number")));
+        }
+        if self.samples == Some(0) {
+            return Err(("samples".into(), "must be at least 1".into()));
+        }
+        let problem = ImpactProblem::with_friction_directions(
+            mass,
+            DVector::from_vec(self.velocity),
+            contacts,
+            self.friction_directions,
+        )
+        .map_err(|e| (problem_field(&e), e.to_string()))?;
+        Ok(ProblemSpec {
+            name: self.name.unwrap_or(default_name),
+            problem,
+            step_size: self.step_size,
+            steps: self.steps,
+            samples: self.samples,
+        })
+    }
+
+    /// The file form of a problem and its defaults (for `impactset export`).
+    pub fn from_spec(spec: &ProblemSpec) -> Self {
+        let p = &spec.problem;
+        let spatial = p.dimension() == Dimension::Spatial;
+        ProblemFile {
+            name: Some(spec.name.clone()),
+            mass_matrix: p.mass().row_iter().map(|r| r.iter().copied().collect()).collect(),
+            velocity: p.velocity().as_slice().to_vec(),
+            contacts: p
+                .contacts()
+                .iter()
+                .map(|c| ContactFile {
+                    name: Some(c.name.clone()),
+                    normal: c.normal.as_slice().to_vec(),
+                    tangent: (!spatial).then(|| c.tangents[0].as_slice().to_vec()),
+                    tangents: spatial.then(|| c.tangents.iter().map(|t| t.as_slice().to_vec()).collect()),
+                    friction: c.friction,
+                })
+                .collect(),
+            friction_directions: spatial.then_some(p.friction_directions()),
+            step_size: spec.step_size,
+            steps: spec.steps,
+            samples: spec.samples,
+        }
+    }
+}
+
+/// The file field a problem error is about.
+fn problem_field(e: &ProblemError) -> String {
+    match e {
+        ProblemError::Empty => "velocity".into(),
+        ProblemError::NoContacts => "contacts".into(),
+        ProblemError::MassShape { .. } | ProblemError::NotSymmetric { .. } | ProblemError::NotPositiveDefinite => {
+            "mass_matrix".into()
+        }
+        ProblemError::RowLength { contact, field, .. } => format!("contacts[{contact}].{field}"),
+        ProblemError::NonFinite { field, .. } => field.clone(),
+        ProblemError::NegativeFriction { contact, .. } => format!("contacts[{contact}].friction"),
+        ProblemError::Tangents { contact, .. } => format!("contacts[{contact}].tangents"),
+        ProblemError::ZeroNormal { contact } => format!("contacts[{contact}].normal"),
+        ProblemError::FrictionDirections { .. } => "friction_directions".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("impactset-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    const POINT: &str = r#"{"mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1],
+        "contacts": [{"normal": [0, 1], "tangent": [1, 0], "friction": 0.5}], "step_size": 0.3}"#;
+
+    #[test]
+    fn reads_json_and_round_trips_through_toml() {
+        let spec = load_problem(&write("point.json", POINT)).unwrap();
+        assert_eq!(spec.name, "point");
+        assert_eq!(spec.problem.contacts()[0].name, "A");
+        assert_eq!(spec.step_size, Some(0.3));
+        let file = ProblemFile::from_spec(&spec);
+        let toml_text = toml::to_string(&file).unwrap();
+        let again = load_problem(&write("again.toml", &toml_text)).unwrap();
+        assert_eq!(again.problem.mass(), spec.problem.mass());
+        assert_eq!(again.problem.contacts(), spec.problem.contacts());
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let bad = POINT.replace("\"friction\": 0.5", "\"friction\": \"high\"");
+        let e = load_problem(&write("bad.json", &bad)).unwrap_err().to_string();
+        assert!(e.contains("contacts[0].friction"), "{e}");
+        let ragged = POINT.replace("[[1, 0], [0, 1]]", "[[1, 0], [0]]");
+        let e = load_problem(&write("ragged.json", &ragged)).unwrap_err().to_string();
+        assert!(e.contains("mass_matrix[1]"), "{e}");
+        let neg = POINT.replace("0.5", "-1");
+        let e = load_problem(&write("neg.json", &neg)).unwrap_err().to_string();
+        assert!(e.contains("contacts[0].friction") && e.contains("negative"), "{e}");
+    }
+}
