@@ -34,7 +34,9 @@ pub mod io;
 pub mod lcp;
 pub mod problem;
 pub mod sampling;
+pub mod scene;
 
 pub use impact::Selection;
 pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError};
 pub use sampling::{Sample, SampleSet, SamplerOptions, sample_one, sample_set, sample_set_with_progress};
+pub use scene::Scene;
