@@ -70,3 +70,19 @@ fn post_impact_set_and_convergence_figures_render() {
     let bad = plot_post_impact_set(&dir.join("x.pdf"), &problem, &set, &[], &[], &options);
     assert!(matches!(bad, Err(PlotError::UnknownFormat(_))));
 }
+
+#[test]
+fn spatial_contact_gets_normal_tangent_and_tangent_tangent_panels() {
+    let a = Contact::spatial("A", dvector![0.0, 0.0, 1.0], [dvector![1.0, 0.0, 0.0], dvector![0.0, 1.0, 0.0]], 0.5);
+    let m = nalgebra::DMatrix::identity(3, 3);
+    // Tangential speed 1.3 > μ·1: the point keeps sliding.
+    let problem = ImpactProblem::new(m, dvector![1.2, 0.5, -1.0], vec![a]).unwrap();
+    assert_eq!(impactset::plot::default_panels(&problem).len(), 2);
+    let set = sample_set(&problem, &SamplerOptions { samples: 64, ..Default::default() });
+    let svg = out_dir().join("spatial-point.svg");
+    let options = SetPlotOptions { title: "spatial-point".into(), ..Default::default() };
+    plot_post_impact_set(&svg, &problem, &set, &[], &[], &options).unwrap();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("A tangent 2 velocity [m/s]"));
+    assert!(text.contains("A slides: 100.0%"));
+}

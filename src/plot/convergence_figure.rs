@@ -98,7 +98,7 @@ impl Figure for ConvergenceFigure<'_> {
             .bold_line_style(RGBColor(220, 220, 220))
             .light_line_style(RGBColor(242, 242, 242))
             .x_label_formatter(&|m| format_count(*m))
-            .y_label_formatter(&|e| format!("{e:.2e}"))
+            .y_label_formatter(&|e| format_value(*e))
             .draw()
             .map_err(|e| e.to_string())?;
         let blue = RGBColor(31, 119, 180);
@@ -114,7 +114,7 @@ impl Figure for ConvergenceFigure<'_> {
             chart
                 .draw_series(DashedLineSeries::new(line, 8, 6, red.stroke_width(2)))
                 .map_err(|e| e.to_string())?
-                .label(format!("fit: ε ∝ M^{slope:.2}"))
+                .label(format!("fit: ε ∝ M^{}", format!("{slope:.2}").replace('-', "−")))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], red.stroke_width(2)));
         }
         if !self.zero.is_empty() {
@@ -136,6 +136,16 @@ impl Figure for ConvergenceFigure<'_> {
     }
 }
 
+/// A tick value with three significant digits, plain between 10⁻³ and 10⁴.
+fn format_value(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e4).contains(&x.abs()) {
+        let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.digits$}")
+    } else {
+        format!("{x:.2e}")
+    }
+}
+
 /// `1024` as `1024`, `1048576` as `2^20`, other large counts in scientific notation.
 fn format_count(m: f64) -> String {
     let r = m.round();
@@ -150,7 +160,7 @@ fn format_count(m: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::format_count;
+    use super::{format_count, format_value};
 
     #[test]
     fn counts_read_well() {
@@ -158,5 +168,8 @@ mod tests {
         assert_eq!(format_count(1048576.0), "2^20");
         assert_eq!(format_count(300.0), "300");
         assert_eq!(format_count(3e6), "3.0e6");
+        assert_eq!(format_value(0.0312), "0.0312");
+        assert_eq!(format_value(0.5), "0.500");
+        assert_eq!(format_value(2e-5), "2.00e-5");
     }
 }

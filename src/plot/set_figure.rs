@@ -42,7 +42,7 @@ pub struct SetPlotOptions {
     /// The most frequent joint modes get their own colour, the rest are
     /// grey "other modes" (default 6, at most 8).
     pub max_modes: usize,
-    /// Size of one panel in pixels (default 520 × 460).
+    /// Size of one panel in pixels (default 560 × 480).
     pub panel_size: (u32, u32),
 }
 
@@ -55,7 +55,7 @@ impl Default for SetPlotOptions {
             color_by_mode: true,
             mode_options: ModeOptions::default(),
             max_modes: 6,
-            panel_size: (520, 460),
+            panel_size: (560, 480),
         }
     }
 }
@@ -108,7 +108,7 @@ const MARKER_FILLS: [RGBColor; 6] = [
     RGBColor(255, 255, 255),
     RGBColor(255, 90, 90),
 ];
-const LEGEND_WIDTH: u32 = 400;
+const LEGEND_WIDTH: u32 = 440;
 const TITLE_HEIGHT: u32 = 56;
 
 struct Group {
@@ -230,8 +230,8 @@ impl SetFigure {
             .configure_mesh()
             .x_desc(panel.x.label(&self.problem))
             .y_desc(panel.y.label(&self.problem))
-            .label_style((FAMILY, 14))
-            .axis_desc_style((FAMILY, 16))
+            .label_style((FAMILY, 16))
+            .axis_desc_style((FAMILY, 19))
             .bold_line_style(RGBColor(225, 225, 225))
             .light_line_style(RGBColor(244, 244, 244))
             .x_labels(6)
@@ -264,19 +264,19 @@ impl SetFigure {
     }
 
     fn draw_legend<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let font = (FAMILY, 15).into_font();
+        let font = (FAMILY, 18).into_font();
         let mut y = 20;
         let x = 16;
         let text_x = 44;
         let line = |area: &DrawingArea<DB, Shift>, text: &str, y: &mut i32| -> Result<(), String> {
-            for chunk in wrap(text, 40) {
+            for chunk in wrap(text, 36) {
                 area.draw(&Text::new(chunk, (text_x, *y - 8), font.clone())).map_err(|e| e.to_string())?;
-                *y += 20;
+                *y += 23;
             }
             *y += 6;
             Ok(())
         };
-        area.draw(&Text::new("Outcomes", (x, y - 8), (FAMILY, 17).into_font())).map_err(|e| e.to_string())?;
+        area.draw(&Text::new("Outcomes", (x, y - 8), (FAMILY, 20).into_font())).map_err(|e| e.to_string())?;
         y += 28;
         for g in &self.groups {
             area.draw(&Circle::new((x + 12, y), 6, g.color.mix(0.8).filled())).map_err(|e| e.to_string())?;
@@ -296,11 +296,11 @@ impl SetFigure {
             line(area, label, &mut y)?;
         }
         y += 10;
-        let small = (FAMILY, 13).into_font().color(&RGBColor(90, 90, 90));
+        let small = (FAMILY, 15).into_font().color(&RGBColor(90, 90, 90));
         for note in &self.notes {
-            for chunk in wrap(note, 48) {
+            for chunk in wrap(note, 44) {
                 area.draw(&Text::new(chunk, (x, y - 8), small.clone())).map_err(|e| e.to_string())?;
-                y += 18;
+                y += 20;
             }
         }
         Ok(())
@@ -316,7 +316,7 @@ impl Figure for SetFigure {
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let body = root.titled(&self.title, (FAMILY, 24)).map_err(|e| e.to_string())?;
+        let body = root.margin(8, 0, 0, 0).titled(&self.title, (FAMILY, 28)).map_err(|e| e.to_string())?;
         let (width, _) = self.size();
         let (plots, legend) = body.split_horizontally(width - LEGEND_WIDTH);
         for (area, panel) in plots.split_evenly(self.grid).iter().zip(&self.panels) {
