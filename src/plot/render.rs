@@ -2,7 +2,7 @@
 //! PNG text needs.
 //!
 //! PNG text is rasterized with `ab_glyph` (pure Rust) from a TrueType font
-//! read at run time: `$IMPACTSET_FONT` if set, else the first of
+//! read at run time: `$IMPACTSET_FONT` if set (`none`: no font), else the first of
 //! [`FONT_CANDIDATES`] that exists (Debian: `fonts-dejavu-core`). SVG needs no
 //! font at all: text goes into `<text>` elements for the viewer to render,
 //! and the layout uses the font's metrics when one was found, a fixed-width
@@ -89,10 +89,14 @@ pub const FONT_CANDIDATES: &[&str] = &[
 pub(crate) const FAMILY: &str = "sans-serif";
 
 /// Loads and registers the figure font once; `Some(path)` of the font used.
+/// `IMPACTSET_FONT=none` uses no font (SVG only; PNG then fails).
 pub fn figure_font() -> Option<&'static Path> {
     static FONT: OnceLock<Option<PathBuf>> = OnceLock::new();
     FONT.get_or_init(|| {
         let env = std::env::var_os("IMPACTSET_FONT").map(PathBuf::from);
+        if env.as_deref() == Some(Path::new("none")) {
+            return None;
+        }
         let candidates = env.into_iter().chain(FONT_CANDIDATES.iter().map(PathBuf::from));
         for path in candidates {
             let Ok(bytes) = std::fs::read(&path) else { continue };
