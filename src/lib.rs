@@ -13,6 +13,8 @@
 //! | §2 simultaneous, §3 sequential, §4 Routh step, §5b selection | [`impact`] |
 //! | §5 Algorithms 1 and 2, §7 random streams | [`sampling`] |
 //! | problem files and outputs | [`io`] |
+//! | §6 ε-nets, Hausdorff, contact modes | [`analysis`] |
+//! | figures (SVG/PNG) | [`plot`] |
 //!
 //! ```
 //! use impactset::{Contact, ImpactProblem, SamplerOptions, sample_set};
@@ -29,9 +31,11 @@
 //! # Ok::<(), impactset::ProblemError>(())
 //! ```
 
+pub mod analysis;
 pub mod impact;
 pub mod io;
 pub mod lcp;
+pub mod plot;
 pub mod problem;
 pub mod sampling;
 pub mod scene;

@@ -1,0 +1,309 @@
+//! Contact-mode statistics of a post-impact set: for every outcome `v⁺` and
+//! contact, does the contact separate, stick or slide (and which way)?
+
+use std::collections::HashMap;
+use std::fmt;
+
+use nalgebra::DVector;
+
+use crate::{Dimension, ImpactProblem, SampleSet};
+
+/// What one contact does after the impact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContactMode {
+    /// Normal velocity above the separation tolerance: the contact opens.
+    Separates,
+    /// Closed, tangential speed within the slip tolerance.
+    Sticks,
+    /// Closed, sliding along `+t` (planar).
+    SlidesPositive,
+    /// Closed, sliding along `−t` (planar).
+    SlidesNegative,
+    /// Closed and sliding (spatial; the direction is not binned).
+    Slides,
+}
+
+impl ContactMode {
+    /// The verb phrase used in labels: `separates`, `sticks`, `slides +t`,
+    /// `slides −t`, `slides`.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            ContactMode::Separates => "separates",
+            ContactMode::Sticks => "sticks",
+            ContactMode::SlidesPositive => "slides +t",
+            ContactMode::SlidesNegative => "slides −t",
+            ContactMode::Slides => "slides",
+        }
+    }
+}
+
+/// Tolerances of the mode classification, relative to the pre-impact contact
+/// speed scale `s = max_i max(|(Jn v⁻)_i|, ‖(Jt v⁻)_i‖)` (the problem's
+/// [`velocity_scale`](ImpactProblem::velocity_scale) when every contact is
+/// at rest before the impact).
+///
+/// A contact with normal velocity `u_n` and tangential velocity `u_t`
+/// separates when `u_n > separation_tol · s`; otherwise it is closed, and
+/// sticks when `‖u_t‖ ≤ slip_tol · s`, else slides. The sampler ends an impact
+/// at `u_n ≥ −10⁻⁹ s`, and closed contacts end at `u_n = 0` up to round-off,
+/// so the default `10⁻⁶` separates round-off from motion by orders of
+/// magnitude on both sides.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ModeOptions {
+    /// Relative normal speed above which a contact separates (default 1e-6).
+    pub separation_tol: f64,
+    /// Relative tangential speed above which a closed contact slides
+    /// (default 1e-6).
+    pub slip_tol: f64,
+}
+
+impl Default for ModeOptions {
+    fn default() -> Self {
+        ModeOptions { separation_tol: 1e-6, slip_tol: 1e-6 }
+    }
+}
+
+/// Classifies the contacts of outcomes of one problem.
+#[derive(Clone, Debug)]
+pub struct ModeClassifier<'a> {
+    problem: &'a ImpactProblem,
+    separation: f64,
+    slip: f64,
+}
+
+impl<'a> ModeClassifier<'a> {
+    /// A classifier for `problem` with absolute tolerances derived from
+    /// `options` and the pre-impact contact speed scale.
+    pub fn new(problem: &'a ImpactProblem, options: &ModeOptions) -> Self {
+        let s = contact_speed_scale(problem);
+        ModeClassifier { problem, separation: options.separation_tol * s, slip: options.slip_tol * s }
+    }
+
+    /// The mode of every contact for the outcome `v` (length `n`).
+    pub fn classify(&self, v: &[f64]) -> Vec<ContactMode> {
+        let v = DVector::from_column_slice(v);
+        let un = self.problem.normal_velocities(&v);
+        let ut = self.problem.tangent_velocities(&v);
+        let t = self.problem.dimension().tangents();
+        (0..self.problem.m())
+            .map(|i| {
+                let tangential = &ut.as_slice()[i * t..(i + 1) * t];
+                if un[i] > self.separation {
+                    ContactMode::Separates
+                } else if tangential.iter().map(|x| x * x).sum::<f64>().sqrt() <= self.slip {
+                    ContactMode::Sticks
+                } else if self.problem.dimension() == Dimension::Spatial {
+                    ContactMode::Slides
+                } else if tangential[0] > 0.0 {
+                    ContactMode::SlidesPositive
+                } else {
+                    ContactMode::SlidesNegative
+                }
+            })
+            .collect()
+    }
+
+    /// The human label of a joint mode: `"A sticks, B separates"`.
+    pub fn label(&self, modes: &[ContactMode]) -> String {
+        joint_label(self.problem, modes)
+    }
+}
+
+/// The pre-impact contact speed scale `s` of [`ModeOptions`].
+pub fn contact_speed_scale(problem: &ImpactProblem) -> f64 {
+    let v = problem.velocity();
+    let un = problem.normal_velocities(v);
+    let ut = problem.tangent_velocities(v);
+    let t = problem.dimension().tangents();
+    let s = (0..problem.m())
+        .map(|i| {
+            let tangential = ut.as_slice()[i * t..(i + 1) * t].iter().map(|x| x * x).sum::<f64>().sqrt();
+            un[i].abs().max(tangential)
+        })
+        .fold(0.0, f64::max);
+    if s > 0.0 { s } else { problem.velocity_scale() }
+}
+
+/// `"A sticks, B separates"` for a joint mode of `problem`'s contacts.
+pub fn joint_label(problem: &ImpactProblem, modes: &[ContactMode]) -> String {
+    problem
+        .contacts()
+        .iter()
+        .zip(modes)
+        .map(|(c, m)| format!("{} {}", c.name, m.phrase()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One joint mode of a [`ModeHistogram`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ModeEntry {
+    /// The mode of each contact, in contact order.
+    pub modes: Vec<ContactMode>,
+    /// Human label, e.g. `"A sticks, B separates"`.
+    pub label: String,
+    /// Outcomes with this joint mode.
+    pub count: usize,
+    /// `count / total`.
+    pub fraction: f64,
+}
+
+/// How often each joint contact mode occurs in a set of outcomes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ModeHistogram {
+    /// Contact names, in contact order.
+    pub contacts: Vec<String>,
+    /// Outcomes classified.
+    pub total: usize,
+    /// The tolerances used.
+    pub options: ModeOptions,
+    /// Joint modes, most frequent first (ties in mode order).
+    pub entries: Vec<ModeEntry>,
+}
+
+impl ModeHistogram {
+    /// The joint modes of the velocities `outcomes` (each of length `n`).
+    pub fn of<'a>(
+        problem: &ImpactProblem,
+        outcomes: impl IntoIterator<Item = &'a [f64]>,
+        options: &ModeOptions,
+    ) -> ModeHistogram {
+        let classifier = ModeClassifier::new(problem, options);
+        let mut counts: HashMap<Vec<ContactMode>, usize> = HashMap::new();
+        let mut total = 0;
+        for v in outcomes {
+            *counts.entry(classifier.classify(v)).or_default() += 1;
+            total += 1;
+        }
+        let mut entries: Vec<ModeEntry> = counts
+            .into_iter()
+            .map(|(modes, count)| ModeEntry {
+                label: classifier.label(&modes),
+                fraction: count as f64 / total as f64,
+                modes,
+                count,
+            })
+            .collect();
+        entries.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.modes.cmp(&b.modes)));
+        ModeHistogram {
+            contacts: problem.contacts().iter().map(|c| c.name.clone()).collect(),
+            total,
+            options: *options,
+            entries,
+        }
+    }
+
+    /// The fraction of outcomes with exactly this joint mode (0 if absent).
+    pub fn fraction(&self, modes: &[ContactMode]) -> f64 {
+        self.entries.iter().find(|e| e.modes == modes).map_or(0.0, |e| e.fraction)
+    }
+}
+
+/// The joint-mode histogram of the accepted outcomes of `set`.
+pub fn mode_histogram(problem: &ImpactProblem, set: &SampleSet, options: &ModeOptions) -> ModeHistogram {
+    ModeHistogram::of(problem, set.accepted().map(|s| s.v_plus.as_slice()), options)
+}
+
+impl fmt::Display for ModeHistogram {
+    /// One line per joint mode: `A sticks, B separates: 31.2%`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for e in &self.entries {
+            writeln!(f, "{}: {:.1}%", e.label, 100.0 * e.fraction)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Contact, SamplerOptions, sample_set};
+    use ContactMode::*;
+    use nalgebra::{dmatrix, dvector};
+
+    /// A unit point mass on a slope of angle θ (coordinates `x`, `z`),
+    /// falling straight down at 1 (model.md §8).
+    fn slope(theta: f64, mu: f64) -> ImpactProblem {
+        let (s, c) = theta.sin_cos();
+        let contact = Contact::planar("A", dvector![s, c], dvector![c, -s], mu);
+        ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![0.0, -1.0], vec![contact]).unwrap()
+    }
+
+    fn histogram(problem: &ImpactProblem) -> ModeHistogram {
+        let options = SamplerOptions { samples: 64, steps: 40, threads: Some(1), ..Default::default() };
+        let set = sample_set(problem, &options);
+        assert_eq!(set.accepted_count(), 64);
+        mode_histogram(problem, &set, &ModeOptions::default())
+    }
+
+    #[test]
+    fn point_on_a_slope_sticks_iff_friction_reaches_tan_theta() {
+        let theta = 30f64.to_radians();
+        // Tangent t = (cos θ, −sin θ) points down the slope: v⁻ has u_t = sin θ > 0.
+        for mu in [theta.tan() + 1e-3, 1.0, 2.0] {
+            let h = histogram(&slope(theta, mu));
+            assert_eq!(h.fraction(&[Sticks]), 1.0, "μ = {mu}: {h}");
+        }
+        for mu in [0.0, 0.2, theta.tan() - 1e-3] {
+            let h = histogram(&slope(theta, mu));
+            assert_eq!(h.fraction(&[SlidesPositive]), 1.0, "μ = {mu}: {h}");
+            assert_eq!(h.entries[0].label, "A slides +t");
+        }
+    }
+
+    #[test]
+    fn frictionless_single_contact_slides_or_separates() {
+        let floor = |v: DVector<f64>| {
+            let a = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.0);
+            ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], v, vec![a]).unwrap()
+        };
+        assert_eq!(histogram(&floor(dvector![1.0, -2.0])).fraction(&[SlidesPositive]), 1.0);
+        assert_eq!(histogram(&floor(dvector![-1.0, -2.0])).fraction(&[SlidesNegative]), 1.0);
+        // Moving away: no impact, the contact separates.
+        assert_eq!(histogram(&floor(dvector![1.0, 2.0])).fraction(&[Separates]), 1.0);
+        // Head-on, frictionless: plastic impact to rest.
+        assert_eq!(histogram(&floor(dvector![0.0, -2.0])).fraction(&[Sticks]), 1.0);
+    }
+
+    /// A unit point mass in the corner of a floor (A) and a wall at its left (B).
+    fn corner() -> ImpactProblem {
+        let a = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+        let b = Contact::planar("B", dvector![1.0, 0.0], dvector![0.0, -1.0], 0.5);
+        ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![-1.0, -1.0], vec![a, b]).unwrap()
+    }
+
+    #[test]
+    fn hand_made_outcomes_have_their_modes() {
+        let p = corner();
+        let c = ModeClassifier::new(&p, &ModeOptions::default());
+        // B's tangent is (0, −1): moving up along the wall is sliding −t.
+        assert_eq!(c.classify(&[0.0, 0.5]), vec![Separates, SlidesNegative]);
+        assert_eq!(c.classify(&[0.5, 0.0]), vec![SlidesPositive, Separates]);
+        assert_eq!(c.classify(&[0.0, 0.0]), vec![Sticks, Sticks]);
+        assert_eq!(c.classify(&[1e-9, 2e-8]), vec![Sticks, Sticks]);
+        assert_eq!(c.classify(&[0.3, 0.2]), vec![Separates, Separates]);
+        assert_eq!(c.label(&[Sticks, Separates]), "A sticks, B separates");
+
+        let outcomes: Vec<Vec<f64>> = vec![vec![0.0, 0.5], vec![0.0, 0.4], vec![0.0, 0.0], vec![0.5, 0.0]];
+        let h = ModeHistogram::of(&p, outcomes.iter().map(Vec::as_slice), &ModeOptions::default());
+        assert_eq!(h.total, 4);
+        assert_eq!(h.entries[0].modes, vec![Separates, SlidesNegative]);
+        assert_eq!(h.entries[0].count, 2);
+        assert_eq!(h.to_string().lines().next(), Some("A separates, B slides −t: 50.0%"));
+        let json = serde_json::to_value(&h).unwrap();
+        assert_eq!(json["entries"][0]["modes"][0], "separates");
+        assert_eq!(json["entries"][0]["label"], "A separates, B slides −t");
+    }
+
+    #[test]
+    fn spatial_contacts_slide_without_a_direction() {
+        let a = Contact::spatial("A", dvector![0.0, 0.0, 1.0], [dvector![1.0, 0.0, 0.0], dvector![0.0, 1.0, 0.0]], 0.5);
+        let p = ImpactProblem::new(nalgebra::DMatrix::identity(3, 3), dvector![0.3, 0.0, -1.0], vec![a]).unwrap();
+        let c = ModeClassifier::new(&p, &ModeOptions::default());
+        assert_eq!(c.classify(&[0.1, -0.2, 0.0]), vec![Slides]);
+        assert_eq!(c.classify(&[0.0, 0.0, 0.0]), vec![Sticks]);
+        assert_eq!(c.classify(&[0.1, 0.0, 0.2]), vec![Separates]);
+        assert_eq!(joint_label(&p, &[Slides]), "A slides");
+    }
+}
