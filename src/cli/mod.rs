@@ -1,7 +1,9 @@
 //! The `impactset` command: one file per subcommand.
 
 mod baseline;
+mod export;
 mod sample;
+mod scenes;
 mod show;
 mod source;
 
@@ -30,6 +32,10 @@ enum Command {
     Sample(sample::SampleArgs),
     /// The classic baselines: simultaneous (every LCP solution) and sequential outcomes.
     Baseline(baseline::BaselineArgs),
+    /// List the built-in scenes.
+    Scenes(scenes::ScenesArgs),
+    /// Write a built-in scene as a problem file (JSON or TOML).
+    Export(export::ExportArgs),
 }
 
 /// An error in what the user gave (file, field, value): exit code 2.
@@ -51,6 +57,8 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Sample(args) => sample::run(args),
         Command::Baseline(args) => baseline::run(args),
+        Command::Scenes(args) => scenes::run(args),
+        Command::Export(args) => export::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,7 @@ use anyhow::Result;
 
 use super::InputError;
 use impactset::io::{ProblemSpec, load_problem};
+use impactset::scene;
 
 /// Loads a problem file, or a built-in scene when no such file exists.
 pub fn load(target: &str) -> Result<ProblemSpec> {
@@ -13,5 +14,20 @@ pub fn load(target: &str) -> Result<ProblemSpec> {
     if path.exists() {
         return load_problem(path).map_err(|e| InputError(e.to_string()).into());
     }
-    Err(InputError(format!("{target}: no such problem file")).into())
+    if let Some(scene) = scene::builtin(target) {
+        return Ok(scene_spec(scene));
+    }
+    Err(InputError(format!("{target}: no such problem file or built-in scene (scenes: {})", scene::ids().join(", ")))
+        .into())
+}
+
+/// A scene as a problem with its defaults.
+pub fn scene_spec(scene: scene::Scene) -> ProblemSpec {
+    ProblemSpec {
+        name: scene.id.to_string(),
+        problem: scene.problem,
+        step_size: Some(scene.step_size),
+        steps: Some(scene.steps),
+        samples: Some(scene.samples),
+    }
 }

@@ -64,7 +64,7 @@ pub struct Mirror {
 }
 
 /// What [`catalog`] lists for each built-in scene, without building it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct SceneInfo {
     /// Identifier.
     pub id: &'static str,
