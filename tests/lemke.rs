@@ -1,0 +1,75 @@
+//! Lemke's algorithm on LCPs of the step structure, and on LCPs it must reject.
+
+mod common;
+
+use impactset::lcp::{LcpError, LemkeOptions, LemkeWorkspace};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Random step LCPs (random problems, caps, contact velocities, covering
+    /// vectors and lexicographic orders) are solved with a tiny residual.
+    #[test]
+    fn solves_random_step_lcps(seed in any::<u64>(), n in 2usize..8, m in 1usize..5, spatial in any::<bool>()) {
+        let problem = common::random_problem(seed, n, m, spatial, 3.0);
+        let ops = problem.operators();
+        let size = ops.layout().size();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+        let mut b = vec![0.0; size];
+        for i in 0..m {
+            b[i] = rng.random_range(0.0..1.0);
+        }
+        let u = &ops.j * common::random_vector(&mut rng, n);
+        b[m..size - m].copy_from_slice(u.as_slice());
+        let cover: Vec<f64> = (0..size).map(|_| rng.random_range(0.02..1.0)).collect();
+        let offset = rng.random_range(0..size);
+        let mut ws = LemkeWorkspace::new(size);
+        for (cover, offset) in [(None, 0), (Some(&cover[..]), offset)] {
+            let sol = ws.solve_covered(&ops.step_matrix, &b, cover, offset, &LemkeOptions::default());
+            let sol = sol.map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let scale = b.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+            prop_assert!(sol.residual.violation() <= 1e-9 * scale * scale, "{:?}", sol.residual);
+        }
+    }
+
+    /// Random positive semidefinite (hence copositive-plus) LCPs with a
+    /// feasible point are solved.
+    #[test]
+    fn solves_random_psd_lcps(seed in any::<u64>(), n in 1usize..12) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let g = nalgebra::DMatrix::from_fn(n, n.max(2) - 1, |_, _| rng.random_range(-1.0..1.0));
+        let skew = nalgebra::DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
+        let a = &g * g.transpose() + (&skew - skew.transpose());
+        // q = w₀ − A z₀ with z₀, w₀ ≥ 0 makes the LCP feasible.
+        let z0 = nalgebra::DVector::from_fn(n, |_, _| rng.random_range(0.0..1.0));
+        let w0 = nalgebra::DVector::from_fn(n, |_, _| rng.random_range(0.0..1.0));
+        let q = w0 - &a * z0;
+        let flat: Vec<f64> = a.transpose().iter().copied().collect();
+        let mut ws = LemkeWorkspace::new(n);
+        let sol = ws.solve(&flat, q.as_slice(), &LemkeOptions::default()).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        prop_assert!(sol.residual.violation() <= 1e-9, "{:?}", sol.residual);
+    }
+
+    /// An LCP with no solution (a row `w_i = q_i − Σ_j |a_ij| z_j` with `q_i < 0`
+    /// in a positive semidefinite matrix) ends on a secondary ray.
+    #[test]
+    fn reports_a_ray_when_there_is_no_solution(seed in any::<u64>(), n in 2usize..8) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // Skew-symmetric with row 0 non-positive: w₀ = q₀ − Σ c_j z_j < 0 for every z ≥ 0.
+        let mut a = nalgebra::DMatrix::zeros(n, n);
+        for j in 1..n {
+            let c = rng.random_range(0.1..1.0);
+            a[(0, j)] = -c;
+            a[(j, 0)] = c;
+        }
+        let mut q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        q[0] = -rng.random_range(0.1..1.0);
+        let flat: Vec<f64> = a.transpose().iter().copied().collect();
+        let mut ws = LemkeWorkspace::new(n);
+        let r = ws.solve(&flat, &q, &LemkeOptions::default());
+        prop_assert!(matches!(r, Err(LcpError::Ray { .. })), "expected a ray, got {:?}", r.map(|s| s.z.to_vec()));
+    }
+}
