@@ -5,6 +5,6 @@ mod enumerate;
 mod routh_step;
 mod selection;
 
-pub use enumerate::StepEnumerator;
+pub use enumerate::{EnumeratorOptions, StepEnumerator};
 pub use routh_step::{StepOutcome, StepWorkspace, routh_step};
 pub use selection::Selection;

@@ -1,0 +1,620 @@
+//! Every solution of a Routh step LCP (model.md §4, §5b), by contact-mode
+//! enumeration in reduced impulse coordinates.
+//!
+//! # The problem
+//!
+//! The step LCP `w = A_R z + b ≥ 0, z ≥ 0, zᵀw = 0`,
+//! `z = [σ; λn; λD; γ]`, `b = [h·p; Jn v; JD v; 0]`, can have several
+//! solutions with different velocity changes `Δv = M⁻¹Jᵀλ`, even segments of
+//! them. [`StepEnumerator`] returns one LCP solution per distinct `Δv`, in a
+//! fixed order.
+//!
+//! # Method
+//!
+//! `Δv` depends on `λ` only through the reduced impulses `x_i = (λn_i, f_i)`,
+//! `f_i = Σ_k λD_(i,k) d_k` the net tangential impulse, and the LCP only sees
+//! `v` through `u = (Jn v, Jt v)`; with `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ` the step is
+//! `u⁺ = u + W x`. Each contact obeys a box law in the normal direction (open,
+//! closed, capped at `h p_i`) and Coulomb's law on the linearized cone (stick,
+//! slide at a vertex of the friction polygon, in space also slide on an edge):
+//! 7 modes per planar contact, `4d + 3` per spatial one (see `modes.rs`). A
+//! choice of mode per contact fixes a square linear system; its solution, if
+//! it satisfies the mode's inequalities, is a step solution, and every
+//! isolated step solution is found this way. Singular mode systems are
+//! skipped: a segment of solutions is represented by its end points, which
+//! are solutions of neighbouring non-singular modes. The full `z` is rebuilt
+//! from `x` (`σ = −u_n⁺` when capped, `λD` the split of `f` over the one or two
+//! directions spanning it, `γ` the slip rate), so every returned `z` solves
+//! the LCP to round-off.
+//!
+//! The modes are searched depth-first over the contacts in index order (see
+//! `search.rs`): fixing a contact's mode is one rank-`q` block elimination
+//! step on an affine tableau, and a subtree is pruned as soon as some fixed
+//! contact's inequality cannot hold for any admissible impulses of the free
+//! contacts (`λn_j ∈ [0, h p_j]`, `f_j` in the friction cone). Pruning is exact
+//! (it only removes subtrees without solutions, up to a margin 1000 times
+//! wider than the acceptance tolerance) and cheap; a root filter applies the
+//! same test to every contact's modes alone before the search.
+//!
+//! # Order
+//!
+//! Mode tuples are visited in lexicographic order, contact 0 most significant;
+//! each contact's modes in the order open, closed × (stick, vertex
+//! `0..d`, edge `0..d`), capped × (the same), planar contacts having no edge
+//! modes and frictionless ones only open, closed, capped. Solutions are
+//! returned in the order of the first mode tuple producing each distinct
+//! `Δv`. Pruning does not change this order, so an implementation that tries
+//! every tuple (the GPU, for up to three contacts) returns the same list.
+//!
+//! # Tolerances
+//!
+//! With `P = max_i h p_i (1 + μ_i)` and `V = max(‖u‖∞, s · max|W| · P)`,
+//! an inequality `a_xᵀ x + a_uᵀ u⁺ + a₀ h p ≥ 0` is accepted down to
+//! `−10⁻⁹ (‖a_u‖₁ V + (‖a_x‖₁ + |a₀|) P)` and a mode equation's residual up to
+//! `10⁻⁹ V`; pivots below `10⁻¹¹ · max|W| · (1 + μ_max)²` are singular; two
+//! velocity changes are the same when they differ by at most
+//! `10⁻⁷ max(‖Δv₁‖∞, ‖Δv₂‖∞) + 10⁻¹⁰ max|M⁻¹[Jn;Jt]ᵀ| P` in every entry.
+//!
+//! # Cost and fallback
+//!
+//! Measured on a 2-core development box in release mode
+//! (`cargo test --release --lib impact::enumerate::tests::timing -- --ignored --nocapture`),
+//! random steps with the default step size `h`:
+//!
+//! * 2 planar contacts (compass-gait size, `N = 10`): MEASURE_2P;
+//! * 5 planar contacts (disk-stack size, `N = 25`): MEASURE_5P;
+//! * 2 spatial contacts with `d = 8` (`N = 22`): MEASURE_2S;
+//! * 4 spatial contacts with `d = 8` (`N = 44`): MEASURE_4S.
+//!
+//! The search stops after [`EnumeratorOptions::node_budget`] mode nodes; the
+//! enumeration is then *not exhaustive*: the solutions found so far are
+//! completed by [`EnumeratorOptions::fallback_solves`] Lemke solves with
+//! deterministic pseudo-random covering vectors (index +1 solutions only,
+//! model.md §5b), and [`StepEnumerator::exhaustive`] returns `false`.
+//!
+//! Nothing is allocated per call once the solution buffers have grown to the
+//! largest count seen.
+
+mod gauss;
+mod modes;
+mod search;
+
+#[cfg(test)]
+pub(crate) mod brute_force;
+#[cfg(test)]
+mod tests;
+
+use crate::lcp::{LemkeOptions, LemkeWorkspace};
+use crate::problem::ContactOperators;
+
+use modes::{Normal, Tangential};
+use search::{Reduced, StepData};
+
+/// Options of [`StepEnumerator`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnumeratorOptions {
+    /// Mode nodes (one contact's mode fixed on a partial tuple) the search may
+    /// visit before it gives up being exhaustive. Default `250_000` (tens of
+    /// milliseconds).
+    pub node_budget: usize,
+    /// Lemke solves with pseudo-random covering vectors that complete a
+    /// search cut short by the budget. Default `16`.
+    pub fallback_solves: usize,
+}
+
+impl Default for EnumeratorOptions {
+    fn default() -> Self {
+        EnumeratorOptions { node_budget: 250_000, fallback_solves: 16 }
+    }
+}
+
+/// Relative acceptance tolerance of inequalities and mode equations.
+const ACCEPT: f64 = 1e-9;
+/// Relative margin of pruning: far wider than [`ACCEPT`], so pruning never
+/// removes a tuple that would be accepted.
+const PRUNE: f64 = 1e-6;
+/// Relative tolerance of "same velocity change".
+const SAME_DV: f64 = 1e-7;
+
+/// Enumerates the solutions of the step LCPs of one problem: a reusable
+/// per-thread workspace (model.md §4, §5b; method, order and tolerances in the
+/// module docs).
+///
+/// ```
+/// use impactset::impact::StepEnumerator;
+/// use impactset::{Contact, ImpactProblem};
+/// use nalgebra::{dmatrix, dvector};
+///
+/// // A point mass falling onto a frictionless floor: one solution.
+/// let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.0);
+/// let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![0.0, -1.0], vec![floor])?;
+/// let ops = problem.operators();
+/// let mut e = StepEnumerator::new(ops);
+/// // b = [h p; Jn v; JD v; 0] with h p = 0.25, v = (0, −1).
+/// assert_eq!(e.enumerate(ops, &[0.25, -1.0, 0.0, 0.0, 0.0]), 1);
+/// assert!(e.exhaustive());
+/// // The cap is taken: λn = 0.25, σ = 0.75.
+/// assert!((e.solution(0)[1] - 0.25).abs() < 1e-15 && (e.solution(0)[0] - 0.75).abs() < 1e-15);
+/// # Ok::<(), impactset::ProblemError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct StepEnumerator {
+    reduced: Reduced,
+    options: EnumeratorOptions,
+    /// LCP size `N`.
+    size: usize,
+    /// Generalized velocities `n`.
+    n: usize,
+    /// Friction directions per contact.
+    d: usize,
+    /// `M⁻¹ [Jn; Jt]ᵀ`, row-major `n × D`: `Δv = B x`.
+    dv_map: Vec<f64>,
+    /// `max |B|`.
+    dv_map_max: f64,
+    /// `u_t = Σ_k r_k (JD v)_k`: the least-squares recovery of `Jt v`.
+    tangent_recovery: Vec<[f64; 2]>,
+    scratch: Scratch,
+    /// Solutions, `N` entries each.
+    solutions: Vec<f64>,
+    /// Their velocity changes, `n` entries each.
+    changes: Vec<f64>,
+    count: usize,
+    exhaustive: bool,
+    nodes: usize,
+    lemke: LemkeWorkspace,
+}
+
+/// Buffers of one enumeration.
+#[derive(Clone, Debug)]
+struct Scratch {
+    u: Vec<f64>,
+    caps: Vec<f64>,
+    tableaux: Vec<f64>,
+    eq: Vec<f64>,
+    r: Vec<f64>,
+    coef: Vec<f64>,
+    /// Modes surviving the root filter: contact `i`'s are
+    /// `allowed[i * max_modes..][..allowed_count[i]]`.
+    allowed: Vec<usize>,
+    allowed_count: Vec<usize>,
+    max_modes: usize,
+    choice: Vec<usize>,
+    x: Vec<f64>,
+    up: Vec<f64>,
+    mat: Vec<f64>,
+    rhs: Vec<f64>,
+    u0: Vec<f64>,
+    z: Vec<f64>,
+    dv: Vec<f64>,
+    cover: Vec<f64>,
+}
+
+impl StepEnumerator {
+    /// An enumerator for the step LCPs of `ops`, with default options.
+    pub fn new(ops: &ContactOperators) -> Self {
+        Self::with_options(ops, EnumeratorOptions::default())
+    }
+
+    /// An enumerator for the step LCPs of `ops`.
+    pub fn with_options(ops: &ContactOperators, options: EnumeratorOptions) -> Self {
+        let (m, d, n) = (ops.m, ops.d, ops.n);
+        assert!(m <= 64, "the mode search handles at most 64 contacts");
+        let t = ops.dimension.tangents();
+        let s = 1 + t;
+        let dim = m * s;
+        // Reduced rows [Jn; Jt] grouped by contact.
+        let jr = nalgebra::DMatrix::from_fn(dim, n, |r, c| {
+            let (i, a) = (r / s, r % s);
+            if a == 0 { ops.jn[(i, c)] } else { ops.jt[(i * t + a - 1, c)] }
+        });
+        let b = &ops.mass_inv * jr.transpose();
+        let mut w = &jr * &b;
+        w = (&w + w.transpose()) * 0.5;
+        let w_rows: Vec<f64> = (0..dim * dim).map(|k| w[(k / dim, k % dim)]).collect();
+        let dv_map: Vec<f64> = (0..n * dim).map(|k| b[(k / dim, k % dim)]).collect();
+        let w_max = w_rows.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let mu_max = ops.friction.iter().fold(0.0f64, |a, &x| a.max(x));
+        // Σ_k d_k d_kᵀ (t × t) and its inverse applied to each d_k.
+        let mut g = [[0.0; 2]; 2];
+        for dk in &ops.directions {
+            for a in 0..t {
+                for c in 0..t {
+                    g[a][c] += dk[a] * dk[c];
+                }
+            }
+        }
+        let tangent_recovery = ops
+            .directions
+            .iter()
+            .map(|dk| {
+                if t == 1 {
+                    [dk[0] / g[0][0], 0.0]
+                } else {
+                    let det = g[0][0] * g[1][1] - g[0][1] * g[1][0];
+                    [(g[1][1] * dk[0] - g[0][1] * dk[1]) / det, (g[0][0] * dk[1] - g[1][0] * dk[0]) / det]
+                }
+            })
+            .collect();
+        let table = modes::ModeTable::new(t, &ops.directions, &ops.friction);
+        let max_modes = (0..m).map(|i| table.of(i).len()).max().unwrap_or(0);
+        let reduced = Reduced {
+            m,
+            t,
+            s,
+            dim,
+            w: w_rows,
+            table,
+            directions: ops.directions.clone(),
+            friction: ops.friction.clone(),
+            w_max,
+            singular: 1e-11 * w_max.max(f64::MIN_POSITIVE) * (1.0 + mu_max).powi(2),
+        };
+        let size = ops.layout().size();
+        let scratch = Scratch {
+            u: vec![0.0; dim],
+            caps: vec![0.0; m],
+            tableaux: vec![0.0; (m + 1) * reduced.tableau_len()],
+            eq: vec![0.0; 3 * reduced.stride()],
+            r: vec![0.0; 9],
+            coef: vec![0.0; reduced.stride()],
+            allowed: vec![0; m * max_modes],
+            allowed_count: vec![0; m],
+            max_modes,
+            choice: vec![0; m],
+            x: vec![0.0; dim],
+            up: vec![0.0; dim],
+            mat: vec![0.0; dim * dim],
+            rhs: vec![0.0; dim],
+            u0: vec![0.0; dim],
+            z: vec![0.0; size],
+            dv: vec![0.0; n],
+            cover: vec![0.0; size],
+        };
+        const RESERVED: usize = 16;
+        StepEnumerator {
+            reduced,
+            options,
+            size,
+            n,
+            d,
+            dv_map_max: dv_map.iter().fold(0.0f64, |a, x| a.max(x.abs())),
+            dv_map,
+            tangent_recovery,
+            scratch,
+            solutions: Vec::with_capacity(RESERVED * size),
+            changes: Vec::with_capacity(RESERVED * n),
+            count: 0,
+            exhaustive: true,
+            nodes: 0,
+            lemke: LemkeWorkspace::new(size),
+        }
+    }
+
+    /// Finds every solution of `w = A_R z + b` (`A_R` =
+    /// [`ContactOperators::step_matrix`], `b = [h·p; Jn v; JD v; 0]` as built by
+    /// [`crate::impact::routh_step`]), one per distinct velocity change
+    /// `Δv = M⁻¹Jᵀλ`, in the order documented in the module docs; returns how
+    /// many. The `JD v` part of `b` must be the friction directions applied to
+    /// some tangential velocity (it is read back by least squares).
+    ///
+    /// When the search exceeds its node budget the result is completed by
+    /// Lemke solves and [`exhaustive`](Self::exhaustive) is `false`.
+    pub fn enumerate(&mut self, ops: &ContactOperators, b: &[f64]) -> usize {
+        assert_eq!(b.len(), self.size, "right-hand side of the wrong size");
+        self.solutions.clear();
+        self.changes.clear();
+        self.count = 0;
+        self.exhaustive = true;
+        self.nodes = 0;
+        let (m, s, d) = (self.reduced.m, self.reduced.s, self.d);
+        for i in 0..m {
+            self.scratch.caps[i] = b[i];
+            self.scratch.u[i * s] = b[m + i];
+            for a in 0..s - 1 {
+                self.scratch.u[i * s + 1 + a] =
+                    (0..d).map(|k| self.tangent_recovery[k][a] * b[2 * m + i * d + k]).sum();
+            }
+        }
+        let scratch = std::mem::replace(&mut self.scratch, empty_scratch());
+        let mut scratch = scratch;
+        self.search(ops, &mut scratch);
+        self.scratch = scratch;
+        if !self.exhaustive {
+            self.fallback(ops, b);
+        }
+        self.count
+    }
+
+    /// Solution `k` of the last enumeration: a full LCP solution `z` (`N`
+    /// entries).
+    pub fn solution(&self, k: usize) -> &[f64] {
+        &self.solutions[k * self.size..(k + 1) * self.size]
+    }
+
+    /// The velocity change `Δv = M⁻¹Jᵀλ` of solution `k` (`n` entries).
+    pub fn velocity_change(&self, k: usize) -> &[f64] {
+        &self.changes[k * self.n..(k + 1) * self.n]
+    }
+
+    /// Whether the last enumeration searched every mode (`false`: it ran out of
+    /// node budget and was completed by Lemke solves).
+    pub fn exhaustive(&self) -> bool {
+        self.exhaustive
+    }
+
+    /// Mode nodes the last enumeration visited.
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
+
+    /// The step's data and scales (see the module docs, Tolerances).
+    fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64]) -> StepData<'a> {
+        let red = &self.reduced;
+        let impulse_scale = (0..red.m).map(|i| caps[i].abs() * (1.0 + red.friction[i])).fold(0.0f64, f64::max);
+        let u_max = u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        StepData { u, caps, velocity_scale: u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale }
+    }
+
+    /// The root filter, then the depth-first search.
+    fn search(&mut self, ops: &ContactOperators, sc: &mut Scratch) {
+        let red = &self.reduced;
+        let len = red.tableau_len();
+        let all: u64 = if red.m == 64 { u64::MAX } else { (1u64 << red.m) - 1 };
+        {
+            let (root, rest) = sc.tableaux.split_at_mut(len);
+            red.init_tableau(&sc.u, root);
+            let step = self.step_data(&sc.u, &sc.caps);
+            for i in 0..red.m {
+                let mut count = 0;
+                for (k, mode) in red.table.of(i).iter().enumerate() {
+                    let tab = &mut rest[..len];
+                    tab.copy_from_slice(root);
+                    let keep = !red.fix(tab, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r)
+                        || red.may_hold(tab, i, mode, all & !(1 << i), &step, PRUNE, &mut sc.coef);
+                    if keep {
+                        sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
+                        count += 1;
+                    }
+                }
+                sc.allowed_count[i] = count;
+            }
+        }
+        self.descend(ops, sc, 0, true);
+    }
+
+    /// Fixes contact `depth`'s mode in turn; `exact`: the tableau at this
+    /// depth is valid (no singular block on the way), so it prunes and
+    /// solves.
+    fn descend(&mut self, ops: &ContactOperators, sc: &mut Scratch, depth: usize, exact: bool) {
+        let red = &self.reduced;
+        let m = red.m;
+        if depth == m {
+            self.leaf(ops, sc, exact);
+            return;
+        }
+        let len = red.tableau_len();
+        let free: u64 = if depth + 1 >= 64 { 0 } else { ((1u64 << m) - 1) & !((1u64 << (depth + 1)) - 1) };
+        for a in 0..sc.allowed_count[depth] {
+            let global = sc.allowed[depth * sc.max_modes + a];
+            self.nodes += 1;
+            if self.nodes > self.options.node_budget {
+                self.exhaustive = false;
+                return;
+            }
+            let red = &self.reduced;
+            let mut child_exact = exact;
+            if exact {
+                let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
+                child.copy_from_slice(parent);
+                let mode = &red.table.modes[global];
+                child_exact = red.fix(child, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r);
+                if child_exact {
+                    let step = self.step_data(&sc.u, &sc.caps);
+                    sc.choice[depth] = global;
+                    let feasible = (0..=depth).all(|i| {
+                        let mode = &red.table.modes[sc.choice[i]];
+                        red.may_hold(child, i, mode, free, &step, PRUNE, &mut sc.coef)
+                    });
+                    if !feasible {
+                        continue;
+                    }
+                }
+            }
+            sc.choice[depth] = global;
+            self.descend(ops, sc, depth + 1, child_exact);
+            if !self.exhaustive {
+                return;
+            }
+        }
+    }
+
+    /// A complete mode tuple: its solution, checked, rebuilt and deduplicated.
+    fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
+        let red = &self.reduced;
+        let (dim, st, m) = (red.dim, red.stride(), red.m);
+        let step = self.step_data(&sc.u, &sc.caps);
+        let mut solved = false;
+        if exact {
+            let tab = &sc.tableaux[m * red.tableau_len()..(m + 1) * red.tableau_len()];
+            for r in 0..dim {
+                sc.x[r] = tab[r * st + dim];
+            }
+            red.post_velocity(&sc.u, &sc.x, &mut sc.up);
+            solved = red.equation_residual(&sc.choice, &sc.up, &step) <= ACCEPT;
+        }
+        if !solved {
+            if !red.solve_leaf(&sc.choice, &step, &mut sc.mat, &mut sc.rhs, &mut sc.u0, &mut sc.x) {
+                return;
+            }
+            red.post_velocity(&sc.u, &sc.x, &mut sc.up);
+            if red.equation_residual(&sc.choice, &sc.up, &step) > ACCEPT {
+                return;
+            }
+        }
+        if !red.inequalities_hold(&sc.choice, &sc.x, &sc.up, &step, ACCEPT) {
+            return;
+        }
+        let impulse_scale = step.impulse_scale;
+        self.rebuild(ops, sc);
+        for (r, dv) in sc.dv.iter_mut().enumerate() {
+            *dv = (0..dim).map(|c| self.dv_map[r * dim + c] * sc.x[c]).sum();
+        }
+        self.keep(&sc.z, &sc.dv, impulse_scale);
+    }
+
+    /// The full LCP solution `z` of the leaf `(choice, x, u⁺)`.
+    fn rebuild(&self, ops: &ContactOperators, sc: &mut Scratch) {
+        let red = &self.reduced;
+        let layout = ops.layout();
+        let (s, d) = (red.s, self.d);
+        let dirs = &red.directions;
+        let z = &mut sc.z;
+        z.iter_mut().for_each(|v| *v = 0.0);
+        for i in 0..red.m {
+            let mode = &red.table.modes[sc.choice[i]];
+            let cap = sc.caps[i];
+            let mu = red.friction[i];
+            let x = &sc.x[i * s..(i + 1) * s];
+            let up = &sc.up[i * s..(i + 1) * s];
+            let along = |k: usize| -> f64 { (0..s - 1).map(|a| dirs[k][a] * up[1 + a]).sum() };
+            let lambda_n = match mode.normal {
+                Normal::Open => 0.0,
+                Normal::Closed => x[0].clamp(0.0, cap.max(0.0)),
+                Normal::Capped => cap,
+            };
+            if mode.normal == Normal::Capped {
+                z[layout.sigma(i)] = (-up[0]).max(0.0);
+            }
+            z[layout.lambda_n(i)] = lambda_n;
+            let mut gamma = 0.0;
+            match mode.tangential {
+                Tangential::None | Tangential::Free => {
+                    gamma = (0..d).map(|k| -along(k)).fold(0.0, f64::max);
+                }
+                Tangential::Stick => {
+                    let (k, j, a, b) = split(dirs, &x[1..]);
+                    z[layout.lambda_d(i, k)] += a;
+                    z[layout.lambda_d(i, j)] += b;
+                }
+                Tangential::Vertex(k) => {
+                    z[layout.lambda_d(i, k)] = mu * lambda_n;
+                    gamma = (-along(k)).max(0.0);
+                }
+                Tangential::Edge(k) => {
+                    let j = (k + 1) % d;
+                    let (a, b) = split_on(dirs[k], dirs[j], &x[1..]);
+                    z[layout.lambda_d(i, k)] = a;
+                    z[layout.lambda_d(i, j)] = b;
+                    gamma = (-0.5 * (along(k) + along(j))).max(0.0);
+                }
+            }
+            z[layout.gamma(i)] = gamma;
+        }
+    }
+
+    /// Appends `(z, Δv)` unless an equal `Δv` is already kept.
+    fn keep(&mut self, z: &[f64], dv: &[f64], impulse_scale: f64) {
+        let n = self.n;
+        let floor = 1e-3 * SAME_DV * self.dv_map_max * impulse_scale;
+        let norm = dv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let duplicate = self.changes.chunks_exact(n).any(|other| {
+            let scale = other.iter().fold(norm, |a, x| a.max(x.abs()));
+            other.iter().zip(dv).all(|(a, b)| (a - b).abs() <= SAME_DV * scale + floor)
+        });
+        if !duplicate {
+            self.solutions.extend_from_slice(z);
+            self.changes.extend_from_slice(dv);
+            self.count += 1;
+        }
+    }
+
+    /// Completes a search cut short: Lemke solves with covering vector `1` and
+    /// then pseudo-random ones (a fixed hash of the solve and row index, so
+    /// the result is a function of `b` alone).
+    fn fallback(&mut self, ops: &ContactOperators, b: &[f64]) {
+        let options = LemkeOptions::default();
+        let impulses = ops.layout().impulses();
+        let impulse_scale = (0..ops.m).map(|i| b[i].abs() * (1.0 + ops.friction[i])).fold(0.0f64, f64::max);
+        let velocity_scale = b.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let mut cover = std::mem::take(&mut self.scratch.cover);
+        let mut z = std::mem::take(&mut self.scratch.z);
+        let mut dv = std::mem::take(&mut self.scratch.dv);
+        for solve in 0..self.options.fallback_solves {
+            for (row, c) in cover.iter_mut().enumerate() {
+                *c = if solve == 0 { 1.0 } else { exponential(solve as u64, row as u64) };
+            }
+            let Ok(sol) = self.lemke.solve_covered(&ops.step_matrix, b, Some(&cover), solve, &options) else {
+                continue;
+            };
+            if sol.residual.violation() > 1e-8 * velocity_scale.max(impulse_scale).max(f64::MIN_POSITIVE) {
+                continue;
+            }
+            z.copy_from_slice(sol.z);
+            for (r, v) in dv.iter_mut().enumerate() {
+                *v = impulses.clone().map(|c| ops.minv_jt[(r, c - ops.m)] * z[c]).sum();
+            }
+            self.keep(&z, &dv, impulse_scale);
+        }
+        self.scratch.cover = cover;
+        self.scratch.z = z;
+        self.scratch.dv = dv;
+    }
+}
+
+/// A placeholder while the scratch buffers are lent out (allocates nothing).
+fn empty_scratch() -> Scratch {
+    Scratch {
+        u: Vec::new(),
+        caps: Vec::new(),
+        tableaux: Vec::new(),
+        eq: Vec::new(),
+        r: Vec::new(),
+        coef: Vec::new(),
+        allowed: Vec::new(),
+        allowed_count: Vec::new(),
+        max_modes: 0,
+        choice: Vec::new(),
+        x: Vec::new(),
+        up: Vec::new(),
+        mat: Vec::new(),
+        rhs: Vec::new(),
+        u0: Vec::new(),
+        z: Vec::new(),
+        dv: Vec::new(),
+        cover: Vec::new(),
+    }
+}
+
+/// `f` (on the tangents) as `a d_k + b d_j ≥ 0` with `d_k, d_j` the directions
+/// spanning it (in the plane `j = k`, `b = 0`).
+fn split(dirs: &[[f64; 2]], f: &[f64]) -> (usize, usize, f64, f64) {
+    if f.len() == 1 {
+        let k = if f[0] * dirs[0][0] >= 0.0 { 0 } else { 1 };
+        return (k, k, (f[0] * dirs[k][0]).max(0.0), 0.0);
+    }
+    let d = dirs.len();
+    let dot = |k: usize| dirs[k][0] * f[0] + dirs[k][1] * f[1];
+    let k = (0..d).fold(0, |best, k| if dot(k) > dot(best) { k } else { best });
+    let (next, prev) = ((k + 1) % d, (k + d - 1) % d);
+    let j = if dot(next) >= dot(prev) { next } else { prev };
+    let (a, b) = split_on(dirs[k], dirs[j], f);
+    (k, j, a, b)
+}
+
+/// Solves `f = a d_k + b d_j` (clamped at zero against round-off).
+fn split_on(dk: [f64; 2], dj: [f64; 2], f: &[f64]) -> (f64, f64) {
+    let det = dk[0] * dj[1] - dk[1] * dj[0];
+    let a = (f[0] * dj[1] - f[1] * dj[0]) / det;
+    let b = (dk[0] * f[1] - dk[1] * f[0]) / det;
+    (a.max(0.0), b.max(0.0))
+}
+
+/// A deterministic `Exp(1)` draw from `(solve, row)` (SplitMix64).
+fn exponential(solve: u64, row: u64) -> f64 {
+    let mut x = solve.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ row.wrapping_add(0xD1B5_4A32_D192_ED03);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    let unit = ((x >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64);
+    -unit.ln()
+}
