@@ -113,6 +113,8 @@ const ACCEPT: f64 = 1e-9;
 /// Relative margin of pruning: far wider than [`ACCEPT`], so pruning never
 /// removes a tuple that would be accepted.
 const PRUNE: f64 = 1e-6;
+/// Most rounds of the root filter.
+const ROOT_ROUNDS: usize = 3;
 /// Relative tolerance of "same velocity change".
 const SAME_DV: f64 = 1e-7;
 
@@ -178,6 +180,9 @@ struct Scratch {
     allowed: Vec<usize>,
     allowed_count: Vec<usize>,
     max_modes: usize,
+    /// Per contact, the union of [`modes::Mode::vertices`] over its allowed modes.
+    hull: Vec<u64>,
+    next_hull: Vec<u64>,
     choice: Vec<usize>,
     x: Vec<f64>,
     up: Vec<f64>,
@@ -260,6 +265,8 @@ impl StepEnumerator {
             allowed: vec![0; m * max_modes],
             allowed_count: vec![0; m],
             max_modes,
+            hull: vec![u64::MAX; m],
+            next_hull: vec![u64::MAX; m],
             choice: vec![0; m],
             x: vec![0.0; dim],
             up: vec![0.0; dim],
@@ -348,35 +355,50 @@ impl StepEnumerator {
     }
 
     /// The step's data and scales (see the module docs, Tolerances).
-    fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64]) -> StepData<'a> {
+    fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64], hull: &'a [u64]) -> StepData<'a> {
         let red = &self.reduced;
         let impulse_scale = (0..red.m).map(|i| caps[i].abs() * (1.0 + red.friction[i])).fold(0.0f64, f64::max);
         let u_max = u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        StepData { u, caps, velocity_scale: u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale }
+        StepData { u, caps, hull, velocity_scale: u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale }
     }
 
     /// The root filter, then the depth-first search.
+    ///
+    /// The root filter tests each mode of each contact alone (every other
+    /// contact free) and shrinks each contact's admissible set to the hull of
+    /// its surviving modes; it repeats while that tightens something (at most
+    /// [`ROOT_ROUNDS`] rounds).
     fn search(&mut self, ops: &ContactOperators, sc: &mut Scratch) {
         let red = &self.reduced;
         let len = red.tableau_len();
-        let all: u64 = if red.m == 64 { u64::MAX } else { (1u64 << red.m) - 1 };
-        {
-            let (root, rest) = sc.tableaux.split_at_mut(len);
-            red.init_tableau(&sc.u, root);
-            let step = self.step_data(&sc.u, &sc.caps);
+        let all = low_bits(red.m);
+        sc.hull.iter_mut().for_each(|h| *h = u64::MAX);
+        let (root, rest) = sc.tableaux.split_at_mut(len);
+        red.init_tableau(&sc.u, root);
+        for _ in 0..ROOT_ROUNDS {
+            let step = self.step_data(&sc.u, &sc.caps, &sc.hull);
+            let mut changed = false;
             for i in 0..red.m {
                 let mut count = 0;
+                let mut hull = 0;
                 for (k, mode) in red.table.of(i).iter().enumerate() {
                     let tab = &mut rest[..len];
                     tab.copy_from_slice(root);
-                    let keep = !red.fix(tab, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r)
-                        || red.may_hold(tab, i, mode, all & !(1 << i), &step, PRUNE, &mut sc.coef);
+                    let keep = !red.fix(tab, 0, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r)
+                        || red.may_hold(tab, 0, i, mode, all & !(1 << i), &step, PRUNE, &mut sc.coef);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
                         count += 1;
+                        hull |= mode.vertices;
                     }
                 }
                 sc.allowed_count[i] = count;
+                changed |= hull != sc.hull[i];
+                sc.next_hull[i] = hull;
+            }
+            sc.hull.copy_from_slice(&sc.next_hull);
+            if !changed {
+                break;
             }
         }
         self.descend(ops, sc, 0, true);
@@ -393,7 +415,7 @@ impl StepEnumerator {
             return;
         }
         let len = red.tableau_len();
-        let free: u64 = if depth + 1 >= 64 { 0 } else { ((1u64 << m) - 1) & !((1u64 << (depth + 1)) - 1) };
+        let free = low_bits(m) & !low_bits(depth + 1);
         for a in 0..sc.allowed_count[depth] {
             let global = sc.allowed[depth * sc.max_modes + a];
             self.nodes += 1;
@@ -407,13 +429,15 @@ impl StepEnumerator {
                 let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
                 child.copy_from_slice(parent);
                 let mode = &red.table.modes[global];
-                child_exact = red.fix(child, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r);
+                let from = depth * red.s;
+                child_exact = red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r);
                 if child_exact {
-                    let step = self.step_data(&sc.u, &sc.caps);
+                    let step = self.step_data(&sc.u, &sc.caps, &sc.hull);
                     sc.choice[depth] = global;
-                    let feasible = (0..=depth).all(|i| {
+                    // The contact just fixed first: it is the likeliest to fail.
+                    let feasible = (0..=depth).rev().all(|i| {
                         let mode = &red.table.modes[sc.choice[i]];
-                        red.may_hold(child, i, mode, free, &step, PRUNE, &mut sc.coef)
+                        red.may_hold(child, from, i, mode, free, &step, PRUNE, &mut sc.coef)
                     });
                     if !feasible {
                         continue;
@@ -432,7 +456,7 @@ impl StepEnumerator {
     fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
         let red = &self.reduced;
         let (dim, st, m) = (red.dim, red.stride(), red.m);
-        let step = self.step_data(&sc.u, &sc.caps);
+        let step = self.step_data(&sc.u, &sc.caps, &sc.hull);
         let mut solved = false;
         if exact {
             let tab = &sc.tableaux[m * red.tableau_len()..(m + 1) * red.tableau_len()];
@@ -561,6 +585,11 @@ impl StepEnumerator {
     }
 }
 
+/// The bit set `{0, …, k − 1}`.
+fn low_bits(k: usize) -> u64 {
+    if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
+}
+
 /// A placeholder while the scratch buffers are lent out (allocates nothing).
 fn empty_scratch() -> Scratch {
     Scratch {
@@ -573,6 +602,8 @@ fn empty_scratch() -> Scratch {
         allowed: Vec::new(),
         allowed_count: Vec::new(),
         max_modes: 0,
+        hull: Vec::new(),
+        next_hull: Vec::new(),
         choice: Vec::new(),
         x: Vec::new(),
         up: Vec::new(),

@@ -71,6 +71,10 @@ pub(super) struct Mode {
     pub basis: [[f64; 3]; 3],
     /// `rows[k]` is row `k` of `C`.
     pub rows: [[f64; 3]; 3],
+    /// The vertices of `S = {λn ∈ [0, h p], f ∈ μ λn P}` whose convex hull
+    /// holds every `x_i` of this mode: bit 0 the origin, bit `1 + k` the
+    /// vertex `h p (1, μ d_k)`.
+    pub vertices: u64,
     /// Range of this mode's inequalities in [`ModeTable::inequalities`].
     pub first_inequality: usize,
     pub end_inequality: usize,
@@ -98,6 +102,7 @@ impl ModeTable {
     /// The modes of `m` contacts with `t` tangents, the `d` directions
     /// `directions` and friction `friction`.
     pub fn new(t: usize, directions: &[[f64; 2]], friction: &[f64]) -> Self {
+        assert!(directions.len() <= 62, "at most 62 friction directions");
         let mut table = ModeTable { modes: Vec::new(), start: vec![0], inequalities: Vec::new() };
         let edges = polygon_edges(t, directions);
         for &mu in friction {
@@ -151,6 +156,7 @@ impl ModeTable {
             offset: [0.0; 3],
             basis: [[0.0; 3]; 3],
             rows: [[0.0; 3]; 3],
+            vertices: vertex_set(normal, tangential, d),
             first_inequality: first,
             end_inequality: first,
         };
@@ -236,6 +242,22 @@ impl ModeTable {
         }
         mode.end_inequality = self.inequalities.len();
         self.modes.push(mode);
+    }
+}
+
+/// [`Mode::vertices`] of a mode.
+fn vertex_set(normal: Normal, tangential: Tangential, d: usize) -> u64 {
+    let vertex = |k: usize| 1u64 << (1 + k % d);
+    let tangential = match tangential {
+        Tangential::None => 0,
+        Tangential::Free | Tangential::Stick => ((1u64 << d) - 1) << 1,
+        Tangential::Vertex(k) => vertex(k),
+        Tangential::Edge(k) => vertex(k) | vertex(k + 1),
+    };
+    match normal {
+        Normal::Open => 1,
+        Normal::Closed => 1 | tangential,
+        Normal::Capped => tangential,
     }
 }
 

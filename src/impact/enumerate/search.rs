@@ -54,6 +54,9 @@ pub(super) struct StepData<'a> {
     pub u: &'a [f64],
     /// `h p` (`m`).
     pub caps: &'a [f64],
+    /// Per contact, the vertices of `S_j` ([`Mode::vertices`]) whose hull
+    /// holds every admissible `x_j`.
+    pub hull: &'a [u64],
     /// Velocity scale `max(‖u‖∞, max|W| · s · impulse scale)`.
     pub velocity_scale: f64,
     /// Impulse scale `max_i h p_i (1 + μ_i)`.
@@ -94,8 +97,19 @@ impl Reduced {
     /// Fixes contact `i` in `mode` on the tableau: substitutes
     /// `x_i = cap x₀ + G y` and eliminates `y` with `C u⁺_i = 0`. Returns
     /// `false` when the mode's block `C W⁽ˡ⁾ G` is singular (the tableau is
-    /// then unusable). `eq` needs `3·(D + 1)` entries, `r` 9.
-    pub fn fix(&self, tab: &mut [f64], i: usize, mode: &Mode, cap: f64, eq: &mut [f64], r: &mut [f64]) -> bool {
+    /// then unusable). Columns before `from` must be zero in every row (the
+    /// contacts fixed before). `eq` needs `3·(D + 1)` entries, `r` 9.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fix(
+        &self,
+        tab: &mut [f64],
+        from: usize,
+        i: usize,
+        mode: &Mode,
+        cap: f64,
+        eq: &mut [f64],
+        r: &mut [f64],
+    ) -> bool {
         let (dim, st, s, q) = (self.dim, self.stride(), self.s, mode.params);
         let l0 = i * s;
         for row in tab[..self.tableau_len()].chunks_exact_mut(st) {
@@ -118,23 +132,25 @@ impl Reduced {
         if q == 0 {
             return true;
         }
-        // The equations C u⁺_i = 0, written as R y = −(the rest).
+        // The equations C u⁺_i = 0, written as R y = −(the rest), on the
+        // columns `from..` (stride `w`).
+        let w = st - from;
         for k in 0..q {
-            let e = &mut eq[k * st..(k + 1) * st];
+            let e = &mut eq[k * w..(k + 1) * w];
             e.iter_mut().for_each(|v| *v = 0.0);
             for c in 0..s {
                 let ck = mode.rows[k][c];
                 if ck != 0.0 {
-                    let urow = &tab[(dim + l0 + c) * st..(dim + l0 + c + 1) * st];
+                    let urow = &tab[(dim + l0 + c) * st + from..(dim + l0 + c + 1) * st];
                     e.iter_mut().zip(urow).for_each(|(v, u)| *v -= ck * u);
                 }
             }
             for kk in 0..q {
-                r[k * q + kk] = -e[l0 + kk];
-                e[l0 + kk] = 0.0;
+                r[k * q + kk] = -e[l0 - from + kk];
+                e[l0 - from + kk] = 0.0;
             }
         }
-        if !solve_in_place(r, q, eq, st, self.singular) {
+        if !solve_in_place(r, q, eq, w, self.singular) {
             return false;
         }
         for row in tab[..self.tableau_len()].chunks_exact_mut(st) {
@@ -146,35 +162,38 @@ impl Reduced {
             row[l0..l0 + q].iter_mut().for_each(|v| *v = 0.0);
             for (k, &ak) in a.iter().enumerate().take(q) {
                 if ak != 0.0 {
-                    row.iter_mut().zip(&eq[k * st..(k + 1) * st]).for_each(|(v, e)| *v += ak * e);
+                    row[from..].iter_mut().zip(&eq[k * w..(k + 1) * w]).for_each(|(v, e)| *v += ak * e);
                 }
             }
         }
         true
     }
 
-    /// The largest value of `aᵀ x_j` over `x_j ∈ S_j` (see the module docs).
-    fn max_over_cone(&self, j: usize, a: &[f64], cap: f64) -> f64 {
+    /// The largest value of `aᵀ x_j` over the hull of the vertices `hull`
+    /// of `S_j` (see the module docs and [`Mode::vertices`]).
+    fn max_over_hull(&self, j: usize, a: &[f64], cap: f64, hull: u64) -> f64 {
         let mu = self.friction[j];
-        let mut best = a[0];
-        if mu > 0.0 {
-            best = f64::NEG_INFINITY;
-            for dk in &self.directions {
+        let mut best = if hull & 1 != 0 { 0.0 } else { f64::NEG_INFINITY };
+        for (k, dk) in self.directions.iter().enumerate() {
+            if hull & (1 << (1 + k)) != 0 {
                 let along: f64 = (0..self.t).map(|c| a[1 + c] * dk[c]).sum();
-                best = best.max(a[0] + mu * along);
+                best = best.max(cap * (a[0] + mu * along));
             }
         }
-        (cap * best).max(0.0)
+        best
     }
 
     /// Whether every inequality of contact `i` (fixed in `mode` on `tab`) can
-    /// still hold for some free impulses `x_j ∈ S_j`, `j` in the bit set
+    /// still hold for some free impulses `x_j ∈ S_j` (restricted to the hull
+    /// [`StepData::hull`]), `j` in the bit set
     /// `free`, within `rel` (see [`StepData::slack`]). `coef` needs `D + 1`
-    /// entries.
+    /// entries; columns before `from` are zero (and no free contact lives
+    /// there).
     #[allow(clippy::too_many_arguments)]
     pub fn may_hold(
         &self,
         tab: &[f64],
+        from: usize,
         i: usize,
         mode: &Mode,
         free: u64,
@@ -185,18 +204,19 @@ impl Reduced {
         let (dim, st, s) = (self.dim, self.stride(), self.s);
         for ineq in self.table.inequalities_of(mode) {
             let coef = &mut coef[..st];
-            coef.iter_mut().for_each(|v| *v = 0.0);
+            coef[from..].iter_mut().for_each(|v| *v = 0.0);
             for c in 0..s {
                 for (a, row) in [(ineq.ax[c], i * s + c), (ineq.au[c], dim + i * s + c)] {
                     if a != 0.0 {
-                        coef.iter_mut().zip(&tab[row * st..(row + 1) * st]).for_each(|(v, t)| *v += a * t);
+                        let trow = &tab[row * st + from..(row + 1) * st];
+                        coef[from..].iter_mut().zip(trow).for_each(|(v, t)| *v += a * t);
                     }
                 }
             }
             let mut upper = coef[dim] + ineq.a0 * step.caps[i];
             for j in 0..self.m {
                 if free & (1 << j) != 0 {
-                    upper += self.max_over_cone(j, &coef[j * s..(j + 1) * s], step.caps[j]);
+                    upper += self.max_over_hull(j, &coef[j * s..(j + 1) * s], step.caps[j], step.hull[j]);
                 }
             }
             if upper < -step.slack(ineq, rel) {
