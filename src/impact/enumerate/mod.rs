@@ -175,13 +175,17 @@ struct Scratch {
     eq: Vec<f64>,
     r: Vec<f64>,
     coef: Vec<f64>,
-    /// Modes surviving the root filter: contact `i`'s are
-    /// `allowed[i * max_modes..][..allowed_count[i]]`.
+    /// Modes still admissible at each search depth `l` (level 0: after the
+    /// root filter): contact `i`'s are
+    /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
     allowed: Vec<usize>,
     allowed_count: Vec<usize>,
     max_modes: usize,
-    /// Per contact, the union of [`modes::Mode::vertices`] over its allowed modes.
+    /// Per level and contact, the union of [`modes::Mode::vertices`] over its
+    /// allowed modes.
     hull: Vec<u64>,
+    /// A tableau for forward checking.
+    probe: Vec<f64>,
     next_hull: Vec<u64>,
     choice: Vec<usize>,
     x: Vec<f64>,
@@ -262,10 +266,11 @@ impl StepEnumerator {
             eq: vec![0.0; 3 * reduced.stride()],
             r: vec![0.0; 9],
             coef: vec![0.0; reduced.stride()],
-            allowed: vec![0; m * max_modes],
-            allowed_count: vec![0; m],
+            allowed: vec![0; (m + 1) * m * max_modes],
+            allowed_count: vec![0; (m + 1) * m],
             max_modes,
-            hull: vec![u64::MAX; m],
+            hull: vec![u64::MAX; (m + 1) * m],
+            probe: vec![0.0; reduced.tableau_len()],
             next_hull: vec![u64::MAX; m],
             choice: vec![0; m],
             x: vec![0.0; dim],
@@ -372,11 +377,11 @@ impl StepEnumerator {
         let red = &self.reduced;
         let len = red.tableau_len();
         let all = low_bits(red.m);
-        sc.hull.iter_mut().for_each(|h| *h = u64::MAX);
+        sc.hull[..red.m].iter_mut().for_each(|h| *h = u64::MAX);
         let (root, rest) = sc.tableaux.split_at_mut(len);
         red.init_tableau(&sc.u, root);
         for _ in 0..ROOT_ROUNDS {
-            let step = self.step_data(&sc.u, &sc.caps, &sc.hull);
+            let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..red.m]);
             let mut changed = false;
             for i in 0..red.m {
                 let mut count = 0;
@@ -396,7 +401,7 @@ impl StepEnumerator {
                 changed |= hull != sc.hull[i];
                 sc.next_hull[i] = hull;
             }
-            sc.hull.copy_from_slice(&sc.next_hull);
+            sc.hull[..red.m].copy_from_slice(&sc.next_hull);
             if !changed {
                 break;
             }
@@ -406,7 +411,11 @@ impl StepEnumerator {
 
     /// Fixes contact `depth`'s mode in turn; `exact`: the tableau at this
     /// depth is valid (no singular block on the way), so it prunes and
-    /// solves.
+    /// solves. With at least two contacts left free, a surviving node also
+    /// filters the free contacts' modes (forward checking): each is fixed
+    /// alone on the node's tableau and kept if it and every fixed contact may
+    /// still hold; the survivors and their hulls form the next level's
+    /// domains, and a contact left without modes prunes the node.
     fn descend(&mut self, ops: &ContactOperators, sc: &mut Scratch, depth: usize, exact: bool) {
         let red = &self.reduced;
         let m = red.m;
@@ -414,10 +423,11 @@ impl StepEnumerator {
             self.leaf(ops, sc, exact);
             return;
         }
-        let len = red.tableau_len();
+        let (len, s, mm) = (red.tableau_len(), red.s, sc.max_modes);
         let free = low_bits(m) & !low_bits(depth + 1);
-        for a in 0..sc.allowed_count[depth] {
-            let global = sc.allowed[depth * sc.max_modes + a];
+        let next = depth + 1;
+        for a in 0..sc.allowed_count[depth * m + depth] {
+            let global = sc.allowed[(depth * m + depth) * mm + a];
             self.nodes += 1;
             if self.nodes > self.options.node_budget {
                 self.exhaustive = false;
@@ -425,15 +435,17 @@ impl StepEnumerator {
             }
             let red = &self.reduced;
             let mut child_exact = exact;
+            sc.choice[depth] = global;
+            let mut filtered = false;
             if exact {
                 let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
                 child.copy_from_slice(parent);
                 let mode = &red.table.modes[global];
-                let from = depth * red.s;
+                let from = depth * s;
                 child_exact = red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r);
                 if child_exact {
-                    let step = self.step_data(&sc.u, &sc.caps, &sc.hull);
-                    sc.choice[depth] = global;
+                    let (hull_here, hull_next) = sc.hull.split_at_mut(next * m);
+                    let step = self.step_data(&sc.u, &sc.caps, &hull_here[depth * m..]);
                     // The contact just fixed first: it is the likeliest to fail.
                     let feasible = (0..=depth).rev().all(|i| {
                         let mode = &red.table.modes[sc.choice[i]];
@@ -442,10 +454,51 @@ impl StepEnumerator {
                     if !feasible {
                         continue;
                     }
+                    if m - next >= 2 {
+                        filtered = true;
+                        let mut dead = false;
+                        for j in next..m {
+                            let (mut count, mut hull) = (0, 0);
+                            let others = free & !(1 << j);
+                            for b in 0..sc.allowed_count[depth * m + j] {
+                                let g = sc.allowed[(depth * m + j) * mm + b];
+                                let mode_j = &red.table.modes[g];
+                                let probe = &mut sc.probe[..len];
+                                probe.copy_from_slice(child);
+                                let keep = !red.fix(probe, next * s, j, mode_j, sc.caps[j], &mut sc.eq, &mut sc.r)
+                                    || (red.may_hold(probe, next * s, j, mode_j, others, &step, PRUNE, &mut sc.coef)
+                                        && (0..=depth).rev().all(|i| {
+                                            let mode = &red.table.modes[sc.choice[i]];
+                                            red.may_hold(probe, next * s, i, mode, others, &step, PRUNE, &mut sc.coef)
+                                        }));
+                                if keep {
+                                    sc.allowed[(next * m + j) * mm + count] = g;
+                                    count += 1;
+                                    hull |= mode_j.vertices;
+                                }
+                            }
+                            sc.allowed_count[next * m + j] = count;
+                            hull_next[j] = hull;
+                            if count == 0 {
+                                dead = true;
+                                break;
+                            }
+                        }
+                        if dead {
+                            continue;
+                        }
+                    }
                 }
             }
-            sc.choice[depth] = global;
-            self.descend(ops, sc, depth + 1, child_exact);
+            if !filtered {
+                for j in next..m {
+                    let count = sc.allowed_count[depth * m + j];
+                    sc.allowed_count[next * m + j] = count;
+                    sc.hull[next * m + j] = sc.hull[depth * m + j];
+                    sc.allowed.copy_within((depth * m + j) * mm..(depth * m + j) * mm + count, (next * m + j) * mm);
+                }
+            }
+            self.descend(ops, sc, next, child_exact);
             if !self.exhaustive {
                 return;
             }
@@ -456,7 +509,7 @@ impl StepEnumerator {
     fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
         let red = &self.reduced;
         let (dim, st, m) = (red.dim, red.stride(), red.m);
-        let step = self.step_data(&sc.u, &sc.caps, &sc.hull);
+        let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..m]);
         let mut solved = false;
         if exact {
             let tab = &sc.tableaux[m * red.tableau_len()..(m + 1) * red.tableau_len()];
@@ -603,6 +656,7 @@ fn empty_scratch() -> Scratch {
         allowed_count: Vec::new(),
         max_modes: 0,
         hull: Vec::new(),
+        probe: Vec::new(),
         next_hull: Vec::new(),
         choice: Vec::new(),
         x: Vec::new(),
