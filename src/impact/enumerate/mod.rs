@@ -93,9 +93,9 @@ use search::{Reduced, StepData};
 /// Options of [`StepEnumerator`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnumeratorOptions {
-    /// Mode nodes (one contact's mode fixed on a partial tuple) the search may
-    /// visit before it gives up being exhaustive. Default `250_000` (tens of
-    /// milliseconds).
+    /// Mode fixes (search nodes and forward-checking probes: one contact's
+    /// mode fixed on a partial tuple, about a microsecond each) the search may
+    /// make before it gives up being exhaustive. Default `100_000`.
     pub node_budget: usize,
     /// Lemke solves with pseudo-random covering vectors that complete a
     /// search cut short by the budget. Default `16`.
@@ -104,7 +104,7 @@ pub struct EnumeratorOptions {
 
 impl Default for EnumeratorOptions {
     fn default() -> Self {
-        EnumeratorOptions { node_budget: 250_000, fallback_solves: 16 }
+        EnumeratorOptions { node_budget: 100_000, fallback_solves: 16 }
     }
 }
 
@@ -114,7 +114,7 @@ const ACCEPT: f64 = 1e-9;
 /// removes a tuple that would be accepted.
 const PRUNE: f64 = 1e-6;
 /// Most rounds of the root filter.
-const ROOT_ROUNDS: usize = 3;
+const ROOT_ROUNDS: usize = 1;
 /// Relative tolerance of "same velocity change".
 const SAME_DV: f64 = 1e-7;
 
@@ -354,7 +354,8 @@ impl StepEnumerator {
         self.exhaustive
     }
 
-    /// Mode nodes the last enumeration visited.
+    /// Mode fixes (search nodes and forward-checking probes) the last
+    /// enumeration made.
     pub fn nodes(&self) -> usize {
         self.nodes
     }
@@ -444,8 +445,7 @@ impl StepEnumerator {
                 let from = depth * s;
                 child_exact = red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r);
                 if child_exact {
-                    let (hull_here, hull_next) = sc.hull.split_at_mut(next * m);
-                    let step = self.step_data(&sc.u, &sc.caps, &hull_here[depth * m..]);
+                    let step = self.step_data(&sc.u, &sc.caps, &sc.hull[depth * m..next * m]);
                     // The contact just fixed first: it is the likeliest to fail.
                     let feasible = (0..=depth).rev().all(|i| {
                         let mode = &red.table.modes[sc.choice[i]];
@@ -456,35 +456,13 @@ impl StepEnumerator {
                     }
                     if m - next >= 2 {
                         filtered = true;
-                        let mut dead = false;
-                        for j in next..m {
-                            let (mut count, mut hull) = (0, 0);
-                            let others = free & !(1 << j);
-                            for b in 0..sc.allowed_count[depth * m + j] {
-                                let g = sc.allowed[(depth * m + j) * mm + b];
-                                let mode_j = &red.table.modes[g];
-                                let probe = &mut sc.probe[..len];
-                                probe.copy_from_slice(child);
-                                let keep = !red.fix(probe, next * s, j, mode_j, sc.caps[j], &mut sc.eq, &mut sc.r)
-                                    || (red.may_hold(probe, next * s, j, mode_j, others, &step, PRUNE, &mut sc.coef)
-                                        && (0..=depth).rev().all(|i| {
-                                            let mode = &red.table.modes[sc.choice[i]];
-                                            red.may_hold(probe, next * s, i, mode, others, &step, PRUNE, &mut sc.coef)
-                                        }));
-                                if keep {
-                                    sc.allowed[(next * m + j) * mm + count] = g;
-                                    count += 1;
-                                    hull |= mode_j.vertices;
-                                }
-                            }
-                            sc.allowed_count[next * m + j] = count;
-                            hull_next[j] = hull;
-                            if count == 0 {
-                                dead = true;
-                                break;
-                            }
+                        let budget = self.options.node_budget;
+                        let alive = filter_free_modes(red, sc, depth, step_scales(&step), &mut self.nodes, budget);
+                        if self.nodes > budget {
+                            self.exhaustive = false;
+                            return;
                         }
-                        if dead {
+                        if !alive {
                             continue;
                         }
                     }
@@ -636,6 +614,61 @@ impl StepEnumerator {
         self.scratch.z = z;
         self.scratch.dv = dv;
     }
+}
+
+/// `(velocity scale, impulse scale)` of a step.
+fn step_scales(step: &StepData) -> (f64, f64) {
+    (step.velocity_scale, step.impulse_scale)
+}
+
+/// Forward checking at a surviving node of depth `depth` whose tableau is at
+/// level `depth + 1`: every admissible mode of every free contact `j` is
+/// fixed alone on a copy of it and kept when `j`'s inequalities and those of
+/// every fixed contact may still hold. Writes the next level's domains and
+/// hulls; returns `false` as soon as a free contact has no mode left (or the
+/// budget is spent: each probe adds one to `nodes`).
+fn filter_free_modes(
+    red: &Reduced,
+    sc: &mut Scratch,
+    depth: usize,
+    (velocity_scale, impulse_scale): (f64, f64),
+    nodes: &mut usize,
+    budget: usize,
+) -> bool {
+    let Scratch { tableaux, probe, allowed, allowed_count, hull, eq, r, coef, u, caps, choice, max_modes, .. } = sc;
+    let (m, s, len, mm, next) = (red.m, red.s, red.tableau_len(), *max_modes, depth + 1);
+    let child = &tableaux[next * len..(next + 1) * len];
+    let (hull_here, hull_next) = hull.split_at_mut(next * m);
+    let step = StepData { u, caps, hull: &hull_here[depth * m..], velocity_scale, impulse_scale };
+    let free = low_bits(m) & !low_bits(next);
+    for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next) {
+        let (mut count, mut vertices) = (0, 0);
+        let others = free & !(1 << j);
+        for b in 0..allowed_count[depth * m + j] {
+            let g = allowed[(depth * m + j) * mm + b];
+            *nodes += 1;
+            let mode_j = &red.table.modes[g];
+            let probe = &mut probe[..len];
+            probe.copy_from_slice(child);
+            let keep = !red.fix(probe, next * s, j, mode_j, caps[j], eq, r)
+                || (red.may_hold(probe, next * s, j, mode_j, others, &step, PRUNE, coef)
+                    && (0..=depth).rev().all(|i| {
+                        let mode = &red.table.modes[choice[i]];
+                        red.may_hold(probe, next * s, i, mode, others, &step, PRUNE, coef)
+                    }));
+            if keep {
+                allowed[(next * m + j) * mm + count] = g;
+                count += 1;
+                vertices |= mode_j.vertices;
+            }
+        }
+        allowed_count[next * m + j] = count;
+        *next_hull = vertices;
+        if count == 0 || *nodes > budget {
+            return false;
+        }
+    }
+    true
 }
 
 /// The bit set `{0, …, k − 1}`.
