@@ -182,6 +182,64 @@ fn spatial_contacts_match_the_oracle() {
 }
 
 #[test]
+fn frictionless_contacts_and_zero_caps_match_the_oracle() {
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    for case in 0..80 {
+        let problem = random_problem(&mut rng, 4, 2, None, case % 2 == 0);
+        // Contact 0 frictionless.
+        let mut contacts = problem.contacts().to_vec();
+        contacts[0].friction = 0.0;
+        let problem = ImpactProblem::new(problem.mass().clone(), problem.velocity().clone(), contacts).unwrap();
+        let ops = problem.operators();
+        let mut e = StepEnumerator::new(ops);
+        let mut b = random_b(&mut rng, &problem);
+        if case % 3 == 0 {
+            // p = 0 for one contact: its cap is zero.
+            b[case % 2] = 0.0;
+        }
+        let count = e.enumerate(ops, &b);
+        assert_solutions_valid(&problem, &e, count, &b);
+        let found = enumerated_changes(&e, count);
+        let oracle: Vec<Vec<f64>> =
+            brute_force::solutions(ops, &b).into_iter().map(|(_, dv)| dv.as_slice().to_vec()).collect();
+        let scale = dv_scale(&problem, &b);
+        assert_eq!(found.len(), oracle.len(), "case {case}: {found:?} vs {oracle:?}");
+        assert!(oracle.iter().all(|dv| contains(&found, dv, scale)), "case {case}");
+    }
+}
+
+#[test]
+fn routh_step_all_reports_every_choice_and_exhaustiveness() {
+    use crate::Selection;
+    use crate::impact::{StepWorkspace, routh_step};
+    use crate::sampling::stream::{SampleStreams, stream_key};
+
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    let mut several = 0;
+    for case in 0..100 {
+        let problem = random_problem(&mut rng, 4, 2, None, true);
+        let ops = problem.operators();
+        let b = random_b(&mut rng, &problem);
+        let (caps, u) = (&b[..ops.m], &b[ops.m..ops.step_size_n() - ops.m]);
+        let mut ws = StepWorkspace::new(ops);
+        let mut streams = SampleStreams::new(&stream_key(case), 0);
+        let mut lambda = vec![0.0; ops.m + ops.m * ops.d];
+        let outcome = routh_step(ops, u, caps, Selection::All, &mut streams, &mut ws, &mut lambda).unwrap();
+        assert!(outcome.exhaustive, "case {case}");
+        assert!(outcome.residual < 1e-9, "case {case}: {outcome:?}");
+        let mut e = StepEnumerator::new(ops);
+        assert_eq!(outcome.choices, e.enumerate(ops, &b));
+        several += usize::from(outcome.choices > 1);
+        // The impulse taken is one of the enumerated solutions.
+        let impulses = ops.layout().impulses();
+        assert!((0..outcome.choices).any(|k| e.solution(k)[impulses.clone()] == lambda[..]), "case {case}");
+        let lemke = routh_step(ops, u, caps, Selection::Lemke, &mut streams, &mut ws, &mut lambda).unwrap();
+        assert!(!lemke.exhaustive);
+    }
+    assert!(several > 0);
+}
+
+#[test]
 fn unique_steps_give_one_solution_equal_to_lemke() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let mut lemke = LemkeWorkspace::new(1);
