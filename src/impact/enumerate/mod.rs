@@ -43,12 +43,15 @@
 //!   node's tableau); the survivors are the subtree's domains and a contact
 //!   left without modes prunes the node.
 //!
-//! A mode block that is singular at its turn in the elimination disables
-//! pruning below it, and each leaf there is solved directly (Gaussian
-//! elimination with partial pivoting on the assembled mode system); leaves
-//! are also re-solved that way whenever the tableau's solution leaves a mode
-//! equation residual above tolerance. Every accepted leaf is checked on
-//! `u⁺ = u + W x` recomputed from the data.
+//! Two more exact cuts: a tuple whose mode equations outnumber `rank W`
+//! has a singular system (`rank(C W G) ≤ rank W`), so its subtree is skipped;
+//! and a contact whose mode block is singular at its turn in the elimination
+//! is *deferred*: it stays a free column of the tableau (bounded by the hull
+//! of its mode), its own inequalities are not tested, and the leaves below it
+//! are solved directly (Gaussian elimination with partial pivoting on the
+//! assembled mode system). Leaves are also re-solved that way whenever the
+//! tableau's solution leaves a mode-equation residual above tolerance, and
+//! every accepted leaf is checked on `u⁺ = u + W x` recomputed from the data.
 //!
 //! # Order
 //!
@@ -85,11 +88,14 @@
 //! | 2 planar contacts (compass-gait size, `n = 4`) | 10 | 2.6 µs | 3.2 µs | 9.5 µs | 7 |
 //! | 5 planar contacts (disk-stack size, `n = 9`; `7⁵ = 16807` tuples) | 25 | 35 µs | 129 µs | 2.4 ms | 322 |
 //! | 2 spatial contacts, `d = 8` (`n = 6`; `35² = 1225` tuples) | 22 | 25 µs | 42 µs | 0.24 ms | 68 |
-//! | 4 spatial contacts, `d = 8` (`n = 12`; `35⁴ ≈ 1.5·10⁶` tuples) | 44 | 128 µs | 4.4 ms | 71 ms | 6828 |
+//! | 4 spatial contacts, `d = 8` (`n = 12`; `35⁴ ≈ 1.5·10⁶` tuples) | 44 | 125 µs | 4.4 ms | 86 ms | 6828 |
+//! | 4 spatial contacts on one body, `d = 8` (`n = 6`, `W` of rank 6) | 44 | 0.76 ms | 6.8 ms | 60 ms | 12091 |
 //!
-//! With the default budget, 10 of the 1000 four-contact spatial steps (and none
-//! of the others) were cut short and completed by Lemke (below); a fix costs
-//! about a microsecond there.
+//! With the default budget, 10 of the 1000 four-contact spatial steps and 46
+//! of the 1000 single-body ones (none of the others) were cut short and
+//! completed by Lemke (below); a fix costs about a microsecond there. Exact
+//! enumeration is affordable up to about three spatial or five planar
+//! contacts; beyond, expect the fallback on a few percent of steps.
 //!
 //! The search stops after [`EnumeratorOptions::node_budget`] mode nodes; the
 //! enumeration is then *not exhaustive*: the solutions found so far are
@@ -138,6 +144,9 @@ const ACCEPT: f64 = 1e-9;
 /// Relative margin of pruning: far wider than [`ACCEPT`], so pruning never
 /// removes a tuple that would be accepted.
 const PRUNE: f64 = 1e-6;
+/// Singular values of `W` at most this fraction of the largest count as zero
+/// in its rank.
+const RANK_TOLERANCE: f64 = 1e-12;
 /// Most rounds of the root filter (a second round, with the hulls of the
 /// first, prunes a little more but costs more than it saves on the timed
 /// cases).
@@ -213,6 +222,8 @@ struct Scratch {
     hull: Vec<u64>,
     /// A tableau for forward checking.
     probe: Vec<f64>,
+    /// The hulls of the node being forward-checked.
+    node_hull: Vec<u64>,
     next_hull: Vec<u64>,
     choice: Vec<usize>,
     x: Vec<f64>,
@@ -249,6 +260,9 @@ impl StepEnumerator {
         let w_rows: Vec<f64> = (0..dim * dim).map(|k| w[(k / dim, k % dim)]).collect();
         let dv_map: Vec<f64> = (0..n * dim).map(|k| b[(k / dim, k % dim)]).collect();
         let w_max = w_rows.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let sigma = w.clone().svd(false, false).singular_values;
+        let sigma_max = sigma.iter().fold(0.0f64, |a, &x| a.max(x));
+        let rank = sigma.iter().filter(|&&x| x > RANK_TOLERANCE * sigma_max).count();
         let mu_max = ops.friction.iter().fold(0.0f64, |a, &x| a.max(x));
         // Σ_k d_k d_kᵀ (t × t) and its inverse applied to each d_k.
         let mut g = [[0.0; 2]; 2];
@@ -283,6 +297,7 @@ impl StepEnumerator {
             directions: ops.directions.clone(),
             friction: ops.friction.clone(),
             w_max,
+            rank,
             singular: 1e-11 * w_max.max(f64::MIN_POSITIVE) * (1.0 + mu_max).powi(2),
         };
         let size = ops.layout().size();
@@ -298,6 +313,7 @@ impl StepEnumerator {
             max_modes,
             hull: vec![u64::MAX; (m + 1) * m],
             probe: vec![0.0; reduced.tableau_len()],
+            node_hull: vec![0; m],
             next_hull: vec![u64::MAX; m],
             choice: vec![0; m],
             x: vec![0.0; dim],
@@ -434,26 +450,29 @@ impl StepEnumerator {
                 break;
             }
         }
-        self.descend(ops, sc, 0, true);
+        self.descend(ops, sc, 0, 0, 0);
     }
 
-    /// Fixes contact `depth`'s mode in turn; `exact`: the tableau at this
-    /// depth is valid (no singular block on the way), so it prunes and
-    /// solves. With at least two contacts left free, a surviving node also
-    /// filters the free contacts' modes (forward checking): each is fixed
-    /// alone on the node's tableau and kept if it and every fixed contact may
-    /// still hold; the survivors and their hulls form the next level's
-    /// domains, and a contact left without modes prunes the node.
-    fn descend(&mut self, ops: &ContactOperators, sc: &mut Scratch, depth: usize, exact: bool) {
+    /// Fixes contact `depth`'s mode in turn and descends.
+    ///
+    /// `equations` counts the mode equations of the contacts fixed so far
+    /// (more than `rank W` makes every leaf below singular). `deferred` holds
+    /// the fixed contacts whose mode block was singular at its turn: they stay
+    /// free variables of the tableau (bounded by the hull of their mode), their
+    /// own inequalities are not tested, and leaves below them are solved
+    /// directly. With at least two contacts left free, a surviving node also
+    /// filters the free contacts' modes (forward checking, see
+    /// [`filter_free_modes`]).
+    fn descend(&mut self, ops: &ContactOperators, sc: &mut Scratch, depth: usize, equations: usize, deferred: u64) {
         let red = &self.reduced;
         let m = red.m;
         if depth == m {
-            self.leaf(ops, sc, exact);
+            self.leaf(ops, sc, deferred == 0);
             return;
         }
         let (len, s, mm) = (red.tableau_len(), red.s, sc.max_modes);
-        let free = low_bits(m) & !low_bits(depth + 1);
         let next = depth + 1;
+        let unfixed = low_bits(m) & !low_bits(next);
         for a in 0..sc.allowed_count[depth * m + depth] {
             let global = sc.allowed[(depth * m + depth) * mm + a];
             self.nodes += 1;
@@ -462,48 +481,56 @@ impl StepEnumerator {
                 return;
             }
             let red = &self.reduced;
-            let mut child_exact = exact;
+            let mode = &red.table.modes[global];
+            let equations = equations + mode.params;
+            if equations > red.rank {
+                // rank(C W G) ≤ rank(W): every leaf below is singular.
+                continue;
+            }
             sc.choice[depth] = global;
-            let mut filtered = false;
-            if exact {
-                let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
+            // The next level's domains and hulls start as this level's.
+            sc.hull.copy_within(depth * m..next * m, next * m);
+            let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
+            child.copy_from_slice(parent);
+            let from = (depth * s).min(deferred.trailing_zeros() as usize * s);
+            let mut deferred_here = deferred;
+            if !red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r) {
                 child.copy_from_slice(parent);
-                let mode = &red.table.modes[global];
-                let from = depth * s;
-                child_exact = red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r);
-                if child_exact {
-                    let step = self.step_data(&sc.u, &sc.caps, &sc.hull[depth * m..next * m]);
-                    // The contact just fixed first: it is the likeliest to fail.
-                    let feasible = (0..=depth).rev().all(|i| {
-                        let mode = &red.table.modes[sc.choice[i]];
-                        red.may_hold(child, from, i, mode, free, &step, PRUNE, &mut sc.coef)
-                    });
-                    if !feasible {
-                        continue;
-                    }
-                    if m - next >= 2 {
-                        filtered = true;
-                        let budget = self.options.node_budget;
-                        let alive = filter_free_modes(red, sc, depth, step_scales(&step), &mut self.nodes, budget);
-                        if self.nodes > budget {
-                            self.exhaustive = false;
-                            return;
-                        }
-                        if !alive {
-                            continue;
-                        }
-                    }
+                deferred_here |= 1 << depth;
+                sc.hull[next * m + depth] = mode.vertices;
+            }
+            let free = unfixed | deferred_here;
+            let step = self.step_data(&sc.u, &sc.caps, &sc.hull[next * m..(next + 1) * m]);
+            // The contact just fixed first: it is the likeliest to fail.
+            let feasible = (0..=depth).rev().filter(|&i| deferred_here & (1 << i) == 0).all(|i| {
+                let mode = &red.table.modes[sc.choice[i]];
+                red.may_hold(child, from, i, mode, free, &step, PRUNE, &mut sc.coef)
+            });
+            if !feasible {
+                continue;
+            }
+            let mut filtered = false;
+            if m - next >= 2 {
+                filtered = true;
+                let budget = self.options.node_budget;
+                let node = Node { depth, from, equations, deferred: deferred_here };
+                let alive = filter_free_modes(red, sc, node, step_scales(&step), &mut self.nodes, budget);
+                if self.nodes > budget {
+                    self.exhaustive = false;
+                    return;
+                }
+                if !alive {
+                    continue;
                 }
             }
             if !filtered {
                 for j in next..m {
                     let count = sc.allowed_count[depth * m + j];
                     sc.allowed_count[next * m + j] = count;
-                    sc.hull[next * m + j] = sc.hull[depth * m + j];
                     sc.allowed.copy_within((depth * m + j) * mm..(depth * m + j) * mm + count, (next * m + j) * mm);
                 }
             }
-            self.descend(ops, sc, next, child_exact);
+            self.descend(ops, sc, next, equations, deferred_here);
             if !self.exhaustive {
                 return;
             }
@@ -648,26 +675,58 @@ fn step_scales(step: &StepData) -> (f64, f64) {
     (step.velocity_scale, step.impulse_scale)
 }
 
-/// Forward checking at a surviving node of depth `depth` whose tableau is at
-/// level `depth + 1`: every admissible mode of every free contact `j` is
-/// fixed alone on a copy of it and kept when `j`'s inequalities and those of
-/// every fixed contact may still hold. Writes the next level's domains and
-/// hulls; returns `false` as soon as a free contact has no mode left (or the
-/// budget is spent: each probe adds one to `nodes`).
+/// A search node: contacts `0..=depth` fixed, the tableau at level
+/// `depth + 1` with zero columns before `from`.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    depth: usize,
+    from: usize,
+    /// Mode equations of the fixed contacts.
+    equations: usize,
+    /// Fixed contacts not eliminated (singular block), still free columns.
+    deferred: u64,
+}
+
+/// Forward checking at a surviving node: every admissible mode of every
+/// unfixed contact `j` is fixed alone on a copy of the node's tableau and kept
+/// when `j`'s inequalities and those of every fixed, eliminated contact may
+/// still hold (and the mode equations so far, those of the fixed contacts plus
+/// `j`'s, do not exceed `rank W`). A mode whose block is singular is kept.
+/// Writes the next level's domains and hulls; returns `false` as soon as a
+/// contact has no mode left (or the budget is spent: each probe adds one to
+/// `nodes`).
 fn filter_free_modes(
     red: &Reduced,
     sc: &mut Scratch,
-    depth: usize,
+    node: Node,
     (velocity_scale, impulse_scale): (f64, f64),
     nodes: &mut usize,
     budget: usize,
 ) -> bool {
-    let Scratch { tableaux, probe, allowed, allowed_count, hull, eq, r, coef, u, caps, choice, max_modes, .. } = sc;
-    let (m, s, len, mm, next) = (red.m, red.s, red.tableau_len(), *max_modes, depth + 1);
+    let Node { depth, from, equations, deferred } = node;
+    let Scratch {
+        tableaux,
+        probe,
+        allowed,
+        allowed_count,
+        hull,
+        node_hull,
+        eq,
+        r,
+        coef,
+        u,
+        caps,
+        choice,
+        max_modes,
+        ..
+    } = sc;
+    let (m, len, mm, next) = (red.m, red.tableau_len(), *max_modes, depth + 1);
     let child = &tableaux[next * len..(next + 1) * len];
-    let (hull_here, hull_next) = hull.split_at_mut(next * m);
-    let step = StepData { u, caps, hull: &hull_here[depth * m..], velocity_scale, impulse_scale };
-    let free = low_bits(m) & !low_bits(next);
+    let hull_next = &mut hull[next * m..(next + 1) * m];
+    // Bounds use the node's hulls, before filtering.
+    node_hull.copy_from_slice(hull_next);
+    let step = StepData { u, caps, hull: node_hull, velocity_scale, impulse_scale };
+    let free = (low_bits(m) & !low_bits(next)) | deferred;
     for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next) {
         let (mut count, mut vertices) = (0, 0);
         let others = free & !(1 << j);
@@ -677,12 +736,13 @@ fn filter_free_modes(
             let mode_j = &red.table.modes[g];
             let probe = &mut probe[..len];
             probe.copy_from_slice(child);
-            let keep = !red.fix(probe, next * s, j, mode_j, caps[j], eq, r)
-                || (red.may_hold(probe, next * s, j, mode_j, others, &step, PRUNE, coef)
-                    && (0..=depth).rev().all(|i| {
-                        let mode = &red.table.modes[choice[i]];
-                        red.may_hold(probe, next * s, i, mode, others, &step, PRUNE, coef)
-                    }));
+            let keep = equations + mode_j.params <= red.rank
+                && (!red.fix(probe, from, j, mode_j, caps[j], eq, r)
+                    || (red.may_hold(probe, from, j, mode_j, others, &step, PRUNE, coef)
+                        && (0..=depth).rev().filter(|&i| deferred & (1 << i) == 0).all(|i| {
+                            let mode = &red.table.modes[choice[i]];
+                            red.may_hold(probe, from, i, mode, others, &step, PRUNE, coef)
+                        })));
             if keep {
                 allowed[(next * m + j) * mm + count] = g;
                 count += 1;
@@ -717,6 +777,7 @@ fn empty_scratch() -> Scratch {
         max_modes: 0,
         hull: Vec::new(),
         probe: Vec::new(),
+        node_hull: Vec::new(),
         next_hull: Vec::new(),
         choice: Vec::new(),
         x: Vec::new(),

@@ -42,6 +42,9 @@ pub(super) struct Reduced {
     pub friction: Vec<f64>,
     /// `max |W|`.
     pub w_max: f64,
+    /// The numerical rank of `W`: a mode tuple with more equations has a
+    /// singular system.
+    pub rank: usize,
     /// Pivots at most this large make a mode system singular.
     pub singular: f64,
 }

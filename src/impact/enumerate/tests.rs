@@ -360,6 +360,7 @@ fn timing() {
         ("5 planar contacts (disk-stack size)", 9, 5, None, true),
         ("2 spatial contacts, d = 8", 6, 2, Some(8), true),
         ("4 spatial contacts, d = 8", 12, 4, Some(8), true),
+        ("4 spatial contacts on one body (singular W), d = 8", 6, 4, Some(8), true),
     ];
     for (name, n, m, spatial, coupled) in cases {
         let mut rng = ChaCha8Rng::seed_from_u64(12);
@@ -396,5 +397,50 @@ fn timing() {
             nodes as f64 / steps as f64,
             sols as f64 / steps as f64
         );
+    }
+}
+
+/// More reduced contact rows than velocities (`W` singular, like a box on a
+/// table): solution sets can be segments, represented by their vertices; every
+/// Lemke solution (a vertex) must be among them.
+#[test]
+fn singular_delassus_lemke_solutions_are_enumerated() {
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    let mut lemke = LemkeWorkspace::new(1);
+    for (n, m, spatial, problems) in [(6, 4, Some(4), 12), (3, 2, None, 30), (6, 3, None, 30)] {
+        let (mut checked, mut bad_lemke) = (0, 0);
+        for _ in 0..problems {
+            let problem = random_problem(&mut rng, n, m, spatial, true);
+            let ops = problem.operators();
+            let size = ops.step_size_n();
+            let mut e = StepEnumerator::new(ops);
+            for _ in 0..4 {
+                let b = random_b(&mut rng, &problem);
+                let count = e.enumerate(ops, &b);
+                assert!(e.exhaustive());
+                assert_solutions_valid(&problem, &e, count, &b);
+                let found = enumerated_changes(&e, count);
+                let scale = dv_scale(&problem, &b);
+                for trial in 0..6 {
+                    let cover: Vec<f64> = (0..size).map(|_| -rng.random_range(1e-9f64..1.0).ln()).collect();
+                    let options = LemkeOptions::default();
+                    let Ok(sol) = lemke.solve_covered(&ops.step_matrix, &b, Some(&cover), trial, &options) else {
+                        bad_lemke += 1;
+                        continue;
+                    };
+                    if sol.residual.violation() > 1e-9 {
+                        // Lemke's degenerate-case failures are not solutions.
+                        bad_lemke += 1;
+                        continue;
+                    }
+                    let impulses = sol.z[ops.layout().impulses()].iter().copied();
+                    let dv =
+                        (&ops.minv_jt * DVector::from_iterator(ops.m + ops.m * ops.d, impulses)).as_slice().to_vec();
+                    assert!(contains(&found, &dv, scale), "n {n} m {m}: Lemke's {dv:?} not in {found:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10 * bad_lemke.max(1), "n {n} m {m}: {checked} checked, {bad_lemke} Lemke failures");
     }
 }
