@@ -7,7 +7,7 @@ mod selection;
 mod sequential;
 mod simultaneous;
 
-pub use enumerate::StepEnumerator;
+pub use enumerate::{EnumeratorOptions, StepEnumerator};
 pub use routh_step::{StepOutcome, StepWorkspace, routh_step};
 pub use selection::Selection;
 pub use sequential::{MAX_ROUNDS, sequential, sequential_from};

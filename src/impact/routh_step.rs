@@ -41,6 +41,11 @@ pub struct StepOutcome {
     pub pivots: usize,
     /// Distinct velocity changes the rule chose among (1 for the Lemke rules).
     pub choices: usize,
+    /// `all` only: the contact-mode search was exhaustive, so `choices` is the
+    /// number of distinct solutions of the step. `false` for the Lemke rules,
+    /// and for `all` when the search ran out of node budget and was completed
+    /// by randomized Lemke solves (see [`crate::impact::StepEnumerator`]).
+    pub exhaustive: bool,
 }
 
 /// Solves one Routh step LCP and writes the impulse `λ = [λn; λD]` it takes.
@@ -75,7 +80,7 @@ pub fn routh_step(
         Selection::Lemke => {
             let sol = ws.lemke.solve(a, &ws.b, &options)?;
             lambda.copy_from_slice(&sol.z[impulses]);
-            Ok(StepOutcome { residual: sol.residual.violation(), pivots: sol.pivots, choices: 1 })
+            Ok(StepOutcome { residual: sol.residual.violation(), pivots: sol.pivots, choices: 1, exhaustive: false })
         }
         Selection::RandomLemke => {
             for d in ws.cover.iter_mut() {
@@ -84,7 +89,7 @@ pub fn routh_step(
             let offset = stream::index(streams.selection_word(), size);
             let sol = ws.lemke.solve_covered(a, &ws.b, Some(&ws.cover), offset, &options)?;
             lambda.copy_from_slice(&sol.z[impulses]);
-            Ok(StepOutcome { residual: sol.residual.violation(), pivots: sol.pivots, choices: 1 })
+            Ok(StepOutcome { residual: sol.residual.violation(), pivots: sol.pivots, choices: 1, exhaustive: false })
         }
         Selection::All => {
             let word = streams.selection_word();
@@ -93,12 +98,18 @@ pub fn routh_step(
                 // Round-off hid every vertex: fall back to the deterministic rule.
                 let sol = ws.lemke.solve(a, &ws.b, &options)?;
                 lambda.copy_from_slice(&sol.z[impulses]);
-                return Ok(StepOutcome { residual: sol.residual.violation(), pivots: sol.pivots, choices: 1 });
+                return Ok(StepOutcome {
+                    residual: sol.residual.violation(),
+                    pivots: sol.pivots,
+                    choices: 1,
+                    exhaustive: false,
+                });
             }
             let z = ws.enumerator.solution(stream::index(word, count.min(1 << 16)));
             let residual = LcpResidual::compute(a, &ws.b, z, &mut ws.w);
             lambda.copy_from_slice(&z[impulses]);
-            Ok(StepOutcome { residual: residual.violation(), pivots: 0, choices: count })
+            let exhaustive = ws.enumerator.exhaustive();
+            Ok(StepOutcome { residual: residual.violation(), pivots: 0, choices: count, exhaustive })
         }
     }
 }

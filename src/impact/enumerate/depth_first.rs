@@ -1,0 +1,262 @@
+//! The depth-first mode search of [`StepEnumerator`]: root filter, search
+//! nodes with pruning and forward checking, leaves (see the module docs of
+//! `enumerate` and `search.rs` for the tableau and the bounds).
+
+use super::search::{Reduced, StepData};
+use super::{ACCEPT, PRUNE, ROOT_ROUNDS, Scratch, StepEnumerator};
+use crate::problem::ContactOperators;
+
+impl StepEnumerator {
+    /// The root filter, then the depth-first search.
+    ///
+    /// The root filter tests each mode of each contact alone (every other
+    /// contact free) and shrinks each contact's admissible set to the hull of
+    /// its surviving modes; it repeats while that tightens something (at most
+    /// [`ROOT_ROUNDS`] rounds).
+    pub(super) fn search(&mut self, ops: &ContactOperators, sc: &mut Scratch) {
+        let red = &self.reduced;
+        let len = red.tableau_len();
+        let all = low_bits(red.m);
+        sc.hull[..red.m].iter_mut().for_each(|h| *h = u64::MAX);
+        let (root, rest) = sc.tableaux.split_at_mut(len);
+        red.init_tableau(&sc.u, root);
+        for _ in 0..ROOT_ROUNDS {
+            let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..red.m]);
+            let mut changed = false;
+            for i in 0..red.m {
+                let mut count = 0;
+                let mut hull = 0;
+                for (k, mode) in red.table.of(i).iter().enumerate() {
+                    let tab = &mut rest[..len];
+                    tab.copy_from_slice(root);
+                    let keep = !red.fix(tab, 0, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r)
+                        || red.may_hold(tab, 0, i, mode, all & !(1 << i), &step, PRUNE, &mut sc.coef);
+                    if keep {
+                        sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
+                        count += 1;
+                        hull |= mode.vertices;
+                    }
+                }
+                sc.allowed_count[i] = count;
+                changed |= hull != sc.hull[i];
+                sc.next_hull[i] = hull;
+            }
+            sc.hull[..red.m].copy_from_slice(&sc.next_hull);
+            if !changed {
+                break;
+            }
+        }
+        self.descend(ops, sc, 0, 0, 0);
+    }
+
+    /// Fixes contact `depth`'s mode in turn and descends.
+    ///
+    /// `equations` counts the mode equations of the contacts fixed so far
+    /// (more than `rank W` makes every leaf below singular). `deferred` holds
+    /// the fixed contacts whose mode block was singular at its turn: they stay
+    /// free variables of the tableau (bounded by the hull of their mode), their
+    /// own inequalities are not tested, and leaves below them are solved
+    /// directly. With at least two contacts left free, a surviving node also
+    /// filters the free contacts' modes (forward checking, see
+    /// [`filter_free_modes`]).
+    fn descend(&mut self, ops: &ContactOperators, sc: &mut Scratch, depth: usize, equations: usize, deferred: u64) {
+        let red = &self.reduced;
+        let m = red.m;
+        if depth == m {
+            self.leaf(ops, sc, deferred == 0);
+            return;
+        }
+        let (len, s, mm) = (red.tableau_len(), red.s, sc.max_modes);
+        let next = depth + 1;
+        let unfixed = low_bits(m) & !low_bits(next);
+        for a in 0..sc.allowed_count[depth * m + depth] {
+            let global = sc.allowed[(depth * m + depth) * mm + a];
+            self.nodes += 1;
+            if self.nodes > self.options.node_budget {
+                self.exhaustive = false;
+                return;
+            }
+            let red = &self.reduced;
+            let mode = &red.table.modes[global];
+            let equations = equations + mode.params;
+            if equations > red.rank {
+                // rank(C W G) ≤ rank(W): every leaf below is singular.
+                continue;
+            }
+            sc.choice[depth] = global;
+            // The next level's domains and hulls start as this level's.
+            sc.hull.copy_within(depth * m..next * m, next * m);
+            let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
+            child.copy_from_slice(parent);
+            let from = (depth * s).min(deferred.trailing_zeros() as usize * s);
+            let mut deferred_here = deferred;
+            if !red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r) {
+                child.copy_from_slice(parent);
+                deferred_here |= 1 << depth;
+                sc.hull[next * m + depth] = mode.vertices;
+            }
+            let free = unfixed | deferred_here;
+            let step = self.step_data(&sc.u, &sc.caps, &sc.hull[next * m..(next + 1) * m]);
+            // The contact just fixed first: it is the likeliest to fail.
+            let feasible = (0..=depth).rev().filter(|&i| deferred_here & (1 << i) == 0).all(|i| {
+                let mode = &red.table.modes[sc.choice[i]];
+                red.may_hold(child, from, i, mode, free, &step, PRUNE, &mut sc.coef)
+            });
+            if !feasible {
+                continue;
+            }
+            let mut filtered = false;
+            if m - next >= 2 {
+                filtered = true;
+                let budget = self.options.node_budget;
+                let node = Node { depth, from, equations, deferred: deferred_here };
+                let alive = filter_free_modes(red, sc, node, step_scales(&step), &mut self.nodes, budget);
+                if self.nodes > budget {
+                    self.exhaustive = false;
+                    return;
+                }
+                if !alive {
+                    continue;
+                }
+            }
+            if !filtered {
+                for j in next..m {
+                    let count = sc.allowed_count[depth * m + j];
+                    sc.allowed_count[next * m + j] = count;
+                    sc.allowed.copy_within((depth * m + j) * mm..(depth * m + j) * mm + count, (next * m + j) * mm);
+                }
+            }
+            self.descend(ops, sc, next, equations, deferred_here);
+            if !self.exhaustive {
+                return;
+            }
+        }
+    }
+
+    /// A complete mode tuple: its solution, checked, rebuilt and deduplicated.
+    fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
+        let red = &self.reduced;
+        let (dim, st, m) = (red.dim, red.stride(), red.m);
+        let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..m]);
+        let mut solved = false;
+        if exact {
+            let tab = &sc.tableaux[m * red.tableau_len()..(m + 1) * red.tableau_len()];
+            for r in 0..dim {
+                sc.x[r] = tab[r * st + dim];
+            }
+            red.post_velocity(&sc.u, &sc.x, &mut sc.up);
+            solved = red.equation_residual(&sc.choice, &sc.up, &step) <= ACCEPT;
+        }
+        if !solved {
+            if !red.solve_leaf(&sc.choice, &step, &mut sc.mat, &mut sc.rhs, &mut sc.u0, &mut sc.x) {
+                return;
+            }
+            red.post_velocity(&sc.u, &sc.x, &mut sc.up);
+            if red.equation_residual(&sc.choice, &sc.up, &step) > ACCEPT {
+                return;
+            }
+        }
+        if !red.inequalities_hold(&sc.choice, &sc.x, &sc.up, &step, ACCEPT) {
+            return;
+        }
+        let impulse_scale = step.impulse_scale;
+        self.rebuild(ops, sc);
+        for (r, dv) in sc.dv.iter_mut().enumerate() {
+            *dv = (0..dim).map(|c| self.dv_map[r * dim + c] * sc.x[c]).sum();
+        }
+        self.keep(&sc.z, &sc.dv, impulse_scale);
+    }
+}
+
+/// `(velocity scale, impulse scale)` of a step.
+fn step_scales(step: &StepData) -> (f64, f64) {
+    (step.velocity_scale, step.impulse_scale)
+}
+
+/// A search node: contacts `0..=depth` fixed, the tableau at level
+/// `depth + 1` with zero columns before `from`.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    depth: usize,
+    from: usize,
+    /// Mode equations of the fixed contacts.
+    equations: usize,
+    /// Fixed contacts not eliminated (singular block), still free columns.
+    deferred: u64,
+}
+
+/// Forward checking at a surviving node: every admissible mode of every
+/// unfixed contact `j` is fixed alone on a copy of the node's tableau and kept
+/// when `j`'s inequalities and those of every fixed, eliminated contact may
+/// still hold (and the mode equations so far, those of the fixed contacts plus
+/// `j`'s, do not exceed `rank W`). A mode whose block is singular is kept.
+/// Writes the next level's domains and hulls; returns `false` as soon as a
+/// contact has no mode left (or the budget is spent: each probe adds one to
+/// `nodes`).
+fn filter_free_modes(
+    red: &Reduced,
+    sc: &mut Scratch,
+    node: Node,
+    (velocity_scale, impulse_scale): (f64, f64),
+    nodes: &mut usize,
+    budget: usize,
+) -> bool {
+    let Node { depth, from, equations, deferred } = node;
+    let Scratch {
+        tableaux,
+        probe,
+        allowed,
+        allowed_count,
+        hull,
+        node_hull,
+        eq,
+        r,
+        coef,
+        u,
+        caps,
+        choice,
+        max_modes,
+        ..
+    } = sc;
+    let (m, len, mm, next) = (red.m, red.tableau_len(), *max_modes, depth + 1);
+    let child = &tableaux[next * len..(next + 1) * len];
+    let hull_next = &mut hull[next * m..(next + 1) * m];
+    // Bounds use the node's hulls, before filtering.
+    node_hull.copy_from_slice(hull_next);
+    let step = StepData { u, caps, hull: node_hull, velocity_scale, impulse_scale };
+    let free = (low_bits(m) & !low_bits(next)) | deferred;
+    for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next) {
+        let (mut count, mut vertices) = (0, 0);
+        let others = free & !(1 << j);
+        for b in 0..allowed_count[depth * m + j] {
+            let g = allowed[(depth * m + j) * mm + b];
+            *nodes += 1;
+            let mode_j = &red.table.modes[g];
+            let probe = &mut probe[..len];
+            probe.copy_from_slice(child);
+            let keep = equations + mode_j.params <= red.rank
+                && (!red.fix(probe, from, j, mode_j, caps[j], eq, r)
+                    || (red.may_hold(probe, from, j, mode_j, others, &step, PRUNE, coef)
+                        && (0..=depth).rev().filter(|&i| deferred & (1 << i) == 0).all(|i| {
+                            let mode = &red.table.modes[choice[i]];
+                            red.may_hold(probe, from, i, mode, others, &step, PRUNE, coef)
+                        })));
+            if keep {
+                allowed[(next * m + j) * mm + count] = g;
+                count += 1;
+                vertices |= mode_j.vertices;
+            }
+        }
+        allowed_count[next * m + j] = count;
+        *next_hull = vertices;
+        if count == 0 || *nodes > budget {
+            return false;
+        }
+    }
+    true
+}
+
+/// The bit set `{0, …, k − 1}`.
+fn low_bits(k: usize) -> u64 {
+    if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
+}

@@ -1,0 +1,49 @@
+//! Completing a search cut short by its budget with randomized Lemke solves.
+
+use super::StepEnumerator;
+use crate::lcp::LemkeOptions;
+use crate::problem::ContactOperators;
+
+impl StepEnumerator {
+    /// Completes a search cut short: Lemke solves with covering vector `1` and
+    /// then pseudo-random ones (a fixed hash of the solve and row index, so
+    /// the result is a function of `b` alone).
+    pub(super) fn fallback(&mut self, ops: &ContactOperators, b: &[f64]) {
+        let options = LemkeOptions::default();
+        let impulses = ops.layout().impulses();
+        let impulse_scale = (0..ops.m).map(|i| b[i].abs() * (1.0 + ops.friction[i])).fold(0.0f64, f64::max);
+        let velocity_scale = b.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let mut cover = std::mem::take(&mut self.scratch.cover);
+        let mut z = std::mem::take(&mut self.scratch.z);
+        let mut dv = std::mem::take(&mut self.scratch.dv);
+        for solve in 0..self.options.fallback_solves {
+            for (row, c) in cover.iter_mut().enumerate() {
+                *c = if solve == 0 { 1.0 } else { exponential(solve as u64, row as u64) };
+            }
+            let Ok(sol) = self.lemke.solve_covered(&ops.step_matrix, b, Some(&cover), solve, &options) else {
+                continue;
+            };
+            if sol.residual.violation() > 1e-8 * velocity_scale.max(impulse_scale).max(f64::MIN_POSITIVE) {
+                continue;
+            }
+            z.copy_from_slice(sol.z);
+            for (r, v) in dv.iter_mut().enumerate() {
+                *v = impulses.clone().map(|c| ops.minv_jt[(r, c - ops.m)] * z[c]).sum();
+            }
+            self.keep(&z, &dv, impulse_scale);
+        }
+        self.scratch.cover = cover;
+        self.scratch.z = z;
+        self.scratch.dv = dv;
+    }
+}
+
+/// A deterministic `Exp(1)` draw from `(solve, row)` (SplitMix64).
+fn exponential(solve: u64, row: u64) -> f64 {
+    let mut x = solve.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ row.wrapping_add(0xD1B5_4A32_D192_ED03);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    let unit = ((x >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64);
+    -unit.ln()
+}

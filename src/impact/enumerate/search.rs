@@ -1,0 +1,334 @@
+//! The reduced step problem and the depth-first mode search over it.
+//!
+//! Unknowns are the reduced impulses `x = (x_0, …, x_(m−1))`,
+//! `x_i = (λn_i, f_i)` (`s = 1 + t` each, `D = m·s` in all), and the step
+//! is `u⁺ = u + W x` with `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ` the reduced Delassus
+//! matrix. A search node has fixed the modes of contacts `0..l`; it keeps a
+//! *tableau*: every `x_i` and every `u⁺_i` written as an affine function of
+//! the still free impulses `x_l, …, x_(m−1)`. Fixing contact `l`'s mode
+//! substitutes `x_l = h p_l x₀ + G y` and eliminates `y` with the mode's `q`
+//! equations `C u⁺_l = 0` — a rank-`q` update of the tableau (block Gaussian
+//! elimination, one contact at a time). At a leaf nothing is free and the
+//! tableau's constants are the mode's solution.
+//!
+//! Pruning is exact: every solution of the step has each `x_j` in
+//! `S_j = {λn ∈ [0, h p_j], f ∈ μ_j λn P}`, a polytope with vertices `0` and
+//! `h p_j (1, μ_j d_k)`, so the largest value a fixed contact's inequality
+//! can take over the free contacts is a sum of per-contact maxima over those
+//! vertices. A node whose bound is negative beyond a margin has no solution
+//! in its subtree.
+
+use super::gauss::solve_in_place;
+use super::modes::{Inequality, Mode, ModeTable};
+
+/// Per-problem constants of the reduced step.
+#[derive(Clone, Debug)]
+pub(super) struct Reduced {
+    /// Contacts.
+    pub m: usize,
+    /// Tangents per contact.
+    pub t: usize,
+    /// Reduced coordinates per contact, `1 + t`.
+    pub s: usize,
+    /// `D = m·s`.
+    pub dim: usize,
+    /// `W`, row-major `D × D`.
+    pub w: Vec<f64>,
+    /// The modes of every contact.
+    pub table: ModeTable,
+    /// Friction directions `d_k` on the tangents.
+    pub directions: Vec<[f64; 2]>,
+    /// `μ` per contact.
+    pub friction: Vec<f64>,
+    /// `max |W|`.
+    pub w_max: f64,
+    /// The numerical rank of `W`: a mode tuple with more equations has a
+    /// singular system.
+    pub rank: usize,
+    /// Pivots at most this large make a mode system singular.
+    pub singular: f64,
+}
+
+/// The data of one step: contact velocities, caps and the problem scales that
+/// tolerances are relative to.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StepData<'a> {
+    /// `u = (u_n, u_t)` per contact (`D`).
+    pub u: &'a [f64],
+    /// `h p` (`m`).
+    pub caps: &'a [f64],
+    /// Per contact, the vertices of `S_j` ([`Mode::vertices`]) whose hull
+    /// holds every admissible `x_j`.
+    pub hull: &'a [u64],
+    /// Velocity scale `max(‖u‖∞, max|W| · s · impulse scale)`.
+    pub velocity_scale: f64,
+    /// Impulse scale `max_i h p_i (1 + μ_i)`.
+    pub impulse_scale: f64,
+}
+
+impl StepData<'_> {
+    /// The absolute slack of `ineq` for relative tolerance `rel`.
+    pub fn slack(&self, ineq: &Inequality, rel: f64) -> f64 {
+        let l1 = |a: &[f64; 3]| a.iter().map(|x| x.abs()).sum::<f64>();
+        rel * (l1(&ineq.au) * self.velocity_scale + (l1(&ineq.ax) + ineq.a0.abs()) * self.impulse_scale)
+    }
+}
+
+impl Reduced {
+    /// Columns of a tableau row: `D` coefficients and the constant.
+    pub fn stride(&self) -> usize {
+        self.dim + 1
+    }
+
+    /// Entries of one tableau: rows `x_0..x_D` then `u⁺_0..u⁺_D`.
+    pub fn tableau_len(&self) -> usize {
+        2 * self.dim * self.stride()
+    }
+
+    /// The root tableau: `x = x`, `u⁺ = u + W x`.
+    pub fn init_tableau(&self, u: &[f64], tab: &mut [f64]) {
+        let (dim, st) = (self.dim, self.stride());
+        tab[..self.tableau_len()].iter_mut().for_each(|v| *v = 0.0);
+        for r in 0..dim {
+            tab[r * st + r] = 1.0;
+            let row = &mut tab[(dim + r) * st..(dim + r + 1) * st];
+            row[..dim].copy_from_slice(&self.w[r * dim..(r + 1) * dim]);
+            row[dim] = u[r];
+        }
+    }
+
+    /// Fixes contact `i` in `mode` on the tableau: substitutes
+    /// `x_i = cap x₀ + G y` and eliminates `y` with `C u⁺_i = 0`. Returns
+    /// `false` when the mode's block `C W⁽ˡ⁾ G` is singular (the tableau is
+    /// then unusable). Columns before `from` must be zero in every row (the
+    /// contacts fixed before). `eq` needs `3·(D + 1)` entries, `r` 9.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fix(
+        &self,
+        tab: &mut [f64],
+        from: usize,
+        i: usize,
+        mode: &Mode,
+        cap: f64,
+        eq: &mut [f64],
+        r: &mut [f64],
+    ) -> bool {
+        let (dim, st, s, q) = (self.dim, self.stride(), self.s, mode.params);
+        let l0 = i * s;
+        for row in tab[..self.tableau_len()].chunks_exact_mut(st) {
+            let mut shift = 0.0;
+            let mut y = [0.0; 3];
+            for c in 0..s {
+                let a = row[l0 + c];
+                if a != 0.0 {
+                    shift += a * mode.offset[c];
+                    for (yk, g) in y.iter_mut().zip(&mode.basis).take(q) {
+                        *yk += a * g[c];
+                    }
+                }
+            }
+            row[dim] += cap * shift;
+            for c in 0..s {
+                row[l0 + c] = if c < q { y[c] } else { 0.0 };
+            }
+        }
+        if q == 0 {
+            return true;
+        }
+        // The equations C u⁺_i = 0, written as R y = −(the rest), on the
+        // columns `from..` (stride `w`).
+        let w = st - from;
+        for k in 0..q {
+            let e = &mut eq[k * w..(k + 1) * w];
+            e.iter_mut().for_each(|v| *v = 0.0);
+            for c in 0..s {
+                let ck = mode.rows[k][c];
+                if ck != 0.0 {
+                    let urow = &tab[(dim + l0 + c) * st + from..(dim + l0 + c + 1) * st];
+                    e.iter_mut().zip(urow).for_each(|(v, u)| *v -= ck * u);
+                }
+            }
+            for kk in 0..q {
+                r[k * q + kk] = -e[l0 - from + kk];
+                e[l0 - from + kk] = 0.0;
+            }
+        }
+        if !solve_in_place(r, q, eq, w, self.singular) {
+            return false;
+        }
+        for row in tab[..self.tableau_len()].chunks_exact_mut(st) {
+            let mut a = [0.0; 3];
+            a[..q].copy_from_slice(&row[l0..l0 + q]);
+            if a.iter().all(|&v| v == 0.0) {
+                continue;
+            }
+            row[l0..l0 + q].iter_mut().for_each(|v| *v = 0.0);
+            for (k, &ak) in a.iter().enumerate().take(q) {
+                if ak != 0.0 {
+                    row[from..].iter_mut().zip(&eq[k * w..(k + 1) * w]).for_each(|(v, e)| *v += ak * e);
+                }
+            }
+        }
+        true
+    }
+
+    /// The largest value of `aᵀ x_j` over the hull of the vertices `hull`
+    /// of `S_j` (see the module docs and [`Mode::vertices`]).
+    fn max_over_hull(&self, j: usize, a: &[f64], cap: f64, hull: u64) -> f64 {
+        let mu = self.friction[j];
+        let mut best = if hull & 1 != 0 { 0.0 } else { f64::NEG_INFINITY };
+        for (k, dk) in self.directions.iter().enumerate() {
+            if hull & (1 << (1 + k)) != 0 {
+                let along: f64 = (0..self.t).map(|c| a[1 + c] * dk[c]).sum();
+                best = best.max(cap * (a[0] + mu * along));
+            }
+        }
+        best
+    }
+
+    /// Whether every inequality of contact `i` (fixed in `mode` on `tab`) can
+    /// still hold for some free impulses `x_j ∈ S_j` (restricted to the hull
+    /// [`StepData::hull`]), `j` in the bit set
+    /// `free`, within `rel` (see [`StepData::slack`]). `coef` needs `D + 1`
+    /// entries; columns before `from` are zero (and no free contact lives
+    /// there).
+    #[allow(clippy::too_many_arguments)]
+    pub fn may_hold(
+        &self,
+        tab: &[f64],
+        from: usize,
+        i: usize,
+        mode: &Mode,
+        free: u64,
+        step: &StepData,
+        rel: f64,
+        coef: &mut [f64],
+    ) -> bool {
+        let (dim, st, s) = (self.dim, self.stride(), self.s);
+        for ineq in self.table.inequalities_of(mode) {
+            let coef = &mut coef[..st];
+            coef[from..].iter_mut().for_each(|v| *v = 0.0);
+            for c in 0..s {
+                for (a, row) in [(ineq.ax[c], i * s + c), (ineq.au[c], dim + i * s + c)] {
+                    if a != 0.0 {
+                        let trow = &tab[row * st + from..(row + 1) * st];
+                        coef[from..].iter_mut().zip(trow).for_each(|(v, t)| *v += a * t);
+                    }
+                }
+            }
+            let mut upper = coef[dim] + ineq.a0 * step.caps[i];
+            for j in 0..self.m {
+                if free & (1 << j) != 0 {
+                    upper += self.max_over_hull(j, &coef[j * s..(j + 1) * s], step.caps[j], step.hull[j]);
+                }
+            }
+            if upper < -step.slack(ineq, rel) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Solves the mode system of the leaf `choice` (one global mode index per
+    /// contact) directly, by Gaussian elimination with partial pivoting on the
+    /// assembled `Σq × Σq` system. Writes `x`; returns `false` when singular.
+    /// `mat` needs `D²` entries, `rhs` and `u0` `D`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve_leaf(
+        &self,
+        choice: &[usize],
+        step: &StepData,
+        mat: &mut [f64],
+        rhs: &mut [f64],
+        u0: &mut [f64],
+        x: &mut [f64],
+    ) -> bool {
+        let (dim, s, m) = (self.dim, self.s, self.m);
+        let modes = &self.table.modes;
+        for (j, &c) in choice.iter().enumerate() {
+            for b in 0..s {
+                x[j * s + b] = step.caps[j] * modes[c].offset[b];
+            }
+        }
+        self.post_velocity(step.u, x, u0);
+        let total: usize = choice.iter().map(|&c| modes[c].params).sum();
+        if total > 0 {
+            let (mut row, mut col_start) = (0, [0usize; 64]);
+            let mut acc = 0;
+            for (j, &c) in choice.iter().enumerate() {
+                col_start[j] = acc;
+                acc += modes[c].params;
+            }
+            for (i, &ci) in choice.iter().enumerate() {
+                let mi = &modes[ci];
+                for k in 0..mi.params {
+                    let crow = &mi.rows[k];
+                    rhs[row] = -(0..s).map(|a| crow[a] * u0[i * s + a]).sum::<f64>();
+                    for (j, &cj) in choice.iter().enumerate().take(m) {
+                        let mj = &modes[cj];
+                        for kk in 0..mj.params {
+                            let g = &mj.basis[kk];
+                            let mut v = 0.0;
+                            for (a, &ca) in crow.iter().enumerate().take(s) {
+                                if ca != 0.0 {
+                                    let wrow = &self.w[(i * s + a) * dim + j * s..][..s];
+                                    v += ca * wrow.iter().zip(g).map(|(w, g)| w * g).sum::<f64>();
+                                }
+                            }
+                            mat[row * total + col_start[j] + kk] = v;
+                        }
+                    }
+                    row += 1;
+                }
+            }
+            if !solve_in_place(mat, total, rhs, 1, self.singular) {
+                return false;
+            }
+            for (j, &c) in choice.iter().enumerate() {
+                let mj = &modes[c];
+                for kk in 0..mj.params {
+                    let y = rhs[col_start[j] + kk];
+                    for b in 0..s {
+                        x[j * s + b] += y * mj.basis[kk][b];
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// `u⁺ = u + W x`.
+    pub fn post_velocity(&self, u: &[f64], x: &[f64], up: &mut [f64]) {
+        let dim = self.dim;
+        for r in 0..dim {
+            up[r] = u[r] + (0..dim).map(|c| self.w[r * dim + c] * x[c]).sum::<f64>();
+        }
+    }
+
+    /// Largest violation of the leaf's mode equations `C u⁺_i = 0`, relative
+    /// to the velocity scale.
+    pub fn equation_residual(&self, choice: &[usize], up: &[f64], step: &StepData) -> f64 {
+        let s = self.s;
+        let mut worst: f64 = 0.0;
+        for (i, &c) in choice.iter().enumerate() {
+            let mode = &self.table.modes[c];
+            for row in &mode.rows[..mode.params] {
+                let v: f64 = (0..s).map(|a| row[a] * up[i * s + a]).sum();
+                worst = worst.max(v.abs());
+            }
+        }
+        worst / step.velocity_scale.max(f64::MIN_POSITIVE)
+    }
+
+    /// Whether `(x, u⁺)` satisfies every inequality of the leaf within `rel`.
+    pub fn inequalities_hold(&self, choice: &[usize], x: &[f64], up: &[f64], step: &StepData, rel: f64) -> bool {
+        let s = self.s;
+        choice.iter().enumerate().all(|(i, &c)| {
+            self.table.inequalities_of(&self.table.modes[c]).iter().all(|ineq| {
+                let v: f64 = (0..s).map(|a| ineq.ax[a] * x[i * s + a] + ineq.au[a] * up[i * s + a]).sum::<f64>()
+                    + ineq.a0 * step.caps[i];
+                v >= -step.slack(ineq, rel)
+            })
+        })
+    }
+}

@@ -1,0 +1,446 @@
+//! Tests of the mode enumerator against the brute-force oracle and Lemke.
+
+use nalgebra::{DMatrix, DVector};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{EnumeratorOptions, StepEnumerator, brute_force};
+use crate::lcp::{LcpResidual, LemkeOptions, LemkeWorkspace};
+use crate::{Contact, ImpactProblem};
+
+/// A random impact problem: SPD `M`, `m` contacts (planar, or spatial with
+/// `d` directions). `coupled`: the contacts' rows are small perturbations of
+/// one another and friction is high (compass-gait-like steps with several
+/// solutions).
+fn random_problem(rng: &mut ChaCha8Rng, n: usize, m: usize, spatial: Option<usize>, coupled: bool) -> ImpactProblem {
+    if coupled {
+        random_problem_with(rng, n, m, spatial, 0.6, 2.0, 4.0)
+    } else {
+        random_problem_with(rng, n, m, spatial, f64::INFINITY, 0.0, 1.5)
+    }
+}
+
+/// `coupling`: size of the random perturbation between contacts' rows
+/// (`∞`: independent rows); `μ ~ U[mu_lo, mu_hi)`.
+fn random_problem_with(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    m: usize,
+    spatial: Option<usize>,
+    coupling: f64,
+    mu_lo: f64,
+    mu_hi: f64,
+) -> ImpactProblem {
+    let coupled = coupling.is_finite();
+    let a = DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
+    let mass = &a * a.transpose() + DMatrix::identity(n, n) * (0.2 * n as f64);
+    let vec = |rng: &mut ChaCha8Rng| DVector::from_fn(n, |_, _| rng.random_range(-1.0..1.0));
+    let base_n = vec(rng);
+    let base_t = [vec(rng), vec(rng)];
+    let contacts = (0..m)
+        .map(|i| {
+            let mix = |b: &DVector<f64>, rng: &mut ChaCha8Rng| {
+                if coupled { b + vec(rng) * coupling } else { vec(rng) }
+            };
+            let normal = mix(&base_n, rng);
+            let t1 = mix(&base_t[0], rng);
+            let mu = rng.random_range(mu_lo..mu_hi);
+            let name = format!("{i}");
+            match spatial {
+                None => Contact::planar(name, normal, t1, mu),
+                Some(_) => {
+                    let t2 = mix(&base_t[1], rng);
+                    Contact::spatial(name, normal, [t1, t2], mu)
+                }
+            }
+        })
+        .collect();
+    let v = vec(rng) * 2.0;
+    ImpactProblem::with_friction_directions(mass, v, contacts, spatial).unwrap()
+}
+
+/// `b = [h p; J v; 0]` for a random `p ∈ (0, 1)`, `v` the problem's velocity
+/// (or a random one) and `h` the default step times a random factor.
+fn random_b(rng: &mut ChaCha8Rng, problem: &ImpactProblem) -> Vec<f64> {
+    let ops = problem.operators();
+    let h = problem.default_step_size() * rng.random_range(0.2..2.0);
+    let v = if rng.random_bool(0.5) {
+        problem.velocity().clone()
+    } else {
+        DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0))
+    };
+    let u = &ops.j * v;
+    let m = ops.m;
+    let mut b = vec![0.0; ops.step_size_n()];
+    b[..m].iter_mut().for_each(|x| *x = h * rng.random_range(0.0..1.0));
+    b[m..m + u.len()].copy_from_slice(u.as_slice());
+    b
+}
+
+/// Scale of velocity changes for comparisons.
+fn dv_scale(problem: &ImpactProblem, b: &[f64]) -> f64 {
+    let ops = problem.operators();
+    let cap = b[..ops.m].iter().fold(0.0f64, |a, &x| a.max(x));
+    ops.minv_jt.amax() * cap * (1.0 + ops.friction.iter().fold(0.0f64, |a, &x| a.max(x))) + 1e-300
+}
+
+fn contains(set: &[Vec<f64>], dv: &[f64], scale: f64) -> bool {
+    set.iter().any(|s| s.iter().zip(dv).all(|(a, b)| (a - b).abs() <= 1e-6 * scale))
+}
+
+fn enumerated_changes(e: &StepEnumerator, count: usize) -> Vec<Vec<f64>> {
+    (0..count).map(|k| e.velocity_change(k).to_vec()).collect()
+}
+
+/// Checks every returned solution against the LCP and against its reported
+/// `Δv`; returns the residual bound used.
+fn assert_solutions_valid(problem: &ImpactProblem, e: &StepEnumerator, count: usize, b: &[f64]) {
+    let ops = problem.operators();
+    let size = ops.step_size_n();
+    let scale = b.iter().fold(0.0f64, |a, x| a.max(x.abs())) * (1.0 + ops.delassus.amax()) + 1e-300;
+    let mut w = vec![0.0; size];
+    for k in 0..count {
+        let z = e.solution(k);
+        let r = LcpResidual::compute(&ops.step_matrix, b, z, &mut w);
+        assert!(r.violation() <= 1e-9 * scale * scale.max(1.0), "solution {k} residual {r:?}, scale {scale}");
+        let lambda = DVector::from_iterator(ops.m + ops.m * ops.d, z[ops.layout().impulses()].iter().copied());
+        let dv = &ops.minv_jt * lambda;
+        let reported = e.velocity_change(k);
+        let s = dv_scale(problem, b);
+        assert!(dv.iter().zip(reported).all(|(a, b)| (a - b).abs() <= 1e-8 * s), "Δv of solution {k}");
+    }
+}
+
+/// The mode enumerator and the brute-force oracle agree on the set of
+/// distinct velocity changes (both inclusions), over `cases` random steps.
+/// Returns how many steps had more than one solution.
+fn agree_with_oracle(seed: u64, cases: usize, n: usize, m: usize, spatial: Option<usize>, coupled: bool) -> usize {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut several = 0;
+    for case in 0..cases {
+        let problem = random_problem(&mut rng, n, m, spatial, coupled);
+        let ops = problem.operators();
+        let mut e = StepEnumerator::new(ops);
+        for _ in 0..3 {
+            let b = random_b(&mut rng, &problem);
+            let count = e.enumerate(ops, &b);
+            assert!(e.exhaustive());
+            assert_solutions_valid(&problem, &e, count, &b);
+            let found = enumerated_changes(&e, count);
+            let oracle: Vec<Vec<f64>> =
+                brute_force::solutions(ops, &b).into_iter().map(|(_, dv)| dv.as_slice().to_vec()).collect();
+            let scale = dv_scale(&problem, &b);
+            for (k, dv) in oracle.iter().enumerate() {
+                assert!(
+                    contains(&found, dv, scale),
+                    "seed {seed} case {case}: oracle solution {k} {dv:?} missed; found {found:?}"
+                );
+            }
+            for (k, dv) in found.iter().enumerate() {
+                assert!(
+                    contains(&oracle, dv, scale),
+                    "seed {seed} case {case}: solution {k} {dv:?} not in oracle {oracle:?}"
+                );
+            }
+            assert_eq!(found.len(), oracle.len(), "seed {seed} case {case}: {found:?} vs {oracle:?}");
+            several += usize::from(count > 1);
+        }
+    }
+    several
+}
+
+#[test]
+fn one_planar_contact_matches_the_oracle() {
+    agree_with_oracle(1, 60, 3, 1, None, false);
+}
+
+#[test]
+fn two_planar_contacts_match_the_oracle() {
+    agree_with_oracle(2, 60, 4, 2, None, false);
+}
+
+#[test]
+fn coupled_planar_contacts_with_several_solutions_match_the_oracle() {
+    // n = 3 < 4 reduced rows: a singular reduced Delassus matrix.
+    let several = agree_with_oracle(3, 60, 3, 2, None, true) + agree_with_oracle(13, 60, 4, 2, None, true);
+    // The construction must actually produce steps with several solutions (about 7 % of them).
+    assert!(several >= 10, "only {several} steps had several solutions");
+}
+
+#[test]
+fn three_planar_contacts_match_the_oracle() {
+    agree_with_oracle(4, 8, 7, 3, None, false);
+    agree_with_oracle(5, 8, 7, 3, None, true);
+}
+
+#[test]
+fn spatial_contacts_match_the_oracle() {
+    agree_with_oracle(6, 40, 6, 1, Some(4), false);
+    agree_with_oracle(7, 15, 6, 2, Some(4), false);
+    let several = agree_with_oracle(8, 40, 4, 2, Some(4), true);
+    assert!(several >= 1, "no spatial step had several solutions");
+}
+
+#[test]
+fn frictionless_contacts_and_zero_caps_match_the_oracle() {
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    for case in 0..80 {
+        let problem = random_problem(&mut rng, 4, 2, None, case % 2 == 0);
+        // Contact 0 frictionless.
+        let mut contacts = problem.contacts().to_vec();
+        contacts[0].friction = 0.0;
+        let problem = ImpactProblem::new(problem.mass().clone(), problem.velocity().clone(), contacts).unwrap();
+        let ops = problem.operators();
+        let mut e = StepEnumerator::new(ops);
+        let mut b = random_b(&mut rng, &problem);
+        if case % 3 == 0 {
+            // p = 0 for one contact: its cap is zero.
+            b[case % 2] = 0.0;
+        }
+        let count = e.enumerate(ops, &b);
+        assert_solutions_valid(&problem, &e, count, &b);
+        let found = enumerated_changes(&e, count);
+        let oracle: Vec<Vec<f64>> =
+            brute_force::solutions(ops, &b).into_iter().map(|(_, dv)| dv.as_slice().to_vec()).collect();
+        let scale = dv_scale(&problem, &b);
+        assert_eq!(found.len(), oracle.len(), "case {case}: {found:?} vs {oracle:?}");
+        assert!(oracle.iter().all(|dv| contains(&found, dv, scale)), "case {case}");
+    }
+}
+
+#[test]
+fn routh_step_all_reports_every_choice_and_exhaustiveness() {
+    use crate::Selection;
+    use crate::impact::{StepWorkspace, routh_step};
+    use crate::sampling::stream::{SampleStreams, stream_key};
+
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    let mut several = 0;
+    for case in 0..100 {
+        let problem = random_problem(&mut rng, 4, 2, None, true);
+        let ops = problem.operators();
+        let b = random_b(&mut rng, &problem);
+        let (caps, u) = (&b[..ops.m], &b[ops.m..ops.step_size_n() - ops.m]);
+        let mut ws = StepWorkspace::new(ops);
+        let mut streams = SampleStreams::new(&stream_key(case), 0);
+        let mut lambda = vec![0.0; ops.m + ops.m * ops.d];
+        let outcome = routh_step(ops, u, caps, Selection::All, &mut streams, &mut ws, &mut lambda).unwrap();
+        assert!(outcome.exhaustive, "case {case}");
+        assert!(outcome.residual < 1e-9, "case {case}: {outcome:?}");
+        let mut e = StepEnumerator::new(ops);
+        assert_eq!(outcome.choices, e.enumerate(ops, &b));
+        several += usize::from(outcome.choices > 1);
+        // The impulse taken is one of the enumerated solutions.
+        let impulses = ops.layout().impulses();
+        assert!((0..outcome.choices).any(|k| e.solution(k)[impulses.clone()] == lambda[..]), "case {case}");
+        let lemke = routh_step(ops, u, caps, Selection::Lemke, &mut streams, &mut ws, &mut lambda).unwrap();
+        assert!(!lemke.exhaustive);
+    }
+    assert!(several > 0);
+}
+
+#[test]
+fn unique_steps_give_one_solution_equal_to_lemke() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut lemke = LemkeWorkspace::new(1);
+    for case in 0..200 {
+        // A single contact (any friction), or several frictionless ones.
+        let (m, spatial) = match case % 4 {
+            0 => (1, None),
+            1 => (1, Some(8)),
+            2 => (3, None),
+            _ => (2, Some(4)),
+        };
+        let mut problem = random_problem(&mut rng, 7, m, spatial, false);
+        if m > 1 {
+            let contacts = problem.contacts().iter().map(|c| Contact { friction: 0.0, ..c.clone() }).collect();
+            let d = Some(problem.friction_directions());
+            problem = ImpactProblem::with_friction_directions(
+                problem.mass().clone(),
+                problem.velocity().clone(),
+                contacts,
+                d,
+            )
+            .unwrap();
+        }
+        let ops = problem.operators();
+        let mut e = StepEnumerator::new(ops);
+        let b = random_b(&mut rng, &problem);
+        let count = e.enumerate(ops, &b);
+        assert_eq!(count, 1, "case {case}");
+        let sol = lemke.solve(&ops.step_matrix, &b, &LemkeOptions::default()).unwrap();
+        let lambda = DVector::from_iterator(ops.m + ops.m * ops.d, sol.z[ops.layout().impulses()].iter().copied());
+        let dv = &ops.minv_jt * lambda;
+        let s = dv_scale(&problem, &b);
+        assert!(dv.iter().zip(e.velocity_change(0)).all(|(a, b)| (a - b).abs() <= 1e-7 * s), "case {case}");
+    }
+}
+
+#[test]
+fn every_lemke_solution_is_enumerated() {
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    let mut lemke = LemkeWorkspace::new(1);
+    let mut total_solutions = 0;
+    let mut lemke_failures = 0;
+    for case in 0..60 {
+        let (n, m, spatial, coupled) = match case % 5 {
+            0 => (4, 2, None, true),
+            1 => (9, 5, None, false),
+            2 => (8, 4, None, true),
+            3 => (6, 2, Some(8), true),
+            _ => (12, 3, Some(6), false),
+        };
+        let problem = random_problem(&mut rng, n, m, spatial, coupled);
+        let ops = problem.operators();
+        let size = ops.step_size_n();
+        let mut e = StepEnumerator::new(ops);
+        for _ in 0..3 {
+            let b = random_b(&mut rng, &problem);
+            let count = e.enumerate(ops, &b);
+            assert!(e.exhaustive(), "case {case}");
+            assert_solutions_valid(&problem, &e, count, &b);
+            total_solutions += count;
+            let found = enumerated_changes(&e, count);
+            let scale = dv_scale(&problem, &b);
+            for trial in 0..12 {
+                let cover: Vec<f64> = (0..size).map(|_| -rng.random_range(1e-9f64..1.0).ln()).collect();
+                let cover = if trial == 0 { vec![1.0; size] } else { cover };
+                let sol = match lemke.solve_covered(&ops.step_matrix, &b, Some(&cover), trial, &LemkeOptions::default())
+                {
+                    Ok(sol) => sol,
+                    Err(err) => {
+                        println!("case {case} trial {trial}: Lemke failed: {err:?}");
+                        lemke_failures += 1;
+                        continue;
+                    }
+                };
+                assert!(sol.residual.violation() < 1e-9, "{:?}", sol.residual);
+                let lambda =
+                    DVector::from_iterator(ops.m + ops.m * ops.d, sol.z[ops.layout().impulses()].iter().copied());
+                let dv = (&ops.minv_jt * lambda).as_slice().to_vec();
+                assert!(contains(&found, &dv, scale), "case {case} trial {trial}: Lemke's {dv:?} not in {found:?}");
+            }
+        }
+    }
+    assert!(total_solutions > 180, "{total_solutions}");
+    assert!(lemke_failures < 20, "{lemke_failures} Lemke failures");
+}
+
+#[test]
+fn order_is_deterministic_and_budget_exhaustion_is_reported() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let problem = random_problem(&mut rng, 4, 2, None, true);
+    let ops = problem.operators();
+    let mut e = StepEnumerator::new(ops);
+    let mut tight = StepEnumerator::with_options(ops, EnumeratorOptions { node_budget: 3, fallback_solves: 8 });
+    for _ in 0..50 {
+        let b = random_b(&mut rng, &problem);
+        let count = e.enumerate(ops, &b);
+        let first: Vec<f64> = (0..count).flat_map(|k| e.solution(k).to_vec()).collect();
+        assert_eq!(e.enumerate(ops, &b), count);
+        let again: Vec<f64> = (0..count).flat_map(|k| e.solution(k).to_vec()).collect();
+        assert_eq!(first, again);
+        // A budget too small to finish: not exhaustive, but every solution returned is a true one.
+        let c = tight.enumerate(ops, &b);
+        if tight.nodes() > 3 {
+            assert!(!tight.exhaustive());
+        }
+        assert!(c >= 1);
+        assert_solutions_valid(&problem, &tight, c, &b);
+    }
+}
+
+/// Release-mode timing of one step, printed (not asserted):
+/// `cargo test --release --lib impact::enumerate::tests::timing -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn timing() {
+    let cases = [
+        ("2 planar contacts (compass-gait size)", 4, 2, None, true),
+        ("5 planar contacts (disk-stack size)", 9, 5, None, true),
+        ("2 spatial contacts, d = 8", 6, 2, Some(8), true),
+        ("4 spatial contacts, d = 8", 12, 4, Some(8), true),
+        ("4 spatial contacts on one body (singular W), d = 8", 6, 4, Some(8), true),
+    ];
+    for (name, n, m, spatial, coupled) in cases {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let (mut total, mut steps, mut nodes, mut sols, mut worst, mut inexhaustive) = (0.0, 0, 0, 0, 0.0f64, 0);
+        let mut times = Vec::new();
+        for _ in 0..20 {
+            let problem = random_problem(&mut rng, n, m, spatial, coupled);
+            let ops = problem.operators();
+            let mut e = StepEnumerator::new(ops);
+            for _ in 0..50 {
+                let b = random_b(&mut rng, &problem);
+                // The fastest of three runs: the dev box is shared.
+                let (mut t, mut count) = (f64::INFINITY, 0);
+                for _ in 0..3 {
+                    let start = std::time::Instant::now();
+                    count = e.enumerate(ops, &b);
+                    t = t.min(start.elapsed().as_secs_f64());
+                }
+                total += t;
+                worst = worst.max(t);
+                steps += 1;
+                nodes += e.nodes();
+                times.push(t);
+                sols += count;
+                inexhaustive += usize::from(!e.exhaustive());
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{name}: median {:.1} µs/step, mean {:.1} µs, worst {:.1} µs, {:.0} nodes/step, {:.2} solutions/step, {inexhaustive} of {steps} not exhaustive",
+            1e6 * times[times.len() / 2],
+            1e6 * total / steps as f64,
+            1e6 * worst,
+            nodes as f64 / steps as f64,
+            sols as f64 / steps as f64
+        );
+    }
+}
+
+/// More reduced contact rows than velocities (`W` singular, like a box on a
+/// table): solution sets can be segments, represented by their vertices; every
+/// Lemke solution (a vertex) must be among them.
+#[test]
+fn singular_delassus_lemke_solutions_are_enumerated() {
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    let mut lemke = LemkeWorkspace::new(1);
+    for (n, m, spatial, problems) in [(6, 4, Some(4), 12), (3, 2, None, 30), (6, 3, None, 30)] {
+        let (mut checked, mut bad_lemke) = (0, 0);
+        for _ in 0..problems {
+            let problem = random_problem(&mut rng, n, m, spatial, true);
+            let ops = problem.operators();
+            let size = ops.step_size_n();
+            let mut e = StepEnumerator::new(ops);
+            for _ in 0..4 {
+                let b = random_b(&mut rng, &problem);
+                let count = e.enumerate(ops, &b);
+                assert!(e.exhaustive());
+                assert_solutions_valid(&problem, &e, count, &b);
+                let found = enumerated_changes(&e, count);
+                let scale = dv_scale(&problem, &b);
+                for trial in 0..6 {
+                    let cover: Vec<f64> = (0..size).map(|_| -rng.random_range(1e-9f64..1.0).ln()).collect();
+                    let options = LemkeOptions::default();
+                    let Ok(sol) = lemke.solve_covered(&ops.step_matrix, &b, Some(&cover), trial, &options) else {
+                        bad_lemke += 1;
+                        continue;
+                    };
+                    if sol.residual.violation() > 1e-9 {
+                        // Lemke's degenerate-case failures are not solutions.
+                        bad_lemke += 1;
+                        continue;
+                    }
+                    let impulses = sol.z[ops.layout().impulses()].iter().copied();
+                    let dv =
+                        (&ops.minv_jt * DVector::from_iterator(ops.m + ops.m * ops.d, impulses)).as_slice().to_vec();
+                    assert!(contains(&found, &dv, scale), "n {n} m {m}: Lemke's {dv:?} not in {found:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10 * bad_lemke.max(1), "n {n} m {m}: {checked} checked, {bad_lemke} Lemke failures");
+    }
+}
