@@ -29,6 +29,7 @@
 //! # Ok::<(), impactset::ProblemError>(())
 //! ```
 
+pub mod gpu;
 pub mod impact;
 pub mod io;
 pub mod lcp;

@@ -1,0 +1,204 @@
+// Lemke's complementary pivoting with a lexicographic ratio test: the same
+// tableau, pivot rule and function names as src/lcp/lemke.rs (read the two
+// side by side). Solves w = A z + q ≥ 0, z ≥ 0, zᵀw = 0, N ≤ MAX_N.
+//
+// The tableau is [I | −A | −d | q], row-major with stride 2N + 2:
+//   column   0 .. N       N .. 2N      2N       2N+1
+//            w_0..w_{N−1} z_0..z_{N−1} z₀ (art.) right-hand side
+// It lives in private (per-invocation) memory, like every array below.
+//
+// The including module defines `fn lcp_matrix(r: u32, c: u32, n: u32) -> scalar`,
+// the entry A[r][c] of its LCP matrix, and fills `lcp_q` and `lcp_cover`.
+
+var<private> tableau: array<scalar, MAX_TABLEAU>;
+var<private> basis: array<u32, MAX_N>;
+var<private> lcp_q: array<scalar, MAX_N>;
+var<private> lcp_cover: array<scalar, MAX_N>;
+var<private> lcp_z: array<scalar, MAX_N>;
+
+struct PivotResult {
+    pivots: u32,
+    status: u32,   // LEMKE_SOLVED, LEMKE_RAY or LEMKE_PIVOT_LIMIT
+}
+
+// Fills [I | −A | −d | q] and the initial basis w.
+fn init_tableau(n: u32) {
+    let stride = 2u * n + 2u;
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        for (var j = 0u; j < n && j < MAX_N; j++) {
+            tableau[i * stride + j] = select(scalar(0.0), scalar(1.0), i == j);
+            tableau[i * stride + n + j] = -lcp_matrix(i, j, n);
+        }
+        tableau[i * stride + 2u * n] = -lcp_cover[i];
+        tableau[i * stride + 2u * n + 1u] = lcp_q[i];
+        basis[i] = i;
+    }
+}
+
+// −1, 0, 1 as x is below, within `tol` of, or above y.
+fn compare(x: scalar, y: scalar, tol: scalar) -> i32 {
+    if x < y - tol {
+        return -1;
+    }
+    if x > y + tol {
+        return 1;
+    }
+    return 0;
+}
+
+// Lexicographic comparison of rows i and k for entering column e: compares
+// (rhs, B⁻¹ row) divided by the row's entry in column e, the B⁻¹ columns read
+// from `offset` on. Differences within `tol` tie.
+fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tol: scalar) -> i32 {
+    let stride = 2u * n + 2u;
+    let ai = tableau[i * stride + e];
+    let ak = tableau[k * stride + e];
+    let first = compare(tableau[i * stride + 2u * n + 1u] / ai, tableau[k * stride + 2u * n + 1u] / ak, tol);
+    if first != 0 {
+        return first;
+    }
+    for (var j = 0u; j < n && j < MAX_N; j++) {
+        let c = (offset + j) % n;
+        let o = compare(tableau[i * stride + c] / ai, tableau[k * stride + c] / ak, tol);
+        if o != 0 {
+            return o;
+        }
+    }
+    return 0;
+}
+
+// The row where z₀ enters: the lexicographic maximum of the rows divided by
+// their (negative) z₀ entry.
+fn first_leaving_row(n: u32, offset: u32, tol: scalar) -> u32 {
+    let e = 2u * n;
+    var best = 0u;
+    for (var i = 1u; i < n && i < MAX_N; i++) {
+        if lex_compare(n, i, best, e, offset, tol) == 1 {
+            best = i;
+        }
+    }
+    return best;
+}
+
+// The lexicographic minimum-ratio row for entering column e, or N (a
+// secondary ray) when no entry exceeds tol.
+fn leaving_row(n: u32, e: u32, offset: u32, tol: scalar) -> u32 {
+    let stride = 2u * n + 2u;
+    var best = n;
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        if tableau[i * stride + e] > tol {
+            if best == n || lex_compare(n, i, best, e, offset, tol) == -1 {
+                best = i;
+            }
+        }
+    }
+    return best;
+}
+
+// Gauss–Jordan pivot on (r, e).
+fn pivot(n: u32, r: u32, e: u32) {
+    let stride = 2u * n + 2u;
+    let inv = scalar(1.0) / tableau[r * stride + e];
+    for (var c = 0u; c < stride && c < MAX_STRIDE; c++) {
+        tableau[r * stride + c] *= inv;
+    }
+    tableau[r * stride + e] = scalar(1.0);
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        if i == r {
+            continue;
+        }
+        let f = tableau[i * stride + e];
+        if f != scalar(0.0) {
+            for (var c = 0u; c < stride && c < MAX_STRIDE; c++) {
+                tableau[i * stride + c] -= f * tableau[r * stride + c];
+            }
+            tableau[i * stride + e] = scalar(0.0);
+        }
+    }
+}
+
+// The complement of variable v (w_j ↔ z_j).
+fn complement(v: u32, n: u32) -> u32 {
+    return select(v - n, v + n, v < n);
+}
+
+// Complementary pivoting from the initial tableau until z₀ leaves.
+fn run_pivots(n: u32, offset: u32, tol: scalar, cap: u32) -> PivotResult {
+    let z0 = 2u * n;
+    let r0 = first_leaving_row(n, offset, tol);
+    pivot(n, r0, z0);
+    var entering = complement(basis[r0], n);
+    basis[r0] = z0;
+    var pivots = 1u;
+    for (var k = 0u; k < MAX_PIVOTS; k++) {
+        if pivots >= cap {
+            return PivotResult(pivots, LEMKE_PIVOT_LIMIT);
+        }
+        let r = leaving_row(n, entering, offset, tol);
+        if r >= n {
+            return PivotResult(pivots, LEMKE_RAY);
+        }
+        pivot(n, r, entering);
+        pivots += 1u;
+        let leaving = basis[r];
+        basis[r] = entering;
+        if leaving == z0 {
+            return PivotResult(pivots, LEMKE_SOLVED);
+        }
+        entering = complement(leaving, n);
+    }
+    return PivotResult(pivots, LEMKE_PIVOT_LIMIT);
+}
+
+// Reads z off the final basis (basic z_j = its row's right-hand side, clamped
+// at 0 against round-off; non-basic z_j = 0).
+fn extract_solution(n: u32) {
+    let stride = 2u * n + 2u;
+    for (var j = 0u; j < n && j < MAX_N; j++) {
+        lcp_z[j] = scalar(0.0);
+    }
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        let b = basis[i];
+        if b >= n && b < 2u * n {
+            lcp_z[b - n] = max(tableau[i * stride + 2u * n + 1u], scalar(0.0));
+        }
+    }
+}
+
+// `LemkeWorkspace::solve_covered`: z = 0 without pivots when q ≥ 0, else
+// pivots from [I | −A | −d | q]. `offset` is taken modulo N.
+fn solve_covered(n: u32, lex_offset: u32, tol: scalar, cap: u32) -> PivotResult {
+    var all_nonnegative = true;
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        if lcp_q[i] < scalar(0.0) {
+            all_nonnegative = false;
+        }
+    }
+    if all_nonnegative {
+        for (var j = 0u; j < n && j < MAX_N; j++) {
+            lcp_z[j] = scalar(0.0);
+        }
+        return PivotResult(0u, LEMKE_SOLVED);
+    }
+    init_tableau(n);
+    let result = run_pivots(n, lex_offset % n, tol, cap);
+    if result.status == LEMKE_SOLVED {
+        extract_solution(n);
+    }
+    return result;
+}
+
+// `LcpResidual::violation` of lcp_z: max(0, −min z, −min w, max |z∘w|),
+// w = A z + q recomputed from the data.
+fn lcp_residual(n: u32) -> scalar {
+    var violation = scalar(0.0);
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        var sum = scalar(0.0);
+        for (var j = 0u; j < n && j < MAX_N; j++) {
+            sum += lcp_matrix(i, j, n) * lcp_z[j];
+        }
+        let w = lcp_q[i] + sum;
+        violation = max(violation, max(-lcp_z[i], max(-w, abs(lcp_z[i] * w))));
+    }
+    return violation;
+}
