@@ -5,12 +5,17 @@
 // The tableau is [I | −A | −d | q], row-major with stride 2N + 2:
 //   column   0 .. N       N .. 2N      2N       2N+1
 //            w_0..w_{N−1} z_0..z_{N−1} z₀ (art.) right-hand side
-// It lives in private (per-invocation) memory, like every array below.
+// Each invocation owns a slice of N(2N + 2) scalars of the storage buffer
+// `lemke_tableau` from `tableau_base` on (set by the entry point). A private
+// array of MAX_TABLEAU scalars would read more simply, but lavapipe (LLVM
+// coroutines) takes tens of minutes to compile one, and GPUs spill an array
+// that large to the same global memory anyway. The other arrays are private.
 //
 // The including module defines `fn lcp_matrix(r: u32, c: u32, n: u32) -> scalar`,
 // the entry A[r][c] of its LCP matrix, and fills `lcp_q` and `lcp_cover`.
 
-var<private> tableau: array<scalar, MAX_TABLEAU>;
+@group(0) @binding(7) var<storage, read_write> lemke_tableau: array<scalar>;
+var<private> tableau_base: u32;
 var<private> basis: array<u32, MAX_N>;
 var<private> lcp_q: array<scalar, MAX_N>;
 var<private> lcp_cover: array<scalar, MAX_N>;
@@ -26,11 +31,11 @@ fn init_tableau(n: u32) {
     let stride = 2u * n + 2u;
     for (var i = 0u; i < n && i < MAX_N; i++) {
         for (var j = 0u; j < n && j < MAX_N; j++) {
-            tableau[i * stride + j] = select(scalar(0.0), scalar(1.0), i == j);
-            tableau[i * stride + n + j] = -lcp_matrix(i, j, n);
+            lemke_tableau[tableau_base + i * stride + j] = select(scalar(0.0), scalar(1.0), i == j);
+            lemke_tableau[tableau_base + i * stride + n + j] = -lcp_matrix(i, j, n);
         }
-        tableau[i * stride + 2u * n] = -lcp_cover[i];
-        tableau[i * stride + 2u * n + 1u] = lcp_q[i];
+        lemke_tableau[tableau_base + i * stride + 2u * n] = -lcp_cover[i];
+        lemke_tableau[tableau_base + i * stride + 2u * n + 1u] = lcp_q[i];
         basis[i] = i;
     }
 }
@@ -51,15 +56,15 @@ fn compare(x: scalar, y: scalar, tol: scalar) -> i32 {
 // from `offset` on. Differences within `tol` tie.
 fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tol: scalar) -> i32 {
     let stride = 2u * n + 2u;
-    let ai = tableau[i * stride + e];
-    let ak = tableau[k * stride + e];
-    let first = compare(tableau[i * stride + 2u * n + 1u] / ai, tableau[k * stride + 2u * n + 1u] / ak, tol);
+    let ai = lemke_tableau[tableau_base + i * stride + e];
+    let ak = lemke_tableau[tableau_base + k * stride + e];
+    let first = compare(lemke_tableau[tableau_base + i * stride + 2u * n + 1u] / ai, lemke_tableau[tableau_base + k * stride + 2u * n + 1u] / ak, tol);
     if first != 0 {
         return first;
     }
     for (var j = 0u; j < n && j < MAX_N; j++) {
         let c = (offset + j) % n;
-        let o = compare(tableau[i * stride + c] / ai, tableau[k * stride + c] / ak, tol);
+        let o = compare(lemke_tableau[tableau_base + i * stride + c] / ai, lemke_tableau[tableau_base + k * stride + c] / ak, tol);
         if o != 0 {
             return o;
         }
@@ -86,7 +91,7 @@ fn leaving_row(n: u32, e: u32, offset: u32, tol: scalar) -> u32 {
     let stride = 2u * n + 2u;
     var best = n;
     for (var i = 0u; i < n && i < MAX_N; i++) {
-        if tableau[i * stride + e] > tol {
+        if lemke_tableau[tableau_base + i * stride + e] > tol {
             if best == n || lex_compare(n, i, best, e, offset, tol) == -1 {
                 best = i;
             }
@@ -95,24 +100,30 @@ fn leaving_row(n: u32, e: u32, offset: u32, tol: scalar) -> u32 {
     return best;
 }
 
-// Gauss–Jordan pivot on (r, e).
+// Gauss–Jordan pivot on (r, e). The stride 2N + 2 is even: columns go two
+// per iteration (same arithmetic, half the loop iterations; see
+// GPU_NOTES.md on lavapipe's loop limiter).
 fn pivot(n: u32, r: u32, e: u32) {
     let stride = 2u * n + 2u;
-    let inv = scalar(1.0) / tableau[r * stride + e];
-    for (var c = 0u; c < stride && c < MAX_STRIDE; c++) {
-        tableau[r * stride + c] *= inv;
+    let row_r = tableau_base + r * stride;
+    let inv = scalar(1.0) / lemke_tableau[row_r + e];
+    for (var c = 0u; c < stride && c < MAX_STRIDE; c += 2u) {
+        lemke_tableau[row_r + c] *= inv;
+        lemke_tableau[row_r + c + 1u] *= inv;
     }
-    tableau[r * stride + e] = scalar(1.0);
+    lemke_tableau[row_r + e] = scalar(1.0);
     for (var i = 0u; i < n && i < MAX_N; i++) {
         if i == r {
             continue;
         }
-        let f = tableau[i * stride + e];
+        let row = tableau_base + i * stride;
+        let f = lemke_tableau[row + e];
         if f != scalar(0.0) {
-            for (var c = 0u; c < stride && c < MAX_STRIDE; c++) {
-                tableau[i * stride + c] -= f * tableau[r * stride + c];
+            for (var c = 0u; c < stride && c < MAX_STRIDE; c += 2u) {
+                lemke_tableau[row + c] -= f * lemke_tableau[row_r + c];
+                lemke_tableau[row + c + 1u] -= f * lemke_tableau[row_r + c + 1u];
             }
-            tableau[i * stride + e] = scalar(0.0);
+            lemke_tableau[row + e] = scalar(0.0);
         }
     }
 }
@@ -147,7 +158,8 @@ fn run_pivots(n: u32, offset: u32, tol: scalar, cap: u32) -> PivotResult {
         }
         entering = complement(leaving, n);
     }
-    return PivotResult(pivots, LEMKE_PIVOT_LIMIT);
+    // Only reachable when a driver cut the loop short (lavapipe's loop limiter).
+    return PivotResult(pivots, LEMKE_LOOP_EXHAUSTED);
 }
 
 // Reads z off the final basis (basic z_j = its row's right-hand side, clamped
@@ -160,7 +172,7 @@ fn extract_solution(n: u32) {
     for (var i = 0u; i < n && i < MAX_N; i++) {
         let b = basis[i];
         if b >= n && b < 2u * n {
-            lcp_z[b - n] = max(tableau[i * stride + 2u * n + 1u], scalar(0.0));
+            lcp_z[b - n] = max(lemke_tableau[tableau_base + i * stride + 2u * n + 1u], scalar(0.0));
         }
     }
 }

@@ -13,6 +13,7 @@
 //   2  out_values  array<scalar>   per sample (stride n + 3): v⁺ (n),
 //                                  max residual, energy before, energy after
 //   3  out_words   array<u32>      per sample (stride 2): steps, FLAG_* bits
+//   7  lemke_tableau array<scalar> N(2N + 2) scratch scalars per sample (lemke.wgsl)
 
 @group(0) @binding(0) var<storage, read> params: RouthParams;
 @group(0) @binding(1) var<storage, read> constants: array<scalar>;
@@ -78,6 +79,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Sample index (64 bits) = first + i; selection stream = index + 2⁶³.
     let lo = params.first_lo + i;
     let hi = params.first_hi + select(0u, 1u, lo < i);
+    tableau_base = i * size * (2u * size + 2u);
     var caps = stream_new(params.key, lo, hi);
     var choice = stream_new(params.key, lo, hi ^ 0x80000000u);
 

@@ -62,3 +62,4 @@ const FLAG_LCP_FAILED: u32 = 4u;
 const LEMKE_SOLVED: u32 = 0u;
 const LEMKE_RAY: u32 = 1u;
 const LEMKE_PIVOT_LIMIT: u32 = 2u;
+const LEMKE_LOOP_EXHAUSTED: u32 = 3u; // a driver cut a loop short

@@ -34,6 +34,16 @@ pub enum GpuError {
         /// [`MAX_VELOCITIES`](super::MAX_VELOCITIES).
         max: usize,
     },
+    /// The driver cut a shader loop short: lavapipe (Mesa ≤ 22) stops every
+    /// loop once an invocation has run 65 535 loop iterations in one
+    /// dispatch. Results would be wrong, so none are returned.
+    #[error(
+        "the GPU driver `{adapter}` cut a shader loop short (lavapipe's loop limiter; use a smaller problem or a real GPU)"
+    )]
+    LoopLimit {
+        /// The adapter's name.
+        adapter: String,
+    },
     /// Something the GPU backend does not do (yet).
     #[error("not supported on the GPU: {0}")]
     Unsupported(String),

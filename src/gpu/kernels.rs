@@ -4,7 +4,7 @@
 
 use super::context::{GpuContext, WORKGROUP_SIZE};
 use super::shaders::Module;
-use super::types::{LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words};
+use super::types::{LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words};
 use super::{GpuError, Precision};
 use crate::lcp::{LcpError, LemkeOptions};
 use crate::sampling::stream;
@@ -111,15 +111,19 @@ pub fn solve_lcps_gpu(
     let z_size = (problems.len() * (n + 1) * precision.bytes()) as u64;
     let words_out = ctx.storage_out("pivots", words_size);
     let z_out = ctx.storage_out("z", z_size);
+    let tableau = ctx.storage_out("tableau", (problems.len() * n * (2 * n + 2) * precision.bytes()) as u64);
     let groups = (problems.len() as u32).div_ceil(super::context::WORKGROUP_SIZE);
     let bytes = ctx.dispatch(
         kernels.get("lemke_solve"),
-        &[(0, &params_buf), (1, &offsets_buf), (2, &scalars_buf), (3, &words_out), (4, &z_out)],
+        &[(0, &params_buf), (1, &offsets_buf), (2, &scalars_buf), (3, &words_out), (4, &z_out), (7, &tableau)],
         groups,
         &[(&words_out, words_size), (&z_out, z_size)],
     )?;
     let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[0]);
     let z = from_bytes(&bytes[1], precision);
+    if words.chunks(2).any(|w| w[1] == LEMKE_LOOP_EXHAUSTED) {
+        return Err(GpuError::LoopLimit { adapter: ctx.adapter_info().name.clone() });
+    }
     Ok((0..problems.len())
         .map(|i| {
             let pivots = words[2 * i] as usize;

@@ -20,7 +20,7 @@ mod types;
 
 pub use context::GpuContext;
 pub use error::GpuError;
-pub use kernels::{GpuLcp, GpuLcpSolution, chacha_words_gpu, solve_lcps_gpu};
+pub use kernels::{GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu};
 pub use sampler::{GpuRunOptions, sample_set_gpu, sample_set_gpu_with};
 pub use types::{MAX_LCP_SIZE, MAX_VELOCITIES};
 

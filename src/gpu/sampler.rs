@@ -122,12 +122,18 @@ pub fn sample_set_gpu_with(
 
     let out_stride = n + 3;
     let bytes_per_sample = (out_stride * precision.bytes()) as u64;
-    let limit_by_buffer = (ctx.limits.max_storage_buffer_binding_size as u64)
-        .min(ctx.limits.max_buffer_size)
-        .checked_div(bytes_per_sample)
-        .unwrap_or(1) as usize;
+    let max_binding = (ctx.limits.max_storage_buffer_binding_size as u64).min(ctx.limits.max_buffer_size);
+    let limit_by_buffer = max_binding.checked_div(bytes_per_sample).unwrap_or(1) as usize;
     let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * WORKGROUP_SIZE as usize;
-    let batch = run.batch_size.unwrap_or(DEFAULT_BATCH).min(limit_by_buffer).min(limit_by_dispatch).max(1);
+    let tableau_bytes = (size * (2 * size + 2) * precision.bytes()) as u64;
+    let limit_by_tableau = max_binding.checked_div(tableau_bytes).unwrap_or(1) as usize;
+    let batch = run
+        .batch_size
+        .unwrap_or(DEFAULT_BATCH)
+        .min(limit_by_buffer)
+        .min(limit_by_tableau)
+        .min(limit_by_dispatch)
+        .max(1);
 
     let mut params = RouthParams {
         n: n as u32,
@@ -152,6 +158,7 @@ pub fn sample_set_gpu_with(
     let words_size = batch as u64 * 8;
     let values_out = ctx.storage_out("v+", values_size);
     let words_out = ctx.storage_out("steps", words_size);
+    let tableau = ctx.storage_out("tableau", batch as u64 * tableau_bytes);
 
     let mut samples = Vec::with_capacity(options.samples);
     let mut done = 0usize;
@@ -165,7 +172,7 @@ pub fn sample_set_gpu_with(
         let groups = (count as u32).div_ceil(WORKGROUP_SIZE);
         let bytes = ctx.dispatch(
             pipeline,
-            &[(0, &params_buf), (1, &constants_buf), (2, &values_out), (3, &words_out)],
+            &[(0, &params_buf), (1, &constants_buf), (2, &values_out), (3, &words_out), (7, &tableau)],
             groups,
             &[(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 8)],
         )?;

@@ -63,6 +63,7 @@ pub(crate) const FLAG_LCP_FAILED: u32 = 4;
 /// Lemke status codes, mirroring `LEMKE_*`.
 pub(crate) const LEMKE_SOLVED: u32 = 0;
 pub(crate) const LEMKE_RAY: u32 = 1;
+pub(crate) const LEMKE_LOOP_EXHAUSTED: u32 = 3;
 
 /// The key words of a 32-byte ChaCha key (little-endian).
 pub(crate) fn key_words(key: &[u8; 32]) -> [u32; 8] {
