@@ -13,6 +13,7 @@ struct Stream {
     block_hi: u32,
     buf: array<u32, 16>,
     pos: u32,          // next word of `buf`; 16 = empty
+    words: u32,        // words read so far (the stream position)
 }
 
 fn rotl(x: vec4<u32>, k: u32) -> vec4<u32> {
@@ -59,13 +60,23 @@ fn chacha8_block(s: ptr<function, Stream>) {
 
 // A stream `(stream_lo, stream_hi)` under `key`, positioned at word 0.
 fn stream_new(key: array<u32, 8>, stream_lo: u32, stream_hi: u32) -> Stream {
+    return stream_at(key, stream_lo, stream_hi, 0u);
+}
+
+// The same stream positioned at word `word` (to resume a sample).
+fn stream_at(key: array<u32, 8>, stream_lo: u32, stream_hi: u32, word: u32) -> Stream {
     var s: Stream;
     s.key = key;
     s.stream_lo = stream_lo;
     s.stream_hi = stream_hi;
-    s.block_lo = 0u;
+    s.block_lo = word / 16u;
     s.block_hi = 0u;
     s.pos = 16u;
+    s.words = word;
+    if word % 16u != 0u {
+        chacha8_block(&s);
+        s.pos = word % 16u;
+    }
     return s;
 }
 
@@ -76,6 +87,7 @@ fn next_word(s: ptr<function, Stream>) -> u32 {
     }
     let x = (*s).buf[(*s).pos];
     (*s).pos += 1u;
+    (*s).words += 1u;
     return x;
 }
 

@@ -53,7 +53,7 @@ fn compare(x: scalar, y: scalar, tol: scalar) -> i32 {
 
 // Lexicographic comparison of rows i and k for entering column e: compares
 // (rhs, B⁻¹ row) divided by the row's entry in column e, the B⁻¹ columns read
-// from `offset` on. Differences within `tol` tie.
+// from `offset` on. Differences within `tol` (the tie tolerance) tie.
 fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tol: scalar) -> i32 {
     let stride = 2u * n + 2u;
     let ai = lemke_tableau[tableau_base + i * stride + e];
@@ -74,11 +74,11 @@ fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tol: scalar) -> i32 
 
 // The row where z₀ enters: the lexicographic maximum of the rows divided by
 // their (negative) z₀ entry.
-fn first_leaving_row(n: u32, offset: u32, tol: scalar) -> u32 {
+fn first_leaving_row(n: u32, offset: u32, tie: scalar) -> u32 {
     let e = 2u * n;
     var best = 0u;
     for (var i = 1u; i < n && i < MAX_N; i++) {
-        if lex_compare(n, i, best, e, offset, tol) == 1 {
+        if lex_compare(n, i, best, e, offset, tie) == 1 {
             best = i;
         }
     }
@@ -86,13 +86,13 @@ fn first_leaving_row(n: u32, offset: u32, tol: scalar) -> u32 {
 }
 
 // The lexicographic minimum-ratio row for entering column e, or N (a
-// secondary ray) when no entry exceeds tol.
-fn leaving_row(n: u32, e: u32, offset: u32, tol: scalar) -> u32 {
+// secondary ray) when no entry exceeds tol; ratios within `tie` tie.
+fn leaving_row(n: u32, e: u32, offset: u32, tol: scalar, tie: scalar) -> u32 {
     let stride = 2u * n + 2u;
     var best = n;
     for (var i = 0u; i < n && i < MAX_N; i++) {
         if lemke_tableau[tableau_base + i * stride + e] > tol {
-            if best == n || lex_compare(n, i, best, e, offset, tol) == -1 {
+            if best == n || lex_compare(n, i, best, e, offset, tie) == -1 {
                 best = i;
             }
         }
@@ -134,9 +134,9 @@ fn complement(v: u32, n: u32) -> u32 {
 }
 
 // Complementary pivoting from the initial tableau until z₀ leaves.
-fn run_pivots(n: u32, offset: u32, tol: scalar, cap: u32) -> PivotResult {
+fn run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
     let z0 = 2u * n;
-    let r0 = first_leaving_row(n, offset, tol);
+    let r0 = first_leaving_row(n, offset, tie);
     pivot(n, r0, z0);
     var entering = complement(basis[r0], n);
     basis[r0] = z0;
@@ -145,7 +145,7 @@ fn run_pivots(n: u32, offset: u32, tol: scalar, cap: u32) -> PivotResult {
         if pivots >= cap {
             return PivotResult(pivots, LEMKE_PIVOT_LIMIT);
         }
-        let r = leaving_row(n, entering, offset, tol);
+        let r = leaving_row(n, entering, offset, tol, tie);
         if r >= n {
             return PivotResult(pivots, LEMKE_RAY);
         }
@@ -179,12 +179,20 @@ fn extract_solution(n: u32) {
 
 // `LemkeWorkspace::solve_covered`: z = 0 without pivots when q ≥ 0, else
 // pivots from [I | −A | −d | q]. `offset` is taken modulo N.
-fn solve_covered(n: u32, lex_offset: u32, tol: scalar, cap: u32) -> PivotResult {
+//
+// `tol` is the CPU's pivot tolerance. Ratios tie within
+// `min(tol, tie_scale · max|q|)`: in f64 the host passes a huge `tie_scale`,
+// so this is `tol` exactly as on the CPU; in f32 `tol` (≈ 1e-4) would be
+// coarse against impulses of 1e-3 late in an impact, and ties are taken
+// relative to the data instead.
+fn solve_covered(n: u32, lex_offset: u32, tol: scalar, tie_scale: scalar, cap: u32) -> PivotResult {
     var all_nonnegative = true;
+    var q_max = scalar(0.0);
     for (var i = 0u; i < n && i < MAX_N; i++) {
         if lcp_q[i] < scalar(0.0) {
             all_nonnegative = false;
         }
+        q_max = max(q_max, abs(lcp_q[i]));
     }
     if all_nonnegative {
         for (var j = 0u; j < n && j < MAX_N; j++) {
@@ -193,7 +201,7 @@ fn solve_covered(n: u32, lex_offset: u32, tol: scalar, cap: u32) -> PivotResult 
         return PivotResult(0u, LEMKE_SOLVED);
     }
     init_tableau(n);
-    let result = run_pivots(n, lex_offset % n, tol, cap);
+    let result = run_pivots(n, lex_offset % n, tol, min(tol, tie_scale * q_max), cap);
     if result.status == LEMKE_SOLVED {
         extract_solution(n);
     }

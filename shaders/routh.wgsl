@@ -9,10 +9,17 @@
 //                                  invocation, at the offsets in `params`:
 //                                  A_R, J, M⁻¹Jᵀ, M, v⁻, then the scalars
 //                                  h, termination threshold −ε_term·s,
-//                                  pivot tolerance, residual tolerance
-//   2  out_values  array<scalar>   per sample (stride n + 3): v⁺ (n),
-//                                  max residual, energy before, energy after
-//   3  out_words   array<u32>      per sample (stride 2): steps, FLAG_* bits
+//                                  pivot tolerance, residual tolerance,
+//                                  tie scale (see solve_covered)
+//   2  out_values  array<scalar>   per sample (stride n + 3): v (v⁺ when
+//                                  done), max residual, energy before, after
+//   3  out_words   array<u32>      per sample (stride 4): steps, FLAG_* bits,
+//                                  cap-stream and selection-stream positions
+//
+// A sample takes at most `steps_per_dispatch` steps per dispatch and keeps
+// its state (v, residual, steps, stream positions) in out_values/out_words;
+// the host dispatches until every sample is FLAG_DONE (out_words zeroed
+// first). The result does not depend on `steps_per_dispatch`.
 //   7  lemke_tableau array<scalar> N(2N + 2) scratch scalars per sample (lemke.wgsl)
 
 @group(0) @binding(0) var<storage, read> params: RouthParams;
@@ -73,41 +80,62 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let m = params.m;
     let size = params.size;
     let impulses = params.impulses;
-    if i >= params.count || n > MAX_DOF || size > MAX_N || impulses > size {
+    if i >= params.count || n > MAX_DOF || size > MAX_N || impulses > size || m == 0u {
         return;
     }
+    let stride = params.out_stride;
+    var flags = out_words[4u * i + 1u];
+    if (flags & FLAG_DONE) != 0u {
+        return;
+    }
+    tableau_base = i * size * (2u * size + 2u);
     // Sample index (64 bits) = first + i; selection stream = index + 2⁶³.
     let lo = params.first_lo + i;
     let hi = params.first_hi + select(0u, 1u, lo < i);
-    tableau_base = i * size * (2u * size + 2u);
-    var caps = stream_new(params.key, lo, hi);
-    var choice = stream_new(params.key, lo, hi ^ 0x80000000u);
 
     let h = constants[params.off_scalars];
     let term = constants[params.off_scalars + 1u];
     let tol = constants[params.off_scalars + 2u];
     let residual_tol = constants[params.off_scalars + 3u];
+    let tie_scale = constants[params.off_scalars + 4u];
 
-    for (var k = 0u; k < n && k < MAX_DOF; k++) {
-        v[k] = constants[params.off_v + k];
-    }
-    let energy_before = kinetic_energy(n);
     var max_residual = scalar(0.0);
+    var energy_before = scalar(0.0);
     var steps = 0u;
-    var terminated = false;
-    var failed = false;
-    // At most K + 1 velocity checks; K + 2 bounds the loop.
-    for (var guard = 0u; guard <= params.max_steps + 1u; guard++) {
+    if (flags & FLAG_STARTED) == 0u {
+        for (var k = 0u; k < n && k < MAX_DOF; k++) {
+            v[k] = constants[params.off_v + k];
+        }
+        energy_before = kinetic_energy(n);
+        flags = FLAG_STARTED;
+    } else {
+        for (var k = 0u; k < n && k < MAX_DOF; k++) {
+            v[k] = out_values[i * stride + k];
+        }
+        max_residual = out_values[i * stride + n];
+        energy_before = out_values[i * stride + n + 1u];
+        steps = out_words[4u * i];
+    }
+    var caps = stream_at(params.key, lo, hi, out_words[4u * i + 2u]);
+    var choice = stream_at(params.key, lo, hi ^ 0x80000000u, out_words[4u * i + 3u]);
+
+    var taken = 0u;
+    // At most steps_per_dispatch steps and one more check.
+    for (var guard = 0u; guard <= params.steps_per_dispatch; guard++) {
         contact_velocities(n, impulses);
         var min_normal = u[0];
         for (var c = 1u; c < m && c < MAX_N; c++) {
             min_normal = min(min_normal, u[c]);
         }
         if min_normal >= term {
-            terminated = true;
+            flags |= FLAG_TERMINATED | FLAG_DONE;
             break;
         }
         if steps >= params.max_steps {
+            flags |= FLAG_DONE;
+            break;
+        }
+        if taken >= params.steps_per_dispatch {
             break;
         }
         // b_R = [h·p; J v; 0].
@@ -132,34 +160,41 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 lcp_cover[c] = scalar(1.0);
             }
         }
-        let result = solve_covered(size, offset, tol, params.pivot_cap);
+        let result = solve_covered(size, offset, tol, tie_scale, params.pivot_cap);
         steps += 1u;
+        taken += 1u;
+        if result.status == LEMKE_LOOP_EXHAUSTED {
+            flags |= FLAG_LOOP_LIMIT;
+        }
         if result.status != LEMKE_SOLVED {
-            failed = true;
+            flags |= FLAG_LCP_FAILED | FLAG_DONE;
             break;
         }
         max_residual = max(max_residual, lcp_residual(size));
         apply_impulse(n, m, impulses);
     }
-    let energy_after = kinetic_energy(n);
 
-    let stride = params.out_stride;
     for (var k = 0u; k < n && k < MAX_DOF; k++) {
         out_values[i * stride + k] = v[k];
     }
     out_values[i * stride + n] = max_residual;
     out_values[i * stride + n + 1u] = energy_before;
-    out_values[i * stride + n + 2u] = energy_after;
-    var flags = 0u;
-    if terminated {
-        flags |= FLAG_TERMINATED;
+    if (flags & FLAG_DONE) != 0u {
+        out_values[i * stride + n + 2u] = kinetic_energy(n);
+        if (flags & FLAG_TERMINATED) != 0u && (flags & FLAG_LCP_FAILED) == 0u && max_residual <= residual_tol {
+            flags |= FLAG_ACCEPTED;
+        }
     }
-    if terminated && !failed && max_residual <= residual_tol {
-        flags |= FLAG_ACCEPTED;
+    // Probe: a driver whose loop limiter has fired runs this loop once.
+    var probe = 0u;
+    for (var k = 0u; k < params.probe; k++) {
+        probe += 1u;
     }
-    if failed {
-        flags |= FLAG_LCP_FAILED;
+    if probe != params.probe {
+        flags |= FLAG_LOOP_LIMIT;
     }
-    out_words[2u * i] = steps;
-    out_words[2u * i + 1u] = flags;
+    out_words[4u * i] = steps;
+    out_words[4u * i + 1u] = flags;
+    out_words[4u * i + 2u] = caps.words;
+    out_words[4u * i + 3u] = choice.words;
 }

@@ -39,8 +39,8 @@ struct RouthParams {
     off_mass: u32,     // M (n×n)
     off_v: u32,        // v⁻ (n)
     off_scalars: u32,  // h, termination threshold, pivot tolerance, residual tolerance
-    pad0: u32,
-    pad1: u32,
+    steps_per_dispatch: u32, // steps a sample takes per dispatch before it yields
+    probe: u32,        // 2: iterations of the loop-limiter probe
     key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words
 }
 
@@ -53,10 +53,13 @@ struct TestParams {
     key: array<u32, 8>,
 }
 
-// Sample flags in `out_words[2 i + 1]`.
+// Sample flags in `out_words[4 i + 1]`.
 const FLAG_TERMINATED: u32 = 1u;
 const FLAG_ACCEPTED: u32 = 2u;
 const FLAG_LCP_FAILED: u32 = 4u;
+const FLAG_STARTED: u32 = 8u;     // state holds a sample in progress
+const FLAG_DONE: u32 = 16u;       // Algorithm 1 has stopped
+const FLAG_LOOP_LIMIT: u32 = 32u; // the driver cut a loop short
 
 // Lemke status codes.
 const LEMKE_SOLVED: u32 = 0u;

@@ -170,19 +170,33 @@ impl GpuContext {
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: size.max(16).next_multiple_of(8),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         })
     }
 
-    /// Runs `groups` workgroups of `entry` with `buffers` bound at bindings
-    /// 0, 1, … of group 0 (skipping those the entry does not use), then copies
-    /// the first `sizes[k]` bytes of each buffer in `outputs` back to the host.
+    /// Runs `groups` workgroups of `pipeline` with `buffers` bound at the
+    /// given bindings of group 0, then copies the first `size` bytes of each
+    /// buffer in `outputs` back to the host.
     pub(crate) fn dispatch(
         &self,
         pipeline: &wgpu::ComputePipeline,
         buffers: &[(u32, &wgpu::Buffer)],
         groups: u32,
+        outputs: &[(&wgpu::Buffer, u64)],
+    ) -> Result<Vec<Vec<u8>>, GpuError> {
+        self.dispatch_passes(pipeline, buffers, groups, 1, &[], outputs)
+    }
+
+    /// [`dispatch`](Self::dispatch) `passes` times in one submission (each
+    /// pass sees the previous one's writes), after zeroing `clear`.
+    pub(crate) fn dispatch_passes(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+        groups: u32,
+        passes: u32,
+        clear: &[&wgpu::Buffer],
         outputs: &[(&wgpu::Buffer, u64)],
     ) -> Result<Vec<Vec<u8>>, GpuError> {
         self.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -208,7 +222,10 @@ impl GpuContext {
             })
             .collect();
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        {
+        for buffer in clear {
+            encoder.clear_buffer(buffer, 0, None);
+        }
+        for _ in 0..passes {
             let mut pass =
                 encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
             pass.set_pipeline(pipeline);

@@ -69,7 +69,20 @@ pub struct GpuLcpSolution {
 /// `10 · N · max(1, ‖A‖∞) · ε` ([`LemkeOptions`] with the precision's ε).
 pub fn pivot_tolerance(a: &[f64], n: usize, precision: Precision) -> f64 {
     let norm = (0..n).map(|i| a[i * n..(i + 1) * n].iter().map(|x| x.abs()).sum::<f64>()).fold(1.0, f64::max);
-    10.0 * n as f64 * norm * precision.epsilon()
+    match precision {
+        Precision::F64 => 10.0 * n as f64 * norm * f64::EPSILON,
+        Precision::F32 => 100.0 * n as f64 * norm * f32::EPSILON as f64,
+    }
+}
+
+/// The scale of the lexicographic tie tolerance `min(tol, tie_scale · max|q|)`
+/// (`shaders/lemke.wgsl`, `solve_covered`): in f64 so large that the tie
+/// tolerance is the CPU's pivot tolerance; in f32 `4 · ε_f32` (round-off only).
+pub(crate) fn tie_scale(n: usize, precision: Precision) -> f64 {
+    match precision {
+        Precision::F64 => 1e300,
+        Precision::F32 => 16.0 * n as f64 * f32::EPSILON as f64,
+    }
 }
 
 /// Solves LCPs of one size `N ≤ MAX_LCP_SIZE` on the GPU, one per
@@ -103,6 +116,7 @@ pub fn solve_lcps_gpu(
         }
     }
     scalars.push(pivot_tolerance(&first.a, n, precision));
+    scalars.push(tie_scale(n, precision));
     let offsets: Vec<u32> = problems.iter().map(|p| p.lex_offset as u32).collect();
     let params_buf = ctx.storage_init("test params", bytemuck::bytes_of(&params));
     let offsets_buf = ctx.storage_init("offsets", bytemuck::cast_slice(&offsets));

@@ -2,10 +2,11 @@
 //! (`shaders/routh.wgsl`), in batches so that any sample count runs.
 
 use super::context::{GpuContext, WORKGROUP_SIZE};
-use super::kernels::{from_bytes, pivot_tolerance, to_bytes};
+use super::kernels::{from_bytes, pivot_tolerance, tie_scale, to_bytes};
 use super::shaders::Module;
 use super::types::{
-    FLAG_ACCEPTED, FLAG_LCP_FAILED, FLAG_TERMINATED, MAX_LCP_SIZE, MAX_VELOCITIES, RouthParams, key_words,
+    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, MAX_LCP_SIZE, MAX_VELOCITIES,
+    RouthParams, key_words,
 };
 use super::{GpuError, Precision};
 use crate::impact::Selection;
@@ -30,6 +31,11 @@ pub struct GpuRunOptions {
     /// Samples per dispatch. Default (`None`): [`DEFAULT_BATCH`], lowered to
     /// what the device's dispatch and buffer limits allow.
     pub batch_size: Option<usize>,
+    /// Steps a sample takes per dispatch before the next dispatch resumes it.
+    /// Default (`None`): 1 on CPU adapters (lavapipe stops any invocation
+    /// after 65 535 loop iterations per dispatch), else the step cap `K`
+    /// (one dispatch per batch).
+    pub steps_per_dispatch: Option<usize>,
 }
 
 /// Algorithm 2 (model.md §5) on the GPU: samples
@@ -116,7 +122,14 @@ pub fn sample_set_gpu_with(
     let off_mass = push(&mut problem.mass().transpose().iter().copied());
     let off_v = push(&mut problem.velocity().iter().copied());
     let off_scalars = push(
-        &mut [h, -termination_tol * s, pivot_tolerance(&ops.step_matrix, size, precision), residual_tol].into_iter(),
+        &mut [
+            h,
+            -termination_tol * s,
+            pivot_tolerance(&ops.step_matrix, size, precision),
+            residual_tol,
+            tie_scale(size, precision),
+        ]
+        .into_iter(),
     );
     let constants_buf = ctx.storage_init("constants", &to_bytes(&constants, precision));
 
@@ -135,6 +148,10 @@ pub fn sample_set_gpu_with(
         .min(limit_by_dispatch)
         .max(1);
 
+    let steps_per_dispatch = run
+        .steps_per_dispatch
+        .unwrap_or(if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu { 1 } else { options.steps })
+        .clamp(1, options.steps.max(1));
     let mut params = RouthParams {
         n: n as u32,
         m: m as u32,
@@ -151,11 +168,14 @@ pub fn sample_set_gpu_with(
         off_mass,
         off_v,
         off_scalars,
+        steps_per_dispatch: steps_per_dispatch as u32,
+        probe: 2,
         key: key_words(&stream::stream_key(options.seed)),
         ..Default::default()
     };
+    let passes = options.steps.div_ceil(steps_per_dispatch).max(1) as u32;
     let values_size = batch as u64 * bytes_per_sample;
-    let words_size = batch as u64 * 8;
+    let words_size = batch as u64 * 16;
     let values_out = ctx.storage_out("v+", values_size);
     let words_out = ctx.storage_out("steps", words_size);
     let tableau = ctx.storage_out("tableau", batch as u64 * tableau_bytes);
@@ -170,24 +190,32 @@ pub fn sample_set_gpu_with(
         params.first_hi = (first >> 32) as u32;
         let params_buf = ctx.storage_init("params", bytemuck::bytes_of(&params));
         let groups = (count as u32).div_ceil(WORKGROUP_SIZE);
-        let bytes = ctx.dispatch(
+        let bytes = ctx.dispatch_passes(
             pipeline,
             &[(0, &params_buf), (1, &constants_buf), (2, &values_out), (3, &words_out), (7, &tableau)],
             groups,
-            &[(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 8)],
+            passes,
+            &[&words_out],
+            &[(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)],
         )?;
         let values = from_bytes(&bytes[0], precision);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
+        let flags_of = |i: usize| words[4 * i + 1];
+        if (0..count).any(|i| flags_of(i) & FLAG_DONE == 0) {
+            return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
+        }
         for i in 0..count {
             let row = &values[i * out_stride..(i + 1) * out_stride];
-            let flags = words[2 * i + 1];
+            let flags = flags_of(i);
             samples.push(Sample {
                 index: first.wrapping_add(i as u64),
                 v_plus: row[..n].to_vec(),
-                steps: words[2 * i],
-                terminated: flags & FLAG_TERMINATED != 0,
-                accepted: flags & FLAG_ACCEPTED != 0,
-                max_residual: if flags & FLAG_LCP_FAILED != 0 { f64::INFINITY } else { row[n] },
+                steps: words[4 * i],
+                // A sample whose loops the driver cut short failed like an LCP
+                // over its pivot cap (lavapipe's loop limiter, GPU_NOTES.md).
+                terminated: flags & FLAG_TERMINATED != 0 && flags & FLAG_LOOP_LIMIT == 0,
+                accepted: flags & FLAG_ACCEPTED != 0 && flags & FLAG_LOOP_LIMIT == 0,
+                max_residual: if flags & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 { f64::INFINITY } else { row[n] },
                 energy_before: row[n + 1],
                 energy_after: row[n + 2],
             });

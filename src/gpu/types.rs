@@ -35,8 +35,8 @@ pub(crate) struct RouthParams {
     pub off_mass: u32,
     pub off_v: u32,
     pub off_scalars: u32,
-    pub pad0: u32,
-    pub pad1: u32,
+    pub steps_per_dispatch: u32,
+    pub probe: u32,
     pub key: [u32; 8],
 }
 
@@ -55,10 +55,12 @@ const _: () = assert!(std::mem::size_of::<RouthParams>() == 112);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 const _: () = assert!(MAX_PIVOTS == if 10 * MAX_LCP_SIZE > 100 { 10 * MAX_LCP_SIZE } else { 100 });
 
-/// Flags of `out_words[2i + 1]`, mirroring `FLAG_*` in `types.wgsl`.
+/// Flags of `out_words[4i + 1]`, mirroring `FLAG_*` in `types.wgsl`.
 pub(crate) const FLAG_TERMINATED: u32 = 1;
 pub(crate) const FLAG_ACCEPTED: u32 = 2;
 pub(crate) const FLAG_LCP_FAILED: u32 = 4;
+pub(crate) const FLAG_DONE: u32 = 16;
+pub(crate) const FLAG_LOOP_LIMIT: u32 = 32;
 
 /// Lemke status codes, mirroring `LEMKE_*`.
 pub(crate) const LEMKE_SOLVED: u32 = 0;
