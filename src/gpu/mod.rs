@@ -21,7 +21,9 @@ mod types;
 pub use context::GpuContext;
 pub use error::GpuError;
 pub use kernels::{GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu};
-pub use sampler::{GpuRunOptions, sample_set_gpu, sample_set_gpu_with};
+pub use sampler::{
+    DEFAULT_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_GPU_STEPS, sample_set_gpu, sample_set_gpu_with,
+};
 pub use types::{MAX_LCP_SIZE, MAX_VELOCITIES};
 
 /// Floating-point precision of a GPU run.

@@ -43,7 +43,8 @@ pub struct GpuRunOptions {
 /// cap and selection words of the CPU ([`crate::sampling::stream`]).
 ///
 /// In `F64` every sample agrees with [`crate::sample_set`] up to round-off;
-/// in `F32` the pivot tolerance uses `ε_f32`, the termination tolerance is
+/// in `F32` the pivot tolerance is [`pivot_tolerance`](super::pivot_tolerance)'s
+/// f32 rule, lexicographic ties are relative to `max|q|`, the termination tolerance is
 /// at least [`F32_TERMINATION_FLOOR`] and the residual tolerance at least
 /// `1024 · ε_f32 · max(1, ‖A_R‖∞) · max(1, h, s)²` (`s` the velocity scale),
 /// so that round-off alone does not reject samples.
