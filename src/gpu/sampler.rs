@@ -49,6 +49,21 @@ pub struct GpuRunOptions {
 /// `1024 · ε_f32 · max(1, ‖A_R‖∞) · max(1, h, s)²` (`s` the velocity scale),
 /// so that round-off alone does not reject samples.
 ///
+/// ```no_run
+/// use impactset::gpu::{GpuContext, Precision, sample_set_gpu};
+/// use impactset::{Contact, ImpactProblem, SamplerOptions, Selection};
+/// use nalgebra::{dmatrix, dvector};
+///
+/// let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+/// let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![1.0, -2.0], vec![floor])?;
+/// let ctx = GpuContext::new()?;
+/// let options = SamplerOptions { samples: 1 << 16, selection: Selection::RandomLemke, ..Default::default() };
+/// let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+/// let set = sample_set_gpu(&ctx, &problem, &options, precision)?;
+/// println!("{} of {} accepted on {}", set.accepted_count(), set.samples.len(), ctx.describe());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// Errors: [`GpuError::Unsupported`] for [`Selection::All`] (not ported yet)
 /// or a step cap above [`MAX_GPU_STEPS`]; [`GpuError::LcpTooLarge`] /
 /// [`GpuError::TooManyVelocities`] beyond the shaders' private arrays;
