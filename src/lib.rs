@@ -32,6 +32,7 @@
 //! ```
 
 pub mod analysis;
+pub mod gpu;
 pub mod impact;
 pub mod io;
 pub mod lcp;

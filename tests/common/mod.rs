@@ -53,3 +53,5 @@ pub fn plastic_projection(problem: &ImpactProblem) -> DVector<f64> {
     let v = problem.velocity();
     v - &minv_jn * (jn.dot(v) / jn.dot(&minv_jn))
 }
+
+pub mod gpu;

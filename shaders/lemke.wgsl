@@ -1,0 +1,224 @@
+// Lemke's complementary pivoting with a lexicographic ratio test: the same
+// tableau, pivot rule and function names as src/lcp/lemke.rs (read the two
+// side by side). Solves w = A z + q ≥ 0, z ≥ 0, zᵀw = 0, N ≤ MAX_N.
+//
+// The tableau is [I | −A | −d | q], row-major with stride 2N + 2:
+//   column   0 .. N       N .. 2N      2N       2N+1
+//            w_0..w_{N−1} z_0..z_{N−1} z₀ (art.) right-hand side
+// Each invocation owns a slice of N(2N + 2) scalars of the storage buffer
+// `lemke_tableau` from `tableau_base` on (set by the entry point). A private
+// array of MAX_TABLEAU scalars would read more simply, but lavapipe (LLVM
+// coroutines) takes tens of minutes to compile one, and GPUs spill an array
+// that large to the same global memory anyway. The other arrays are private.
+//
+// The including module defines `fn lcp_matrix(r: u32, c: u32, n: u32) -> scalar`,
+// the entry A[r][c] of its LCP matrix, and fills `lcp_q` and `lcp_cover`.
+
+@group(0) @binding(7) var<storage, read_write> lemke_tableau: array<scalar>;
+var<private> tableau_base: u32;
+var<private> basis: array<u32, MAX_N>;
+var<private> lcp_q: array<scalar, MAX_N>;
+var<private> lcp_cover: array<scalar, MAX_N>;
+var<private> lcp_z: array<scalar, MAX_N>;
+
+struct PivotResult {
+    pivots: u32,
+    status: u32,   // LEMKE_SOLVED, LEMKE_RAY or LEMKE_PIVOT_LIMIT
+}
+
+// Fills [I | −A | −d | q] and the initial basis w.
+fn init_tableau(n: u32) {
+    let stride = 2u * n + 2u;
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        for (var j = 0u; j < n && j < MAX_N; j++) {
+            lemke_tableau[tableau_base + i * stride + j] = select(scalar(0.0), scalar(1.0), i == j);
+            lemke_tableau[tableau_base + i * stride + n + j] = -lcp_matrix(i, j, n);
+        }
+        lemke_tableau[tableau_base + i * stride + 2u * n] = -lcp_cover[i];
+        lemke_tableau[tableau_base + i * stride + 2u * n + 1u] = lcp_q[i];
+        basis[i] = i;
+    }
+}
+
+// −1, 0, 1 as x is below, within `tol` of, or above y.
+fn compare(x: scalar, y: scalar, tol: scalar) -> i32 {
+    if x < y - tol {
+        return -1;
+    }
+    if x > y + tol {
+        return 1;
+    }
+    return 0;
+}
+
+// Lexicographic comparison of rows i and k for entering column e: compares
+// (rhs, B⁻¹ row) divided by the row's entry in column e, the B⁻¹ columns read
+// from `offset` on. Differences within `tol` (the tie tolerance) tie.
+fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tol: scalar) -> i32 {
+    let stride = 2u * n + 2u;
+    let ai = lemke_tableau[tableau_base + i * stride + e];
+    let ak = lemke_tableau[tableau_base + k * stride + e];
+    let first = compare(lemke_tableau[tableau_base + i * stride + 2u * n + 1u] / ai, lemke_tableau[tableau_base + k * stride + 2u * n + 1u] / ak, tol);
+    if first != 0 {
+        return first;
+    }
+    for (var j = 0u; j < n && j < MAX_N; j++) {
+        let c = (offset + j) % n;
+        let o = compare(lemke_tableau[tableau_base + i * stride + c] / ai, lemke_tableau[tableau_base + k * stride + c] / ak, tol);
+        if o != 0 {
+            return o;
+        }
+    }
+    return 0;
+}
+
+// The row where z₀ enters: the lexicographic maximum of the rows divided by
+// their (negative) z₀ entry.
+fn first_leaving_row(n: u32, offset: u32, tie: scalar) -> u32 {
+    let e = 2u * n;
+    var best = 0u;
+    for (var i = 1u; i < n && i < MAX_N; i++) {
+        if lex_compare(n, i, best, e, offset, tie) == 1 {
+            best = i;
+        }
+    }
+    return best;
+}
+
+// The lexicographic minimum-ratio row for entering column e, or N (a
+// secondary ray) when no entry exceeds tol; ratios within `tie` tie.
+fn leaving_row(n: u32, e: u32, offset: u32, tol: scalar, tie: scalar) -> u32 {
+    let stride = 2u * n + 2u;
+    var best = n;
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        if lemke_tableau[tableau_base + i * stride + e] > tol {
+            if best == n || lex_compare(n, i, best, e, offset, tie) == -1 {
+                best = i;
+            }
+        }
+    }
+    return best;
+}
+
+// Gauss–Jordan pivot on (r, e). The stride 2N + 2 is even: columns go two
+// per iteration (same arithmetic, half the loop iterations; see
+// GPU_NOTES.md on lavapipe's loop limiter).
+fn pivot(n: u32, r: u32, e: u32) {
+    let stride = 2u * n + 2u;
+    let row_r = tableau_base + r * stride;
+    let inv = scalar(1.0) / lemke_tableau[row_r + e];
+    for (var c = 0u; c < stride && c < MAX_STRIDE; c += 2u) {
+        lemke_tableau[row_r + c] *= inv;
+        lemke_tableau[row_r + c + 1u] *= inv;
+    }
+    lemke_tableau[row_r + e] = scalar(1.0);
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        if i == r {
+            continue;
+        }
+        let row = tableau_base + i * stride;
+        let f = lemke_tableau[row + e];
+        if f != scalar(0.0) {
+            for (var c = 0u; c < stride && c < MAX_STRIDE; c += 2u) {
+                lemke_tableau[row + c] -= f * lemke_tableau[row_r + c];
+                lemke_tableau[row + c + 1u] -= f * lemke_tableau[row_r + c + 1u];
+            }
+            lemke_tableau[row + e] = scalar(0.0);
+        }
+    }
+}
+
+// The complement of variable v (w_j ↔ z_j).
+fn complement(v: u32, n: u32) -> u32 {
+    return select(v - n, v + n, v < n);
+}
+
+// Complementary pivoting from the initial tableau until z₀ leaves.
+fn run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
+    let z0 = 2u * n;
+    let r0 = first_leaving_row(n, offset, tie);
+    pivot(n, r0, z0);
+    var entering = complement(basis[r0], n);
+    basis[r0] = z0;
+    var pivots = 1u;
+    for (var k = 0u; k < MAX_PIVOTS; k++) {
+        if pivots >= cap {
+            return PivotResult(pivots, LEMKE_PIVOT_LIMIT);
+        }
+        let r = leaving_row(n, entering, offset, tol, tie);
+        if r >= n {
+            return PivotResult(pivots, LEMKE_RAY);
+        }
+        pivot(n, r, entering);
+        pivots += 1u;
+        let leaving = basis[r];
+        basis[r] = entering;
+        if leaving == z0 {
+            return PivotResult(pivots, LEMKE_SOLVED);
+        }
+        entering = complement(leaving, n);
+    }
+    // Only reachable when a driver cut the loop short (lavapipe's loop limiter).
+    return PivotResult(pivots, LEMKE_LOOP_EXHAUSTED);
+}
+
+// Reads z off the final basis (basic z_j = its row's right-hand side, clamped
+// at 0 against round-off; non-basic z_j = 0).
+fn extract_solution(n: u32) {
+    let stride = 2u * n + 2u;
+    for (var j = 0u; j < n && j < MAX_N; j++) {
+        lcp_z[j] = scalar(0.0);
+    }
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        let b = basis[i];
+        if b >= n && b < 2u * n {
+            lcp_z[b - n] = max(lemke_tableau[tableau_base + i * stride + 2u * n + 1u], scalar(0.0));
+        }
+    }
+}
+
+// `LemkeWorkspace::solve_covered`: z = 0 without pivots when q ≥ 0, else
+// pivots from [I | −A | −d | q]. `offset` is taken modulo N.
+//
+// `tol` is the CPU's pivot tolerance. Ratios tie within
+// `min(tol, tie_scale · max|q|)`: in f64 the host passes a huge `tie_scale`,
+// so this is `tol` exactly as on the CPU; in f32 `tol` (≈ 1e-4) would be
+// coarse against impulses of 1e-3 late in an impact, and ties are taken
+// relative to the data instead.
+fn solve_covered(n: u32, lex_offset: u32, tol: scalar, tie_scale: scalar, cap: u32) -> PivotResult {
+    var all_nonnegative = true;
+    var q_max = scalar(0.0);
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        if lcp_q[i] < scalar(0.0) {
+            all_nonnegative = false;
+        }
+        q_max = max(q_max, abs(lcp_q[i]));
+    }
+    if all_nonnegative {
+        for (var j = 0u; j < n && j < MAX_N; j++) {
+            lcp_z[j] = scalar(0.0);
+        }
+        return PivotResult(0u, LEMKE_SOLVED);
+    }
+    init_tableau(n);
+    let result = run_pivots(n, lex_offset % n, tol, min(tol, tie_scale * q_max), cap);
+    if result.status == LEMKE_SOLVED {
+        extract_solution(n);
+    }
+    return result;
+}
+
+// `LcpResidual::violation` of lcp_z: max(0, −min z, −min w, max |z∘w|),
+// w = A z + q recomputed from the data.
+fn lcp_residual(n: u32) -> scalar {
+    var violation = scalar(0.0);
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        var sum = scalar(0.0);
+        for (var j = 0u; j < n && j < MAX_N; j++) {
+            sum += lcp_matrix(i, j, n) * lcp_z[j];
+        }
+        let w = lcp_q[i] + sum;
+        violation = max(violation, max(-lcp_z[i], max(-w, abs(lcp_z[i] * w))));
+    }
+    return violation;
+}

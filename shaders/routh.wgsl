@@ -1,0 +1,200 @@
+// Algorithm 1 (model.md §5), one sample per invocation: the same steps, in
+// the same order and with the same random words, as `run_sample` in
+// src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl and
+// lemke.wgsl.
+//
+// Bindings (group 0):
+//   0  params      RouthParams     sizes, step cap, rule, batch, offsets, key
+//   1  constants   array<scalar>   per-problem constants shared by every
+//                                  invocation, at the offsets in `params`:
+//                                  A_R, J, M⁻¹Jᵀ, M, v⁻, then the scalars
+//                                  h, termination threshold −ε_term·s,
+//                                  pivot tolerance, residual tolerance,
+//                                  tie scale (see solve_covered)
+//   2  out_values  array<scalar>   per sample (stride n + 3): v (v⁺ when
+//                                  done), max residual, energy before, after
+//   3  out_words   array<u32>      per sample (stride 4): steps, FLAG_* bits,
+//                                  cap-stream and selection-stream positions
+//
+// A sample takes at most `steps_per_dispatch` steps per dispatch and keeps
+// its state (v, residual, steps, stream positions) in out_values/out_words;
+// the host dispatches until every sample is FLAG_DONE (out_words zeroed
+// first). The result does not depend on `steps_per_dispatch`.
+//   7  lemke_tableau array<scalar> N(2N + 2) scratch scalars per sample (lemke.wgsl)
+
+@group(0) @binding(0) var<storage, read> params: RouthParams;
+@group(0) @binding(1) var<storage, read> constants: array<scalar>;
+@group(0) @binding(2) var<storage, read_write> out_values: array<scalar>;
+@group(0) @binding(3) var<storage, read_write> out_words: array<u32>;
+
+override WORKGROUP_SIZE: u32 = 64u;
+
+// The sample's velocity v and contact velocities u = J v.
+var<private> v: array<scalar, MAX_DOF>;
+var<private> u: array<scalar, MAX_N>;
+
+// The step matrix A_R, read by lemke.wgsl.
+fn lcp_matrix(r: u32, c: u32, n: u32) -> scalar {
+    return constants[params.off_a + r * n + c];
+}
+
+// ½ vᵀ M v.
+fn kinetic_energy(n: u32) -> scalar {
+    var e = scalar(0.0);
+    for (var i = 0u; i < n && i < MAX_DOF; i++) {
+        var mv = scalar(0.0);
+        for (var j = 0u; j < n && j < MAX_DOF; j++) {
+            mv += constants[params.off_mass + i * n + j] * v[j];
+        }
+        e += v[i] * mv;
+    }
+    return scalar(0.5) * e;
+}
+
+// u = J v.
+fn contact_velocities(n: u32, impulses: u32) {
+    for (var r = 0u; r < impulses && r < MAX_N; r++) {
+        var s = scalar(0.0);
+        for (var c = 0u; c < n && c < MAX_DOF; c++) {
+            s += constants[params.off_j + r * n + c] * v[c];
+        }
+        u[r] = s;
+    }
+}
+
+// v ← v + M⁻¹Jᵀ λ, λ = z[m .. m + impulses] of the step LCP.
+fn apply_impulse(n: u32, m: u32, impulses: u32) {
+    for (var r = 0u; r < n && r < MAX_DOF; r++) {
+        var s = scalar(0.0);
+        for (var c = 0u; c < impulses && c < MAX_N; c++) {
+            s += constants[params.off_minv_jt + r * impulses + c] * lcp_z[m + c];
+        }
+        v[r] += s;
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let n = params.n;
+    let m = params.m;
+    let size = params.size;
+    let impulses = params.impulses;
+    if i >= params.count || n > MAX_DOF || size > MAX_N || impulses > size || m == 0u {
+        return;
+    }
+    let stride = params.out_stride;
+    var flags = out_words[4u * i + 1u];
+    if (flags & FLAG_DONE) != 0u {
+        return;
+    }
+    tableau_base = i * size * (2u * size + 2u);
+    // Sample index (64 bits) = first + i; selection stream = index + 2⁶³.
+    let lo = params.first_lo + i;
+    let hi = params.first_hi + select(0u, 1u, lo < i);
+
+    let h = constants[params.off_scalars];
+    let term = constants[params.off_scalars + 1u];
+    let tol = constants[params.off_scalars + 2u];
+    let residual_tol = constants[params.off_scalars + 3u];
+    let tie_scale = constants[params.off_scalars + 4u];
+
+    var max_residual = scalar(0.0);
+    var energy_before = scalar(0.0);
+    var steps = 0u;
+    if (flags & FLAG_STARTED) == 0u {
+        for (var k = 0u; k < n && k < MAX_DOF; k++) {
+            v[k] = constants[params.off_v + k];
+        }
+        energy_before = kinetic_energy(n);
+        flags = FLAG_STARTED;
+    } else {
+        for (var k = 0u; k < n && k < MAX_DOF; k++) {
+            v[k] = out_values[i * stride + k];
+        }
+        max_residual = out_values[i * stride + n];
+        energy_before = out_values[i * stride + n + 1u];
+        steps = out_words[4u * i];
+    }
+    var caps = stream_at(params.key, lo, hi, out_words[4u * i + 2u]);
+    var choice = stream_at(params.key, lo, hi ^ 0x80000000u, out_words[4u * i + 3u]);
+
+    var taken = 0u;
+    // At most steps_per_dispatch steps and one more check.
+    for (var guard = 0u; guard <= params.steps_per_dispatch; guard++) {
+        contact_velocities(n, impulses);
+        var min_normal = u[0];
+        for (var c = 1u; c < m && c < MAX_N; c++) {
+            min_normal = min(min_normal, u[c]);
+        }
+        if min_normal >= term {
+            flags |= FLAG_TERMINATED | FLAG_DONE;
+            break;
+        }
+        if steps >= params.max_steps {
+            flags |= FLAG_DONE;
+            break;
+        }
+        if taken >= params.steps_per_dispatch {
+            break;
+        }
+        // b_R = [h·p; J v; 0].
+        for (var c = 0u; c < m && c < MAX_N; c++) {
+            lcp_q[c] = h * unit(next_word(&caps));
+        }
+        for (var c = 0u; c < impulses && c < MAX_N; c++) {
+            lcp_q[m + c] = u[c];
+        }
+        for (var c = m + impulses; c < size && c < MAX_N; c++) {
+            lcp_q[c] = scalar(0.0);
+        }
+        var offset = 0u;
+        if params.selection == 1u {
+            // random-lemke: covering vector d_j ∈ (0, 1], then the column offset.
+            for (var c = 0u; c < size && c < MAX_N; c++) {
+                lcp_cover[c] = positive_unit(next_word(&choice));
+            }
+            offset = index(next_word(&choice), size);
+        } else {
+            for (var c = 0u; c < size && c < MAX_N; c++) {
+                lcp_cover[c] = scalar(1.0);
+            }
+        }
+        let result = solve_covered(size, offset, tol, tie_scale, params.pivot_cap);
+        steps += 1u;
+        taken += 1u;
+        if result.status == LEMKE_LOOP_EXHAUSTED {
+            flags |= FLAG_LOOP_LIMIT;
+        }
+        if result.status != LEMKE_SOLVED {
+            flags |= FLAG_LCP_FAILED | FLAG_DONE;
+            break;
+        }
+        max_residual = max(max_residual, lcp_residual(size));
+        apply_impulse(n, m, impulses);
+    }
+
+    for (var k = 0u; k < n && k < MAX_DOF; k++) {
+        out_values[i * stride + k] = v[k];
+    }
+    out_values[i * stride + n] = max_residual;
+    out_values[i * stride + n + 1u] = energy_before;
+    if (flags & FLAG_DONE) != 0u {
+        out_values[i * stride + n + 2u] = kinetic_energy(n);
+        if (flags & FLAG_TERMINATED) != 0u && (flags & FLAG_LCP_FAILED) == 0u && max_residual <= residual_tol {
+            flags |= FLAG_ACCEPTED;
+        }
+    }
+    // Probe: a driver whose loop limiter has fired runs this loop once.
+    var probe = 0u;
+    for (var k = 0u; k < params.probe; k++) {
+        probe += 1u;
+    }
+    if probe != params.probe {
+        flags |= FLAG_LOOP_LIMIT;
+    }
+    out_words[4u * i] = steps;
+    out_words[4u * i + 1u] = flags;
+    out_words[4u * i + 2u] = caps.words;
+    out_words[4u * i + 3u] = choice.words;
+}

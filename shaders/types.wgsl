@@ -1,0 +1,68 @@
+// Host/shader contract (style.md item 7). Every struct here is mirrored by a
+// `#[repr(C)]` + `bytemuck::Pod` struct in `src/gpu/types.rs` whose size is
+// asserted at compile time. Only `u32` fields and flat arrays: no vec3, no
+// implicit padding.
+
+// The scalar type of the whole module. The host replaces this one line with
+// `alias scalar = f64;` for double precision: the one deliberate string
+// substitution (everything else is a pipeline override or buffer data).
+alias scalar = f32;
+
+// Largest step LCP the shaders hold in private memory: N = m(3 + d) = 44,
+// four spatial contacts with 8 friction directions. Mirrors `MAX_LCP_SIZE`.
+const MAX_N: u32 = 44u;
+// Tableau row stride bound and size: (2N + 2) columns of N rows.
+const MAX_STRIDE: u32 = 90u;
+const MAX_TABLEAU: u32 = 3960u;
+// Largest number of generalized velocities. Mirrors `MAX_VELOCITIES`.
+const MAX_DOF: u32 = 64u;
+// Hard bound on Lemke pivots: max(100, 10 N) for N = MAX_N.
+const MAX_PIVOTS: u32 = 440u;
+
+// Mirrors `gpu::types::RouthParams` (112 bytes).
+struct RouthParams {
+    n: u32,            // generalized velocities
+    m: u32,            // contacts
+    d: u32,            // friction directions per contact
+    size: u32,         // step LCP size N = m(3 + d)
+    impulses: u32,     // m + m d: rows of J, entries of λ = [λn; λD]
+    max_steps: u32,    // step cap K
+    selection: u32,    // 0 lemke, 1 random-lemke
+    count: u32,        // samples in this dispatch
+    first_lo: u32,     // index of this dispatch's first sample, low word
+    first_hi: u32,     // ... high word
+    pivot_cap: u32,    // Lemke pivot cap max(100, 10 N)
+    out_stride: u32,   // scalars per sample in `out_values`: n + 3
+    off_a: u32,        // offsets into `constants`: A_R (N×N, row-major)
+    off_j: u32,        // J = [Jn; JD] (impulses×n, row-major)
+    off_minv_jt: u32,  // M⁻¹Jᵀ (n×impulses, row-major)
+    off_mass: u32,     // M (n×n)
+    off_v: u32,        // v⁻ (n)
+    off_scalars: u32,  // h, termination threshold, pivot tolerance, residual tolerance
+    steps_per_dispatch: u32, // steps a sample takes per dispatch before it yields
+    probe: u32,        // 2: iterations of the loop-limiter probe
+    key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words
+}
+
+// Mirrors `gpu::types::TestParams` (48 bytes): the Lemke and ChaCha test kernels.
+struct TestParams {
+    count: u32,        // problems (or streams) in this dispatch
+    size: u32,         // LCP size N (or words per stream)
+    pivot_cap: u32,
+    pad0: u32,
+    key: array<u32, 8>,
+}
+
+// Sample flags in `out_words[4 i + 1]`.
+const FLAG_TERMINATED: u32 = 1u;
+const FLAG_ACCEPTED: u32 = 2u;
+const FLAG_LCP_FAILED: u32 = 4u;
+const FLAG_STARTED: u32 = 8u;     // state holds a sample in progress
+const FLAG_DONE: u32 = 16u;       // Algorithm 1 has stopped
+const FLAG_LOOP_LIMIT: u32 = 32u; // the driver cut a loop short
+
+// Lemke status codes.
+const LEMKE_SOLVED: u32 = 0u;
+const LEMKE_RAY: u32 = 1u;
+const LEMKE_PIVOT_LIMIT: u32 = 2u;
+const LEMKE_LOOP_EXHAUSTED: u32 = 3u; // a driver cut a loop short

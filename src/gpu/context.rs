@@ -1,0 +1,264 @@
+//! [`GpuContext`]: the adapter, device, queue and compiled pipelines, built
+//! once and shared by every call.
+
+use std::sync::OnceLock;
+
+use wgpu::util::DeviceExt;
+
+use super::shaders::{self, Module};
+use super::{GpuError, Precision};
+
+/// Threads per workgroup (the `WORKGROUP_SIZE` pipeline override).
+pub(crate) const WORKGROUP_SIZE: u32 = 64;
+
+/// The compiled pipelines of one module in one precision.
+pub(crate) struct Kernels {
+    pipelines: Vec<(&'static str, wgpu::ComputePipeline)>,
+}
+
+impl Kernels {
+    pub(crate) fn get(&self, entry: &str) -> &wgpu::ComputePipeline {
+        &self.pipelines.iter().find(|(name, _)| *name == entry).expect("entry point compiled with its module").1
+    }
+}
+
+/// A Vulkan device ready for the impact kernels.
+///
+/// Built once ([`GpuContext::new`]); pipelines are compiled on first use and
+/// cached. The adapter is chosen among Vulkan adapters only (a software
+/// rasterizer such as lavapipe also appears through OpenGL, without 64-bit
+/// floats): discrete before integrated before virtual before CPU, and among
+/// equals one with `SHADER_F64`. The device gets the adapter's own limits and
+/// `SHADER_F64` when the adapter has it.
+pub struct GpuContext {
+    info: wgpu::AdapterInfo,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) limits: wgpu::Limits,
+    f64: bool,
+    kernels: [[OnceLock<Result<Kernels, GpuError>>; 2]; 2],
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuContext").field("adapter", &self.info.name).field("f64", &self.f64).finish()
+    }
+}
+
+fn rank(info: &wgpu::AdapterInfo) -> u32 {
+    match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+impl GpuContext {
+    /// Opens the best Vulkan adapter. Errors: [`GpuError::NoAdapter`] when
+    /// there is none, [`GpuError::Device`] when the device cannot be created.
+    pub fn new() -> Result<Self, GpuError> {
+        let instance =
+            wgpu::Instance::new(&wgpu::InstanceDescriptor { backends: wgpu::Backends::VULKAN, ..Default::default() });
+        let mut adapters = instance.enumerate_adapters(wgpu::Backends::VULKAN);
+        adapters.sort_by_key(|a| (rank(&a.get_info()), !a.features().contains(wgpu::Features::SHADER_F64)));
+        let adapter = adapters.into_iter().next().ok_or(GpuError::NoAdapter)?;
+        let info = adapter.get_info();
+        let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
+        let limits = adapter.limits();
+        let required_features = if f64 { wgpu::Features::SHADER_F64 } else { wgpu::Features::empty() };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("impactset"),
+            required_features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| GpuError::Device(e.to_string()))?;
+        Ok(GpuContext { info, device, queue, limits, f64, kernels: Default::default() })
+    }
+
+    /// The adapter's name and driver, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (llvmpipe, Vulkan)`.
+    pub fn describe(&self) -> String {
+        format!("{} ({}, {:?})", self.info.name, self.info.driver, self.info.backend)
+    }
+
+    /// The adapter's information.
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// Whether double precision is available.
+    pub fn supports_f64(&self) -> bool {
+        self.f64
+    }
+
+    /// The precisions this device runs: always f32, f64 when supported.
+    pub fn precisions(&self) -> Vec<Precision> {
+        if self.f64 { vec![Precision::F32, Precision::F64] } else { vec![Precision::F32] }
+    }
+
+    pub(crate) fn check_precision(&self, precision: Precision) -> Result<(), GpuError> {
+        if precision == Precision::F64 && !self.f64 {
+            return Err(GpuError::NoF64 { adapter: self.info.name.clone() });
+        }
+        Ok(())
+    }
+
+    /// The pipelines of `module` in `precision`, compiled on first use.
+    pub(crate) fn kernels(&self, module: Module, precision: Precision) -> Result<&Kernels, GpuError> {
+        self.check_precision(precision)?;
+        let slot = match module {
+            Module::Routh => 0,
+            Module::Tests => 1,
+        };
+        self.kernels[slot][precision.slot()]
+            .get_or_init(|| self.compile(module, precision))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn compile(&self, module: Module, precision: Precision) -> Result<Kernels, GpuError> {
+        let entries: &[&'static str] = match module {
+            Module::Routh => &["routh_sample"],
+            Module::Tests => &["chacha_words", "lemke_solve"],
+        };
+        self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("impactset"),
+            source: wgpu::ShaderSource::Wgsl(shaders::source(module, precision).into()),
+        });
+        let constants = [("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
+        let pipelines = entries
+            .iter()
+            .map(|&entry| {
+                let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: None,
+                    module: &shader,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        zero_initialize_workgroup_memory: false,
+                    },
+                    cache: None,
+                });
+                (entry, pipeline)
+            })
+            .collect();
+        if let Some(error) = pollster::block_on(self.device.pop_error_scope()) {
+            return Err(GpuError::Device(error.to_string()));
+        }
+        Ok(Kernels { pipelines })
+    }
+
+    /// A storage buffer holding `bytes` (at least 16 bytes long).
+    pub(crate) fn storage_init(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+        let mut padded = bytes.to_vec();
+        padded.resize(bytes.len().max(16).next_multiple_of(8), 0);
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: &padded,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        })
+    }
+
+    /// An output storage buffer of `size` bytes (at least 16) that can be copied out.
+    pub(crate) fn storage_out(&self, label: &str, size: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: size.max(16).next_multiple_of(8),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Runs `groups` workgroups of `pipeline` with `buffers` bound at the
+    /// given bindings of group 0, then copies the first `size` bytes of each
+    /// buffer in `outputs` back to the host.
+    pub(crate) fn dispatch(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+        groups: u32,
+        outputs: &[(&wgpu::Buffer, u64)],
+    ) -> Result<Vec<Vec<u8>>, GpuError> {
+        self.dispatch_passes(pipeline, buffers, groups, 1, &[], outputs)
+    }
+
+    /// [`dispatch`](Self::dispatch) `passes` times in one submission (each
+    /// pass sees the previous one's writes), after zeroing `clear`.
+    pub(crate) fn dispatch_passes(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+        groups: u32,
+        passes: u32,
+        clear: &[&wgpu::Buffer],
+        outputs: &[(&wgpu::Buffer, u64)],
+    ) -> Result<Vec<Vec<u8>>, GpuError> {
+        self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let layout = pipeline.get_bind_group_layout(0);
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+            .collect();
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &layout,
+            entries: &entries,
+        });
+        let staging: Vec<wgpu::Buffer> = outputs
+            .iter()
+            .map(|&(_, size)| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("readback"),
+                    size: size.max(8).next_multiple_of(8),
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        for buffer in clear {
+            encoder.clear_buffer(buffer, 0, None);
+        }
+        for _ in 0..passes {
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        for (&(buffer, size), stage) in outputs.iter().zip(&staging) {
+            encoder.copy_buffer_to_buffer(buffer, 0, stage, 0, size.max(8).next_multiple_of(8));
+        }
+        self.queue.submit(Some(encoder.finish()));
+        if let Some(error) = pollster::block_on(self.device.pop_error_scope()) {
+            return Err(GpuError::Device(error.to_string()));
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        for (k, stage) in staging.iter().enumerate() {
+            let tx = tx.clone();
+            stage.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send((k, r));
+            });
+        }
+        drop(tx);
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback(e.to_string()))?;
+        for (_, r) in rx.iter() {
+            r.map_err(|e| GpuError::Readback(e.to_string()))?;
+        }
+        Ok(outputs
+            .iter()
+            .zip(&staging)
+            .map(|(&(_, size), stage)| {
+                let bytes = stage.slice(..).get_mapped_range()[..size as usize].to_vec();
+                stage.unmap();
+                bytes
+            })
+            .collect())
+    }
+}

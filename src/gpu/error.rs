@@ -1,0 +1,56 @@
+//! Why a GPU run did not happen.
+
+use thiserror::Error;
+
+/// A failure of the GPU backend.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum GpuError {
+    /// No Vulkan adapter was found.
+    #[error("no Vulkan GPU adapter found (for a software one install Mesa's lavapipe: mesa-vulkan-drivers)")]
+    NoAdapter,
+    /// Double precision was asked for on an adapter without `SHADER_F64`.
+    #[error("the GPU adapter `{adapter}` has no 64-bit floats (SHADER_F64); use --precision f32")]
+    NoF64 {
+        /// The adapter's name.
+        adapter: String,
+    },
+    /// The step LCP is larger than the shaders hold in private memory.
+    #[error("step LCP of size {size} (m = {m} contacts, d = {d} directions) exceeds the GPU limit of {max}")]
+    LcpTooLarge {
+        /// `N = m(3 + d)`.
+        size: usize,
+        /// Contacts.
+        m: usize,
+        /// Friction directions per contact.
+        d: usize,
+        /// [`MAX_LCP_SIZE`](super::MAX_LCP_SIZE).
+        max: usize,
+    },
+    /// More generalized velocities than the shaders hold.
+    #[error("{n} generalized velocities exceed the GPU limit of {max}")]
+    TooManyVelocities {
+        /// `n`.
+        n: usize,
+        /// [`MAX_VELOCITIES`](super::MAX_VELOCITIES).
+        max: usize,
+    },
+    /// The driver cut a shader loop short: lavapipe (Mesa ≤ 22) stops every
+    /// loop once an invocation has run 65 535 loop iterations in one
+    /// dispatch. Results would be wrong, so none are returned.
+    #[error(
+        "the GPU driver `{adapter}` cut a shader loop short (lavapipe's loop limiter; use a smaller problem or a real GPU)"
+    )]
+    LoopLimit {
+        /// The adapter's name.
+        adapter: String,
+    },
+    /// Something the GPU backend does not do (yet).
+    #[error("not supported on the GPU: {0}")]
+    Unsupported(String),
+    /// Device creation, shader compilation or validation failed.
+    #[error("GPU device error: {0}")]
+    Device(String),
+    /// Reading results back failed.
+    #[error("reading GPU results back failed: {0}")]
+    Readback(String),
+}

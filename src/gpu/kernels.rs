@@ -1,0 +1,173 @@
+//! The building blocks of the GPU sampler run alone: ChaCha8 words and
+//! single Lemke solves, for parity tests against [`crate::sampling::stream`]
+//! and [`crate::lcp::LemkeWorkspace`].
+
+use super::context::{GpuContext, WORKGROUP_SIZE};
+use super::shaders::Module;
+use super::types::{LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words};
+use super::{GpuError, Precision};
+use crate::lcp::{LcpError, LemkeOptions};
+use crate::sampling::stream;
+
+/// Words per stream [`chacha_words_gpu`] can produce.
+pub const MAX_TEST_WORDS: usize = 4096;
+
+/// The first `words` words of each ChaCha8 stream in `streams` under the run
+/// seed `seed` (the key `stream::stream_key(seed)`), generated on the GPU;
+/// `streams.len() × words` words, stream by stream.
+pub fn chacha_words_gpu(ctx: &GpuContext, seed: u64, streams: &[u64], words: usize) -> Result<Vec<u32>, GpuError> {
+    if words > MAX_TEST_WORDS {
+        return Err(GpuError::Unsupported(format!("more than {MAX_TEST_WORDS} words per test stream")));
+    }
+    let kernels = ctx.kernels(Module::Tests, Precision::F32)?;
+    let params = TestParams {
+        count: streams.len() as u32,
+        size: words as u32,
+        key: key_words(&stream::stream_key(seed)),
+        ..Default::default()
+    };
+    let ids: Vec<u32> = streams.iter().flat_map(|&s| [s as u32, (s >> 32) as u32]).collect();
+    let out_size = (streams.len() * words * 4) as u64;
+    let params_buf = ctx.storage_init("test params", bytemuck::bytes_of(&params));
+    let ids_buf = ctx.storage_init("streams", bytemuck::cast_slice(&ids));
+    let out = ctx.storage_out("words", out_size);
+    let groups = (streams.len() as u32).div_ceil(WORKGROUP_SIZE);
+    let bytes = ctx.dispatch(
+        kernels.get("chacha_words"),
+        &[(0, &params_buf), (1, &ids_buf), (3, &out)],
+        groups,
+        &[(&out, out_size)],
+    )?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes[0]))
+}
+
+/// One LCP `w = A z + q` for [`solve_lcps_gpu`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuLcp {
+    /// `A`, row-major `N × N`.
+    pub a: Vec<f64>,
+    /// `q` (`N`).
+    pub q: Vec<f64>,
+    /// Covering vector `d > 0` (`None`: all ones).
+    pub cover: Option<Vec<f64>>,
+    /// Lexicographic column offset (see [`crate::lcp::LemkeWorkspace::solve_covered`]).
+    pub lex_offset: usize,
+}
+
+/// A GPU Lemke result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuLcpSolution {
+    /// `z`.
+    pub z: Vec<f64>,
+    /// Pivots.
+    pub pivots: usize,
+    /// The residual violation computed in the shader.
+    pub violation: f64,
+}
+
+/// The Lemke pivot tolerance of `A` in `precision`: f64 the CPU's default
+/// `10 · N · max(1, ‖A‖∞) · ε_f64` ([`LemkeOptions`]); f32
+/// `100 · N · max(1, ‖A‖∞) · ε_f32` (measured: fewer f32 failures than
+/// `10 · N`, far fewer than `10`).
+pub fn pivot_tolerance(a: &[f64], n: usize, precision: Precision) -> f64 {
+    let norm = (0..n).map(|i| a[i * n..(i + 1) * n].iter().map(|x| x.abs()).sum::<f64>()).fold(1.0, f64::max);
+    match precision {
+        Precision::F64 => 10.0 * n as f64 * norm * f64::EPSILON,
+        Precision::F32 => 100.0 * n as f64 * norm * f32::EPSILON as f64,
+    }
+}
+
+/// The scale of the lexicographic tie tolerance `min(tol, tie_scale · max|q|)`
+/// (`shaders/lemke.wgsl`, `solve_covered`): in f64 so large that the tie
+/// tolerance is the CPU's pivot tolerance; in f32 `16 · N · ε_f32`.
+pub(crate) fn tie_scale(n: usize, precision: Precision) -> f64 {
+    match precision {
+        Precision::F64 => 1e300,
+        Precision::F32 => 16.0 * n as f64 * f32::EPSILON as f64,
+    }
+}
+
+/// Solves LCPs of one size `N ≤ MAX_LCP_SIZE` on the GPU, one per
+/// invocation, with the same tableau, tolerance rule (with the precision's
+/// `ε`) and pivot cap as [`crate::lcp::LemkeWorkspace`]. The tolerance is
+/// that of the first problem.
+pub fn solve_lcps_gpu(
+    ctx: &GpuContext,
+    precision: Precision,
+    problems: &[GpuLcp],
+) -> Result<Vec<Result<GpuLcpSolution, LcpError>>, GpuError> {
+    let Some(first) = problems.first() else { return Ok(Vec::new()) };
+    let n = first.q.len();
+    if n == 0 || n > MAX_LCP_SIZE {
+        return Err(GpuError::LcpTooLarge { size: n, m: 0, d: 0, max: MAX_LCP_SIZE });
+    }
+    if problems.iter().any(|p| p.q.len() != n || p.a.len() != n * n || p.cover.as_ref().is_some_and(|d| d.len() != n)) {
+        return Err(GpuError::Unsupported("LCPs of one batch must share their size".into()));
+    }
+    let kernels = ctx.kernels(Module::Tests, precision)?;
+    let cap = LemkeOptions::default().pivot_cap(n);
+    let params =
+        TestParams { count: problems.len() as u32, size: n as u32, pivot_cap: cap as u32, ..Default::default() };
+    let mut scalars: Vec<f64> = Vec::with_capacity(problems.len() * (n * n + 2 * n) + 1);
+    for p in problems {
+        scalars.extend(&p.a);
+        scalars.extend(&p.q);
+        match &p.cover {
+            Some(d) => scalars.extend(d),
+            None => scalars.extend(std::iter::repeat_n(1.0, n)),
+        }
+    }
+    scalars.push(pivot_tolerance(&first.a, n, precision));
+    scalars.push(tie_scale(n, precision));
+    let offsets: Vec<u32> = problems.iter().map(|p| p.lex_offset as u32).collect();
+    let params_buf = ctx.storage_init("test params", bytemuck::bytes_of(&params));
+    let offsets_buf = ctx.storage_init("offsets", bytemuck::cast_slice(&offsets));
+    let scalars_buf = ctx.storage_init("lcps", &to_bytes(&scalars, precision));
+    let words_size = (problems.len() * 2 * 4) as u64;
+    let z_size = (problems.len() * (n + 1) * precision.bytes()) as u64;
+    let words_out = ctx.storage_out("pivots", words_size);
+    let z_out = ctx.storage_out("z", z_size);
+    let tableau = ctx.storage_out("tableau", (problems.len() * n * (2 * n + 2) * precision.bytes()) as u64);
+    let groups = (problems.len() as u32).div_ceil(super::context::WORKGROUP_SIZE);
+    let bytes = ctx.dispatch(
+        kernels.get("lemke_solve"),
+        &[(0, &params_buf), (1, &offsets_buf), (2, &scalars_buf), (3, &words_out), (4, &z_out), (7, &tableau)],
+        groups,
+        &[(&words_out, words_size), (&z_out, z_size)],
+    )?;
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[0]);
+    let z = from_bytes(&bytes[1], precision);
+    if words.chunks(2).any(|w| w[1] == LEMKE_LOOP_EXHAUSTED) {
+        return Err(GpuError::LoopLimit { adapter: ctx.adapter_info().name.clone() });
+    }
+    Ok((0..problems.len())
+        .map(|i| {
+            let pivots = words[2 * i] as usize;
+            match words[2 * i + 1] {
+                LEMKE_SOLVED => Ok(GpuLcpSolution {
+                    z: z[i * (n + 1)..i * (n + 1) + n].to_vec(),
+                    pivots,
+                    violation: z[i * (n + 1) + n],
+                }),
+                LEMKE_RAY => Err(LcpError::Ray { pivots }),
+                _ => Err(LcpError::PivotLimit { pivots }),
+            }
+        })
+        .collect())
+}
+
+/// Scalars as the shader's scalar type, little-endian bytes.
+pub(crate) fn to_bytes(x: &[f64], precision: Precision) -> Vec<u8> {
+    match precision {
+        Precision::F32 => x.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect(),
+        Precision::F64 => x.iter().flat_map(|&v| v.to_le_bytes()).collect(),
+    }
+}
+
+/// The inverse of [`to_bytes`].
+pub(crate) fn from_bytes(bytes: &[u8], precision: Precision) -> Vec<f64> {
+    match precision {
+        Precision::F32 => bytemuck::pod_collect_to_vec::<u8, f32>(bytes).into_iter().map(f64::from).collect(),
+        Precision::F64 => bytemuck::pod_collect_to_vec(bytes),
+    }
+}

@@ -1,0 +1,77 @@
+//! The GPU backend (wgpu, WGSL compute): Algorithm 1 with one sample per
+//! invocation, the same Lemke tableau and pivot rule as [`crate::lcp`], and
+//! the ChaCha8 streams of [`crate::sampling::stream`], so a sample's words —
+//! and, in double precision, its outcome up to round-off — do not depend on
+//! the backend.
+//!
+//! * [`GpuContext`]: adapter, device, queue and pipelines, built once.
+//! * [`sample_set_gpu`]: Algorithm 2 on the GPU, in batches.
+//! * [`chacha_words_gpu`], [`solve_lcps_gpu`]: the building blocks alone, for
+//!   parity tests.
+//!
+//! Shaders live in `shaders/` (types, chacha, lemke, routh, tests).
+
+mod context;
+mod error;
+mod kernels;
+mod sampler;
+mod shaders;
+mod types;
+
+pub use context::GpuContext;
+pub use error::GpuError;
+pub use kernels::{GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu};
+pub use sampler::{
+    DEFAULT_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_GPU_STEPS, sample_set_gpu, sample_set_gpu_with,
+};
+pub use types::{MAX_LCP_SIZE, MAX_VELOCITIES};
+
+/// Floating-point precision of a GPU run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// Single precision: every GPU has it; agreement with the CPU to about 1e-3.
+    F32,
+    /// Double precision (needs `SHADER_F64`): agreement with the CPU to round-off.
+    #[default]
+    F64,
+}
+
+impl Precision {
+    /// `"f32"` or `"f64"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+
+    /// The unit round-off of the scalar type.
+    pub fn epsilon(self) -> f64 {
+        match self {
+            Precision::F32 => f32::EPSILON as f64,
+            Precision::F64 => f64::EPSILON,
+        }
+    }
+
+    /// Bytes per scalar.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+
+    pub(crate) fn slot(self) -> usize {
+        match self {
+            Precision::F32 => 0,
+            Precision::F64 => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,243 @@
+//! Algorithm 2 on the GPU: one invocation per sample running Algorithm 1
+//! (`shaders/routh.wgsl`), in batches so that any sample count runs.
+
+use super::context::{GpuContext, WORKGROUP_SIZE};
+use super::kernels::{from_bytes, pivot_tolerance, tie_scale, to_bytes};
+use super::shaders::Module;
+use super::types::{
+    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, MAX_LCP_SIZE, MAX_VELOCITIES,
+    RouthParams, key_words,
+};
+use super::{GpuError, Precision};
+use crate::impact::Selection;
+use crate::lcp::LemkeOptions;
+use crate::sampling::stream;
+use crate::{ImpactProblem, Sample, SampleSet, SamplerOptions};
+
+/// Largest step cap `K` the GPU accepts (keeps the shader's loop bound finite).
+pub const MAX_GPU_STEPS: usize = 1 << 20;
+
+/// Default samples per dispatch.
+pub const DEFAULT_BATCH: usize = 1 << 16;
+
+/// Single-precision floor of the termination tolerance (relative to the
+/// velocity scale): `256 · ε_f32 ≈ 3.1e-5`. Round-off in `J v` is of order
+/// `ε_f32 · s`, so the f64 default `1e-9` could never be met.
+pub const F32_TERMINATION_FLOOR: f64 = 256.0 * f32::EPSILON as f64;
+
+/// How a GPU run is split (results do not depend on it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GpuRunOptions {
+    /// Samples per dispatch. Default (`None`): [`DEFAULT_BATCH`], lowered to
+    /// what the device's dispatch and buffer limits allow.
+    pub batch_size: Option<usize>,
+    /// Steps a sample takes per dispatch before the next dispatch resumes it.
+    /// Default (`None`): 1 on CPU adapters (lavapipe stops any invocation
+    /// after 65 535 loop iterations per dispatch), else the step cap `K`
+    /// (one dispatch per batch).
+    pub steps_per_dispatch: Option<usize>,
+}
+
+/// Algorithm 2 (model.md §5) on the GPU: samples
+/// `first_index .. first_index + samples`, one invocation each, with the
+/// cap and selection words of the CPU ([`crate::sampling::stream`]).
+///
+/// In `F64` every sample agrees with [`crate::sample_set`] up to round-off;
+/// in `F32` the pivot tolerance is [`pivot_tolerance`](super::pivot_tolerance)'s
+/// f32 rule, lexicographic ties are relative to `max|q|`, the termination tolerance is
+/// at least [`F32_TERMINATION_FLOOR`] and the residual tolerance at least
+/// `1024 · ε_f32 · max(1, ‖A_R‖∞) · max(1, h, s)²` (`s` the velocity scale),
+/// so that round-off alone does not reject samples.
+///
+/// ```no_run
+/// use impactset::gpu::{GpuContext, Precision, sample_set_gpu};
+/// use impactset::{Contact, ImpactProblem, SamplerOptions, Selection};
+/// use nalgebra::{dmatrix, dvector};
+///
+/// let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+/// let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![1.0, -2.0], vec![floor])?;
+/// let ctx = GpuContext::new()?;
+/// let options = SamplerOptions { samples: 1 << 16, selection: Selection::RandomLemke, ..Default::default() };
+/// let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+/// let set = sample_set_gpu(&ctx, &problem, &options, precision)?;
+/// println!("{} of {} accepted on {}", set.accepted_count(), set.samples.len(), ctx.describe());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Errors: [`GpuError::Unsupported`] for [`Selection::All`] (not ported yet)
+/// or a step cap above [`MAX_GPU_STEPS`]; [`GpuError::LcpTooLarge`] /
+/// [`GpuError::TooManyVelocities`] beyond the shaders' private arrays;
+/// [`GpuError::NoF64`] for `F64` on an adapter without it.
+pub fn sample_set_gpu(
+    ctx: &GpuContext,
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    precision: Precision,
+) -> Result<SampleSet, GpuError> {
+    sample_set_gpu_with(ctx, problem, options, precision, &GpuRunOptions::default(), &|_| {})
+}
+
+/// [`sample_set_gpu`] with explicit batching, calling `progress(k)` after
+/// each batch of `k` samples has been read back.
+pub fn sample_set_gpu_with(
+    ctx: &GpuContext,
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    precision: Precision,
+    run: &GpuRunOptions,
+    progress: &dyn Fn(usize),
+) -> Result<SampleSet, GpuError> {
+    let ops = problem.operators();
+    let (n, m, d) = (ops.n, ops.m, ops.d);
+    let size = ops.step_size_n();
+    let impulses = m + m * d;
+    let selection = match options.selection {
+        Selection::Lemke => 0,
+        Selection::RandomLemke => 1,
+        Selection::All => {
+            return Err(GpuError::Unsupported(
+                "selection rule `all` (step enumeration) on the GPU; use lemke or random-lemke".into(),
+            ));
+        }
+    };
+    if size > MAX_LCP_SIZE {
+        return Err(GpuError::LcpTooLarge { size, m, d, max: MAX_LCP_SIZE });
+    }
+    if n > MAX_VELOCITIES {
+        return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });
+    }
+    if options.steps > MAX_GPU_STEPS {
+        return Err(GpuError::Unsupported(format!("a step cap above {MAX_GPU_STEPS}")));
+    }
+    let kernels = ctx.kernels(Module::Routh, precision)?;
+    let pipeline = kernels.get("routh_sample");
+
+    // Per-problem constants, uploaded once: A_R, J, M⁻¹Jᵀ, M, v⁻, scalars.
+    let h = options.step_size_for(problem);
+    let s = problem.velocity_scale();
+    let a_norm = (0..size)
+        .map(|i| ops.step_matrix[i * size..(i + 1) * size].iter().map(|x| x.abs()).sum::<f64>())
+        .fold(1.0, f64::max);
+    let (termination_tol, residual_tol) = match precision {
+        Precision::F64 => (options.termination_tol, options.residual_tol),
+        Precision::F32 => {
+            let scale = 1f64.max(h).max(s);
+            let floor = 1024.0 * f32::EPSILON as f64 * a_norm * scale * scale;
+            (options.termination_tol.max(F32_TERMINATION_FLOOR), options.residual_tol.max(floor))
+        }
+    };
+    let mut constants: Vec<f64> = Vec::new();
+    let mut push = |values: &mut dyn Iterator<Item = f64>| {
+        let offset = constants.len() as u32;
+        constants.extend(values);
+        offset
+    };
+    let off_a = push(&mut ops.step_matrix.iter().copied());
+    let off_j = push(&mut ops.j.transpose().iter().copied()); // row-major J
+    let off_minv_jt = push(&mut ops.minv_jt.transpose().iter().copied()); // row-major M⁻¹Jᵀ
+    let off_mass = push(&mut problem.mass().transpose().iter().copied());
+    let off_v = push(&mut problem.velocity().iter().copied());
+    let off_scalars = push(
+        &mut [
+            h,
+            -termination_tol * s,
+            pivot_tolerance(&ops.step_matrix, size, precision),
+            residual_tol,
+            tie_scale(size, precision),
+        ]
+        .into_iter(),
+    );
+    let constants_buf = ctx.storage_init("constants", &to_bytes(&constants, precision));
+
+    let out_stride = n + 3;
+    let bytes_per_sample = (out_stride * precision.bytes()) as u64;
+    let max_binding = (ctx.limits.max_storage_buffer_binding_size as u64).min(ctx.limits.max_buffer_size);
+    let limit_by_buffer = max_binding.checked_div(bytes_per_sample).unwrap_or(1) as usize;
+    let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * WORKGROUP_SIZE as usize;
+    let tableau_bytes = (size * (2 * size + 2) * precision.bytes()) as u64;
+    let limit_by_tableau = max_binding.checked_div(tableau_bytes).unwrap_or(1) as usize;
+    let batch = run
+        .batch_size
+        .unwrap_or(DEFAULT_BATCH)
+        .min(limit_by_buffer)
+        .min(limit_by_tableau)
+        .min(limit_by_dispatch)
+        .max(1);
+
+    let steps_per_dispatch = run
+        .steps_per_dispatch
+        .unwrap_or(if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu { 1 } else { options.steps })
+        .clamp(1, options.steps.max(1));
+    let mut params = RouthParams {
+        n: n as u32,
+        m: m as u32,
+        d: d as u32,
+        size: size as u32,
+        impulses: impulses as u32,
+        max_steps: options.steps as u32,
+        selection,
+        pivot_cap: LemkeOptions::default().pivot_cap(size) as u32,
+        out_stride: out_stride as u32,
+        off_a,
+        off_j,
+        off_minv_jt,
+        off_mass,
+        off_v,
+        off_scalars,
+        steps_per_dispatch: steps_per_dispatch as u32,
+        probe: 2,
+        key: key_words(&stream::stream_key(options.seed)),
+        ..Default::default()
+    };
+    let passes = options.steps.div_ceil(steps_per_dispatch).max(1) as u32;
+    let values_size = batch as u64 * bytes_per_sample;
+    let words_size = batch as u64 * 16;
+    let values_out = ctx.storage_out("v+", values_size);
+    let words_out = ctx.storage_out("steps", words_size);
+    let tableau = ctx.storage_out("tableau", batch as u64 * tableau_bytes);
+
+    let mut samples = Vec::with_capacity(options.samples);
+    let mut done = 0usize;
+    while done < options.samples {
+        let count = batch.min(options.samples - done);
+        let first = options.first_index.wrapping_add(done as u64);
+        params.count = count as u32;
+        params.first_lo = first as u32;
+        params.first_hi = (first >> 32) as u32;
+        let params_buf = ctx.storage_init("params", bytemuck::bytes_of(&params));
+        let groups = (count as u32).div_ceil(WORKGROUP_SIZE);
+        let bytes = ctx.dispatch_passes(
+            pipeline,
+            &[(0, &params_buf), (1, &constants_buf), (2, &values_out), (3, &words_out), (7, &tableau)],
+            groups,
+            passes,
+            &[&words_out],
+            &[(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)],
+        )?;
+        let values = from_bytes(&bytes[0], precision);
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
+        let flags_of = |i: usize| words[4 * i + 1];
+        if (0..count).any(|i| flags_of(i) & FLAG_DONE == 0) {
+            return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
+        }
+        for i in 0..count {
+            let row = &values[i * out_stride..(i + 1) * out_stride];
+            let flags = flags_of(i);
+            samples.push(Sample {
+                index: first.wrapping_add(i as u64),
+                v_plus: row[..n].to_vec(),
+                steps: words[4 * i],
+                // A sample whose loops the driver cut short failed like an LCP
+                // over its pivot cap (lavapipe's loop limiter, GPU_NOTES.md).
+                terminated: flags & FLAG_TERMINATED != 0 && flags & FLAG_LOOP_LIMIT == 0,
+                accepted: flags & FLAG_ACCEPTED != 0 && flags & FLAG_LOOP_LIMIT == 0,
+                max_residual: if flags & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 { f64::INFINITY } else { row[n] },
+                energy_before: row[n + 1],
+                energy_after: row[n + 2],
+            });
+        }
+        done += count;
+        progress(count);
+    }
+    Ok(SampleSet { n, samples })
+}

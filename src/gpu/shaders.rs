@@ -1,0 +1,37 @@
+//! Assembling WGSL modules from the files in `shaders/`. WGSL has no
+//! includes, so a module is the concatenation of its files; the only text
+//! replaced is the scalar alias (style.md item 7).
+
+use super::Precision;
+
+const TYPES: &str = include_str!("../../shaders/types.wgsl");
+const CHACHA: &str = include_str!("../../shaders/chacha.wgsl");
+const LEMKE: &str = include_str!("../../shaders/lemke.wgsl");
+const ROUTH: &str = include_str!("../../shaders/routh.wgsl");
+const TESTS: &str = include_str!("../../shaders/tests.wgsl");
+
+/// The line of `types.wgsl` that fixes the scalar type.
+const SCALAR_LINE: &str = "alias scalar = f32;";
+
+/// Which module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Module {
+    /// Algorithm 1 (`routh.wgsl`).
+    Routh,
+    /// The ChaCha and Lemke test kernels (`tests.wgsl`).
+    Tests,
+}
+
+/// The WGSL source of `module` in `precision`.
+pub(crate) fn source(module: Module, precision: Precision) -> String {
+    assert!(TYPES.contains(SCALAR_LINE), "types.wgsl must declare `{SCALAR_LINE}`");
+    let types = match precision {
+        Precision::F32 => TYPES.to_string(),
+        Precision::F64 => TYPES.replacen(SCALAR_LINE, "alias scalar = f64;", 1),
+    };
+    let entry = match module {
+        Module::Routh => ROUTH,
+        Module::Tests => TESTS,
+    };
+    [types.as_str(), CHACHA, LEMKE, entry].join("\n")
+}

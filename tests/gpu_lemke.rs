@@ -1,0 +1,132 @@
+//! The GPU's Lemke (shaders/lemke.wgsl) against the CPU's (src/lcp/lemke.rs)
+//! on random LCPs of Routh-step structure.
+
+mod common;
+
+use impactset::gpu::{GpuError, GpuLcp, MAX_LCP_SIZE, Precision, sample_set_gpu, solve_lcps_gpu};
+use impactset::lcp::{LemkeOptions, LemkeWorkspace};
+use impactset::{Contact, ImpactProblem, SamplerOptions, Selection};
+use nalgebra::{DMatrix, DVector};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A random problem with `m` contacts (spatial with `d` directions, or planar)
+/// on `n` velocities.
+fn random_problem(rng: &mut ChaCha8Rng, n: usize, m: usize, spatial: Option<usize>) -> ImpactProblem {
+    let b = DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
+    let mass = &b * b.transpose() + DMatrix::identity(n, n) * 0.5;
+    let mut row = || DVector::from_fn(n, |_, _| rng.random_range(-1.0..1.0));
+    let contacts: Vec<Contact> = (0..m)
+        .map(|i| match spatial {
+            Some(_) => Contact::spatial(format!("c{i}"), row(), [row(), row()], 0.3 + 0.1 * i as f64),
+            None => Contact::planar(format!("c{i}"), row(), row(), 0.3 + 0.1 * i as f64),
+        })
+        .collect();
+    let v = DVector::from_fn(n, |_, _| rng.random_range(-1.0..1.0));
+    ImpactProblem::with_friction_directions(mass, v, contacts, spatial).unwrap()
+}
+
+/// Random step LCPs `(A_R, [h·p; u; 0])` of one problem, with random covers and offsets.
+fn step_lcps(rng: &mut ChaCha8Rng, problem: &ImpactProblem, count: usize) -> Vec<GpuLcp> {
+    let ops = problem.operators();
+    let size = ops.step_size_n();
+    let m = ops.m;
+    let impulses = m + m * ops.d;
+    (0..count)
+        .map(|k| {
+            let mut q = vec![0.0; size];
+            for x in &mut q[..m] {
+                *x = rng.random_range(0.0..0.5);
+            }
+            for x in &mut q[m..m + impulses] {
+                *x = rng.random_range(-1.0..1.0);
+            }
+            let randomized = k % 2 == 1;
+            GpuLcp {
+                a: ops.step_matrix.clone(),
+                q,
+                cover: randomized.then(|| (0..size).map(|_| rng.random_range(0.01..1.0)).collect()),
+                lex_offset: if randomized { rng.random_range(0..size) } else { 0 },
+            }
+        })
+        .collect()
+}
+
+struct Agreement {
+    total: usize,
+    same_pivots: usize,
+    close: usize,
+    max_dev: f64,
+}
+
+fn compare(ctx: &impactset::gpu::GpuContext, precision: Precision, lcps: &[GpuLcp], tol: f64) -> Option<Agreement> {
+    let gpu = match solve_lcps_gpu(ctx, precision, lcps) {
+        Ok(gpu) => gpu,
+        // lavapipe's loop limiter: reported, never a wrong answer.
+        Err(e @ GpuError::LoopLimit { .. }) if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu => {
+            eprintln!("notice: {e}");
+            return None;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let mut ws = LemkeWorkspace::new(lcps[0].q.len());
+    let mut a = Agreement { total: lcps.len(), same_pivots: 0, close: 0, max_dev: 0.0 };
+    for (lcp, g) in lcps.iter().zip(&gpu) {
+        let options = match precision {
+            Precision::F64 => LemkeOptions::default(),
+            Precision::F32 => LemkeOptions {
+                pivot_tolerance: Some(impactset::gpu::pivot_tolerance(&lcp.a, lcp.q.len(), Precision::F32)),
+                ..Default::default()
+            },
+        };
+        let cpu = ws.solve_covered(&lcp.a, &lcp.q, lcp.cover.as_deref(), lcp.lex_offset, &options).unwrap();
+        let g = g.as_ref().expect("GPU Lemke solved a step LCP");
+        let scale = cpu.z.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+        let dev = cpu.z.iter().zip(&g.z).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max) / scale;
+        a.max_dev = a.max_dev.max(dev);
+        a.close += (dev <= tol) as usize;
+        a.same_pivots += (cpu.pivots == g.pivots) as usize;
+    }
+    eprintln!(
+        "{precision}: {}/{} within {tol:e}, {}/{} same pivots, max relative deviation {:.3e}",
+        a.close, a.total, a.same_pivots, a.total, a.max_dev
+    );
+    Some(a)
+}
+
+#[test]
+fn gpu_lemke_matches_cpu_on_step_lcps() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    // N = 5, 10 (planar), 22 (two spatial, d = 8), 44 (four spatial, d = 8;
+    // lavapipe may refuse it, see GPU_NOTES.md).
+    let shapes = [(3, 1, None), (3, 2, None), (6, 2, Some(8)), (12, 4, Some(8))];
+    for (n, m, d) in shapes {
+        let problem = random_problem(&mut rng, n, m, d);
+        let lcps = step_lcps(&mut rng, &problem, 64);
+        eprintln!("N = {}", lcps[0].q.len());
+        if ctx.supports_f64() {
+            if let Some(a) = compare(&ctx, Precision::F64, &lcps, 1e-9) {
+                assert_eq!(a.close, a.total);
+                assert!(a.same_pivots as f64 >= 0.99 * a.total as f64);
+            }
+        }
+        if let Some(a) = compare(&ctx, Precision::F32, &lcps, 1e-3) {
+            assert!(a.close as f64 >= 0.95 * a.total as f64);
+        }
+    }
+}
+
+#[test]
+fn gpu_refuses_lcps_above_its_limit() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    // Five spatial contacts with d = 8: N = 55 > 44.
+    let problem = random_problem(&mut rng, 12, 5, Some(8));
+    assert!(problem.operators().step_size_n() > MAX_LCP_SIZE);
+    let options = SamplerOptions { samples: 4, selection: Selection::Lemke, ..Default::default() };
+    let err = sample_set_gpu(&ctx, &problem, &options, Precision::F32).unwrap_err();
+    assert!(matches!(err, GpuError::LcpTooLarge { size: 55, max: 44, .. }), "{err}");
+    let lcps = step_lcps(&mut rng, &problem, 1);
+    assert!(matches!(solve_lcps_gpu(&ctx, Precision::F32, &lcps), Err(GpuError::LcpTooLarge { .. })));
+}
