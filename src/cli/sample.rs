@@ -9,8 +9,23 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{InputError, source};
+use impactset::gpu::{GpuContext, GpuRunOptions, Precision, sample_set_gpu_with};
+use impactset::impact::{sequential, simultaneous};
 use impactset::io::{Summary, write_csv, write_json, write_npy};
-use impactset::{SampleSet, SamplerOptions, Selection, sample_set_with_progress};
+use impactset::plot::{Marker, SetPlotOptions, first_trajectories, plot_post_impact_set};
+use impactset::sampling::sample_trajectory;
+use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set_with_progress};
+
+/// Where Algorithm 2 runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// The f64 CPU reference, on all cores (rayon).
+    Cpu,
+    /// The WGSL compute shaders (wgpu, Vulkan).
+    Gpu,
+    /// The GPU when an adapter exists and supports the run, else the CPU.
+    Auto,
+}
 
 /// Arguments of `impactset sample`.
 #[derive(Args, Debug)]
@@ -47,6 +62,21 @@ pub struct SampleArgs {
     /// Print the summary as JSON on standard output instead of text.
     #[arg(long)]
     json: bool,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    backend: Backend,
+    /// GPU scalar type [default: f64 where the adapter has it, else f32]; the CPU always runs f64.
+    #[arg(long, value_enum)]
+    precision: Option<Precision>,
+    /// Draw the post-impact set (contact-frame projections, trajectories, baselines): `.png` or `.svg`.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Record every step (v, p, normal impulses) of the first `--trajectory-count` samples as JSON.
+    #[arg(long)]
+    trajectories: Option<PathBuf>,
+    /// Samples recorded by `--trajectories` and drawn by `--plot`.
+    #[arg(long, default_value_t = 32)]
+    trajectory_count: usize,
 }
 
 /// Runs `impactset sample`.
@@ -82,10 +112,13 @@ pub fn run(args: SampleArgs) -> Result<()> {
     };
     let bar = progress_bar(options.samples as u64);
     let start = Instant::now();
-    let set = sample_set_with_progress(problem, &options, &|k| bar.inc(k as u64));
+    let run = run_backend(problem, &options, args.backend, args.precision, &|k| bar.inc(k as u64))?;
     let elapsed_s = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let summary = summarize(&spec.name, &set, &options, elapsed_s);
+    let mut summary = summarize(&spec.name, &run.set, &options, elapsed_s);
+    summary.backend = run.backend;
+    summary.precision = run.precision.to_string();
+    let set = run.set;
     if let Some(out) = &args.out {
         if out.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy")) {
             write_npy(out, &set)?;
@@ -96,12 +129,82 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if let Some(path) = &args.summary {
         write_json(path, &summary)?;
     }
+    if let Some(path) = &args.trajectories {
+        let count = args.trajectory_count.min(options.samples) as u64;
+        let records: Vec<_> =
+            (0..count).map(|i| sample_trajectory(problem, &options, options.first_index + i)).collect();
+        write_json(path, &records)?;
+    }
+    if let Some(path) = &args.plot {
+        let trajectories = first_trajectories(problem, &options, args.trajectory_count.min(options.samples));
+        let plot_options = SetPlotOptions { title: spec.name.clone(), ..SetPlotOptions::default() };
+        plot_post_impact_set(path, problem, &set, &trajectories, &baseline_markers(problem), &plot_options)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
         print_summary(&summary);
     }
     Ok(())
+}
+
+/// A finished run and where it ran.
+struct Run {
+    set: SampleSet,
+    backend: String,
+    precision: &'static str,
+}
+
+/// Runs Algorithm 2 on the chosen backend; `auto` falls back to the CPU (and
+/// says why on standard error) when no adapter exists or the GPU cannot run
+/// the selection rule.
+fn run_backend(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    backend: Backend,
+    precision: Option<Precision>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Run> {
+    let cpu = |progress: &(dyn Fn(usize) + Sync)| Run {
+        set: sample_set_with_progress(problem, options, progress),
+        backend: "cpu".into(),
+        precision: "f64",
+    };
+    if backend == Backend::Cpu {
+        if precision == Some(Precision::F32) {
+            return Err(
+                InputError("--precision f32: the CPU backend runs in f64 only (use --backend gpu)".into()).into()
+            );
+        }
+        return Ok(cpu(progress));
+    }
+    if options.selection == Selection::All && backend == Backend::Auto {
+        eprintln!("note: --selection all runs on the CPU only; running on the CPU");
+        return Ok(cpu(progress));
+    }
+    let context = match GpuContext::new() {
+        Ok(context) => context,
+        Err(e) if backend == Backend::Auto => {
+            eprintln!("note: no GPU ({e}); running on the CPU");
+            return Ok(cpu(progress));
+        }
+        Err(e) => return Err(anyhow::anyhow!("--backend gpu: {e}")),
+    };
+    let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
+    let set = sample_set_gpu_with(&context, problem, options, precision, &GpuRunOptions::default(), progress)
+        .map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?;
+    Ok(Run { set, backend: format!("gpu ({})", context.describe()), precision: precision.name() })
+}
+
+/// The simultaneous and sequential outcomes as labelled figure markers.
+fn baseline_markers(problem: &ImpactProblem) -> Vec<Marker> {
+    simultaneous(problem)
+        .outcomes
+        .into_iter()
+        .chain(sequential(problem))
+        .map(|o| Marker { label: o.label, v: o.v_plus })
+        .collect()
 }
 
 fn progress_bar(total: u64) -> ProgressBar {
@@ -128,6 +231,7 @@ fn summarize(name: &str, set: &SampleSet, options: &SamplerOptions, elapsed_s: f
         rejected_residual,
         mean_steps: set.mean_steps(),
         max_residual: set.max_residual(),
+        fallback_steps: set.fallback_steps(),
         max_energy_ratio: set.max_energy_ratio(),
         seed: options.seed,
         selection: options.selection.name().to_string(),

@@ -234,6 +234,7 @@ pub fn sample_set_gpu_with(
                 max_residual: if flags & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 { f64::INFINITY } else { row[n] },
                 energy_before: row[n + 1],
                 energy_after: row[n + 2],
+                fallback_steps: 0,
             });
         }
         done += count;

@@ -87,6 +87,9 @@ pub struct Summary {
     pub mean_steps: f64,
     /// Largest LCP residual violation.
     pub max_residual: f64,
+    /// Steps where `all` could not enumerate exhaustively within its budget
+    /// and completed its list with Lemke solves.
+    pub fallback_steps: u64,
     /// Largest `E⁺/E⁻`.
     pub max_energy_ratio: f64,
     /// Run seed.

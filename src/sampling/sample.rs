@@ -5,7 +5,7 @@ use nalgebra::DVector;
 use super::SamplerOptions;
 use super::stream::{self, SampleStreams};
 use crate::ImpactProblem;
-use crate::impact::{StepWorkspace, routh_step};
+use crate::impact::{Selection, StepWorkspace, routh_step};
 
 /// One sample's outcome.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -26,6 +26,9 @@ pub struct Sample {
     pub energy_before: f64,
     /// `½ v⁺ᵀ M v⁺`.
     pub energy_after: f64,
+    /// Steps where `all` selection could not enumerate exhaustively within its
+    /// budget and completed the solution list with Lemke solves (0 otherwise).
+    pub fallback_steps: u32,
 }
 
 /// One step of a recorded trajectory.
@@ -114,6 +117,7 @@ pub(crate) fn run_sample(
     let energy_before = problem.kinetic_energy(&ws.v);
     let mut max_residual: f64 = 0.0;
     let mut steps = 0u32;
+    let mut fallback_steps = 0u32;
     let terminated = loop {
         ws.u.gemv(1.0, &ops.j, &ws.v, 0.0);
         if ws.u.rows(0, m).min() >= term {
@@ -141,6 +145,9 @@ pub(crate) fn run_sample(
             break false;
         };
         max_residual = max_residual.max(outcome.residual);
+        if options.selection == Selection::All && !outcome.exhaustive {
+            fallback_steps += 1;
+        }
         ws.v.gemv(1.0, &ops.minv_jt, &ws.lambda, 1.0);
         if let Some(records) = record.as_mut() {
             records.push(StepRecord {
@@ -162,5 +169,6 @@ pub(crate) fn run_sample(
         max_residual,
         energy_before,
         energy_after,
+        fallback_steps,
     }
 }

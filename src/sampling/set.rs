@@ -6,8 +6,14 @@ use super::sample::{SampleWorkspace, run_sample};
 use super::{Sample, SamplerOptions, stream};
 use crate::ImpactProblem;
 
-/// Samples per parallel work item (and per progress report).
-const CHUNK: usize = 1024;
+/// Largest number of samples per parallel work item (and per progress report).
+const MAX_CHUNK: usize = 1024;
+
+/// Samples per work item: at most [`MAX_CHUNK`], and small enough that every
+/// thread gets several items (load balance for expensive samples).
+fn chunk_size(total: usize) -> usize {
+    (total / (8 * rayon::current_num_threads())).clamp(1, MAX_CHUNK)
+}
 
 /// The samples of one run, in index order.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -59,6 +65,11 @@ impl SampleSet {
             .fold(0.0, f64::max)
     }
 
+    /// Total steps where `all` selection fell back to Lemke solves.
+    pub fn fallback_steps(&self) -> u64 {
+        self.samples.iter().map(|s| s.fallback_steps as u64).sum()
+    }
+
     /// The accepted `v⁺` as a row-major `accepted × n` array.
     pub fn accepted_velocities(&self) -> Vec<f64> {
         self.accepted().flat_map(|s| s.v_plus.iter().copied()).collect()
@@ -82,12 +93,13 @@ pub fn sample_set_with_progress(
     let first = options.first_index;
     let total = options.samples;
     let run = || -> Vec<Sample> {
-        let chunks: Vec<Vec<Sample>> = (0..total.div_ceil(CHUNK))
+        let chunk = chunk_size(total);
+        let chunks: Vec<Vec<Sample>> = (0..total.div_ceil(chunk))
             .into_par_iter()
             .map_init(
                 || SampleWorkspace::new(problem),
                 |ws, c| {
-                    let range = c * CHUNK..((c + 1) * CHUNK).min(total);
+                    let range = c * chunk..((c + 1) * chunk).min(total);
                     let len = range.len();
                     let out: Vec<Sample> =
                         range.map(|i| run_sample(problem, options, &key, first + i as u64, ws, None)).collect();
