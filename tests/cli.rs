@@ -1,0 +1,147 @@
+//! The `impactset` binary: bad input gives one error line and exit code 2;
+//! good input works end to end.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn impactset(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("impactset-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const GOOD: &str = r#"{"name": "point", "mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1],
+  "contacts": [{"normal": [0, 1], "tangent": [1, 0], "friction": 0.5}], "step_size": 0.5, "steps": 10}"#;
+
+/// Runs `show` and `sample` on a bad file: exit 2, one line on stderr naming
+/// the file and `expect` (the field or the problem), nothing on stdout, no panic.
+fn assert_rejected(name: &str, text: &str, expect: &str) {
+    let path = write(name, text);
+    let p = path.to_str().unwrap();
+    for args in [vec!["show", p], vec!["sample", p, "-n", "8"], vec!["baseline", p]] {
+        let out = impactset(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: not one line: {stderr}");
+        assert!(stderr.contains(name), "{args:?}: file not named: {stderr}");
+        assert!(stderr.contains(expect), "{args:?}: `{expect}` not named: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn malformed_json_is_rejected() {
+    assert_rejected("truncated.json", &GOOD[..GOOD.len() - 10], "line");
+    assert_rejected("not-json.json", "mass_matrix = oops", "line");
+    assert_rejected("wrong-type.json", &GOOD.replace("\"friction\": 0.5", "\"friction\": \"high\""), "contacts[0].friction");
+    assert_rejected("missing.json", &GOOD.replace("\"velocity\": [0, -1],", ""), "velocity");
+    assert_rejected("unknown.json", &GOOD.replace("\"steps\": 10", "\"stpes\": 10"), "stpes");
+    assert_rejected("bad.toml", "mass_matrix = [[1]]\nvelocity = [", "bad.toml");
+}
+
+#[test]
+fn wrong_sizes_are_rejected() {
+    assert_rejected("ragged.json", &GOOD.replace("[[1, 0], [0, 1]]", "[[1, 0], [0]]"), "mass_matrix[1]");
+    assert_rejected("rows.json", &GOOD.replace("[[1, 0], [0, 1]]", "[[1, 0], [0, 1], [0, 0]]"), "mass_matrix");
+    assert_rejected("normal.json", &GOOD.replace("\"normal\": [0, 1]", "\"normal\": [0, 1, 2]"), "contacts[0].normal");
+    assert_rejected("tangent.json", &GOOD.replace("\"tangent\": [1, 0]", "\"tangent\": [1]"), "contacts[0].tangent");
+    assert_rejected("no-contacts.json", &GOOD.replace(r#"{"normal": [0, 1], "tangent": [1, 0], "friction": 0.5}"#, ""), "contacts");
+    assert_rejected("tangents.json", &GOOD.replace("\"tangent\": [1, 0]", "\"tangents\": [[1, 0]]"), "contacts[0].tangents");
+}
+
+#[test]
+fn non_finite_values_are_rejected() {
+    assert_rejected("nan.json", &GOOD.replace("[0, -1]", "[0, NaN]"), "line");
+    assert_rejected("huge.json", &GOOD.replace("[0, -1]", "[0, 1e999]"), "velocity");
+    let toml = "mass_matrix = [[1.0, 0.0], [0.0, 1.0]]\nvelocity = [0.0, nan]\n[[contacts]]\nnormal = [0.0, 1.0]\ntangent = [1.0, 0.0]\nfriction = 0.5\n";
+    assert_rejected("nan.toml", toml, "velocity");
+    let toml_inf = toml.replace("velocity = [0.0, nan]", "velocity = [0.0, -1.0]").replace("friction = 0.5", "friction = inf");
+    assert_rejected("inf-friction.toml", &toml_inf, "contacts[0].friction");
+}
+
+#[test]
+fn non_spd_mass_matrices_are_rejected() {
+    assert_rejected("indefinite.json", &GOOD.replace("[[1, 0], [0, 1]]", "[[1, 0], [0, -1]]"), "positive definite");
+    assert_rejected("singular.json", &GOOD.replace("[[1, 0], [0, 1]]", "[[1, 1], [1, 1]]"), "positive definite");
+    assert_rejected("asymmetric.json", &GOOD.replace("[[1, 0], [0, 1]]", "[[1, 0.5], [0, 1]]"), "symmetric");
+}
+
+#[test]
+fn negative_friction_is_rejected() {
+    assert_rejected("negative.json", &GOOD.replace("\"friction\": 0.5", "\"friction\": -0.5"), "contacts[0].friction");
+    assert_rejected("tiny-negative.json", &GOOD.replace("\"friction\": 0.5", "\"friction\": -1e-12"), "negative");
+}
+
+#[test]
+fn unknown_problem_and_bad_flags_are_rejected() {
+    let out = impactset(&["sample", "no-such-scene"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-scene"));
+    let out = impactset(&["sample", "rocking-block", "--step-size", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = impactset(&["sample", "rocking-block", "--out", "x.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = impactset(&["sample", "rocking-block", "--selection", "best"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for sub in ["show", "sample", "baseline", "scenes", "export"] {
+        let out = impactset(&[sub, "--help"]);
+        assert!(out.status.success(), "{sub}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"), "{sub}");
+    }
+}
+
+#[test]
+fn sample_writes_npy_csv_and_summary_that_agree() {
+    let path = write("good.json", GOOD);
+    let dir = path.parent().unwrap();
+    let (npy, csv, summary) = (dir.join("set.npy"), dir.join("set.csv"), dir.join("summary.json"));
+    let p = path.to_str().unwrap();
+    let out = impactset(&["sample", p, "-n", "100", "--out", npy.to_str().unwrap(), "--summary", summary.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = impactset(&["sample", p, "-n", "100", "--out", csv.to_str().unwrap()]);
+    assert!(out.status.success());
+    let rows = impactset::io::read_npy(&npy).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    for key in [
+        "problem", "samples", "accepted", "terminated", "rejected_unterminated", "rejected_residual", "mean_steps",
+        "max_residual", "max_energy_ratio", "seed", "selection", "backend", "precision", "threads", "elapsed_s",
+    ] {
+        assert!(summary.get(key).is_some(), "summary lacks {key}");
+    }
+    assert_eq!(summary["accepted"].as_u64().unwrap() as usize, rows.len());
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let accepted: Vec<Vec<f64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[3] == "1")
+        .map(|f| f[7..].iter().map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(accepted, rows, "CSV and NPY disagree");
+}
+
+#[test]
+fn export_round_trips_through_show() {
+    let dir = std::env::temp_dir().join(format!("impactset-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (flag, ext) in [("--json", "json"), ("--toml", "toml")] {
+        let file = dir.join(format!("compass.{ext}"));
+        let out = impactset(&["export", "compass-gait", flag, "--out", file.to_str().unwrap()]);
+        assert!(out.status.success());
+        let from_file = impactset(&["show", file.to_str().unwrap(), "--json"]);
+        let from_scene = impactset(&["show", "compass-gait", "--json"]);
+        assert!(from_file.status.success());
+        assert_eq!(String::from_utf8_lossy(&from_file.stdout), String::from_utf8_lossy(&from_scene.stdout));
+    }
+}
