@@ -96,9 +96,10 @@ fn unit(x: u32) -> scalar {
     return scalar(x >> 8u) * scalar(5.9604644775390625e-8);
 }
 
-// `stream::positive_unit`: ((x >> 8) + 1) · 2⁻²⁴ ∈ (0, 1].
-fn positive_unit(x: u32) -> scalar {
-    return scalar((x >> 8u) + 1u) * scalar(5.9604644775390625e-8);
+// `stream::cover`: 2⁻⁶ + (x >> 8) · 2⁻²⁴ ∈ [1/64, 1 + 1/64), exact in f32
+// and f64 (the sum needs at most 24 significant bits).
+fn cover(x: u32) -> scalar {
+    return scalar(0.015625) + unit(x);
 }
 
 // `stream::index`: ((x >> 16) · k) >> 16 ∈ 0..k for 1 ≤ k ≤ 2¹⁶.

@@ -40,12 +40,14 @@ fn init_tableau(n: u32) {
     }
 }
 
-// −1, 0, 1 as x is below, within `tol` of, or above y.
-fn compare(x: scalar, y: scalar, tol: scalar) -> i32 {
-    if x < y - tol {
+// `compare_tied`: −1, 0, 1 as x is below, tied with, or above y; x and y
+// tie when |x − y| ≤ tie · max(1, |x|, |y|).
+fn compare_tied(x: scalar, y: scalar, tie: scalar) -> i32 {
+    let band = tie * max(scalar(1.0), max(abs(x), abs(y)));
+    if x < y - band {
         return -1;
     }
-    if x > y + tol {
+    if x > y + band {
         return 1;
     }
     return 0;
@@ -53,18 +55,18 @@ fn compare(x: scalar, y: scalar, tol: scalar) -> i32 {
 
 // Lexicographic comparison of rows i and k for entering column e: compares
 // (rhs, B⁻¹ row) divided by the row's entry in column e, the B⁻¹ columns read
-// from `offset` on. Differences within `tol` (the tie tolerance) tie.
-fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tol: scalar) -> i32 {
+// from `offset` on. Values within the tie tolerance tie.
+fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tie: scalar) -> i32 {
     let stride = 2u * n + 2u;
     let ai = lemke_tableau[tableau_base + i * stride + e];
     let ak = lemke_tableau[tableau_base + k * stride + e];
-    let first = compare(lemke_tableau[tableau_base + i * stride + 2u * n + 1u] / ai, lemke_tableau[tableau_base + k * stride + 2u * n + 1u] / ak, tol);
+    let first = compare_tied(lemke_tableau[tableau_base + i * stride + 2u * n + 1u] / ai, lemke_tableau[tableau_base + k * stride + 2u * n + 1u] / ak, tie);
     if first != 0 {
         return first;
     }
     for (var j = 0u; j < n && j < MAX_N; j++) {
         let c = (offset + j) % n;
-        let o = compare(lemke_tableau[tableau_base + i * stride + c] / ai, lemke_tableau[tableau_base + k * stride + c] / ak, tol);
+        let o = compare_tied(lemke_tableau[tableau_base + i * stride + c] / ai, lemke_tableau[tableau_base + k * stride + c] / ak, tie);
         if o != 0 {
             return o;
         }
@@ -86,8 +88,11 @@ fn first_leaving_row(n: u32, offset: u32, tie: scalar) -> u32 {
 }
 
 // The lexicographic minimum-ratio row for entering column e, or N (a
-// secondary ray) when no entry exceeds tol; ratios within `tie` tie.
-fn leaving_row(n: u32, e: u32, offset: u32, tol: scalar, tie: scalar) -> u32 {
+// secondary ray) when no entry exceeds the pivot tolerance `tol`. When the
+// row of z₀ ties for the minimum ratio, it leaves: that ends the path at a
+// solution (the usual rule; it also keeps round-off from turning a
+// degenerate tie into a wrong, non-lexicographic choice).
+fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scalar) -> u32 {
     let stride = 2u * n + 2u;
     var best = n;
     for (var i = 0u; i < n && i < MAX_N; i++) {
@@ -95,6 +100,18 @@ fn leaving_row(n: u32, e: u32, offset: u32, tol: scalar, tie: scalar) -> u32 {
             if best == n || lex_compare(n, i, best, e, offset, tie) == -1 {
                 best = i;
             }
+        }
+    }
+    if best == n {
+        return n;
+    }
+    let a0 = lemke_tableau[tableau_base + z0_row * stride + e];
+    let ab = lemke_tableau[tableau_base + best * stride + e];
+    if best != z0_row && a0 > tol {
+        let ratio0 = lemke_tableau[tableau_base + z0_row * stride + 2u * n + 1u] / a0;
+        let ratiob = lemke_tableau[tableau_base + best * stride + 2u * n + 1u] / ab;
+        if compare_tied(ratio0, ratiob, tie) == 0 {
+            return z0_row;
         }
     }
     return best;
@@ -136,16 +153,16 @@ fn complement(v: u32, n: u32) -> u32 {
 // Complementary pivoting from the initial tableau until z₀ leaves.
 fn run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
     let z0 = 2u * n;
-    let r0 = first_leaving_row(n, offset, tie);
-    pivot(n, r0, z0);
-    var entering = complement(basis[r0], n);
-    basis[r0] = z0;
+    let z0_row = first_leaving_row(n, offset, tie);
+    pivot(n, z0_row, z0);
+    var entering = complement(basis[z0_row], n);
+    basis[z0_row] = z0;
     var pivots = 1u;
     for (var k = 0u; k < MAX_PIVOTS; k++) {
         if pivots >= cap {
             return PivotResult(pivots, LEMKE_PIVOT_LIMIT);
         }
-        let r = leaving_row(n, entering, offset, tol, tie);
+        let r = leaving_row(n, entering, z0_row, offset, tol, tie);
         if r >= n {
             return PivotResult(pivots, LEMKE_RAY);
         }
@@ -178,21 +195,16 @@ fn extract_solution(n: u32) {
 }
 
 // `LemkeWorkspace::solve_covered`: z = 0 without pivots when q ≥ 0, else
-// pivots from [I | −A | −d | q]. `offset` is taken modulo N.
-//
-// `tol` is the CPU's pivot tolerance. Ratios tie within
-// `min(tol, tie_scale · max|q|)`: in f64 the host passes a huge `tie_scale`,
-// so this is `tol` exactly as on the CPU; in f32 `tol` (≈ 1e-4) would be
-// coarse against impulses of 1e-3 late in an impact, and ties are taken
-// relative to the data instead.
-fn solve_covered(n: u32, lex_offset: u32, tol: scalar, tie_scale: scalar, cap: u32) -> PivotResult {
+// pivots from [I | −A | −d | q]. `offset` is taken modulo N. `tol` is the
+// pivot tolerance and `tie` the relative tie tolerance (`Tolerances` on the
+// CPU); the host passes the CPU's values in f64 and f32-scaled ones in f32
+// (`gpu::pivot_tolerance`, `gpu::tie_tolerance`).
+fn solve_covered(n: u32, lex_offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
     var all_nonnegative = true;
-    var q_max = scalar(0.0);
     for (var i = 0u; i < n && i < MAX_N; i++) {
         if lcp_q[i] < scalar(0.0) {
             all_nonnegative = false;
         }
-        q_max = max(q_max, abs(lcp_q[i]));
     }
     if all_nonnegative {
         for (var j = 0u; j < n && j < MAX_N; j++) {
@@ -201,7 +213,7 @@ fn solve_covered(n: u32, lex_offset: u32, tol: scalar, tie_scale: scalar, cap: u
         return PivotResult(0u, LEMKE_SOLVED);
     }
     init_tableau(n);
-    let result = run_pivots(n, lex_offset % n, tol, min(tol, tie_scale * q_max), cap);
+    let result = run_pivots(n, lex_offset % n, tol, tie, cap);
     if result.status == LEMKE_SOLVED {
         extract_solution(n);
     }

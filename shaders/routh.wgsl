@@ -10,7 +10,7 @@
 //                                  A_R, J, M⁻¹Jᵀ, M, v⁻, then the scalars
 //                                  h, termination threshold −ε_term·s,
 //                                  pivot tolerance, residual tolerance,
-//                                  tie scale (see solve_covered)
+//                                  tie tolerance (see solve_covered)
 //   2  out_values  array<scalar>   per sample (stride n + 3): v (v⁺ when
 //                                  done), max residual, energy before, after
 //   3  out_words   array<u32>      per sample (stride 4): steps, FLAG_* bits,
@@ -97,7 +97,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let term = constants[params.off_scalars + 1u];
     let tol = constants[params.off_scalars + 2u];
     let residual_tol = constants[params.off_scalars + 3u];
-    let tie_scale = constants[params.off_scalars + 4u];
+    let tie = constants[params.off_scalars + 4u];
 
     var max_residual = scalar(0.0);
     var energy_before = scalar(0.0);
@@ -150,9 +150,9 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         var offset = 0u;
         if params.selection == 1u {
-            // random-lemke: covering vector d_j ∈ (0, 1], then the column offset.
+            // random-lemke: covering vector d_j ∈ [1/64, 1 + 1/64), then the column offset.
             for (var c = 0u; c < size && c < MAX_N; c++) {
-                lcp_cover[c] = positive_unit(next_word(&choice));
+                lcp_cover[c] = cover(next_word(&choice));
             }
             offset = index(next_word(&choice), size);
         } else {
@@ -160,7 +160,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 lcp_cover[c] = scalar(1.0);
             }
         }
-        let result = solve_covered(size, offset, tol, tie_scale, params.pivot_cap);
+        let result = solve_covered(size, offset, tol, tie, params.pivot_cap);
         steps += 1u;
         taken += 1u;
         if result.status == LEMKE_LOOP_EXHAUSTED {

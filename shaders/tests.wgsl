@@ -6,7 +6,7 @@
 //   0  test_params       TestParams        count, sizes, key
 //   1  test_words_in     array<u32>        chacha: (stream_lo, stream_hi) per stream;
 //                                          lemke: lexicographic offset per problem
-//   2  test_scalars_in   array<scalar>     lemke: per problem A (N×N), q (N), cover (N); tolerance and tie scale at the end
+//   2  test_scalars_in   array<scalar>     lemke: per problem A (N×N), q (N), cover (N); pivot and tie tolerances at the end
 //   3  test_words_out    array<u32>        chacha: `size` words per stream; lemke: (pivots, status) per problem
 //   4  test_scalars_out  array<scalar>     lemke: z (N) and residual violation per problem
 //   7  lemke_tableau     array<scalar>     lemke: N(2N + 2) scratch scalars per problem (lemke.wgsl)
@@ -54,8 +54,8 @@ fn lemke_solve(@builtin(global_invocation_id) gid: vec3<u32>) {
         lcp_cover[j] = test_scalars_in[i * per + n * n + n + j];
     }
     let tol = test_scalars_in[test_params.count * per];
-    let tie_scale = test_scalars_in[test_params.count * per + 1u];
-    let result = solve_covered(n, test_words_in[i], tol, tie_scale, test_params.pivot_cap);
+    let tie = test_scalars_in[test_params.count * per + 1u];
+    let result = solve_covered(n, test_words_in[i], tol, tie, test_params.pivot_cap);
     let violation = lcp_residual(n);
     for (var j = 0u; j < n; j++) {
         test_scalars_out[i * (n + 1u) + j] = lcp_z[j];

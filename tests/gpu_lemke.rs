@@ -76,6 +76,7 @@ fn compare(ctx: &impactset::gpu::GpuContext, precision: Precision, lcps: &[GpuLc
             Precision::F64 => LemkeOptions::default(),
             Precision::F32 => LemkeOptions {
                 pivot_tolerance: Some(impactset::gpu::pivot_tolerance(&lcp.a, lcp.q.len(), Precision::F32)),
+                tie_tolerance: Some(impactset::gpu::tie_tolerance(Precision::F32)),
                 ..Default::default()
             },
         };
@@ -112,7 +113,7 @@ fn gpu_lemke_matches_cpu_on_step_lcps() {
             }
         }
         if let Some(a) = compare(&ctx, Precision::F32, &lcps, 1e-3) {
-            assert!(a.close as f64 >= 0.95 * a.total as f64);
+            assert!(a.close as f64 >= 0.99 * a.total as f64);
         }
     }
 }

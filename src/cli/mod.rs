@@ -1,6 +1,7 @@
 //! The `impactset` command: one file per subcommand.
 
 mod baseline;
+mod compare;
 mod export;
 mod sample;
 mod scenes;
@@ -36,6 +37,8 @@ enum Command {
     Scenes(scenes::ScenesArgs),
     /// Write a built-in scene as a problem file (JSON or TOML).
     Export(export::ExportArgs),
+    /// Run the CPU and GPU on the same seed and compare them sample by sample.
+    Compare(compare::CompareArgs),
 }
 
 /// An error in what the user gave (file, field, value): exit code 2.
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Baseline(args) => baseline::run(args),
         Command::Scenes(args) => scenes::run(args),
         Command::Export(args) => export::run(args),
+        Command::Compare(args) => compare::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

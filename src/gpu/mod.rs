@@ -6,11 +6,14 @@
 //!
 //! * [`GpuContext`]: adapter, device, queue and pipelines, built once.
 //! * [`sample_set_gpu`]: Algorithm 2 on the GPU, in batches.
+//! * [`compare_backends`]: the CPU and the GPU on the same seed, sample by
+//!   sample.
 //! * [`chacha_words_gpu`], [`solve_lcps_gpu`]: the building blocks alone, for
 //!   parity tests.
 //!
 //! Shaders live in `shaders/` (types, chacha, lemke, routh, tests).
 
+mod compare;
 mod context;
 mod error;
 mod kernels;
@@ -18,9 +21,12 @@ mod sampler;
 mod shaders;
 mod types;
 
+pub use compare::{Comparison, compare_backends};
 pub use context::GpuContext;
 pub use error::GpuError;
-pub use kernels::{GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu};
+pub use kernels::{
+    F32_TIE_TOLERANCE, GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu, tie_tolerance,
+};
 pub use sampler::{
     DEFAULT_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_GPU_STEPS, sample_set_gpu, sample_set_gpu_with,
 };

@@ -2,7 +2,7 @@
 //! (`shaders/routh.wgsl`), in batches so that any sample count runs.
 
 use super::context::{GpuContext, WORKGROUP_SIZE};
-use super::kernels::{from_bytes, pivot_tolerance, tie_scale, to_bytes};
+use super::kernels::{from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
 use super::types::{
     FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, MAX_LCP_SIZE, MAX_VELOCITIES,
@@ -44,7 +44,7 @@ pub struct GpuRunOptions {
 ///
 /// In `F64` every sample agrees with [`crate::sample_set`] up to round-off;
 /// in `F32` the pivot tolerance is [`pivot_tolerance`](super::pivot_tolerance)'s
-/// f32 rule, lexicographic ties are relative to `max|q|`, the termination tolerance is
+/// f32 rule, the tie tolerance [`tie_tolerance`](super::tie_tolerance)'s, the termination tolerance is
 /// at least [`F32_TERMINATION_FLOOR`] and the residual tolerance at least
 /// `1024 · ε_f32 · max(1, ‖A_R‖∞) · max(1, h, s)²` (`s` the velocity scale),
 /// so that round-off alone does not reject samples.
@@ -143,7 +143,7 @@ pub fn sample_set_gpu_with(
             -termination_tol * s,
             pivot_tolerance(&ops.step_matrix, size, precision),
             residual_tol,
-            tie_scale(size, precision),
+            tie_tolerance(precision),
         ]
         .into_iter(),
     );

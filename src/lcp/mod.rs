@@ -10,5 +10,5 @@ mod lemke;
 mod residual;
 
 pub use error::LcpError;
-pub use lemke::{LcpSolution, LemkeOptions, LemkeWorkspace, solve_lcp};
+pub use lemke::{DEFAULT_TIE_TOLERANCE, LcpSolution, LemkeOptions, LemkeWorkspace, solve_lcp};
 pub use residual::LcpResidual;
