@@ -220,9 +220,16 @@ fn solve_covered(n: u32, lex_offset: u32, tol: scalar, tie: scalar, cap: u32) ->
     return result;
 }
 
-// `LcpResidual::violation` of lcp_z: max(0, −min z, −min w, max |z∘w|),
+// `LcpResidual::violation` of lcp_z, relative to Z = max(1, ‖z‖∞) and
+// Q = max(1, ‖q‖∞): max(0, −min z / Z, −min w / Q, max |z∘w| / (Z Q)),
 // w = A z + q recomputed from the data.
 fn lcp_residual(n: u32) -> scalar {
+    var z_norm = scalar(1.0);
+    var q_norm = scalar(1.0);
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        z_norm = max(z_norm, abs(lcp_z[i]));
+        q_norm = max(q_norm, abs(lcp_q[i]));
+    }
     var violation = scalar(0.0);
     for (var i = 0u; i < n && i < MAX_N; i++) {
         var sum = scalar(0.0);
@@ -230,7 +237,7 @@ fn lcp_residual(n: u32) -> scalar {
             sum += lcp_matrix(i, j, n) * lcp_z[j];
         }
         let w = lcp_q[i] + sum;
-        violation = max(violation, max(-lcp_z[i], max(-w, abs(lcp_z[i] * w))));
+        violation = max(violation, max(-lcp_z[i] / z_norm, max(-w / q_norm, abs(lcp_z[i] * w) / (z_norm * q_norm))));
     }
     return violation;
 }

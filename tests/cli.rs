@@ -40,7 +40,11 @@ fn assert_rejected(name: &str, text: &str, expect: &str) {
 fn malformed_json_is_rejected() {
     assert_rejected("truncated.json", &GOOD[..GOOD.len() - 10], "line");
     assert_rejected("not-json.json", "mass_matrix = oops", "line");
-    assert_rejected("wrong-type.json", &GOOD.replace("\"friction\": 0.5", "\"friction\": \"high\""), "contacts[0].friction");
+    assert_rejected(
+        "wrong-type.json",
+        &GOOD.replace("\"friction\": 0.5", "\"friction\": \"high\""),
+        "contacts[0].friction",
+    );
     assert_rejected("missing.json", &GOOD.replace("\"velocity\": [0, -1],", ""), "velocity");
     assert_rejected("unknown.json", &GOOD.replace("\"steps\": 10", "\"stpes\": 10"), "stpes");
     assert_rejected("bad.toml", "mass_matrix = [[1]]\nvelocity = [", "bad.toml");
@@ -52,8 +56,16 @@ fn wrong_sizes_are_rejected() {
     assert_rejected("rows.json", &GOOD.replace("[[1, 0], [0, 1]]", "[[1, 0], [0, 1], [0, 0]]"), "mass_matrix");
     assert_rejected("normal.json", &GOOD.replace("\"normal\": [0, 1]", "\"normal\": [0, 1, 2]"), "contacts[0].normal");
     assert_rejected("tangent.json", &GOOD.replace("\"tangent\": [1, 0]", "\"tangent\": [1]"), "contacts[0].tangent");
-    assert_rejected("no-contacts.json", &GOOD.replace(r#"{"normal": [0, 1], "tangent": [1, 0], "friction": 0.5}"#, ""), "contacts");
-    assert_rejected("tangents.json", &GOOD.replace("\"tangent\": [1, 0]", "\"tangents\": [[1, 0]]"), "contacts[0].tangents");
+    assert_rejected(
+        "no-contacts.json",
+        &GOOD.replace(r#"{"normal": [0, 1], "tangent": [1, 0], "friction": 0.5}"#, ""),
+        "contacts",
+    );
+    assert_rejected(
+        "tangents.json",
+        &GOOD.replace("\"tangent\": [1, 0]", "\"tangents\": [[1, 0]]"),
+        "contacts[0].tangents",
+    );
 }
 
 #[test]
@@ -62,7 +74,8 @@ fn non_finite_values_are_rejected() {
     assert_rejected("huge.json", &GOOD.replace("[0, -1]", "[0, 1e999]"), "velocity");
     let toml = "mass_matrix = [[1.0, 0.0], [0.0, 1.0]]\nvelocity = [0.0, nan]\n[[contacts]]\nnormal = [0.0, 1.0]\ntangent = [1.0, 0.0]\nfriction = 0.5\n";
     assert_rejected("nan.toml", toml, "velocity");
-    let toml_inf = toml.replace("velocity = [0.0, nan]", "velocity = [0.0, -1.0]").replace("friction = 0.5", "friction = inf");
+    let toml_inf =
+        toml.replace("velocity = [0.0, nan]", "velocity = [0.0, -1.0]").replace("friction = 0.5", "friction = inf");
     assert_rejected("inf-friction.toml", &toml_inf, "contacts[0].friction");
 }
 
@@ -107,15 +120,29 @@ fn sample_writes_npy_csv_and_summary_that_agree() {
     let dir = path.parent().unwrap();
     let (npy, csv, summary) = (dir.join("set.npy"), dir.join("set.csv"), dir.join("summary.json"));
     let p = path.to_str().unwrap();
-    let out = impactset(&["sample", p, "-n", "100", "--out", npy.to_str().unwrap(), "--summary", summary.to_str().unwrap()]);
+    let out =
+        impactset(&["sample", p, "-n", "100", "--out", npy.to_str().unwrap(), "--summary", summary.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = impactset(&["sample", p, "-n", "100", "--out", csv.to_str().unwrap()]);
     assert!(out.status.success());
     let rows = impactset::io::read_npy(&npy).unwrap();
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
     for key in [
-        "problem", "samples", "accepted", "terminated", "rejected_unterminated", "rejected_residual", "mean_steps",
-        "max_residual", "max_energy_ratio", "seed", "selection", "backend", "precision", "threads", "elapsed_s",
+        "problem",
+        "samples",
+        "accepted",
+        "terminated",
+        "rejected_unterminated",
+        "rejected_residual",
+        "mean_steps",
+        "max_residual",
+        "max_energy_ratio",
+        "seed",
+        "selection",
+        "backend",
+        "precision",
+        "threads",
+        "elapsed_s",
     ] {
         assert!(summary.get(key).is_some(), "summary lacks {key}");
     }

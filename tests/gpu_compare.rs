@@ -5,7 +5,7 @@
 
 mod common;
 
-use impactset::gpu::{Comparison, Precision, compare_backends};
+use impactset::gpu::{Comparison, GpuError, Precision, compare_backends};
 use impactset::{SamplerOptions, Selection, scene};
 
 const SCENES: [&str; 4] = ["rocking-block", "compass-gait", "box-wall", "ramone"];
@@ -28,7 +28,18 @@ fn run(precision: Precision, tolerance: f64) -> Option<Vec<(String, Comparison)>
                 seed: 3,
                 ..Default::default()
             };
-            let c = compare_backends(&ctx, &scene.problem, &options, precision, tolerance).unwrap();
+            let c = match compare_backends(&ctx, &scene.problem, &options, precision, tolerance) {
+                Ok(c) => c,
+                // RAMone's friction of 1e5 makes ‖A_R‖∞ ≈ 1e5: an f32 pivot
+                // tolerance of 100·N·‖A_R‖∞·ε_f32 ≈ 12 swallows every real
+                // pivot (measured before the refusal existed: agreement 0,
+                // wrong outcomes accepted). f32 refuses it; f64 runs it.
+                Err(GpuError::PoorlyScaled { .. }) if precision == Precision::F32 && id == "ramone" => {
+                    eprintln!("{id} {selection} f32: refused as too badly scaled for f32");
+                    continue;
+                }
+                Err(e) => panic!("{id} {selection} {precision}: {e}"),
+            };
             eprintln!(
                 "{id} {selection} {precision}: {:.4} within {tolerance:e}, max deviation {:.2e}, hausdorff {:.2e} \
                  (covering {:.2e} / {:.2e}), mismatches termination {} acceptance {}, accepted {}/{}, \
@@ -63,19 +74,9 @@ fn gpu_f64_matches_cpu_on_builtin_scenes() {
 #[test]
 fn gpu_f32_matches_cpu_on_builtin_scenes() {
     let Some(results) = run(Precision::F32, 1e-3) else { return };
+    assert!(!results.iter().any(|(name, _)| name.starts_with("ramone")), "ramone must be refused in f32");
+    assert_eq!(results.len(), 6, "the three other scenes, two rules each");
     for (name, c) in &results {
-        // Pinned, not at target: ramone's step matrix has ‖A_R‖∞ ≈ 1e5, so
-        // the f32 pivot tolerance 100·N·‖A_R‖∞·ε_f32 ≈ 11.9 exceeds every
-        // entry of the first entering column: every lemke sample ends on a
-        // ray at step 1 (the CPU with that tolerance does too), and the f32
-        // residual floor (≈ 12 there) lets 23 of 512 random-lemke samples
-        // through with wrong outcomes. Measured on lavapipe: agreement 0.0000
-        // for both rules, Hausdorff ∞ (lemke: nothing accepted) and 0.478
-        // (random-lemke). f32 cannot resolve this problem; use f64.
-        if name.starts_with("ramone") {
-            assert!(c.agreement_fraction < 0.99, "{name} reached the f32 target: update this test: {c:?}");
-            continue;
-        }
         assert!(c.agreement_fraction >= 0.99, "{name}: {c:?}");
     }
 }

@@ -19,13 +19,16 @@ fn rules_agree_where_the_step_is_unique() {
         let contacts = problem.contacts().iter().cloned().map(|c| impactset::Contact { friction: 0.0, ..c }).collect();
         problem = impactset::ImpactProblem::new(problem.mass().clone(), problem.velocity().clone(), contacts).unwrap();
         let sets: Vec<_> = [Selection::Lemke, Selection::RandomLemke, Selection::All]
-            .map(|selection| sample_set(&problem, &SamplerOptions { samples: 200, seed, selection, ..Default::default() }))
+            .map(|selection| {
+                sample_set(&problem, &SamplerOptions { samples: 200, seed, selection, ..Default::default() })
+            })
             .into();
         let scale = problem.energy_norm(problem.velocity());
         for other in &sets[1..] {
             for (a, b) in sets[0].samples.iter().zip(&other.samples) {
                 assert_eq!(a.accepted, b.accepted);
-                let d = problem.energy_norm(&(DVector::from_column_slice(&a.v_plus) - DVector::from_column_slice(&b.v_plus)));
+                let d = problem
+                    .energy_norm(&(DVector::from_column_slice(&a.v_plus) - DVector::from_column_slice(&b.v_plus)));
                 assert!(d <= 1e-9 * scale, "seed {seed} sample {}: rules differ by {d:e}", a.index);
             }
         }
@@ -48,7 +51,8 @@ fn random_lemke_returns_enumerated_solutions() {
         let mut ws = StepWorkspace::new(ops);
         let mut streams = SampleStreams::new(&stream_key(seed), 0);
         let mut lambda = vec![0.0; ops.m + ops.m * ops.d];
-        let Ok(outcome) = routh_step(ops, u.as_slice(), &caps, Selection::RandomLemke, &mut streams, &mut ws, &mut lambda)
+        let Ok(outcome) =
+            routh_step(ops, u.as_slice(), &caps, Selection::RandomLemke, &mut streams, &mut ws, &mut lambda)
         else {
             panic!("seed {seed}: Lemke failed on a step LCP");
         };

@@ -44,6 +44,17 @@ pub enum GpuError {
         /// The adapter's name.
         adapter: String,
     },
+    /// The step LCP is too badly scaled for single precision: the f32 pivot
+    /// tolerance would swallow real pivots (e.g. RAMone's friction 1e5).
+    #[error(
+        "the step LCP is too badly scaled for f32 (‖A_R‖∞ = {norm:.3e}: pivot tolerance {tolerance:.2e}); use --precision f64"
+    )]
+    PoorlyScaled {
+        /// `‖A_R‖∞`.
+        norm: f64,
+        /// The f32 pivot tolerance it implies.
+        tolerance: f64,
+    },
     /// Something the GPU backend does not do (yet).
     #[error("not supported on the GPU: {0}")]
     Unsupported(String),

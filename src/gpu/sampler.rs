@@ -46,8 +46,9 @@ pub struct GpuRunOptions {
 /// in `F32` the pivot tolerance is [`pivot_tolerance`](super::pivot_tolerance)'s
 /// f32 rule, the tie tolerance [`tie_tolerance`](super::tie_tolerance)'s, the termination tolerance is
 /// at least [`F32_TERMINATION_FLOOR`] and the residual tolerance at least
-/// `1024 · ε_f32 · max(1, ‖A_R‖∞) · max(1, h, s)²` (`s` the velocity scale),
-/// so that round-off alone does not reject samples.
+/// `1024 · ε_f32 · max(1, ‖A_R‖∞)` (the violation is relative), so that
+/// round-off alone does not reject samples. Problems whose f32 pivot tolerance
+/// exceeds [`MAX_F32_PIVOT_TOLERANCE`] are refused ([`GpuError::PoorlyScaled`]).
 ///
 /// ```no_run
 /// use impactset::gpu::{GpuContext, Precision, sample_set_gpu};
@@ -76,6 +77,11 @@ pub fn sample_set_gpu(
 ) -> Result<SampleSet, GpuError> {
     sample_set_gpu_with(ctx, problem, options, precision, &GpuRunOptions::default(), &|_| {})
 }
+
+/// Largest f32 pivot tolerance accepted: above it, entries of the entering
+/// column that matter would be taken for zeros (RAMone's friction of 1e5
+/// gives 12), so f32 runs are refused with [`GpuError::PoorlyScaled`].
+pub const MAX_F32_PIVOT_TOLERANCE: f64 = 0.1;
 
 /// [`sample_set_gpu`] with explicit batching, calling `progress(k)` after
 /// each batch of `k` samples has been read back.
@@ -106,6 +112,11 @@ pub fn sample_set_gpu_with(
     if n > MAX_VELOCITIES {
         return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });
     }
+    let tolerance = pivot_tolerance(&ops.step_matrix, size, precision);
+    if precision == Precision::F32 && tolerance > MAX_F32_PIVOT_TOLERANCE {
+        let norm = tolerance / (100.0 * size as f64 * f32::EPSILON as f64);
+        return Err(GpuError::PoorlyScaled { norm, tolerance });
+    }
     if options.steps > MAX_GPU_STEPS {
         return Err(GpuError::Unsupported(format!("a step cap above {MAX_GPU_STEPS}")));
     }
@@ -121,8 +132,9 @@ pub fn sample_set_gpu_with(
     let (termination_tol, residual_tol) = match precision {
         Precision::F64 => (options.termination_tol, options.residual_tol),
         Precision::F32 => {
-            let scale = 1f64.max(h).max(s);
-            let floor = 1024.0 * f32::EPSILON as f64 * a_norm * scale * scale;
+            // The residual violation is relative (LcpResidual::violation), so
+            // f32 round-off bounds it by a multiple of ε_f32 ‖A_R‖∞.
+            let floor = 1024.0 * f32::EPSILON as f64 * a_norm;
             (options.termination_tol.max(F32_TERMINATION_FLOOR), options.residual_tol.max(floor))
         }
     };

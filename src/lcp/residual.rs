@@ -10,13 +10,18 @@ pub struct LcpResidual {
     pub min_w: f64,
     /// `max_i |z_i w_i|` (should be 0).
     pub complementarity: f64,
+    /// `‖z‖∞`.
+    pub z_norm: f64,
+    /// `‖q‖∞`.
+    pub q_norm: f64,
 }
 
 impl LcpResidual {
     /// The residual of `z` for `(A, q)`, `A` row-major `n × n`; `w` receives `A z + q`.
     pub fn compute(a: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
         let n = q.len();
-        let mut r = LcpResidual { min_z: f64::INFINITY, min_w: f64::INFINITY, complementarity: 0.0 };
+        let mut r =
+            LcpResidual { min_z: f64::INFINITY, min_w: f64::INFINITY, complementarity: 0.0, z_norm: 0.0, q_norm: 0.0 };
         for i in 0..n {
             let row = &a[i * n..(i + 1) * n];
             let wi = q[i] + row.iter().zip(z).map(|(x, y)| x * y).sum::<f64>();
@@ -24,14 +29,23 @@ impl LcpResidual {
             r.min_z = r.min_z.min(z[i]);
             r.min_w = r.min_w.min(wi);
             r.complementarity = r.complementarity.max((z[i] * wi).abs());
+            r.z_norm = r.z_norm.max(z[i].abs());
+            r.q_norm = r.q_norm.max(q[i].abs());
         }
         r
     }
 
-    /// The largest violation: `max(0, −min z, −min w, max |z∘w|)`.
+    /// The largest violation relative to the problem's size, with
+    /// `Z = max(1, ‖z‖∞)` and `Q = max(1, ‖q‖∞)`:
     ///
-    /// This is the number compared with a sampler's residual tolerance.
+    /// `max(0, −min z / Z, −min w / Q, max |z∘w| / (Z Q))`.
+    ///
+    /// Dimensionless and scale-free (a problem in other units has the same
+    /// violation); this is the number compared with a sampler's residual
+    /// tolerance. The GPU's `lcp_residual` computes the same.
     pub fn violation(&self) -> f64 {
-        0f64.max(-self.min_z).max(-self.min_w).max(self.complementarity)
+        let z = self.z_norm.max(1.0);
+        let q = self.q_norm.max(1.0);
+        0f64.max(-self.min_z / z).max(-self.min_w / q).max(self.complementarity / (z * q))
     }
 }

@@ -27,8 +27,8 @@ pub struct SamplerOptions {
     /// (default 1e-9).
     pub termination_tol: f64,
     /// A terminated sample is accepted when every step's LCP residual
-    /// violation (`max(−min z, −min w, max|z∘w|)`, absolute) is at most this
-    /// (default 1e-8).
+    /// violation ([`LcpResidual::violation`](crate::lcp::LcpResidual::violation),
+    /// relative to the size of `z` and `b`) is at most this (default 1e-9).
     pub residual_tol: f64,
 }
 
@@ -43,7 +43,7 @@ impl Default for SamplerOptions {
             selection: Selection::All,
             threads: None,
             termination_tol: 1e-9,
-            residual_tol: 1e-8,
+            residual_tol: 1e-9,
         }
     }
 }
