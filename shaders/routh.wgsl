@@ -98,6 +98,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let tol = constants[params.off_scalars + 2u];
     let residual_tol = constants[params.off_scalars + 3u];
     let tie = constants[params.off_scalars + 4u];
+    let velocity_scale = constants[params.off_scalars + 5u];
 
     var max_residual = scalar(0.0);
     var energy_before = scalar(0.0);
@@ -170,7 +171,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
             flags |= FLAG_LCP_FAILED | FLAG_DONE;
             break;
         }
-        max_residual = max(max_residual, lcp_residual(size));
+        max_residual = max(max_residual, step_residual(size, m, velocity_scale, h));
         apply_impulse(n, m, impulses);
     }
 
@@ -197,4 +198,23 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     out_words[4u * i + 1u] = flags;
     out_words[4u * i + 2u] = caps.words;
     out_words[4u * i + 3u] = choice.words;
+}
+
+// `step_violation` of src/impact/routh_step.rs: the residual of lcp_z in the
+// problem's units, `velocity` for σ, γ, w_n, w_D and `impulse` for λn, λD,
+// w_σ, w_γ; every product z_i w_i is an impulse times a velocity.
+fn step_residual(size: u32, m: u32, velocity: scalar, impulse: scalar) -> scalar {
+    var violation = scalar(0.0);
+    for (var i = 0u; i < size && i < MAX_N; i++) {
+        var sum = scalar(0.0);
+        for (var j = 0u; j < size && j < MAX_N; j++) {
+            sum += lcp_matrix(i, j, size) * lcp_z[j];
+        }
+        let w = lcp_q[i] + sum;
+        let velocity_unknown = i < m || i >= size - m;
+        let zu = select(impulse, velocity, velocity_unknown);
+        let wu = select(velocity, impulse, velocity_unknown);
+        violation = max(violation, max(-lcp_z[i] / zu, max(-w / wu, abs(lcp_z[i] * w) / (velocity * impulse))));
+    }
+    return violation;
 }

@@ -38,7 +38,7 @@ struct RouthParams {
     off_minv_jt: u32,  // M⁻¹Jᵀ (n×impulses, row-major)
     off_mass: u32,     // M (n×n)
     off_v: u32,        // v⁻ (n)
-    off_scalars: u32,  // h, termination threshold, pivot tolerance, residual tolerance, tie tolerance
+    off_scalars: u32,  // h, termination threshold, pivot tolerance, residual tolerance, tie tolerance, velocity scale
     steps_per_dispatch: u32, // steps a sample takes per dispatch before it yields
     probe: u32,        // 2: iterations of the loop-limiter probe
     key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words

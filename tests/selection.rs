@@ -3,7 +3,7 @@
 
 mod common;
 
-use impactset::impact::{StepEnumerator, StepWorkspace, routh_step};
+use impactset::impact::{StepEnumerator, StepScales, StepWorkspace, routh_step};
 use impactset::sampling::stream::{SampleStreams, stream_key};
 use impactset::{SamplerOptions, Selection, sample_set};
 use nalgebra::DVector;
@@ -51,9 +51,16 @@ fn random_lemke_returns_enumerated_solutions() {
         let mut ws = StepWorkspace::new(ops);
         let mut streams = SampleStreams::new(&stream_key(seed), 0);
         let mut lambda = vec![0.0; ops.m + ops.m * ops.d];
-        let Ok(outcome) =
-            routh_step(ops, u.as_slice(), &caps, Selection::RandomLemke, &mut streams, &mut ws, &mut lambda)
-        else {
+        let Ok(outcome) = routh_step(
+            ops,
+            u.as_slice(),
+            &caps,
+            StepScales { velocity: problem.velocity_scale(), impulse: 1.0 },
+            Selection::RandomLemke,
+            &mut streams,
+            &mut ws,
+            &mut lambda,
+        ) else {
             panic!("seed {seed}: Lemke failed on a step LCP");
         };
         assert!(outcome.residual <= 1e-9, "seed {seed}: residual {}", outcome.residual);

@@ -156,6 +156,7 @@ pub fn sample_set_gpu_with(
             pivot_tolerance(&ops.step_matrix, size, precision),
             residual_tol,
             tie_tolerance(precision),
+            s,
         ]
         .into_iter(),
     );

@@ -8,7 +8,7 @@ mod sequential;
 mod simultaneous;
 
 pub use enumerate::{EnumeratorOptions, StepEnumerator};
-pub use routh_step::{StepOutcome, StepWorkspace, routh_step};
+pub use routh_step::{ENUMERATED_VIOLATION, StepOutcome, StepScales, StepWorkspace, routh_step, step_violation};
 pub use selection::Selection;
 pub use sequential::{MAX_ROUNDS, sequential, sequential_from};
 pub use simultaneous::{

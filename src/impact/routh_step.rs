@@ -3,6 +3,7 @@
 
 use crate::lcp::{LcpError, LcpResidual, LemkeOptions, LemkeWorkspace};
 use crate::problem::ContactOperators;
+use crate::problem::operators::StepLayout;
 use crate::sampling::stream::{self, SampleStreams};
 
 use super::{Selection, StepEnumerator};
@@ -16,6 +17,7 @@ pub struct StepWorkspace {
     b: Vec<f64>,
     cover: Vec<f64>,
     w: Vec<f64>,
+    valid: Vec<usize>,
 }
 
 impl StepWorkspace {
@@ -28,6 +30,7 @@ impl StepWorkspace {
             b: vec![0.0; size],
             cover: vec![0.0; size],
             w: vec![0.0; size],
+            valid: Vec::new(),
         }
     }
 }
@@ -48,20 +51,58 @@ pub struct StepOutcome {
     pub exhaustive: bool,
 }
 
+/// The units the step LCP's unknowns are measured in: residuals are judged
+/// relative to them (model.md §4: `σ`, `γ` and `w_λ` are velocities; `λn`,
+/// `λD` and `w_σ`, `w_γ` are impulses).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepScales {
+    /// Velocity scale: the problem's [`velocity_scale`](crate::ImpactProblem::velocity_scale).
+    pub velocity: f64,
+    /// Impulse scale: the step size `h`.
+    pub impulse: f64,
+}
+
+/// Solutions of the `all` enumeration whose step violation exceeds this are
+/// dropped before the pick: true solutions sit at round-off (≈1e-15), while a
+/// mode system solved near a degenerate boundary can pass the enumerator's
+/// own checks with violations of 1e-7.
+pub const ENUMERATED_VIOLATION: f64 = 1e-10;
+
+/// The violation of a step-LCP candidate `z` with `w = A_R z + b_R`, in the
+/// problem's units: `max(0, −z_i/[z_i], −w_i/[w_i], |z_i w_i|/(V·I))` where
+/// `[·]` is `V` for velocities (`σ`, `γ`, `w_n`, `w_D`) and `I` for impulses
+/// (`λn`, `λD`, `w_σ`, `w_γ`). Every product `z_i w_i` is an impulse times a
+/// velocity. The GPU's `step_residual` computes the same.
+pub fn step_violation(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScales) -> f64 {
+    let (velocity, impulse) = (scales.velocity, scales.impulse);
+    let size = layout.size();
+    let m = layout.m;
+    let mut violation: f64 = 0.0;
+    for i in 0..size {
+        let velocity_unknown = i < m || i >= size - m;
+        let (zu, wu) = if velocity_unknown { (velocity, impulse) } else { (impulse, velocity) };
+        violation = violation.max(-z[i] / zu).max(-w[i] / wu).max((z[i] * w[i]).abs() / (velocity * impulse));
+    }
+    violation
+}
+
 /// Solves one Routh step LCP and writes the impulse `λ = [λn; λD]` it takes.
 ///
 /// `u = J v` holds the current contact velocities (`m + m·d`), `caps` the
 /// normal-impulse caps `h·p` (`m`). The LCP is
 /// `w = A_R z + b_R`, `b_R = [h·p; Jn v; JD v; 0]`, with `A_R` from
 /// [`ContactOperators::step_matrix`]. Selection words are drawn from
-/// `streams` as documented in [`crate::sampling::stream`].
+/// `streams` as documented in [`crate::sampling::stream`]. The outcome's
+/// residual is [`step_violation`] in `scales`.
 ///
 /// Errors: Lemke's failure (it cannot fail on a step LCP in exact arithmetic:
-/// `A_R` is copositive-plus and the LCP feasible).
+/// `A_R` is copositive and the LCP feasible).
+#[allow(clippy::too_many_arguments)]
 pub fn routh_step(
     ops: &ContactOperators,
     u: &[f64],
     caps: &[f64],
+    scales: StepScales,
     selection: Selection,
     streams: &mut SampleStreams,
     ws: &mut StepWorkspace,
@@ -76,11 +117,14 @@ pub fn routh_step(
     let a = &ops.step_matrix;
     let options = LemkeOptions::default();
     let impulses = layout.impulses();
+    let lemke_outcome = |z: &[f64], w: &[f64], pivots: usize, lambda: &mut [f64]| {
+        lambda.copy_from_slice(&z[impulses.clone()]);
+        StepOutcome { residual: step_violation(layout, z, w, scales), pivots, choices: 1, exhaustive: false }
+    };
     match selection {
         Selection::Lemke => {
             let sol = ws.lemke.solve(a, &ws.b, &options)?;
-            lambda.copy_from_slice(&sol.z[impulses]);
-            Ok(StepOutcome { residual: sol.residual.violation(), pivots: sol.pivots, choices: 1, exhaustive: false })
+            Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda))
         }
         Selection::RandomLemke => {
             for d in ws.cover.iter_mut() {
@@ -88,28 +132,29 @@ pub fn routh_step(
             }
             let offset = stream::index(streams.selection_word(), size);
             let sol = ws.lemke.solve_covered(a, &ws.b, Some(&ws.cover), offset, &options)?;
-            lambda.copy_from_slice(&sol.z[impulses]);
-            Ok(StepOutcome { residual: sol.residual.violation(), pivots: sol.pivots, choices: 1, exhaustive: false })
+            Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda))
         }
         Selection::All => {
             let word = streams.selection_word();
             let count = ws.enumerator.enumerate(ops, &ws.b);
-            if count == 0 {
+            ws.valid.clear();
+            for k in 0..count {
+                LcpResidual::compute(a, &ws.b, ws.enumerator.solution(k), &mut ws.w);
+                if step_violation(layout, ws.enumerator.solution(k), &ws.w, scales) <= ENUMERATED_VIOLATION {
+                    ws.valid.push(k);
+                }
+            }
+            if ws.valid.is_empty() {
                 // Round-off hid every vertex: fall back to the deterministic rule.
                 let sol = ws.lemke.solve(a, &ws.b, &options)?;
-                lambda.copy_from_slice(&sol.z[impulses]);
-                return Ok(StepOutcome {
-                    residual: sol.residual.violation(),
-                    pivots: sol.pivots,
-                    choices: 1,
-                    exhaustive: false,
-                });
+                return Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda));
             }
-            let z = ws.enumerator.solution(stream::index(word, count.min(1 << 16)));
-            let residual = LcpResidual::compute(a, &ws.b, z, &mut ws.w);
+            let choices = ws.valid.len();
+            let z = ws.enumerator.solution(ws.valid[stream::index(word, choices.min(1 << 16))]);
+            LcpResidual::compute(a, &ws.b, z, &mut ws.w);
             lambda.copy_from_slice(&z[impulses]);
             let exhaustive = ws.enumerator.exhaustive();
-            Ok(StepOutcome { residual: residual.violation(), pivots: 0, choices: count, exhaustive })
+            Ok(StepOutcome { residual: step_violation(layout, z, &ws.w, scales), pivots: 0, choices, exhaustive })
         }
     }
 }

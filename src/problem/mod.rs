@@ -4,11 +4,11 @@
 
 pub mod cone;
 mod error;
-mod operators;
+pub mod operators;
 
 pub use cone::Dimension;
 pub use error::ProblemError;
-pub use operators::ContactOperators;
+pub use operators::{ContactOperators, StepLayout};
 
 use nalgebra::{DMatrix, DVector};
 

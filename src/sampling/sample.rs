@@ -5,7 +5,7 @@ use nalgebra::DVector;
 use super::SamplerOptions;
 use super::stream::{self, SampleStreams};
 use crate::ImpactProblem;
-use crate::impact::{Selection, StepWorkspace, routh_step};
+use crate::impact::{Selection, StepScales, StepWorkspace, routh_step};
 
 /// One sample's outcome.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -112,6 +112,7 @@ pub(crate) fn run_sample(
     let m = ops.m;
     let h = options.step_size_for(problem);
     let term = -options.termination_tol * problem.velocity_scale();
+    let scales = StepScales { velocity: problem.velocity_scale(), impulse: h };
     let mut streams = SampleStreams::new(key, index);
     ws.v.copy_from(problem.velocity());
     let energy_before = problem.kinetic_energy(&ws.v);
@@ -134,6 +135,7 @@ pub(crate) fn run_sample(
             ops,
             ws.u.as_slice(),
             &ws.caps,
+            scales,
             options.selection,
             &mut streams,
             &mut ws.step,

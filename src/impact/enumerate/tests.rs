@@ -211,7 +211,7 @@ fn frictionless_contacts_and_zero_caps_match_the_oracle() {
 #[test]
 fn routh_step_all_reports_every_choice_and_exhaustiveness() {
     use crate::Selection;
-    use crate::impact::{StepWorkspace, routh_step};
+    use crate::impact::{StepScales, StepWorkspace, routh_step};
     use crate::sampling::stream::{SampleStreams, stream_key};
 
     let mut rng = ChaCha8Rng::seed_from_u64(15);
@@ -224,7 +224,8 @@ fn routh_step_all_reports_every_choice_and_exhaustiveness() {
         let mut ws = StepWorkspace::new(ops);
         let mut streams = SampleStreams::new(&stream_key(case), 0);
         let mut lambda = vec![0.0; ops.m + ops.m * ops.d];
-        let outcome = routh_step(ops, u, caps, Selection::All, &mut streams, &mut ws, &mut lambda).unwrap();
+        let scales = StepScales { velocity: problem.velocity_scale(), impulse: 1.0 };
+        let outcome = routh_step(ops, u, caps, scales, Selection::All, &mut streams, &mut ws, &mut lambda).unwrap();
         assert!(outcome.exhaustive, "case {case}");
         assert!(outcome.residual < 1e-9, "case {case}: {outcome:?}");
         let mut e = StepEnumerator::new(ops);
@@ -233,7 +234,7 @@ fn routh_step_all_reports_every_choice_and_exhaustiveness() {
         // The impulse taken is one of the enumerated solutions.
         let impulses = ops.layout().impulses();
         assert!((0..outcome.choices).any(|k| e.solution(k)[impulses.clone()] == lambda[..]), "case {case}");
-        let lemke = routh_step(ops, u, caps, Selection::Lemke, &mut streams, &mut ws, &mut lambda).unwrap();
+        let lemke = routh_step(ops, u, caps, scales, Selection::Lemke, &mut streams, &mut ws, &mut lambda).unwrap();
         assert!(!lemke.exhaustive);
     }
     assert!(several > 0);
