@@ -19,8 +19,8 @@ proptest! {
         let size = ops.layout().size();
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
         let mut b = vec![0.0; size];
-        for i in 0..m {
-            b[i] = rng.random_range(0.0..1.0);
+        for cap in &mut b[..m] {
+            *cap = rng.random_range(0.0..1.0);
         }
         let u = &ops.j * common::random_vector(&mut rng, n);
         b[m..size - m].copy_from_slice(u.as_slice());
