@@ -1,7 +1,11 @@
 //! The `impactset` command: one file per subcommand.
 
+mod analyze;
 mod baseline;
 mod export;
+mod figures;
+mod modes;
+mod options;
 mod sample;
 mod scenes;
 mod show;
@@ -36,6 +40,12 @@ enum Command {
     Scenes(scenes::ScenesArgs),
     /// Write a built-in scene as a problem file (JSON or TOML).
     Export(export::ExportArgs),
+    /// How good a sampled set is: covering radius, Hausdorff distance, held-out certificate (ε-net).
+    Analyze(analyze::AnalyzeArgs),
+    /// Sample and count the joint contact modes of the outcomes.
+    Modes(modes::ModesArgs),
+    /// Draw the post-impact set and convergence figures of scenes (default: the five paper scenes).
+    Figures(figures::FiguresArgs),
 }
 
 /// An error in what the user gave (file, field, value): exit code 2.
@@ -59,6 +69,9 @@ pub fn main() -> ExitCode {
         Command::Baseline(args) => baseline::run(args),
         Command::Scenes(args) => scenes::run(args),
         Command::Export(args) => export::run(args),
+        Command::Analyze(args) => analyze::run(args),
+        Command::Modes(args) => modes::run(args),
+        Command::Figures(args) => figures::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
