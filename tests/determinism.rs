@@ -15,7 +15,10 @@ fn same_seed_is_bit_identical_with_one_and_two_threads() {
             let two = sample_set(&problem, &SamplerOptions { threads: Some(2), ..base.clone() });
             assert_eq!(one.samples.len(), 3000);
             for (a, b) in one.samples.iter().zip(&two.samples) {
-                assert_eq!(a.v_plus.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), b.v_plus.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+                assert_eq!(
+                    a.v_plus.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                    b.v_plus.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                );
                 assert_eq!(a, b);
             }
         }
@@ -27,7 +30,8 @@ fn shards_reproduce_one_run() {
     let problem = common::random_problem(9, 4, 2, false, 2.0);
     let whole = sample_set(&problem, &SamplerOptions { samples: 2500, seed: 7, ..Default::default() });
     let first = sample_set(&problem, &SamplerOptions { samples: 1100, seed: 7, ..Default::default() });
-    let rest = sample_set(&problem, &SamplerOptions { samples: 1400, first_index: 1100, seed: 7, ..Default::default() });
+    let rest =
+        sample_set(&problem, &SamplerOptions { samples: 1400, first_index: 1100, seed: 7, ..Default::default() });
     let joined: Vec<_> = first.samples.into_iter().chain(rest.samples).collect();
     assert_eq!(whole.samples, joined);
 }

@@ -1,7 +1,5 @@
 //! The GPU context for tests.
 
-
-
 use impactset::gpu::{GpuContext, GpuError};
 
 /// The GPU context, or `None` (test skipped, with a notice) when there is no
