@@ -145,8 +145,7 @@ fn figures_of(spec: &impactset::io::ProblemSpec, args: &FiguresArgs) -> Result<(
     let epsilon = report.epsilon().unwrap_or(f64::NAN);
     let baselines = baseline_distances(problem, &embedding, &net, epsilon);
 
-    let title =
-        if selection == Selection::All { name.clone() } else { format!("{name} (selection {})", selection.name()) };
+    let title = if selection == Selection::All { name.clone() } else { format!("{name} ({})", selection.name()) };
     let trajectories = first_trajectories(problem, &sampler, args.trajectories);
     let markers = baseline_markers(problem);
     let set_options = SetPlotOptions { title: title.clone(), ..SetPlotOptions::default() };
