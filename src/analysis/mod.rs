@@ -28,6 +28,7 @@ mod cover;
 mod heldout;
 mod metric;
 mod modes;
+mod report;
 
 pub use bound::DenseSamplingBound;
 pub use convergence::{Convergence, ConvergencePoint, convergence};
@@ -37,4 +38,7 @@ pub use metric::{Embedding, Metric, PointCloud, UnknownMetric};
 pub use modes::{
     ContactMode, ModeClassifier, ModeEntry, ModeHistogram, ModeOptions, contact_speed_scale, joint_label,
     mode_histogram,
+};
+pub use report::{
+    BaselineDistance, EpsilonReport, Figure, baseline_distances, baseline_markers, baseline_outcomes, velocity_norm,
 };

@@ -1,8 +1,12 @@
 //! The `impactset` command: one file per subcommand.
 
+mod analyze;
 mod baseline;
 mod compare;
 mod export;
+mod figures;
+mod modes;
+mod options;
 mod sample;
 mod scenes;
 mod show;
@@ -39,6 +43,12 @@ enum Command {
     Export(export::ExportArgs),
     /// Run the CPU and GPU on the same seed and compare them sample by sample.
     Compare(compare::CompareArgs),
+    /// How good a sampled set is: covering radius, Hausdorff distance, held-out certificate (ε-net).
+    Analyze(analyze::AnalyzeArgs),
+    /// Sample and count the joint contact modes of the outcomes.
+    Modes(modes::ModesArgs),
+    /// Draw the post-impact set and convergence figures of scenes (default: the five paper scenes).
+    Figures(figures::FiguresArgs),
 }
 
 /// An error in what the user gave (file, field, value): exit code 2.
@@ -63,6 +73,9 @@ pub fn main() -> ExitCode {
         Command::Scenes(args) => scenes::run(args),
         Command::Export(args) => export::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Analyze(args) => analyze::run(args),
+        Command::Modes(args) => modes::run(args),
+        Command::Figures(args) => figures::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -66,7 +66,11 @@ impl ConvergenceFigure<'_> {
 
 fn log_bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
-    (lo / 1.6, hi * 1.6)
+    let (lo, hi) = (lo / 1.6, hi * 1.6);
+    // A log axis inside one decade gets no labelled tick: stretch it just
+    // below the decade's power of ten, which plotters then labels along with
+    // its multiples.
+    if lo.log10().floor() == hi.log10().floor() { (0.8 * 10f64.powf(lo.log10().floor()), hi) } else { (lo, hi) }
 }
 
 impl Figure for ConvergenceFigure<'_> {
@@ -82,8 +86,11 @@ impl Figure for ConvergenceFigure<'_> {
             "{}: covering radius vs samples (reference set of {})",
             self.options.title, self.convergence.reference_size
         );
+        // Long titles (long scene names) shrink instead of being clipped.
+        let caption_size =
+            if title.chars().count() <= 64 { 22.0 } else { (22.0 * 64.0 / title.chars().count() as f64).max(12.0) };
         let mut chart = ChartBuilder::on(root)
-            .caption(title, (FAMILY, 22))
+            .caption(title, (FAMILY, caption_size))
             .margin(16)
             .x_label_area_size(52)
             .y_label_area_size(80)
@@ -171,5 +178,13 @@ mod tests {
         assert_eq!(format_value(0.0312), "0.0312");
         assert_eq!(format_value(0.5), "0.500");
         assert_eq!(format_value(2e-5), "2.00e-5");
+    }
+
+    #[test]
+    fn an_axis_inside_one_decade_is_widened_to_it() {
+        let (lo, hi) = super::log_bounds([0.2, 0.5].into_iter());
+        assert!((lo - 0.08).abs() < 1e-15 && hi == 0.5 * 1.6, "{lo} {hi}");
+        let (lo, hi) = super::log_bounds([0.005, 0.05].into_iter());
+        assert_eq!((lo, hi), (0.005 / 1.6, 0.05 * 1.6));
     }
 }

@@ -1,0 +1,133 @@
+//! `impactset analyze`: how good a sampled set is as an ε-net (model.md §6).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::Args;
+use serde::Serialize;
+
+use super::{InputError, source};
+use impactset::analysis::{BaselineDistance, Embedding, EpsilonReport, Metric, PointCloud, baseline_distances};
+use impactset::io::read_npy;
+
+/// Arguments of `impactset analyze`.
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// The set: an NPY file of accepted outcomes (`impactset sample --out set.npy`).
+    set: PathBuf,
+    /// The problem the set belongs to: problem file or built-in scene id.
+    #[arg(long)]
+    problem: String,
+    /// An independent, larger set of the same problem: covering radius, Hausdorff distance, convergence.
+    #[arg(long)]
+    reference: Option<PathBuf>,
+    /// Fresh samples of the same problem, independent of the set: held-out certificate.
+    #[arg(long)]
+    heldout: Option<PathBuf>,
+    /// Confidence parameter δ of the held-out certificate (confidence 1 − δ).
+    #[arg(long, default_value_t = 0.05)]
+    delta: f64,
+    /// Distance on velocities: energy (‖x‖_M), euclidean, or contact ((Jn x, Jt x)).
+    #[arg(long, default_value_t = Metric::Energy)]
+    metric: Metric,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct AnalyzeView {
+    problem: String,
+    set: String,
+    epsilon: EpsilonReport,
+    baselines: Vec<BaselineDistance>,
+}
+
+/// Runs `impactset analyze`.
+pub fn run(args: AnalyzeArgs) -> Result<()> {
+    if !(args.delta > 0.0 && args.delta < 1.0) {
+        return Err(InputError(format!("--delta {}: must lie strictly between 0 and 1", args.delta)).into());
+    }
+    if args.reference.is_none() && args.heldout.is_none() {
+        return Err(
+            InputError("give --reference SET.npy or --heldout SET.npy to measure the set against".into()).into()
+        );
+    }
+    let spec = source::load(&args.problem)?;
+    let embedding = args.metric.embedding(&spec.problem);
+    let net = load_points(&args.set, &embedding)?;
+    if net.is_empty() {
+        return Err(InputError(format!("{}: the set holds no outcome", args.set.display())).into());
+    }
+    let reference = args.reference.as_deref().map(|p| load_points(p, &embedding)).transpose()?;
+    let heldout = args.heldout.as_deref().map(|p| load_points(p, &embedding)).transpose()?;
+    for (flag, cloud) in [("--reference", &reference), ("--heldout", &heldout)] {
+        if cloud.as_ref().is_some_and(PointCloud::is_empty) {
+            return Err(InputError(format!("{flag}: the file holds no outcome")).into());
+        }
+    }
+    let report = EpsilonReport::new(&spec.problem, &embedding, &net, reference.as_ref(), heldout.as_ref(), args.delta);
+    let epsilon = report.epsilon().unwrap_or(f64::NAN);
+    let view = AnalyzeView {
+        problem: spec.name.clone(),
+        set: args.set.display().to_string(),
+        baselines: baseline_distances(&spec.problem, &embedding, &net, epsilon),
+        epsilon: report,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+    } else {
+        print_view(&view);
+    }
+    Ok(())
+}
+
+/// Reads an NPY set and embeds its rows; a bad file is an input error.
+fn load_points(path: &Path, embedding: &Embedding) -> Result<PointCloud> {
+    let rows = read_npy(path).map_err(|e| InputError(format!("{e:#}")))?;
+    if let Some(row) = rows.iter().find(|r| r.len() != embedding.n()) {
+        return Err(InputError(format!(
+            "{}: rows have {} entries, the problem has n = {} velocities",
+            path.display(),
+            row.len(),
+            embedding.n()
+        ))
+        .into());
+    }
+    if rows.iter().flatten().any(|x| !x.is_finite()) {
+        return Err(InputError(format!("{}: holds a non-finite velocity", path.display())).into());
+    }
+    Ok(embedding.points_of(rows.iter().map(Vec::as_slice)))
+}
+
+fn print_view(v: &AnalyzeView) {
+    let r = &v.epsilon;
+    println!("{} ({}): {} outcomes, {} metric, ‖v⁻‖ = {:.6}", v.problem, v.set, r.net_size, r.metric, r.velocity_norm);
+    if let (Some(c), Some(h), Some(n)) = (r.covering_radius, r.hausdorff, r.reference_size) {
+        println!("  covering radius against {n} reference outcomes: ε = {:.4e} ({:.4e} ‖v⁻‖)", c.absolute, c.relative);
+        println!("  symmetric Hausdorff distance:                 {:.4e} ({:.4e} ‖v⁻‖)", h.absolute, h.relative);
+    }
+    if let Some(conv) = &r.convergence {
+        let curve: Vec<String> = conv.points.iter().map(|p| format!("{}: {:.3e}", p.samples, p.epsilon)).collect();
+        println!("  convergence (prefix size: ε): {}", curve.join(", "));
+        if let Some(s) = conv.slope {
+            println!("  fitted ε ∝ M^{s:.3}");
+        }
+    }
+    if let (Some(c), Some(rel)) = (&r.certificate, r.certificate_relative) {
+        println!(
+            "  held-out certificate: all {} held-out outcomes within ε = {:.4e} ({:.4e} ‖v⁻‖), median {:.4e}",
+            c.held_out, c.epsilon, rel, c.median_distance
+        );
+        println!(
+            "    with confidence {:.0}%, a new sample lands farther than ε with probability < {:.3e}",
+            100.0 * (1.0 - c.delta),
+            c.miss_probability
+        );
+    }
+    println!("  baselines: distance to the nearest outcome");
+    for b in &v.baselines {
+        let within = if b.within_epsilon { "within ε" } else { "OUTSIDE ε" };
+        println!("    {:<46} {:.4e} ({:.4e} ‖v⁻‖) {within}", b.label, b.distance, b.relative);
+    }
+}
