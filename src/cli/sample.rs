@@ -9,12 +9,17 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{InputError, source};
+use impactset::analysis::{
+    BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, baseline_distances, baseline_outcomes,
+    held_out_certificate, mode_histogram, velocity_norm,
+};
 use impactset::gpu::{GpuContext, GpuRunOptions, Precision, sample_set_gpu_with};
-use impactset::impact::{sequential, simultaneous};
+use impactset::impact::{ImpactOutcome, sequential, simultaneous};
 use impactset::io::{Summary, write_csv, write_json, write_npy};
 use impactset::plot::{Marker, SetPlotOptions, first_trajectories, plot_post_impact_set};
 use impactset::sampling::sample_trajectory;
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set_with_progress};
+use serde::Serialize;
 
 /// Where Algorithm 2 runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -77,6 +82,32 @@ pub struct SampleArgs {
     /// Samples recorded by `--trajectories` and drawn by `--plot`.
     #[arg(long, default_value_t = 32)]
     trajectory_count: usize,
+    /// Draw this many fresh samples (indices from 2⁴⁰ on) and put a held-out
+    /// ε certificate (energy norm, δ = 0.05) and the baselines' distances in
+    /// the summary.
+    #[arg(long, default_value_t = 0)]
+    heldout: usize,
+}
+
+/// The summary JSON: the run's counts and settings, the joint contact modes,
+/// the classic baselines and, with `--heldout`, the ε figures.
+#[derive(Serialize)]
+struct Report {
+    #[serde(flatten)]
+    summary: Summary,
+    modes: ModeHistogram,
+    baselines: Vec<ImpactOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon: Option<EpsilonFigures>,
+}
+
+/// A held-out certificate and the baselines' distances to the set.
+#[derive(Serialize)]
+struct EpsilonFigures {
+    metric: &'static str,
+    certificate: HeldOutCertificate,
+    epsilon_relative: f64,
+    baseline_distances: Vec<BaselineDistance>,
 }
 
 /// Runs `impactset sample`.
@@ -126,8 +157,33 @@ pub fn run(args: SampleArgs) -> Result<()> {
             write_csv(out, &set)?;
         }
     }
-    if let Some(path) = &args.summary {
-        write_json(path, &summary)?;
+    let modes = mode_histogram(problem, &set, &ModeOptions::default());
+    if args.summary.is_some() || args.json {
+        let epsilon = (args.heldout > 0).then(|| {
+            let fresh = SamplerOptions {
+                samples: args.heldout,
+                first_index: options.first_index + (1 << 40),
+                ..options.clone()
+            };
+            let held = impactset::sample_set(problem, &fresh);
+            let embedding = Metric::Energy.embedding(problem);
+            let net = embedding.points(&set.accepted_velocities());
+            let certificate = held_out_certificate(&net, &embedding.points(&held.accepted_velocities()), 0.05);
+            EpsilonFigures {
+                metric: "energy",
+                epsilon_relative: certificate.epsilon / velocity_norm(problem, &embedding),
+                baseline_distances: baseline_distances(problem, &embedding, &net, certificate.epsilon),
+                certificate,
+            }
+        });
+        let report =
+            Report { summary: summary.clone(), modes: modes.clone(), baselines: baseline_outcomes(problem), epsilon };
+        if let Some(path) = &args.summary {
+            write_json(path, &report)?;
+        }
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
     }
     if let Some(path) = &args.trajectories {
         let count = args.trajectory_count.min(options.samples) as u64;
@@ -141,10 +197,9 @@ pub fn run(args: SampleArgs) -> Result<()> {
         plot_post_impact_set(path, problem, &set, &trajectories, &baseline_markers(problem), &plot_options)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
-    } else {
+    if !args.json {
         print_summary(&summary);
+        println!("{modes}");
     }
     Ok(())
 }
