@@ -230,7 +230,10 @@ pub fn sample_set_gpu_with(
         let values = from_bytes(&bytes[0], precision);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
         let flags_of = |i: usize| words[4 * i + 1];
-        if (0..count).any(|i| flags_of(i) & FLAG_DONE == 0) {
+        if let Some(i) = (0..count).find(|&i| flags_of(i) & FLAG_DONE == 0) {
+            if flags_of(i) & FLAG_LOOP_LIMIT != 0 {
+                return Err(GpuError::LoopLimit { adapter: ctx.describe() });
+            }
             return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
         }
         for i in 0..count {
