@@ -1,10 +1,10 @@
 //! The simultaneous impact law of Anitescu & Potra (model.md §2), the classic
 //! baseline, with every distinct post-impact velocity it admits.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 
 use crate::ImpactProblem;
-use crate::lcp::{LemkeOptions, LemkeWorkspace};
+use crate::lcp::{LemkeOptions, LemkeWorkspace, basic_solutions};
 use crate::problem::ContactOperators;
 
 /// Largest simultaneous LCP whose complementary index sets are enumerated
@@ -136,38 +136,11 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
     SimultaneousOutcomes { method, outcomes }
 }
 
-/// Solutions `z` of every complementary index set of `(A, b)` whose linear
-/// system is nonsingular and whose solution is feasible.
-pub(crate) fn enumerate_solutions(a: &[f64], b: &[f64]) -> Vec<Vec<f64>> {
-    let n = b.len();
+/// Every basic solution of `(A, b)` ([`basic_solutions`]) with a tolerance
+/// scaled to the data.
+fn enumerate_solutions(a: &[f64], b: &[f64]) -> Vec<Vec<f64>> {
     let scale = b.iter().chain(a.iter()).fold(1.0f64, |s, x| s.max(x.abs()));
-    let tol = 1e-9 * scale;
-    let mut found = Vec::new();
-    let mut basic = Vec::with_capacity(n);
-    for mask in 0u64..(1u64 << n) {
-        basic.clear();
-        basic.extend((0..n).filter(|j| mask & (1 << j) != 0));
-        let mut z = vec![0.0; n];
-        if !basic.is_empty() {
-            let sub = DMatrix::from_fn(basic.len(), basic.len(), |r, c| a[basic[r] * n + basic[c]]);
-            let rhs = DVector::from_fn(basic.len(), |r, _| -b[basic[r]]);
-            let Some(x) = sub.lu().solve(&rhs) else { continue };
-            if x.iter().any(|v| !v.is_finite()) {
-                continue;
-            }
-            for (k, &j) in basic.iter().enumerate() {
-                z[j] = x[k];
-            }
-        }
-        let feasible = (0..n).all(|i| {
-            let wi = b[i] + (0..n).map(|j| a[i * n + j] * z[j]).sum::<f64>();
-            z[i] >= -tol && wi >= -tol && (z[i] * wi).abs() <= tol * (1.0 + z[i].abs())
-        });
-        if feasible {
-            found.push(z.into_iter().map(|x| x.max(0.0)).collect());
-        }
-    }
-    found
+    basic_solutions(a, b, 1e-9 * scale)
 }
 
 /// Keeps one of each group of velocities closer than `1e-9` relative in the energy norm.

@@ -5,10 +5,12 @@
 //! Cottle, Pang & Stone, *The Linear Complementarity Problem*, §4.4) with a
 //! reusable workspace; [`LcpResidual`] measures any candidate solution.
 
+mod enumerate;
 mod error;
 mod lemke;
 mod residual;
 
+pub use enumerate::basic_solutions;
 pub use error::LcpError;
 pub use lemke::{DEFAULT_TIE_TOLERANCE, LcpSolution, LemkeOptions, LemkeWorkspace, solve_lcp};
 pub use residual::LcpResidual;

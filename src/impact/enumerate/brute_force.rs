@@ -9,8 +9,9 @@
 //! (`N ≤ 20`). This is the former `Selection::All` implementation, kept as the
 //! independent reference the mode enumerator is tested against.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 
+use crate::lcp::basic_solutions;
 use crate::problem::ContactOperators;
 
 /// Largest LCP size enumerated.
@@ -21,33 +22,10 @@ pub(crate) const MAX_ENUMERATED: usize = 20;
 pub(crate) fn solutions(ops: &ContactOperators, b: &[f64]) -> Vec<(Vec<f64>, DVector<f64>)> {
     let n = ops.layout().size();
     assert!(n <= MAX_ENUMERATED, "step LCP of size {n} is too large to enumerate");
-    let a = DMatrix::from_row_slice(n, n, &ops.step_matrix);
     let scale = b.iter().fold(f64::MIN_POSITIVE, |s, x| s.max(x.abs()));
-    let tol = 1e-10 * scale;
     let impulses = ops.layout().impulses();
     let mut out: Vec<(Vec<f64>, DVector<f64>)> = Vec::new();
-    let mut z = vec![0.0; n];
-    for mask in 0u32..(1 << n) {
-        let basic: Vec<usize> = (0..n).filter(|j| mask & (1 << j) != 0).collect();
-        z.iter_mut().for_each(|x| *x = 0.0);
-        if !basic.is_empty() {
-            let sub = DMatrix::from_fn(basic.len(), basic.len(), |r, c| a[(basic[r], basic[c])]);
-            let rhs = DVector::from_fn(basic.len(), |r, _| -b[basic[r]]);
-            let Some(x) = sub.lu().solve(&rhs) else { continue };
-            if x.iter().any(|v| !v.is_finite()) {
-                continue;
-            }
-            for (k, &j) in basic.iter().enumerate() {
-                z[j] = x[k];
-            }
-        }
-        let feasible = (0..n).all(|i| {
-            let wi = b[i] + (0..n).map(|j| a[(i, j)] * z[j]).sum::<f64>();
-            z[i] >= -tol && wi >= -tol
-        });
-        if !feasible {
-            continue;
-        }
+    for z in basic_solutions(&ops.step_matrix, b, 1e-10 * scale) {
         let lambda = DVector::from_iterator(impulses.len(), z[impulses.clone()].iter().copied());
         let dv = &ops.minv_jt * lambda;
         let close = |(_, other): &(Vec<f64>, DVector<f64>)| {
@@ -56,7 +34,7 @@ pub(crate) fn solutions(ops: &ContactOperators, b: &[f64]) -> Vec<(Vec<f64>, DVe
         if out.iter().any(close) {
             continue;
         }
-        out.push((z.iter().map(|x| x.max(0.0)).collect(), dv));
+        out.push((z, dv));
     }
     out
 }
