@@ -119,7 +119,7 @@ fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scala
 
 // Gauss–Jordan pivot on (r, e). The stride 2N + 2 is even: columns go two
 // per iteration (same arithmetic, half the loop iterations; see
-// GPU_NOTES.md on lavapipe's loop limiter).
+// docs/gpu-lavapipe.md on lavapipe's loop limiter).
 fn pivot(n: u32, r: u32, e: u32) {
     let stride = 2u * n + 2u;
     let row_r = tableau_base + r * stride;

@@ -100,7 +100,7 @@ fn gpu_lemke_matches_cpu_on_step_lcps() {
     let Some(ctx) = common::gpu::gpu() else { return };
     let mut rng = ChaCha8Rng::seed_from_u64(4);
     // N = 5, 10 (planar), 22 (two spatial, d = 8), 44 (four spatial, d = 8;
-    // lavapipe may refuse it, see GPU_NOTES.md).
+    // lavapipe may refuse it, see docs/gpu-lavapipe.md).
     let shapes = [(3, 1, None), (3, 2, None), (6, 2, Some(8)), (12, 4, Some(8))];
     for (n, m, d) in shapes {
         let problem = random_problem(&mut rng, n, m, d);

@@ -244,7 +244,7 @@ pub fn sample_set_gpu_with(
                 v_plus: row[..n].to_vec(),
                 steps: words[4 * i],
                 // A sample whose loops the driver cut short failed like an LCP
-                // over its pivot cap (lavapipe's loop limiter, GPU_NOTES.md).
+                // over its pivot cap (lavapipe's loop limiter, docs/gpu-lavapipe.md).
                 terminated: flags & FLAG_TERMINATED != 0 && flags & FLAG_LOOP_LIMIT == 0,
                 accepted: flags & FLAG_ACCEPTED != 0 && flags & FLAG_LOOP_LIMIT == 0,
                 max_residual: if flags & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 { f64::INFINITY } else { row[n] },
