@@ -6,7 +6,7 @@
 //!
 //! * the **cap stream**, stream number = sample index: step `s`, contact `i`
 //!   reads word `s·m + i` and draws `p_i = (x >> 8) · 2⁻²⁴ ∈ [0, 1)`
-//!   ([`unit`]). The same 24-bit value serves f32 and f64 (it is exact in
+//!   ([`unit()`]). The same 24-bit value serves f32 and f64 (it is exact in
 //!   both), so single- and double-precision runs use identical caps; the
 //!   53-bit variant of model.md §7 would make them differ.
 //! * the **selection stream**, stream number = sample index + 2⁶³, read
