@@ -81,6 +81,7 @@ pub struct ImpactProblem {
     dimension: Dimension,
     friction_directions: usize,
     operators: ContactOperators,
+    velocity_scale: f64,
 }
 
 impl ImpactProblem {
@@ -115,7 +116,8 @@ impl ImpactProblem {
         check_symmetric(&mass)?;
         let d = check_directions(dimension, d)?;
         let operators = ContactOperators::new(&mass, &velocity, &contacts, dimension, d)?;
-        Ok(ImpactProblem { mass, velocity, contacts, dimension, friction_directions: d, operators })
+        let velocity_scale = velocity_scale(&mass, &velocity, &operators);
+        Ok(ImpactProblem { mass, velocity, contacts, dimension, friction_directions: d, operators, velocity_scale })
     }
 
     /// Number of generalized velocities `n`.
@@ -191,11 +193,7 @@ impl ImpactProblem {
     /// The velocity scale of the impact, `max(‖Jn v⁻‖∞, ‖v⁻‖_M / √(tr M/n))`,
     /// never zero: termination and agreement tolerances are relative to it.
     pub fn velocity_scale(&self) -> f64 {
-        let normal = self.contact_velocities().amax();
-        let mean_mass = self.mass.trace() / self.n() as f64;
-        let energy = self.energy_norm(&self.velocity) / mean_mass.sqrt();
-        let s = normal.max(energy);
-        if s > 0.0 { s } else { 1.0 }
+        self.velocity_scale
     }
 
     /// The default impulse step `h` when none is given: half the largest
@@ -213,6 +211,15 @@ impl ImpactProblem {
         }
         if h > 0.0 { h } else { 1.0 }
     }
+}
+
+/// [`ImpactProblem::velocity_scale`], computed once at construction.
+fn velocity_scale(mass: &DMatrix<f64>, velocity: &DVector<f64>, ops: &ContactOperators) -> f64 {
+    let normal = (&ops.jn * velocity).amax();
+    let mean_mass = mass.trace() / velocity.len() as f64;
+    let energy = velocity.dot(&(mass * velocity)).max(0.0).sqrt() / mean_mass.sqrt();
+    let s = normal.max(energy);
+    if s > 0.0 { s } else { 1.0 }
 }
 
 fn check_finite<R: nalgebra::Dim, C: nalgebra::Dim, S: nalgebra::RawStorage<f64, R, C>>(
