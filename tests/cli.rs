@@ -107,7 +107,7 @@ fn unknown_problem_and_bad_flags_are_rejected() {
 
 #[test]
 fn every_subcommand_has_help() {
-    for sub in ["show", "sample", "baseline", "scenes", "export"] {
+    for sub in ["show", "sample", "baseline", "scenes", "export", "bench", "compare", "analyze", "modes", "figures"] {
         let out = impactset(&[sub, "--help"]);
         assert!(out.status.success(), "{sub}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"), "{sub}");
@@ -171,4 +171,47 @@ fn export_round_trips_through_show() {
         assert!(from_file.status.success());
         assert_eq!(String::from_utf8_lossy(&from_file.stdout), String::from_utf8_lossy(&from_scene.stdout));
     }
+}
+
+#[test]
+fn bench_writes_rows_with_the_documented_keys() {
+    let dir = std::env::temp_dir().join(format!("impactset-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("bench.json");
+    let out = impactset(&[
+        "bench",
+        "rocking-block",
+        "-n",
+        "512",
+        "--backends",
+        "cpu1,cpu",
+        "--repetitions",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        for key in [
+            "scene",
+            "backend",
+            "selection",
+            "precision",
+            "threads",
+            "samples",
+            "lcps_per_sample",
+            "us_per_lcp",
+            "us_per_sample",
+            "samples_per_s",
+        ] {
+            assert!(row.get(key).is_some(), "row lacks {key}");
+        }
+        let (rate, per_sample) = (row["samples_per_s"].as_f64().unwrap(), row["us_per_sample"].as_f64().unwrap());
+        assert!((rate * per_sample / 1e6 - 1.0).abs() < 1e-9, "samples/s and µs/sample disagree");
+    }
+    let out = impactset(&["bench", "rocking-block", "--backends", "tpu"]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -2,6 +2,7 @@
 
 mod analyze;
 mod baseline;
+mod bench;
 mod compare;
 mod export;
 mod figures;
@@ -37,6 +38,8 @@ enum Command {
     Sample(sample::SampleArgs),
     /// The classic baselines: simultaneous (every LCP solution) and sequential outcomes.
     Baseline(baseline::BaselineArgs),
+    /// Measure throughput per scene and backend: LCPs/sample, µs/sample, µs/LCP, samples/s.
+    Bench(bench::BenchArgs),
     /// List the built-in scenes.
     Scenes(scenes::ScenesArgs),
     /// Write a built-in scene as a problem file (JSON or TOML).
@@ -71,6 +74,7 @@ pub fn main() -> ExitCode {
         Command::Sample(args) => sample::run(args),
         Command::Baseline(args) => baseline::run(args),
         Command::Scenes(args) => scenes::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Analyze(args) => analyze::run(args),
