@@ -14,12 +14,13 @@ use impactset::analysis::{
     held_out_certificate, mode_histogram, velocity_norm,
 };
 use impactset::gpu::{GpuContext, GpuRunOptions, Precision, sample_set_gpu_with};
-use impactset::impact::{ImpactOutcome, sequential, simultaneous};
+use impactset::impact::ImpactOutcome;
 use impactset::io::{Summary, write_csv, write_json, write_npy};
 use impactset::plot::{Marker, SetPlotOptions, first_trajectories, plot_post_impact_set};
 use impactset::sampling::sample_trajectory;
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set_with_progress};
 use serde::Serialize;
+use std::cell::OnceCell;
 
 /// Where Algorithm 2 runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -158,6 +159,10 @@ pub fn run(args: SampleArgs) -> Result<()> {
         }
     }
     let modes = mode_histogram(problem, &set, &ModeOptions::default());
+    // The baselines (the simultaneous enumeration takes seconds on large
+    // problems) are computed once, only if the summary or the plot needs them.
+    let baselines: OnceCell<Vec<ImpactOutcome>> = OnceCell::new();
+    let baselines = || baselines.get_or_init(|| baseline_outcomes(problem)).clone();
     if args.summary.is_some() || args.json {
         let epsilon = (args.heldout > 0).then(|| {
             let fresh = SamplerOptions {
@@ -176,8 +181,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
                 certificate,
             }
         });
-        let report =
-            Report { summary: summary.clone(), modes: modes.clone(), baselines: baseline_outcomes(problem), epsilon };
+        let report = Report { summary: summary.clone(), modes: modes.clone(), baselines: baselines(), epsilon };
         if let Some(path) = &args.summary {
             write_json(path, &report)?;
         }
@@ -194,7 +198,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if let Some(path) = &args.plot {
         let trajectories = first_trajectories(problem, &options, args.trajectory_count.min(options.samples));
         let plot_options = SetPlotOptions { title: spec.name.clone(), ..SetPlotOptions::default() };
-        plot_post_impact_set(path, problem, &set, &trajectories, &baseline_markers(problem), &plot_options)
+        plot_post_impact_set(path, problem, &set, &trajectories, &markers(baselines()), &plot_options)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     }
     if !args.json {
@@ -252,14 +256,9 @@ fn run_backend(
     Ok(Run { set, backend: format!("gpu ({})", context.describe()), precision: precision.name() })
 }
 
-/// The simultaneous and sequential outcomes as labelled figure markers.
-fn baseline_markers(problem: &ImpactProblem) -> Vec<Marker> {
-    simultaneous(problem)
-        .outcomes
-        .into_iter()
-        .chain(sequential(problem))
-        .map(|o| Marker { label: o.label, v: o.v_plus })
-        .collect()
+/// Baseline outcomes as labelled figure markers.
+fn markers(outcomes: Vec<ImpactOutcome>) -> Vec<Marker> {
+    outcomes.into_iter().map(|o| Marker { label: o.label, v: o.v_plus }).collect()
 }
 
 fn progress_bar(total: u64) -> ProgressBar {
