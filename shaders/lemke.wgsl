@@ -2,10 +2,14 @@
 // tableau, pivot rule and function names as src/lcp/lemke.rs (read the two
 // side by side). Solves w = A z + q ≥ 0, z ≥ 0, zᵀw = 0, N ≤ MAX_N.
 //
-// The tableau is [I | −A | −d | q], row-major with stride 2N + 2:
-//   column   0 .. N       N .. 2N      2N       2N+1
-//            w_0..w_{N−1} z_0..z_{N−1} z₀ (art.) right-hand side
-// Each invocation owns a slice of N(2N + 2) scalars of the storage buffer
+// The tableau is [I | −A | −d | q | 0], row-major with stride
+// `tableau_stride(N)` = 2N + 2 rounded up to a multiple of 8:
+//   column   0 .. N       N .. 2N      2N       2N+1             2N+2 ..
+//            w_0..w_{N−1} z_0..z_{N−1} z₀ (art.) right-hand side  zero padding
+// Row operations go eight columns per loop iteration (the padding stays
+// zero), so that a pivot costs lavapipe's loop limiter N·stride/8 iterations
+// instead of N·stride (docs/gpu-lavapipe.md).
+// Each invocation owns a slice of N · tableau_stride(N) scalars of the storage buffer
 // `lemke_tableau` from `tableau_base` on (set by the entry point). A private
 // array of MAX_TABLEAU scalars would read more simply, but lavapipe (LLVM
 // coroutines) takes tens of minutes to compile one, and GPUs spill an array
@@ -26,16 +30,44 @@ struct PivotResult {
     status: u32,   // LEMKE_SOLVED, LEMKE_RAY or LEMKE_PIVOT_LIMIT
 }
 
-// Fills [I | −A | −d | q] and the initial basis w.
+// Row stride of the tableau: 2N + 2 rounded up to a multiple of 8. Mirrors
+// `gpu::types::tableau_stride`.
+fn tableau_stride(n: u32) -> u32 {
+    return (2u * n + 9u) & ~7u;
+}
+
+// Entry (i, c) of the initial tableau [I | −A | −d | q | 0].
+fn initial_entry(i: u32, c: u32, n: u32) -> scalar {
+    if c < n {
+        return select(scalar(0.0), scalar(1.0), i == c);
+    }
+    if c < 2u * n {
+        return -lcp_matrix(i, c - n, n);
+    }
+    if c == 2u * n {
+        return -lcp_cover[i];
+    }
+    if c == 2u * n + 1u {
+        return lcp_q[i];
+    }
+    return scalar(0.0);
+}
+
+// Fills [I | −A | −d | q | 0] and the initial basis w.
 fn init_tableau(n: u32) {
-    let stride = 2u * n + 2u;
+    let stride = tableau_stride(n);
     for (var i = 0u; i < n && i < MAX_N; i++) {
-        for (var j = 0u; j < n && j < MAX_N; j++) {
-            lemke_tableau[tableau_base + i * stride + j] = select(scalar(0.0), scalar(1.0), i == j);
-            lemke_tableau[tableau_base + i * stride + n + j] = -lcp_matrix(i, j, n);
+        let row = tableau_base + i * stride;
+        for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
+            lemke_tableau[row + c] = initial_entry(i, c, n);
+            lemke_tableau[row + c + 1u] = initial_entry(i, c + 1u, n);
+            lemke_tableau[row + c + 2u] = initial_entry(i, c + 2u, n);
+            lemke_tableau[row + c + 3u] = initial_entry(i, c + 3u, n);
+            lemke_tableau[row + c + 4u] = initial_entry(i, c + 4u, n);
+            lemke_tableau[row + c + 5u] = initial_entry(i, c + 5u, n);
+            lemke_tableau[row + c + 6u] = initial_entry(i, c + 6u, n);
+            lemke_tableau[row + c + 7u] = initial_entry(i, c + 7u, n);
         }
-        lemke_tableau[tableau_base + i * stride + 2u * n] = -lcp_cover[i];
-        lemke_tableau[tableau_base + i * stride + 2u * n + 1u] = lcp_q[i];
         basis[i] = i;
     }
 }
@@ -57,7 +89,7 @@ fn compare_tied(x: scalar, y: scalar, tie: scalar) -> i32 {
 // (rhs, B⁻¹ row) divided by the row's entry in column e, the B⁻¹ columns read
 // from `offset` on. Values within the tie tolerance tie.
 fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tie: scalar) -> i32 {
-    let stride = 2u * n + 2u;
+    let stride = tableau_stride(n);
     let ai = lemke_tableau[tableau_base + i * stride + e];
     let ak = lemke_tableau[tableau_base + k * stride + e];
     let first = compare_tied(lemke_tableau[tableau_base + i * stride + 2u * n + 1u] / ai, lemke_tableau[tableau_base + k * stride + 2u * n + 1u] / ak, tie);
@@ -93,7 +125,7 @@ fn first_leaving_row(n: u32, offset: u32, tie: scalar) -> u32 {
 // solution (the usual rule; it also keeps round-off from turning a
 // degenerate tie into a wrong, non-lexicographic choice).
 fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scalar) -> u32 {
-    let stride = 2u * n + 2u;
+    let stride = tableau_stride(n);
     var best = n;
     for (var i = 0u; i < n && i < MAX_N; i++) {
         if lemke_tableau[tableau_base + i * stride + e] > tol {
@@ -117,16 +149,38 @@ fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scala
     return best;
 }
 
-// Gauss–Jordan pivot on (r, e). The stride 2N + 2 is even: columns go two
-// per iteration (same arithmetic, half the loop iterations; see
-// docs/gpu-lavapipe.md on lavapipe's loop limiter).
+// Tableau entries at .. at + 8 times `factor`.
+fn scale_block(at: u32, factor: scalar) {
+    lemke_tableau[at] *= factor;
+    lemke_tableau[at + 1u] *= factor;
+    lemke_tableau[at + 2u] *= factor;
+    lemke_tableau[at + 3u] *= factor;
+    lemke_tableau[at + 4u] *= factor;
+    lemke_tableau[at + 5u] *= factor;
+    lemke_tableau[at + 6u] *= factor;
+    lemke_tableau[at + 7u] *= factor;
+}
+
+// Tableau entries at .. at + 8 minus f times those at pivot_at .. pivot_at + 8.
+fn eliminate_block(at: u32, pivot_at: u32, f: scalar) {
+    lemke_tableau[at] -= f * lemke_tableau[pivot_at];
+    lemke_tableau[at + 1u] -= f * lemke_tableau[pivot_at + 1u];
+    lemke_tableau[at + 2u] -= f * lemke_tableau[pivot_at + 2u];
+    lemke_tableau[at + 3u] -= f * lemke_tableau[pivot_at + 3u];
+    lemke_tableau[at + 4u] -= f * lemke_tableau[pivot_at + 4u];
+    lemke_tableau[at + 5u] -= f * lemke_tableau[pivot_at + 5u];
+    lemke_tableau[at + 6u] -= f * lemke_tableau[pivot_at + 6u];
+    lemke_tableau[at + 7u] -= f * lemke_tableau[pivot_at + 7u];
+}
+
+// Gauss–Jordan pivot on (r, e), eight columns per loop iteration (the same
+// arithmetic as the CPU entry by entry; see the header on the loop limiter).
 fn pivot(n: u32, r: u32, e: u32) {
-    let stride = 2u * n + 2u;
+    let stride = tableau_stride(n);
     let row_r = tableau_base + r * stride;
     let inv = scalar(1.0) / lemke_tableau[row_r + e];
-    for (var c = 0u; c < stride && c < MAX_STRIDE; c += 2u) {
-        lemke_tableau[row_r + c] *= inv;
-        lemke_tableau[row_r + c + 1u] *= inv;
+    for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
+        scale_block(row_r + c, inv);
     }
     lemke_tableau[row_r + e] = scalar(1.0);
     for (var i = 0u; i < n && i < MAX_N; i++) {
@@ -136,9 +190,8 @@ fn pivot(n: u32, r: u32, e: u32) {
         let row = tableau_base + i * stride;
         let f = lemke_tableau[row + e];
         if f != scalar(0.0) {
-            for (var c = 0u; c < stride && c < MAX_STRIDE; c += 2u) {
-                lemke_tableau[row + c] -= f * lemke_tableau[row_r + c];
-                lemke_tableau[row + c + 1u] -= f * lemke_tableau[row_r + c + 1u];
+            for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
+                eliminate_block(row + c, row_r + c, f);
             }
             lemke_tableau[row + e] = scalar(0.0);
         }
@@ -182,7 +235,7 @@ fn run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotR
 // Reads z off the final basis (basic z_j = its row's right-hand side, clamped
 // at 0 against round-off; non-basic z_j = 0).
 fn extract_solution(n: u32) {
-    let stride = 2u * n + 2u;
+    let stride = tableau_stride(n);
     for (var j = 0u; j < n && j < MAX_N; j++) {
         lcp_z[j] = scalar(0.0);
     }

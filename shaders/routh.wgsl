@@ -20,7 +20,7 @@
 // its state (v, residual, steps, stream positions) in out_values/out_words;
 // the host dispatches until every sample is FLAG_DONE (out_words zeroed
 // first). The result does not depend on `steps_per_dispatch`.
-//   7  lemke_tableau array<scalar> N(2N + 2) scratch scalars per sample (lemke.wgsl)
+//   7  lemke_tableau array<scalar> N · tableau_stride(N) scratch scalars per sample (lemke.wgsl)
 
 @group(0) @binding(0) var<storage, read> params: RouthParams;
 @group(0) @binding(1) var<storage, read> constants: array<scalar>;
@@ -88,7 +88,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (flags & FLAG_DONE) != 0u {
         return;
     }
-    tableau_base = i * size * (2u * size + 2u);
+    tableau_base = i * size * tableau_stride(size);
     // Sample index (64 bits) = first + i; selection stream = index + 2⁶³.
     let lo = params.first_lo + i;
     let hi = params.first_hi + select(0u, 1u, lo < i);
@@ -200,17 +200,30 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     out_words[4u * i + 3u] = choice.words;
 }
 
+// Σ_j A_R[i][j] z_j in index order, four terms per loop iteration (lavapipe's
+// loop limiter counts iterations, docs/gpu-lavapipe.md).
+fn matrix_row_times_z(i: u32, size: u32) -> scalar {
+    var sum = scalar(0.0);
+    var j = 0u;
+    for (; j + 4u <= size && j + 4u <= MAX_N; j += 4u) {
+        sum += lcp_matrix(i, j, size) * lcp_z[j];
+        sum += lcp_matrix(i, j + 1u, size) * lcp_z[j + 1u];
+        sum += lcp_matrix(i, j + 2u, size) * lcp_z[j + 2u];
+        sum += lcp_matrix(i, j + 3u, size) * lcp_z[j + 3u];
+    }
+    for (; j < size && j < MAX_N; j++) {
+        sum += lcp_matrix(i, j, size) * lcp_z[j];
+    }
+    return sum;
+}
+
 // `step_violation` of src/impact/routh_step.rs: the residual of lcp_z in the
 // problem's units, `velocity` for σ, γ, w_n, w_D and `impulse` for λn, λD,
 // w_σ, w_γ; every product z_i w_i is an impulse times a velocity.
 fn step_residual(size: u32, m: u32, velocity: scalar, impulse: scalar) -> scalar {
     var violation = scalar(0.0);
     for (var i = 0u; i < size && i < MAX_N; i++) {
-        var sum = scalar(0.0);
-        for (var j = 0u; j < size && j < MAX_N; j++) {
-            sum += lcp_matrix(i, j, size) * lcp_z[j];
-        }
-        let w = lcp_q[i] + sum;
+        let w = lcp_q[i] + matrix_row_times_z(i, size);
         let velocity_unknown = i < m || i >= size - m;
         let zu = select(impulse, velocity, velocity_unknown);
         let wu = select(velocity, impulse, velocity_unknown);

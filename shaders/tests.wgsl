@@ -9,7 +9,7 @@
 //   2  test_scalars_in   array<scalar>     lemke: per problem A (N×N), q (N), cover (N); pivot and tie tolerances at the end
 //   3  test_words_out    array<u32>        chacha: `size` words per stream; lemke: (pivots, status) per problem
 //   4  test_scalars_out  array<scalar>     lemke: z (N) and residual violation per problem
-//   7  lemke_tableau     array<scalar>     lemke: N(2N + 2) scratch scalars per problem (lemke.wgsl)
+//   7  lemke_tableau     array<scalar>     lemke: N · tableau_stride(N) scratch scalars per problem (lemke.wgsl)
 
 @group(0) @binding(0) var<storage, read> test_params: TestParams;
 @group(0) @binding(1) var<storage, read> test_words_in: array<u32>;
@@ -48,7 +48,7 @@ fn lemke_solve(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let per = n * n + 2u * n;
     test_a_offset = i * per;
-    tableau_base = i * n * (2u * n + 2u);
+    tableau_base = i * n * tableau_stride(n);
     for (var j = 0u; j < n; j++) {
         lcp_q[j] = test_scalars_in[i * per + n * n + j];
         lcp_cover[j] = test_scalars_in[i * per + n * n + n + j];

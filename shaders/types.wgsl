@@ -11,9 +11,9 @@ alias scalar = f32;
 // Largest step LCP the shaders hold in private memory: N = m(3 + d) = 44,
 // four spatial contacts with 8 friction directions. Mirrors `MAX_LCP_SIZE`.
 const MAX_N: u32 = 44u;
-// Tableau row stride bound and size: (2N + 2) columns of N rows.
-const MAX_STRIDE: u32 = 90u;
-const MAX_TABLEAU: u32 = 3960u;
+// Tableau row stride bound (2N + 2 rounded up to a multiple of 8) and size.
+const MAX_STRIDE: u32 = 96u;
+const MAX_TABLEAU: u32 = 4224u;
 // Largest number of generalized velocities. Mirrors `MAX_VELOCITIES`.
 const MAX_DOF: u32 = 64u;
 // Hard bound on Lemke pivots: max(100, 10 N) for N = MAX_N.

@@ -4,7 +4,9 @@
 
 use super::context::{GpuContext, WORKGROUP_SIZE};
 use super::shaders::Module;
-use super::types::{LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words};
+use super::types::{
+    LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words, tableau_stride,
+};
 use super::{GpuError, Precision};
 use crate::lcp::{DEFAULT_TIE_TOLERANCE, LcpError, LemkeOptions};
 use crate::sampling::stream;
@@ -138,7 +140,7 @@ pub fn solve_lcps_gpu(
     let z_size = (problems.len() * (n + 1) * precision.bytes()) as u64;
     let words_out = ctx.storage_out("pivots", words_size);
     let z_out = ctx.storage_out("z", z_size);
-    let tableau = ctx.storage_out("tableau", (problems.len() * n * (2 * n + 2) * precision.bytes()) as u64);
+    let tableau = ctx.storage_out("tableau", (problems.len() * n * tableau_stride(n) * precision.bytes()) as u64);
     let groups = (problems.len() as u32).div_ceil(super::context::WORKGROUP_SIZE);
     let bytes = ctx.dispatch(
         kernels.get("lemke_solve"),

@@ -6,7 +6,7 @@ use super::kernels::{from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
 use super::types::{
     FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, MAX_LCP_SIZE, MAX_VELOCITIES,
-    RouthParams, key_words,
+    RouthParams, key_words, tableau_stride,
 };
 use super::{GpuError, Precision};
 use crate::impact::Selection;
@@ -167,7 +167,7 @@ pub fn sample_set_gpu_with(
     let max_binding = (ctx.limits.max_storage_buffer_binding_size as u64).min(ctx.limits.max_buffer_size);
     let limit_by_buffer = max_binding.checked_div(bytes_per_sample).unwrap_or(1) as usize;
     let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * WORKGROUP_SIZE as usize;
-    let tableau_bytes = (size * (2 * size + 2) * precision.bytes()) as u64;
+    let tableau_bytes = (size * tableau_stride(size) * precision.bytes()) as u64;
     let limit_by_tableau = max_binding.checked_div(tableau_bytes).unwrap_or(1) as usize;
     let batch = run
         .batch_size

@@ -13,6 +13,13 @@ pub const MAX_VELOCITIES: usize = 64;
 /// Hard pivot bound of the shaders, `max(100, 10·MAX_LCP_SIZE)`. Mirrors `MAX_PIVOTS`.
 pub const MAX_PIVOTS: usize = 440;
 
+/// Row stride of the Lemke tableau for an `n × n` LCP: `2n + 2` rounded up
+/// to a multiple of 8 (the shaders update rows eight columns at a time).
+/// Mirrors `tableau_stride` in `shaders/lemke.wgsl`.
+pub(crate) const fn tableau_stride(n: usize) -> usize {
+    (2 * n + 9) & !7
+}
+
 /// Mirrors `RouthParams` in `shaders/types.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
