@@ -1,15 +1,31 @@
-//! `compare_backends` on the built-in scenes: the GPU against the CPU on the
+//! `compare_backends` on every built-in scene: the GPU against the CPU on the
 //! same seed, sample by sample, with the targets (f64: ≥ 99.9% of
 //! samples within 1e-9 of ‖v⁻‖_M and accepted sets within 1e-6 Hausdorff;
-//! f32: ≥ 99% within 1e-3). 512 samples per case: lavapipe is slow.
+//! f32: ≥ 99% within 1e-3 and Hausdorff below 1%, or below half the set's own
+//! sampling resolution — see `gpu_f32_matches_cpu_on_builtin_scenes`).
+//! 512 samples per case: lavapipe is slow.
 
 mod common;
 
+use impactset::analysis::{Metric, hausdorff};
 use impactset::gpu::{Comparison, GpuError, Precision, compare_backends};
-use impactset::{SamplerOptions, Selection, scene};
+use impactset::{SamplerOptions, Selection, sample_set, scene};
 
-const SCENES: [&str; 4] = ["rocking-block", "compass-gait", "box-wall", "ramone"];
+const SAMPLES: usize = 512;
 
+fn options(scene: &scene::Scene, selection: Selection, seed: u64) -> SamplerOptions {
+    SamplerOptions {
+        samples: SAMPLES,
+        step_size: Some(scene.step_size),
+        steps: scene.steps,
+        selection,
+        seed,
+        ..Default::default()
+    }
+}
+
+/// Every scene and rule compared in `precision`; refusals of badly scaled
+/// problems in f32 are reported and left out.
 fn run(precision: Precision, tolerance: f64) -> Option<Vec<(String, Comparison)>> {
     let ctx = common::gpu::gpu()?;
     if precision == Precision::F64 && !ctx.supports_f64() {
@@ -17,18 +33,10 @@ fn run(precision: Precision, tolerance: f64) -> Option<Vec<(String, Comparison)>
         return None;
     }
     let mut out = Vec::new();
-    for id in SCENES {
+    for &id in scene::ids() {
         let scene = scene::builtin(id).expect("built-in scene");
         for selection in [Selection::Lemke, Selection::RandomLemke] {
-            let options = SamplerOptions {
-                samples: 512,
-                step_size: Some(scene.step_size),
-                steps: scene.steps,
-                selection,
-                seed: 3,
-                ..Default::default()
-            };
-            let c = match compare_backends(&ctx, &scene.problem, &options, precision, tolerance) {
+            let c = match compare_backends(&ctx, &scene.problem, &options(&scene, selection, 3), precision, tolerance) {
                 Ok(c) => c,
                 // RAMone's friction of 1e5 makes ‖A_R‖∞ ≈ 1e5: an f32 pivot
                 // tolerance of 100·N·‖A_R‖∞·ε_f32 ≈ 12 swallows every real
@@ -65,18 +73,50 @@ fn run(precision: Precision, tolerance: f64) -> Option<Vec<(String, Comparison)>
 #[test]
 fn gpu_f64_matches_cpu_on_builtin_scenes() {
     let Some(results) = run(Precision::F64, 1e-9) else { return };
+    assert_eq!(results.len(), 2 * scene::ids().len());
     for (name, c) in &results {
         assert!(c.agreement_fraction >= 0.999, "{name}: {c:?}");
         assert!(c.hausdorff < 1e-6, "{name}: {c:?}");
     }
 }
 
+/// The symmetric Hausdorff distance (relative to ‖v⁻‖_M) between the CPU's
+/// accepted sets of two independent seeds: the resolution at which
+/// `SAMPLES` samples describe the set at all.
+fn sampling_resolution(id: &str, selection: Selection) -> f64 {
+    let scene = scene::builtin(id).expect("built-in scene");
+    let embed = Metric::Energy.embedding(&scene.problem);
+    let set = |seed| embed.points(&sample_set(&scene.problem, &options(&scene, selection, seed)).accepted_velocities());
+    hausdorff(&set(3), &set(4)) / scene.problem.energy_norm(scene.problem.velocity())
+}
+
+/// f32 against the f64 CPU. Where the Hausdorff distance exceeds 1%, the
+/// cause measured on lavapipe (1024 samples, seed 0, random-lemke) is a
+/// handful of samples, not a bias of the set:
+/// * disk-stack: 2 samples fail in f32 (a secondary ray) and 2 follow another
+///   solution of a degenerate step (deviations 2.1e-2 and 1.1e-2); the
+///   missing CPU outcome farthest from the GPU set (2.05e-2) is exactly as
+///   far from every *other* CPU outcome — an isolated point of a sparse
+///   sample, whose two independent 1024-sample sets are 7.7e-2 apart;
+/// * cube-flat: 4 samples are rejected for an f32 step residual of 1e-2 to
+///   4e-2 at N = 44; the farthest missing outcome (1.8e-2) again lies as far
+///   from every other CPU outcome.
+///
+/// So the test pins: agreement ≥ 99%, and Hausdorff below 1% or below half
+/// the resolution of the sample itself (two CPU seeds).
 #[test]
 fn gpu_f32_matches_cpu_on_builtin_scenes() {
     let Some(results) = run(Precision::F32, 1e-3) else { return };
     assert!(!results.iter().any(|(name, _)| name.starts_with("ramone")), "ramone must be refused in f32");
-    assert_eq!(results.len(), 6, "the three other scenes, two rules each");
+    assert_eq!(results.len(), 2 * (scene::ids().len() - 1), "every other scene, two rules each");
     for (name, c) in &results {
         assert!(c.agreement_fraction >= 0.99, "{name}: {c:?}");
+        if c.hausdorff >= 0.01 {
+            let (id, rule) = name.split_once(' ').expect("scene and rule");
+            let selection = if rule == "lemke" { Selection::Lemke } else { Selection::RandomLemke };
+            let resolution = sampling_resolution(id, selection);
+            eprintln!("{name} f32: hausdorff {:.2e} ≥ 1%, sampling resolution {resolution:.2e}", c.hausdorff);
+            assert!(c.hausdorff <= 0.5 * resolution, "{name}: {c:?}, resolution {resolution:.2e}");
+        }
     }
 }
