@@ -158,6 +158,45 @@ fn sample_writes_npy_csv_and_summary_that_agree() {
     assert_eq!(accepted, rows, "CSV and NPY disagree");
 }
 
+/// A run streamed in chunks of 37 samples writes the same bytes and the same
+/// counts and modes as one chunk, and the NPY holds the library's set.
+#[test]
+fn sample_output_does_not_depend_on_the_chunk_size() {
+    let path = write("chunks.json", GOOD);
+    let dir = path.parent().unwrap();
+    let p = path.to_str().unwrap();
+    let run = |chunk: &str, ext: &str| {
+        let out_path = dir.join(format!("chunk-{chunk}.{ext}"));
+        let summary = dir.join(format!("chunk-{chunk}-{ext}.json"));
+        let args = ["sample", p, "-n", "300", "--selection", "random-lemke", "--chunk", chunk];
+        let out = impactset(
+            &[&args[..], &["--out", out_path.to_str().unwrap(), "--summary", summary.to_str().unwrap()]].concat(),
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let mut summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+        summary.as_object_mut().unwrap().remove("elapsed_s");
+        (std::fs::read(&out_path).unwrap(), summary)
+    };
+    for ext in ["npy", "csv"] {
+        let (whole, whole_summary) = run("300", ext);
+        let (chunked, chunked_summary) = run("37", ext);
+        assert!(whole == chunked, "{ext}: the output depends on the chunk size");
+        assert_eq!(whole_summary, chunked_summary);
+        assert!(!dir.join("chunk-37.npy.partial").exists(), "the partial file is left behind");
+    }
+    let spec = impactset::io::load_problem(&path).unwrap();
+    let options = impactset::SamplerOptions {
+        samples: 300,
+        step_size: spec.step_size,
+        steps: spec.steps.unwrap(),
+        selection: impactset::Selection::RandomLemke,
+        ..Default::default()
+    };
+    let set = impactset::sample_set(&spec.problem, &options);
+    let rows = impactset::io::read_npy(&dir.join("chunk-37.npy")).unwrap();
+    assert_eq!(rows.concat(), set.accepted_velocities());
+}
+
 #[test]
 fn export_round_trips_through_show() {
     let dir = std::env::temp_dir().join(format!("impactset-cli-{}", std::process::id()));

@@ -36,7 +36,7 @@ pub use cover::{MAX_TREE_DIM, NearestIndex, covering_radius, hausdorff, nearest_
 pub use heldout::{HeldOutCertificate, held_out_certificate};
 pub use metric::{Embedding, Metric, PointCloud, UnknownMetric};
 pub use modes::{
-    ContactMode, ModeClassifier, ModeEntry, ModeHistogram, ModeOptions, contact_speed_scale, joint_label,
+    ContactMode, ModeClassifier, ModeEntry, ModeHistogram, ModeOptions, ModeTally, contact_speed_scale, joint_label,
     mode_histogram,
 };
 pub use report::{

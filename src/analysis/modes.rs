@@ -169,14 +169,60 @@ impl ModeHistogram {
         outcomes: impl IntoIterator<Item = &'a [f64]>,
         options: &ModeOptions,
     ) -> ModeHistogram {
-        let classifier = ModeClassifier::new(problem, options);
-        let mut counts: HashMap<Vec<ContactMode>, usize> = HashMap::new();
-        let mut total = 0;
+        let mut tally = ModeTally::new(problem, options);
         for v in outcomes {
-            *counts.entry(classifier.classify(v)).or_default() += 1;
-            total += 1;
+            tally.add(v);
         }
-        let mut entries: Vec<ModeEntry> = counts
+        tally.histogram()
+    }
+
+    /// The fraction of outcomes with exactly this joint mode (0 if absent).
+    pub fn fraction(&self, modes: &[ContactMode]) -> f64 {
+        self.entries.iter().find(|e| e.modes == modes).map_or(0.0, |e| e.fraction)
+    }
+}
+
+/// A [`ModeHistogram`] accumulated outcome by outcome (a streamed run adds
+/// each chunk's accepted outcomes and drops them).
+pub struct ModeTally<'a> {
+    classifier: ModeClassifier<'a>,
+    contacts: Vec<String>,
+    options: ModeOptions,
+    counts: HashMap<Vec<ContactMode>, usize>,
+    total: usize,
+}
+
+impl<'a> ModeTally<'a> {
+    /// An empty tally for outcomes of `problem`.
+    pub fn new(problem: &'a ImpactProblem, options: &ModeOptions) -> Self {
+        ModeTally {
+            classifier: ModeClassifier::new(problem, options),
+            contacts: problem.contacts().iter().map(|c| c.name.clone()).collect(),
+            options: *options,
+            counts: HashMap::new(),
+            total: 0,
+        }
+    }
+
+    /// Classifies one outcome `v`.
+    pub fn add(&mut self, v: &[f64]) {
+        *self.counts.entry(self.classifier.classify(v)).or_default() += 1;
+        self.total += 1;
+    }
+
+    /// Classifies the accepted outcomes of `set`.
+    pub fn add_accepted(&mut self, set: &SampleSet) {
+        for s in set.accepted() {
+            self.add(&s.v_plus);
+        }
+    }
+
+    /// The histogram: joint modes, most frequent first (ties in mode order).
+    pub fn histogram(self) -> ModeHistogram {
+        let total = self.total;
+        let classifier = &self.classifier;
+        let mut entries: Vec<ModeEntry> = self
+            .counts
             .into_iter()
             .map(|(modes, count)| ModeEntry {
                 label: classifier.label(&modes),
@@ -186,17 +232,7 @@ impl ModeHistogram {
             })
             .collect();
         entries.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.modes.cmp(&b.modes)));
-        ModeHistogram {
-            contacts: problem.contacts().iter().map(|c| c.name.clone()).collect(),
-            total,
-            options: *options,
-            entries,
-        }
-    }
-
-    /// The fraction of outcomes with exactly this joint mode (0 if absent).
-    pub fn fraction(&self, modes: &[ContactMode]) -> f64 {
-        self.entries.iter().find(|e| e.modes == modes).map_or(0.0, |e| e.fraction)
+        ModeHistogram { contacts: self.contacts, total, options: self.options, entries }
     }
 }
 

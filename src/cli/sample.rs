@@ -10,14 +10,15 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{InputError, source};
 use impactset::analysis::{
-    BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, baseline_distances, baseline_outcomes,
-    held_out_certificate, mode_histogram, velocity_norm,
+    BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, ModeTally, baseline_distances,
+    baseline_outcomes, held_out_certificate, velocity_norm,
 };
 use impactset::gpu::{GpuContext, GpuRunOptions, Precision, sample_set_gpu_with};
 use impactset::impact::ImpactOutcome;
-use impactset::io::{Summary, write_csv, write_json, write_npy};
+use impactset::io::{SampleWriter, Summary, write_json};
 use impactset::plot::{Marker, SetPlotOptions, first_trajectories, plot_post_impact_set};
 use impactset::sampling::sample_trajectory;
+use impactset::sampling::{DEFAULT_CHUNK, SetTally, chunk_ranges};
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set_with_progress};
 use serde::Serialize;
 use std::cell::OnceCell;
@@ -88,6 +89,10 @@ pub struct SampleArgs {
     /// the summary.
     #[arg(long, default_value_t = 0)]
     heldout: usize,
+    /// Samples computed and written per chunk: memory holds one chunk (the
+    /// results do not depend on it).
+    #[arg(long, default_value_t = DEFAULT_CHUNK)]
+    chunk: usize,
 }
 
 /// The summary JSON: the run's counts and settings, the joint contact modes,
@@ -123,6 +128,9 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if args.samples == Some(0) {
         return Err(InputError("--samples 0: must be at least 1".into()).into());
     }
+    if args.chunk == 0 {
+        return Err(InputError("--chunk 0: must be at least 1".into()).into());
+    }
     if args.threads == Some(0) {
         return Err(InputError("--threads 0: must be at least 1".into()).into());
     }
@@ -142,23 +150,38 @@ pub fn run(args: SampleArgs) -> Result<()> {
         threads: args.threads,
         ..SamplerOptions::default()
     };
+    let engine = Engine::open(args.backend, args.precision, options.selection)?;
     let bar = progress_bar(options.samples as u64);
-    let start = Instant::now();
-    let run = run_backend(problem, &options, args.backend, args.precision, &|k| bar.inc(k as u64))?;
-    let elapsed_s = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    let mut summary = summarize(&spec.name, &run.set, &options, elapsed_s);
-    summary.backend = run.backend;
-    summary.precision = run.precision.to_string();
-    let set = run.set;
-    if let Some(out) = &args.out {
-        if out.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy")) {
-            write_npy(out, &set)?;
-        } else {
-            write_csv(out, &set)?;
+    // The run goes chunk by chunk and keeps only what the outputs need: the
+    // counts, the mode tally, the first chunk for the plot and, with
+    // --heldout, the accepted v⁺ (n·8 bytes per sample).
+    let mut writer = args.out.as_deref().map(|out| SampleWriter::create(out, problem.n())).transpose()?;
+    let mut tally = SetTally::default();
+    let mut mode_tally = ModeTally::new(problem, &ModeOptions::default());
+    let mut accepted = Vec::new();
+    let mut first_chunk: Option<SampleSet> = None;
+    let elapsed_s = engine.run(problem, &options, args.chunk, &|k| bar.inc(k as u64), &mut |chunk| {
+        tally.add(&chunk);
+        mode_tally.add_accepted(&chunk);
+        if let Some(writer) = &mut writer {
+            writer.write(&chunk)?;
         }
+        if args.heldout > 0 && (args.summary.is_some() || args.json) {
+            accepted.extend(chunk.accepted_velocities());
+        }
+        if first_chunk.is_none() && args.plot.is_some() {
+            first_chunk = Some(chunk);
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    if let Some(writer) = writer {
+        writer.finish()?;
     }
-    let modes = mode_histogram(problem, &set, &ModeOptions::default());
+    let mut summary = summarize(&spec.name, &tally, &options, elapsed_s);
+    summary.backend = engine.name();
+    summary.precision = engine.precision().to_string();
+    let modes = mode_tally.histogram();
     // The baselines (the simultaneous enumeration takes seconds on large
     // problems) are computed once, only if the summary or the plot needs them.
     let baselines: OnceCell<Vec<ImpactOutcome>> = OnceCell::new();
@@ -172,7 +195,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
             };
             let held = impactset::sample_set(problem, &fresh);
             let embedding = Metric::Energy.embedding(problem);
-            let net = embedding.points(&set.accepted_velocities());
+            let net = embedding.points(&accepted);
             let certificate = held_out_certificate(&net, &embedding.points(&held.accepted_velocities()), 0.05);
             EpsilonFigures {
                 metric: "energy",
@@ -196,6 +219,10 @@ pub fn run(args: SampleArgs) -> Result<()> {
         write_json(path, &records)?;
     }
     if let Some(path) = &args.plot {
+        let set = first_chunk.unwrap_or(SampleSet { n: problem.n(), samples: Vec::new() });
+        if set.samples.len() < options.samples {
+            eprintln!("note: the plot shows the first {} of {} samples", set.samples.len(), options.samples);
+        }
         let trajectories = first_trajectories(problem, &options, args.trajectory_count.min(options.samples));
         let plot_options = SetPlotOptions { title: spec.name.clone(), ..SetPlotOptions::default() };
         plot_post_impact_set(path, problem, &set, &trajectories, &markers(baselines()), &plot_options)
@@ -208,52 +235,87 @@ pub fn run(args: SampleArgs) -> Result<()> {
     Ok(())
 }
 
-/// A finished run and where it ran.
-struct Run {
-    set: SampleSet,
-    backend: String,
-    precision: &'static str,
+/// Where the samples are computed, chosen once per run.
+enum Engine {
+    Cpu,
+    Gpu { context: Box<GpuContext>, precision: Precision },
 }
 
-/// Runs Algorithm 2 on the chosen backend; `auto` falls back to the CPU (and
-/// says why on standard error) when no adapter exists or the GPU cannot run
-/// the selection rule.
-fn run_backend(
-    problem: &ImpactProblem,
-    options: &SamplerOptions,
-    backend: Backend,
-    precision: Option<Precision>,
-    progress: &(dyn Fn(usize) + Sync),
-) -> Result<Run> {
-    let cpu = |progress: &(dyn Fn(usize) + Sync)| Run {
-        set: sample_set_with_progress(problem, options, progress),
-        backend: "cpu".into(),
-        precision: "f64",
-    };
-    if backend == Backend::Cpu {
-        if precision == Some(Precision::F32) {
-            return Err(
-                InputError("--precision f32: the CPU backend runs in f64 only (use --backend gpu)".into()).into()
-            );
+impl Engine {
+    /// The backend for `backend`; `auto` falls back to the CPU (and says why
+    /// on standard error) when no adapter exists or the GPU cannot run the
+    /// selection rule.
+    fn open(backend: Backend, precision: Option<Precision>, selection: Selection) -> Result<Engine> {
+        if backend == Backend::Cpu {
+            if precision == Some(Precision::F32) {
+                return Err(
+                    InputError("--precision f32: the CPU backend runs in f64 only (use --backend gpu)".into()).into()
+                );
+            }
+            return Ok(Engine::Cpu);
         }
-        return Ok(cpu(progress));
-    }
-    if options.selection == Selection::All && backend == Backend::Auto {
-        eprintln!("note: --selection all runs on the CPU only; running on the CPU");
-        return Ok(cpu(progress));
-    }
-    let context = match GpuContext::new() {
-        Ok(context) => context,
-        Err(e) if backend == Backend::Auto => {
-            eprintln!("note: no GPU ({e}); running on the CPU");
-            return Ok(cpu(progress));
+        if selection == Selection::All && backend == Backend::Auto {
+            eprintln!("note: --selection all runs on the CPU only; running on the CPU");
+            return Ok(Engine::Cpu);
         }
-        Err(e) => return Err(anyhow::anyhow!("--backend gpu: {e}")),
-    };
-    let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
-    let set = sample_set_gpu_with(&context, problem, options, precision, &GpuRunOptions::default(), progress)
-        .map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?;
-    Ok(Run { set, backend: format!("gpu ({})", context.describe()), precision: precision.name() })
+        let context = match GpuContext::new() {
+            Ok(context) => context,
+            Err(e) if backend == Backend::Auto => {
+                eprintln!("note: no GPU ({e}); running on the CPU");
+                return Ok(Engine::Cpu);
+            }
+            Err(e) => return Err(anyhow::anyhow!("--backend gpu: {e}")),
+        };
+        let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
+        Ok(Engine::Gpu { context: Box::new(context), precision })
+    }
+
+    /// `cpu`, or `gpu (<adapter>)`.
+    fn name(&self) -> String {
+        match self {
+            Engine::Cpu => "cpu".into(),
+            Engine::Gpu { context, .. } => format!("gpu ({})", context.describe()),
+        }
+    }
+
+    fn precision(&self) -> &'static str {
+        match self {
+            Engine::Cpu => "f64",
+            Engine::Gpu { precision, .. } => precision.name(),
+        }
+    }
+
+    /// Algorithm 2 in chunks of `chunk` samples, each handed to `sink` in
+    /// index order; returns the seconds spent sampling (without the sink's
+    /// time).
+    fn run(
+        &self,
+        problem: &ImpactProblem,
+        options: &SamplerOptions,
+        chunk: usize,
+        progress: &(dyn Fn(usize) + Sync),
+        sink: &mut dyn FnMut(SampleSet) -> Result<()>,
+    ) -> Result<f64> {
+        let mut elapsed = 0.0;
+        for range in chunk_ranges(options.samples, chunk) {
+            let part = SamplerOptions {
+                samples: range.len(),
+                first_index: options.first_index.wrapping_add(range.start as u64),
+                ..options.clone()
+            };
+            let start = Instant::now();
+            let chunk = match self {
+                Engine::Cpu => sample_set_with_progress(problem, &part, progress),
+                Engine::Gpu { context, precision } => {
+                    sample_set_gpu_with(context, problem, &part, *precision, &GpuRunOptions::default(), progress)
+                        .map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?
+                }
+            };
+            elapsed += start.elapsed().as_secs_f64();
+            sink(chunk)?;
+        }
+        Ok(elapsed)
+    }
 }
 
 /// Baseline outcomes as labelled figure markers.
@@ -274,19 +336,18 @@ fn progress_bar(total: u64) -> ProgressBar {
     bar
 }
 
-fn summarize(name: &str, set: &SampleSet, options: &SamplerOptions, elapsed_s: f64) -> Summary {
-    let (samples, accepted, terminated, rejected_unterminated, rejected_residual) = Summary::counts(set);
+fn summarize(name: &str, tally: &SetTally, options: &SamplerOptions, elapsed_s: f64) -> Summary {
     Summary {
         problem: name.to_string(),
-        samples,
-        accepted,
-        terminated,
-        rejected_unterminated,
-        rejected_residual,
-        mean_steps: set.mean_steps(),
-        max_residual: set.max_residual(),
-        fallback_steps: set.fallback_steps(),
-        max_energy_ratio: set.max_energy_ratio(),
+        samples: tally.samples,
+        accepted: tally.accepted,
+        terminated: tally.terminated,
+        rejected_unterminated: tally.rejected_unterminated(),
+        rejected_residual: tally.rejected_residual(),
+        mean_steps: tally.mean_steps(),
+        max_residual: tally.max_residual,
+        fallback_steps: tally.fallback_steps,
+        max_energy_ratio: tally.max_energy_ratio,
         seed: options.seed,
         selection: options.selection.name().to_string(),
         backend: "cpu".into(),

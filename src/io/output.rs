@@ -1,7 +1,8 @@
 //! Sample outputs: NPY (accepted `v⁺`), CSV (every sample) and the summary JSON.
 
-use std::io::Write;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use npyz::WriterBuilder;
@@ -11,18 +12,95 @@ use crate::SampleSet;
 
 /// Writes the accepted `v⁺` as an `accepted × n` float64 NPY array.
 pub fn write_npy(path: &Path, set: &SampleSet) -> Result<()> {
-    let data = set.accepted_velocities();
-    let rows = (data.len() / set.n.max(1)) as u64;
-    let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    let mut writer = npyz::WriteOptions::<f64>::new()
-        .default_dtype()
-        .shape(&[rows, set.n as u64])
-        .writer(std::io::BufWriter::new(file))
-        .begin_nd()
-        .with_context(|| format!("{}: cannot write", path.display()))?;
-    writer.extend(data.iter().copied()).with_context(|| format!("{}: cannot write", path.display()))?;
-    writer.finish().with_context(|| format!("{}: cannot write", path.display()))?;
-    Ok(())
+    let mut writer = SampleWriter::create(path, set.n)?;
+    writer.write(set)?;
+    writer.finish()
+}
+
+/// Writes samples to `.npy` (accepted `v⁺`) or `.csv` (every sample) chunk by
+/// chunk, holding none of them: the output of a run of any size
+/// ([`crate::sampling::sample_set_chunks`]).
+///
+/// An NPY header states the row count, unknown until the run ends, so the
+/// accepted rows go to `<path>.partial` (raw little-endian f64) and
+/// [`finish`](Self::finish) writes the NPY file from it (npyz) and removes it.
+pub struct SampleWriter {
+    path: PathBuf,
+    n: usize,
+    format: Format,
+}
+
+enum Format {
+    Npy { partial: PathBuf, raw: BufWriter<File>, rows: u64 },
+    Csv(BufWriter<File>),
+}
+
+impl SampleWriter {
+    /// Creates the output for samples with `n` velocities; the format follows
+    /// the extension (`.npy`, anything else CSV).
+    pub fn create(path: &Path, n: usize) -> Result<Self> {
+        let create = |p: &Path| File::create(p).with_context(|| format!("{}: cannot create", p.display()));
+        let format = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy")) {
+            let mut partial = path.as_os_str().to_owned();
+            partial.push(".partial");
+            let partial = PathBuf::from(partial);
+            Format::Npy { raw: BufWriter::new(create(&partial)?), partial, rows: 0 }
+        } else {
+            let mut out = BufWriter::new(create(path)?);
+            let columns: Vec<String> = (0..n).map(|j| format!("v{j}")).collect();
+            writeln!(out, "index,steps,terminated,accepted,residual,energy_before,energy_after,{}", columns.join(","))
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+            Format::Csv(out)
+        };
+        Ok(SampleWriter { path: path.to_path_buf(), n, format })
+    }
+
+    /// Appends the samples of `set` (the next chunk, in index order).
+    pub fn write(&mut self, set: &SampleSet) -> Result<()> {
+        let context = || format!("{}: cannot write", self.path.display());
+        match &mut self.format {
+            Format::Npy { raw, rows, .. } => {
+                for s in set.accepted() {
+                    for x in &s.v_plus {
+                        raw.write_all(&x.to_le_bytes()).with_context(context)?;
+                    }
+                    *rows += 1;
+                }
+            }
+            Format::Csv(out) => write_csv_rows(out, set).with_context(context)?,
+        }
+        Ok(())
+    }
+
+    /// Completes the file.
+    pub fn finish(self) -> Result<()> {
+        let context = || format!("{}: cannot write", self.path.display());
+        match self.format {
+            Format::Npy { partial, raw, rows } => {
+                raw.into_inner().map_err(|e| e.into_error()).with_context(context)?;
+                let file =
+                    File::create(&self.path).with_context(|| format!("{}: cannot create", self.path.display()))?;
+                let mut writer = npyz::WriteOptions::<f64>::new()
+                    .default_dtype()
+                    .shape(&[rows, self.n as u64])
+                    .writer(BufWriter::new(file))
+                    .begin_nd()
+                    .with_context(context)?;
+                let mut raw = BufReader::new(
+                    File::open(&partial).with_context(|| format!("{}: cannot read", partial.display()))?,
+                );
+                let mut bytes = [0u8; 8];
+                for _ in 0..rows * self.n as u64 {
+                    raw.read_exact(&mut bytes).with_context(|| format!("{}: cannot read", partial.display()))?;
+                    writer.push(&f64::from_le_bytes(bytes)).with_context(context)?;
+                }
+                writer.finish().with_context(context)?;
+                std::fs::remove_file(&partial).with_context(|| format!("{}: cannot remove", partial.display()))?;
+            }
+            Format::Csv(mut out) => out.flush().with_context(context)?,
+        }
+        Ok(())
+    }
 }
 
 /// Reads an `N × n` float64 NPY array as rows.
@@ -43,10 +121,12 @@ pub fn read_npy(path: &Path) -> Result<Vec<Vec<f64>>> {
 /// energy_before, energy_after, v0 … v(n−1)`. Floats are written in Rust's
 /// shortest round-trip form, so they read back bit-exactly.
 pub fn write_csv(path: &Path, set: &SampleSet) -> Result<()> {
-    let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    let mut out = std::io::BufWriter::new(file);
-    let columns: Vec<String> = (0..set.n).map(|j| format!("v{j}")).collect();
-    writeln!(out, "index,steps,terminated,accepted,residual,energy_before,energy_after,{}", columns.join(","))?;
+    let mut writer = SampleWriter::create(path, set.n)?;
+    writer.write(set)?;
+    writer.finish()
+}
+
+fn write_csv_rows(out: &mut impl Write, set: &SampleSet) -> std::io::Result<()> {
     for s in &set.samples {
         write!(
             out,
@@ -58,7 +138,6 @@ pub fn write_csv(path: &Path, set: &SampleSet) -> Result<()> {
         }
         writeln!(out)?;
     }
-    out.flush().with_context(|| format!("{}: cannot write", path.display()))?;
     Ok(())
 }
 

@@ -37,43 +37,147 @@ impl SampleSet {
 
     /// Samples that did not terminate within the step cap.
     pub fn rejected_unterminated(&self) -> usize {
-        self.samples.iter().filter(|s| !s.terminated).count()
+        self.tally().rejected_unterminated()
     }
 
     /// Samples that terminated but had a residual above tolerance.
     pub fn rejected_residual(&self) -> usize {
-        self.samples.iter().filter(|s| s.terminated && !s.accepted).count()
+        self.tally().rejected_residual()
     }
 
     /// Total LCP steps divided by samples.
     pub fn mean_steps(&self) -> f64 {
-        let total: u64 = self.samples.iter().map(|s| s.steps as u64).sum();
-        total as f64 / self.samples.len().max(1) as f64
+        self.tally().mean_steps()
     }
 
     /// The largest residual violation over all samples.
     pub fn max_residual(&self) -> f64 {
-        self.samples.iter().map(|s| s.max_residual).fold(0.0, f64::max)
+        self.tally().max_residual
     }
 
     /// The largest `E⁺/E⁻` over all samples (0 when `E⁻ = 0`).
     pub fn max_energy_ratio(&self) -> f64 {
-        self.samples
-            .iter()
-            .filter(|s| s.energy_before > 0.0)
-            .map(|s| s.energy_after / s.energy_before)
-            .fold(0.0, f64::max)
+        self.tally().max_energy_ratio
     }
 
     /// Total steps where `all` selection fell back to Lemke solves.
     pub fn fallback_steps(&self) -> u64 {
-        self.samples.iter().map(|s| s.fallback_steps as u64).sum()
+        self.tally().fallback_steps
     }
 
     /// The accepted `v⁺` as a row-major `accepted × n` array.
     pub fn accepted_velocities(&self) -> Vec<f64> {
         self.accepted().flat_map(|s| s.v_plus.iter().copied()).collect()
     }
+
+    /// The run's counts and extremes ([`SetTally`] of every sample).
+    pub fn tally(&self) -> SetTally {
+        let mut tally = SetTally::default();
+        tally.add(self);
+        tally
+    }
+}
+
+/// Counts and extremes of a run, accumulated chunk by chunk: what a summary
+/// needs without holding the samples (see [`sample_set_chunks`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SetTally {
+    /// Samples seen.
+    pub samples: usize,
+    /// Accepted samples.
+    pub accepted: usize,
+    /// Samples that terminated.
+    pub terminated: usize,
+    /// LCP steps over all samples.
+    pub steps: u64,
+    /// The largest residual violation.
+    pub max_residual: f64,
+    /// The largest `E⁺/E⁻` (samples with `E⁻ > 0`).
+    pub max_energy_ratio: f64,
+    /// Steps where `all` fell back to Lemke solves.
+    pub fallback_steps: u64,
+}
+
+impl SetTally {
+    /// Adds the samples of `set`.
+    pub fn add(&mut self, set: &SampleSet) {
+        for s in &set.samples {
+            self.samples += 1;
+            self.accepted += s.accepted as usize;
+            self.terminated += s.terminated as usize;
+            self.steps += s.steps as u64;
+            self.max_residual = self.max_residual.max(s.max_residual);
+            if s.energy_before > 0.0 {
+                self.max_energy_ratio = self.max_energy_ratio.max(s.energy_after / s.energy_before);
+            }
+            self.fallback_steps += s.fallback_steps as u64;
+        }
+    }
+
+    /// Samples that did not terminate within the step cap.
+    pub fn rejected_unterminated(&self) -> usize {
+        self.samples - self.terminated
+    }
+
+    /// Samples that terminated with a residual above tolerance.
+    pub fn rejected_residual(&self) -> usize {
+        self.terminated - self.accepted
+    }
+
+    /// LCP steps per sample.
+    pub fn mean_steps(&self) -> f64 {
+        self.steps as f64 / self.samples.max(1) as f64
+    }
+}
+
+/// Samples per chunk of [`sample_set_chunks`] by default: 2¹⁸, about 25 MB
+/// of samples for a 4-velocity problem.
+pub const DEFAULT_CHUNK: usize = 1 << 18;
+
+/// Algorithm 2 in consecutive chunks of at most `chunk` samples: `sink`
+/// receives each chunk's [`SampleSet`] in index order and may drop it, so a
+/// run of any size holds one chunk at a time. The samples are those of
+/// [`sample_set`] (each depends only on the seed and its index), whatever
+/// `chunk`. Stops at the first error of `sink`.
+///
+/// ```
+/// use impactset::sampling::{SetTally, sample_set_chunks};
+/// use impactset::{Contact, ImpactProblem, SamplerOptions};
+/// use nalgebra::{dmatrix, dvector};
+///
+/// let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+/// let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![1.0, -2.0], vec![floor])?;
+/// let options = SamplerOptions { samples: 10_000, ..Default::default() };
+/// let mut tally = SetTally::default();
+/// sample_set_chunks(&problem, &options, 4096, &|_| {}, &mut |chunk| {
+///     tally.add(&chunk);
+///     Ok::<_, std::convert::Infallible>(())
+/// })?;
+/// assert_eq!(tally.samples, 10_000);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sample_set_chunks<E>(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    chunk: usize,
+    progress: &(dyn Fn(usize) + Sync),
+    sink: &mut dyn FnMut(SampleSet) -> Result<(), E>,
+) -> Result<(), E> {
+    for range in chunk_ranges(options.samples, chunk) {
+        let part = SamplerOptions {
+            samples: range.len(),
+            first_index: options.first_index.wrapping_add(range.start as u64),
+            ..options.clone()
+        };
+        sink(sample_set_with_progress(problem, &part, progress))?;
+    }
+    Ok(())
+}
+
+/// `0 .. total` in consecutive ranges of at most `chunk` (at least 1).
+pub fn chunk_ranges(total: usize, chunk: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let chunk = chunk.max(1);
+    (0..total.div_ceil(chunk)).map(move |c| c * chunk..((c + 1) * chunk).min(total))
 }
 
 /// Algorithm 2 (model.md §5): samples `first_index .. first_index + samples`
@@ -118,4 +222,36 @@ pub fn sample_set_with_progress(
         None => run(),
     };
     SampleSet { n: problem.n(), samples }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Contact, Selection};
+    use nalgebra::{dmatrix, dvector};
+
+    #[test]
+    fn chunks_concatenate_to_the_whole_set() {
+        let a = Contact::planar("A", dvector![0.0, 1.0, 0.3], dvector![1.0, 0.0, 0.2], 0.6);
+        let b = Contact::planar("B", dvector![0.0, 1.0, -0.4], dvector![1.0, 0.0, -0.1], 0.6);
+        let mass = dmatrix![1.0, 0.0, 0.0; 0.0, 1.0, 0.0; 0.0, 0.0, 0.2];
+        let problem = ImpactProblem::new(mass, dvector![0.5, -1.0, 0.3], vec![a, b]).unwrap();
+        let options =
+            SamplerOptions { samples: 101, first_index: 7, selection: Selection::RandomLemke, ..Default::default() };
+        let whole = sample_set(&problem, &options);
+        let mut sizes = Vec::new();
+        let mut samples = Vec::new();
+        let mut tally = SetTally::default();
+        sample_set_chunks(&problem, &options, 10, &|_| {}, &mut |chunk| {
+            tally.add(&chunk);
+            sizes.push(chunk.samples.len());
+            samples.extend(chunk.samples);
+            Ok::<_, ()>(())
+        })
+        .unwrap();
+        assert_eq!(sizes, [vec![10; 10], vec![1]].concat());
+        assert_eq!(samples, whole.samples);
+        assert_eq!(tally, whole.tally());
+        assert_eq!(tally.samples, 101);
+    }
 }
