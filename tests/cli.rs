@@ -245,9 +245,12 @@ fn bench_writes_rows_with_the_documented_keys() {
             "us_per_lcp",
             "us_per_sample",
             "samples_per_s",
+            "wall_ms",
+            "kernel_ms",
         ] {
             assert!(row.get(key).is_some(), "row lacks {key}");
         }
+        assert!(row["kernel_ms"].is_null(), "a CPU row has no kernel time");
         let (rate, per_sample) = (row["samples_per_s"].as_f64().unwrap(), row["us_per_sample"].as_f64().unwrap());
         assert!((rate * per_sample / 1e6 - 1.0).abs() < 1e-9, "samples/s and µs/sample disagree");
     }

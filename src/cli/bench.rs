@@ -58,6 +58,12 @@ struct Row {
     samples_per_s_min: f64,
     samples_per_s_max: f64,
     speedup_vs_cpu1: Option<f64>,
+    /// Wall time of one run (transfers and host work included), median.
+    wall_ms: f64,
+    /// GPU kernel time of one run from timestamp queries (first pass's start
+    /// to last pass's end per submission), median; `null` for the CPU and
+    /// where the device has no timestamp queries.
+    kernel_ms: Option<f64>,
 }
 
 /// The whole report.
@@ -110,8 +116,18 @@ pub fn run(args: BenchArgs) -> Result<()> {
         println!("GPU: {adapter} ({precision})");
     }
     println!(
-        "{:<14} {:<5} {:>7} {:>8} {:>11} {:>11} {:>12} {:>15} {:>9}",
-        "scene", "back.", "threads", "LCPs/smp", "µs/sample", "µs/LCP", "samples/s", "spread (min–max)", "speed-up"
+        "{:<14} {:<5} {:>7} {:>8} {:>11} {:>11} {:>12} {:>15} {:>9} {:>9} {:>9}",
+        "scene",
+        "back.",
+        "threads",
+        "LCPs/smp",
+        "µs/sample",
+        "µs/LCP",
+        "samples/s",
+        "spread (min–max)",
+        "speed-up",
+        "wall ms",
+        "kernel ms"
     );
     let mut rows = Vec::new();
     for spec in &specs {
@@ -120,11 +136,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
         let mut cpu1_rate = None;
         for backend in &backends {
             let row = match backend.as_str() {
-                "cpu1" => measure(&spec.name, "cpu1", "f64", 1, &options, args.repetitions, || {
+                "cpu1" => measure(&spec.name, "cpu1", "f64", 1, &options, args.repetitions, &|| None, || {
                     Ok(sample_set(&spec.problem, &SamplerOptions { threads: Some(1), ..options.clone() }))
                 })?,
                 "cpu" => {
-                    measure(&spec.name, "cpu", "f64", rayon::current_num_threads(), &options, args.repetitions, || {
+                    let threads = rayon::current_num_threads();
+                    measure(&spec.name, "cpu", "f64", threads, &options, args.repetitions, &|| None, || {
                         Ok(sample_set(&spec.problem, &options))
                     })?
                 }
@@ -134,7 +151,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
                         sample_set_gpu_with(ctx, &spec.problem, &options, precision, &GpuRunOptions::default(), &|_| {})
                             .map_err(|e| anyhow::anyhow!("{}: gpu: {e}", spec.name))
                     };
-                    match measure(&spec.name, "gpu", precision.name(), 0, &options, args.repetitions, run) {
+                    let kernel_time = || ctx.take_kernel_time();
+                    match measure(&spec.name, "gpu", precision.name(), 0, &options, args.repetitions, &kernel_time, run)
+                    {
                         Ok(row) => row,
                         Err(e) => {
                             eprintln!("note: {e:#}; row skipped");
@@ -148,7 +167,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             }
             let row = Row { speedup_vs_cpu1: cpu1_rate.map(|r| row.samples_per_s / r), ..row };
             println!(
-                "{:<14} {:<5} {:>7} {:>8.3} {:>11.3} {:>11.3} {:>12.0} {:>15} {:>9}",
+                "{:<14} {:<5} {:>7} {:>8.3} {:>11.3} {:>11.3} {:>12.0} {:>15} {:>9} {:>9.2} {:>9}",
                 row.scene,
                 row.backend,
                 if row.threads == 0 { "–".to_string() } else { row.threads.to_string() },
@@ -158,6 +177,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 row.samples_per_s,
                 format!("{:.0}–{:.0}", row.samples_per_s_min, row.samples_per_s_max),
                 row.speedup_vs_cpu1.map_or("–".into(), |s| format!("{s:.2}×")),
+                row.wall_ms,
+                row.kernel_ms.map_or("–".into(), |k| format!("{k:.2}")),
             );
             rows.push(row);
         }
@@ -168,7 +189,10 @@ pub fn run(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// One warm-up run, then `repetitions` timed runs (wall time, transfers included).
+/// One warm-up run, then `repetitions` timed runs (wall time, transfers
+/// included); `kernel_time` returns the device time spent since its previous
+/// call (timestamp queries), `None` where there is none.
+#[allow(clippy::too_many_arguments)]
 fn measure(
     scene: &str,
     backend: &str,
@@ -176,17 +200,22 @@ fn measure(
     threads: usize,
     options: &SamplerOptions,
     repetitions: usize,
+    kernel_time: &dyn Fn() -> Option<f64>,
     mut run: impl FnMut() -> Result<SampleSet>,
 ) -> Result<Row> {
     let warm = run()?;
     let lcps_per_sample = warm.mean_steps();
     let mut rates: Vec<f64> = Vec::with_capacity(repetitions);
+    let mut kernel: Vec<f64> = Vec::with_capacity(repetitions);
+    kernel_time();
     for _ in 0..repetitions {
         let start = Instant::now();
         run()?;
         rates.push(options.samples as f64 / start.elapsed().as_secs_f64());
+        kernel.extend(kernel_time());
     }
     rates.sort_by(f64::total_cmp);
+    kernel.sort_by(f64::total_cmp);
     let median = rates[rates.len() / 2];
     let us_per_sample = 1e6 / median;
     Ok(Row {
@@ -203,6 +232,8 @@ fn measure(
         samples_per_s_min: rates[0],
         samples_per_s_max: rates[rates.len() - 1],
         speedup_vs_cpu1: None,
+        wall_ms: 1e3 * options.samples as f64 / median,
+        kernel_ms: kernel.get(kernel.len() / 2).map(|k| 1e3 * k),
     })
 }
 

@@ -2,6 +2,7 @@
 //! once and shared by every call.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use wgpu::util::DeviceExt;
 
@@ -29,13 +30,18 @@ impl Kernels {
 /// rasterizer such as lavapipe also appears through OpenGL, without 64-bit
 /// floats): discrete before integrated before virtual before CPU, and among
 /// equals one with `SHADER_F64`. The device gets the adapter's own limits and
-/// `SHADER_F64` when the adapter has it.
+/// `SHADER_F64` and `TIMESTAMP_QUERY` when the adapter has them.
 pub struct GpuContext {
     info: wgpu::AdapterInfo,
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     pub(crate) limits: wgpu::Limits,
     f64: bool,
+    /// Nanoseconds per timestamp tick, when the device has timestamp queries.
+    timestamp_period: Option<f64>,
+    /// Kernel time measured by timestamp queries since the last
+    /// [`GpuContext::take_kernel_time`], in nanoseconds.
+    kernel_nanos: AtomicU64,
     kernels: [[OnceLock<Result<Kernels, GpuError>>; 2]; 2],
 }
 
@@ -67,7 +73,8 @@ impl GpuContext {
         let info = adapter.get_info();
         let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
         let limits = adapter.limits();
-        let required_features = if f64 { wgpu::Features::SHADER_F64 } else { wgpu::Features::empty() };
+        let wanted = wgpu::Features::SHADER_F64 | wgpu::Features::TIMESTAMP_QUERY;
+        let required_features = adapter.features() & wanted;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("impactset"),
             required_features,
@@ -77,7 +84,33 @@ impl GpuContext {
             trace: wgpu::Trace::Off,
         }))
         .map_err(|e| GpuError::Device(e.to_string()))?;
-        Ok(GpuContext { info, device, queue, limits, f64, kernels: Default::default() })
+        let timestamp_period =
+            required_features.contains(wgpu::Features::TIMESTAMP_QUERY).then(|| queue.get_timestamp_period() as f64);
+        Ok(GpuContext {
+            info,
+            device,
+            queue,
+            limits,
+            f64,
+            timestamp_period,
+            kernel_nanos: AtomicU64::new(0),
+            kernels: Default::default(),
+        })
+    }
+
+    /// Whether kernel times are measured with timestamp queries.
+    pub fn supports_timestamps(&self) -> bool {
+        self.timestamp_period.is_some()
+    }
+
+    /// The kernel time (seconds from the first compute pass's start to the
+    /// last one's end, summed over submissions) measured by timestamp
+    /// queries since the previous call, and resets it; `None` when the
+    /// device has no timestamp queries. Transfers and host work are not
+    /// included: compare with the wall time of the same calls.
+    pub fn take_kernel_time(&self) -> Option<f64> {
+        let nanos = self.kernel_nanos.swap(0, Ordering::Relaxed);
+        self.timestamp_period.map(|_| nanos as f64 * 1e-9)
     }
 
     /// The adapter's name and driver, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (llvmpipe, Vulkan)`.
@@ -221,19 +254,48 @@ impl GpuContext {
                 })
             })
             .collect();
+        // Timestamps: the first pass's start (query 0) and the last pass's end (query 1).
+        let timing = self.timestamp_period.map(|_| {
+            let queries = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("kernel time"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
+            let buffer = |usage| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("kernel time"),
+                    size: 16,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
+            let resolved = buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
+            let stage = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+            (queries, resolved, stage)
+        });
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         for buffer in clear {
             encoder.clear_buffer(buffer, 0, None);
         }
-        for _ in 0..passes {
-            let mut pass =
-                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+        for k in 0..passes {
+            let (first, last) = (k == 0, k + 1 == passes);
+            let timestamp_writes =
+                timing.as_ref().filter(|_| first || last).map(|(queries, _, _)| wgpu::ComputePassTimestampWrites {
+                    query_set: queries,
+                    beginning_of_pass_write_index: first.then_some(0),
+                    end_of_pass_write_index: last.then_some(1),
+                });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(groups, 1, 1);
         }
         for (&(buffer, size), stage) in outputs.iter().zip(&staging) {
             encoder.copy_buffer_to_buffer(buffer, 0, stage, 0, size.max(8).next_multiple_of(8));
+        }
+        if let Some((queries, resolved, stage)) = &timing {
+            encoder.resolve_query_set(queries, 0..2, resolved, 0);
+            encoder.copy_buffer_to_buffer(resolved, 0, stage, 0, 16);
         }
         self.queue.submit(Some(encoder.finish()));
         if let Some(error) = pollster::block_on(self.device.pop_error_scope()) {
@@ -246,10 +308,22 @@ impl GpuContext {
                 let _ = tx.send((k, r));
             });
         }
+        if let Some((_, _, stage)) = &timing {
+            let tx = tx.clone();
+            stage.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send((usize::MAX, r));
+            });
+        }
         drop(tx);
         self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback(e.to_string()))?;
         for (_, r) in rx.iter() {
             r.map_err(|e| GpuError::Readback(e.to_string()))?;
+        }
+        if let (Some((_, _, stage)), Some(period)) = (&timing, self.timestamp_period) {
+            let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&stage.slice(..).get_mapped_range()[..16]);
+            stage.unmap();
+            let nanos = (ticks[1].saturating_sub(ticks[0]) as f64 * period).round() as u64;
+            self.kernel_nanos.fetch_add(nanos, Ordering::Relaxed);
         }
         Ok(outputs
             .iter()
