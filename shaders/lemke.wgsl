@@ -9,8 +9,13 @@
 // Row operations go eight columns per loop iteration (the padding stays
 // zero), so that a pivot costs lavapipe's loop limiter N·stride/8 iterations
 // instead of N·stride (docs/gpu-lavapipe.md).
-// Each invocation owns a slice of N · tableau_stride(N) scalars of the storage buffer
-// `lemke_tableau` from `tableau_base` on (set by the entry point). A private
+// The N · tableau_stride(N) entries of each invocation live in the storage
+// buffer `lemke_tableau` (the entry point calls `use_tableau_slot`), in one
+// of two layouts chosen by the host: *interleaved*, entry x of invocation i
+// of `count` at x · count + i, so that neighbouring invocations touch
+// neighbouring words (coalesced memory access on GPUs); or *contiguous*, at
+// i · N · stride + x (measured ~20 % faster on lavapipe, whose SIMD lanes
+// favour per-invocation locality). A private
 // array of MAX_TABLEAU scalars would read more simply, but lavapipe (LLVM
 // coroutines) takes tens of minutes to compile one, and GPUs spill an array
 // that large to the same global memory anyway. The other arrays are private.
@@ -20,6 +25,7 @@
 
 @group(0) @binding(7) var<storage, read_write> lemke_tableau: array<scalar>;
 var<private> tableau_base: u32;
+var<private> tableau_step: u32;
 var<private> basis: array<u32, MAX_N>;
 var<private> lcp_q: array<scalar, MAX_N>;
 var<private> lcp_cover: array<scalar, MAX_N>;
@@ -28,6 +34,22 @@ var<private> lcp_z: array<scalar, MAX_N>;
 struct PivotResult {
     pivots: u32,
     status: u32,   // LEMKE_SOLVED, LEMKE_RAY or LEMKE_PIVOT_LIMIT
+}
+
+// Selects invocation i's tableau among `count` for LCPs of size n.
+fn use_tableau_slot(i: u32, count: u32, n: u32, interleaved: bool) {
+    if interleaved {
+        tableau_base = i;
+        tableau_step = count;
+    } else {
+        tableau_base = i * n * tableau_stride(n);
+        tableau_step = 1u;
+    }
+}
+
+// Index in `lemke_tableau` of this invocation's tableau entry x (row-major).
+fn cell(x: u32) -> u32 {
+    return tableau_base + x * tableau_step;
 }
 
 // Row stride of the tableau: 2N + 2 rounded up to a multiple of 8. Mirrors
@@ -57,16 +79,16 @@ fn initial_entry(i: u32, c: u32, n: u32) -> scalar {
 fn init_tableau(n: u32) {
     let stride = tableau_stride(n);
     for (var i = 0u; i < n && i < MAX_N; i++) {
-        let row = tableau_base + i * stride;
+        let row = i * stride;
         for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
-            lemke_tableau[row + c] = initial_entry(i, c, n);
-            lemke_tableau[row + c + 1u] = initial_entry(i, c + 1u, n);
-            lemke_tableau[row + c + 2u] = initial_entry(i, c + 2u, n);
-            lemke_tableau[row + c + 3u] = initial_entry(i, c + 3u, n);
-            lemke_tableau[row + c + 4u] = initial_entry(i, c + 4u, n);
-            lemke_tableau[row + c + 5u] = initial_entry(i, c + 5u, n);
-            lemke_tableau[row + c + 6u] = initial_entry(i, c + 6u, n);
-            lemke_tableau[row + c + 7u] = initial_entry(i, c + 7u, n);
+            lemke_tableau[cell(row + c)] = initial_entry(i, c, n);
+            lemke_tableau[cell(row + c + 1u)] = initial_entry(i, c + 1u, n);
+            lemke_tableau[cell(row + c + 2u)] = initial_entry(i, c + 2u, n);
+            lemke_tableau[cell(row + c + 3u)] = initial_entry(i, c + 3u, n);
+            lemke_tableau[cell(row + c + 4u)] = initial_entry(i, c + 4u, n);
+            lemke_tableau[cell(row + c + 5u)] = initial_entry(i, c + 5u, n);
+            lemke_tableau[cell(row + c + 6u)] = initial_entry(i, c + 6u, n);
+            lemke_tableau[cell(row + c + 7u)] = initial_entry(i, c + 7u, n);
         }
         basis[i] = i;
     }
@@ -90,15 +112,15 @@ fn compare_tied(x: scalar, y: scalar, tie: scalar) -> i32 {
 // from `offset` on. Values within the tie tolerance tie.
 fn lex_compare(n: u32, i: u32, k: u32, e: u32, offset: u32, tie: scalar) -> i32 {
     let stride = tableau_stride(n);
-    let ai = lemke_tableau[tableau_base + i * stride + e];
-    let ak = lemke_tableau[tableau_base + k * stride + e];
-    let first = compare_tied(lemke_tableau[tableau_base + i * stride + 2u * n + 1u] / ai, lemke_tableau[tableau_base + k * stride + 2u * n + 1u] / ak, tie);
+    let ai = lemke_tableau[cell(i * stride + e)];
+    let ak = lemke_tableau[cell(k * stride + e)];
+    let first = compare_tied(lemke_tableau[cell(i * stride + 2u * n + 1u)] / ai, lemke_tableau[cell(k * stride + 2u * n + 1u)] / ak, tie);
     if first != 0 {
         return first;
     }
     for (var j = 0u; j < n && j < MAX_N; j++) {
         let c = (offset + j) % n;
-        let o = compare_tied(lemke_tableau[tableau_base + i * stride + c] / ai, lemke_tableau[tableau_base + k * stride + c] / ak, tie);
+        let o = compare_tied(lemke_tableau[cell(i * stride + c)] / ai, lemke_tableau[cell(k * stride + c)] / ak, tie);
         if o != 0 {
             return o;
         }
@@ -128,7 +150,7 @@ fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scala
     let stride = tableau_stride(n);
     var best = n;
     for (var i = 0u; i < n && i < MAX_N; i++) {
-        if lemke_tableau[tableau_base + i * stride + e] > tol {
+        if lemke_tableau[cell(i * stride + e)] > tol {
             if best == n || lex_compare(n, i, best, e, offset, tie) == -1 {
                 best = i;
             }
@@ -137,11 +159,11 @@ fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scala
     if best == n {
         return n;
     }
-    let a0 = lemke_tableau[tableau_base + z0_row * stride + e];
-    let ab = lemke_tableau[tableau_base + best * stride + e];
+    let a0 = lemke_tableau[cell(z0_row * stride + e)];
+    let ab = lemke_tableau[cell(best * stride + e)];
     if best != z0_row && a0 > tol {
-        let ratio0 = lemke_tableau[tableau_base + z0_row * stride + 2u * n + 1u] / a0;
-        let ratiob = lemke_tableau[tableau_base + best * stride + 2u * n + 1u] / ab;
+        let ratio0 = lemke_tableau[cell(z0_row * stride + 2u * n + 1u)] / a0;
+        let ratiob = lemke_tableau[cell(best * stride + 2u * n + 1u)] / ab;
         if compare_tied(ratio0, ratiob, tie) == 0 {
             return z0_row;
         }
@@ -149,51 +171,51 @@ fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scala
     return best;
 }
 
-// Tableau entries at .. at + 8 times `factor`.
-fn scale_block(at: u32, factor: scalar) {
-    lemke_tableau[at] *= factor;
-    lemke_tableau[at + 1u] *= factor;
-    lemke_tableau[at + 2u] *= factor;
-    lemke_tableau[at + 3u] *= factor;
-    lemke_tableau[at + 4u] *= factor;
-    lemke_tableau[at + 5u] *= factor;
-    lemke_tableau[at + 6u] *= factor;
-    lemke_tableau[at + 7u] *= factor;
+// Tableau entries first .. first + 8 times `factor`.
+fn scale_block(first: u32, factor: scalar) {
+    lemke_tableau[cell(first)] *= factor;
+    lemke_tableau[cell(first + 1u)] *= factor;
+    lemke_tableau[cell(first + 2u)] *= factor;
+    lemke_tableau[cell(first + 3u)] *= factor;
+    lemke_tableau[cell(first + 4u)] *= factor;
+    lemke_tableau[cell(first + 5u)] *= factor;
+    lemke_tableau[cell(first + 6u)] *= factor;
+    lemke_tableau[cell(first + 7u)] *= factor;
 }
 
-// Tableau entries at .. at + 8 minus f times those at pivot_at .. pivot_at + 8.
-fn eliminate_block(at: u32, pivot_at: u32, f: scalar) {
-    lemke_tableau[at] -= f * lemke_tableau[pivot_at];
-    lemke_tableau[at + 1u] -= f * lemke_tableau[pivot_at + 1u];
-    lemke_tableau[at + 2u] -= f * lemke_tableau[pivot_at + 2u];
-    lemke_tableau[at + 3u] -= f * lemke_tableau[pivot_at + 3u];
-    lemke_tableau[at + 4u] -= f * lemke_tableau[pivot_at + 4u];
-    lemke_tableau[at + 5u] -= f * lemke_tableau[pivot_at + 5u];
-    lemke_tableau[at + 6u] -= f * lemke_tableau[pivot_at + 6u];
-    lemke_tableau[at + 7u] -= f * lemke_tableau[pivot_at + 7u];
+// Tableau entries first .. first + 8 minus f times those at pivot_first .. pivot_first + 8.
+fn eliminate_block(first: u32, pivot_first: u32, f: scalar) {
+    lemke_tableau[cell(first)] -= f * lemke_tableau[cell(pivot_first)];
+    lemke_tableau[cell(first + 1u)] -= f * lemke_tableau[cell(pivot_first + 1u)];
+    lemke_tableau[cell(first + 2u)] -= f * lemke_tableau[cell(pivot_first + 2u)];
+    lemke_tableau[cell(first + 3u)] -= f * lemke_tableau[cell(pivot_first + 3u)];
+    lemke_tableau[cell(first + 4u)] -= f * lemke_tableau[cell(pivot_first + 4u)];
+    lemke_tableau[cell(first + 5u)] -= f * lemke_tableau[cell(pivot_first + 5u)];
+    lemke_tableau[cell(first + 6u)] -= f * lemke_tableau[cell(pivot_first + 6u)];
+    lemke_tableau[cell(first + 7u)] -= f * lemke_tableau[cell(pivot_first + 7u)];
 }
 
 // Gauss–Jordan pivot on (r, e), eight columns per loop iteration (the same
 // arithmetic as the CPU entry by entry; see the header on the loop limiter).
 fn pivot(n: u32, r: u32, e: u32) {
     let stride = tableau_stride(n);
-    let row_r = tableau_base + r * stride;
-    let inv = scalar(1.0) / lemke_tableau[row_r + e];
+    let row_r = r * stride;
+    let inv = scalar(1.0) / lemke_tableau[cell(row_r + e)];
     for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
         scale_block(row_r + c, inv);
     }
-    lemke_tableau[row_r + e] = scalar(1.0);
+    lemke_tableau[cell(row_r + e)] = scalar(1.0);
     for (var i = 0u; i < n && i < MAX_N; i++) {
         if i == r {
             continue;
         }
-        let row = tableau_base + i * stride;
-        let f = lemke_tableau[row + e];
+        let row = i * stride;
+        let f = lemke_tableau[cell(row + e)];
         if f != scalar(0.0) {
             for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
                 eliminate_block(row + c, row_r + c, f);
             }
-            lemke_tableau[row + e] = scalar(0.0);
+            lemke_tableau[cell(row + e)] = scalar(0.0);
         }
     }
 }
@@ -242,7 +264,7 @@ fn extract_solution(n: u32) {
     for (var i = 0u; i < n && i < MAX_N; i++) {
         let b = basis[i];
         if b >= n && b < 2u * n {
-            lcp_z[b - n] = max(lemke_tableau[tableau_base + i * stride + 2u * n + 1u], scalar(0.0));
+            lcp_z[b - n] = max(lemke_tableau[cell(i * stride + 2u * n + 1u)], scalar(0.0));
         }
     }
 }

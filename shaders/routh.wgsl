@@ -88,7 +88,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (flags & FLAG_DONE) != 0u {
         return;
     }
-    tableau_base = i * size * tableau_stride(size);
+    use_tableau_slot(i, params.count, size, params.interleave != 0u);
     // Sample index (64 bits) = first + i; selection stream = index + 2⁶³.
     let lo = params.first_lo + i;
     let hi = params.first_hi + select(0u, 1u, lo < i);

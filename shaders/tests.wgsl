@@ -48,7 +48,7 @@ fn lemke_solve(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let per = n * n + 2u * n;
     test_a_offset = i * per;
-    tableau_base = i * n * tableau_stride(n);
+    use_tableau_slot(i, test_params.count, n, test_params.interleave != 0u);
     for (var j = 0u; j < n; j++) {
         lcp_q[j] = test_scalars_in[i * per + n * n + j];
         lcp_cover[j] = test_scalars_in[i * per + n * n + n + j];

@@ -19,7 +19,7 @@ const MAX_DOF: u32 = 64u;
 // Hard bound on Lemke pivots: max(100, 10 N) for N = MAX_N.
 const MAX_PIVOTS: u32 = 440u;
 
-// Mirrors `gpu::types::RouthParams` (112 bytes).
+// Mirrors `gpu::types::RouthParams` (120 bytes).
 struct RouthParams {
     n: u32,            // generalized velocities
     m: u32,            // contacts
@@ -41,6 +41,8 @@ struct RouthParams {
     off_scalars: u32,  // h, termination threshold, pivot tolerance, residual tolerance, tie tolerance, velocity scale
     steps_per_dispatch: u32, // steps a sample takes per dispatch before it yields
     probe: u32,        // 2: iterations of the loop-limiter probe
+    interleave: u32,   // 1: interleaved Lemke tableaus, 0: contiguous (lemke.wgsl)
+    pad0: u32,
     key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words
 }
 
@@ -49,7 +51,7 @@ struct TestParams {
     count: u32,        // problems (or streams) in this dispatch
     size: u32,         // LCP size N (or words per stream)
     pivot_cap: u32,
-    pad0: u32,
+    interleave: u32,   // 1: interleaved Lemke tableaus, 0: contiguous (lemke.wgsl)
     key: array<u32, 8>,
 }
 

@@ -3,7 +3,9 @@
 
 mod common;
 
-use impactset::gpu::{GpuContext, GpuError, GpuRunOptions, Precision, sample_set_gpu, sample_set_gpu_with};
+use impactset::gpu::{
+    GpuContext, GpuError, GpuRunOptions, Precision, TableauLayout, sample_set_gpu, sample_set_gpu_with,
+};
 use impactset::{Contact, ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set};
 use nalgebra::{DMatrix, DVector, Vector3, dmatrix, dvector};
 
@@ -138,10 +140,14 @@ fn gpu_output_does_not_depend_on_batching() {
     ];
     for (problem, options) in &cases {
         let whole = sample_set_gpu(&ctx, problem, options, precision).unwrap();
-        for (batch, steps) in splits {
-            let run = GpuRunOptions { batch_size: Some(batch), steps_per_dispatch: Some(steps) };
+        for ((batch, steps), layout) in splits.into_iter().zip(TableauLayout::ALL.into_iter().cycle()) {
+            let run = GpuRunOptions {
+                batch_size: Some(batch),
+                steps_per_dispatch: Some(steps),
+                tableau_layout: Some(layout),
+            };
             let split = sample_set_gpu_with(&ctx, problem, options, precision, &run, &|_| {}).unwrap();
-            assert_eq!(whole, split, "batch {batch}, {steps} steps per dispatch");
+            assert_eq!(whole, split, "batch {batch}, {steps} steps per dispatch, {layout:?} tableaus");
         }
         // Shards: [17, 117) and [117, 317) are the run [17, 317).
         let a = sample_set_gpu(&ctx, problem, &SamplerOptions { samples: 100, ..options.clone() }, precision).unwrap();

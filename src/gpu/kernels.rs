@@ -3,6 +3,7 @@
 //! and [`crate::lcp::LemkeWorkspace`].
 
 use super::context::{GpuContext, WORKGROUP_SIZE};
+use super::sampler::TableauLayout;
 use super::shaders::Module;
 use super::types::{
     LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words, tableau_stride,
@@ -119,8 +120,14 @@ pub fn solve_lcps_gpu(
     }
     let kernels = ctx.kernels(Module::Tests, precision)?;
     let cap = LemkeOptions::default().pivot_cap(n);
-    let params =
-        TestParams { count: problems.len() as u32, size: n as u32, pivot_cap: cap as u32, ..Default::default() };
+    let interleave = (TableauLayout::for_adapter(ctx) == TableauLayout::Interleaved) as u32;
+    let params = TestParams {
+        count: problems.len() as u32,
+        size: n as u32,
+        pivot_cap: cap as u32,
+        interleave,
+        ..Default::default()
+    };
     let mut scalars: Vec<f64> = Vec::with_capacity(problems.len() * (n * n + 2 * n) + 1);
     for p in problems {
         scalars.extend(&p.a);

@@ -28,8 +28,8 @@ pub use kernels::{
     F32_TIE_TOLERANCE, GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu, tie_tolerance,
 };
 pub use sampler::{
-    DEFAULT_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS, sample_set_gpu,
-    sample_set_gpu_with,
+    DEFAULT_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS, TableauLayout,
+    sample_set_gpu, sample_set_gpu_with,
 };
 pub use types::{MAX_LCP_SIZE, MAX_VELOCITIES};
 

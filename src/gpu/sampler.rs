@@ -36,6 +36,37 @@ pub struct GpuRunOptions {
     /// after 65 535 loop iterations per dispatch), else the step cap `K`
     /// (one dispatch per batch).
     pub steps_per_dispatch: Option<usize>,
+    /// Layout of the Lemke tableaus in their scratch buffer. Default
+    /// (`None`): [`TableauLayout::for_adapter`].
+    pub tableau_layout: Option<TableauLayout>,
+}
+
+/// Where each invocation's Lemke tableau lives in the shared scratch buffer
+/// (the results do not depend on it; `shaders/lemke.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableauLayout {
+    /// Entry `x` of invocation `i` (of `count`) at `x · count + i`:
+    /// neighbouring invocations touch neighbouring words, so a GPU's memory
+    /// accesses coalesce. The default on GPUs.
+    Interleaved,
+    /// Entry `x` of invocation `i` at `i · N · stride + x`. The default on CPU
+    /// adapters: on lavapipe it measured ~20 % faster than interleaved
+    /// (compass-gait and disk-stack, f32, 4096 samples).
+    Contiguous,
+}
+
+impl TableauLayout {
+    /// Both layouts.
+    pub const ALL: [TableauLayout; 2] = [TableauLayout::Interleaved, TableauLayout::Contiguous];
+
+    /// The default for `ctx`'s adapter: contiguous on CPU adapters, else interleaved.
+    pub fn for_adapter(ctx: &GpuContext) -> TableauLayout {
+        if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu {
+            TableauLayout::Contiguous
+        } else {
+            TableauLayout::Interleaved
+        }
+    }
 }
 
 /// Algorithm 2 (model.md §5) on the GPU: samples
@@ -199,6 +230,8 @@ pub fn sample_set_gpu_with(
         off_scalars,
         steps_per_dispatch: steps_per_dispatch as u32,
         probe: 2,
+        interleave: (run.tableau_layout.unwrap_or_else(|| TableauLayout::for_adapter(ctx))
+            == TableauLayout::Interleaved) as u32,
         key: key_words(&stream::stream_key(options.seed)),
         ..Default::default()
     };

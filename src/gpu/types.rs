@@ -44,6 +44,8 @@ pub(crate) struct RouthParams {
     pub off_scalars: u32,
     pub steps_per_dispatch: u32,
     pub probe: u32,
+    pub interleave: u32,
+    pub pad0: u32,
     pub key: [u32; 8],
 }
 
@@ -54,11 +56,11 @@ pub(crate) struct TestParams {
     pub count: u32,
     pub size: u32,
     pub pivot_cap: u32,
-    pub pad0: u32,
+    pub interleave: u32,
     pub key: [u32; 8],
 }
 
-const _: () = assert!(std::mem::size_of::<RouthParams>() == 112);
+const _: () = assert!(std::mem::size_of::<RouthParams>() == 120);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 const _: () = assert!(MAX_PIVOTS == if 10 * MAX_LCP_SIZE > 100 { 10 * MAX_LCP_SIZE } else { 100 });
 
