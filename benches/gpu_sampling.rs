@@ -4,7 +4,7 @@
 //! time alone (timestamp queries) is in `impactset bench`'s `kernel ms`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use impactset::gpu::{GpuContext, Precision, sample_set_gpu};
+use impactset::gpu::{GpuContext, sample_set_gpu};
 use impactset::{SamplerOptions, Selection, scene};
 
 fn algorithm_2_gpu(c: &mut Criterion) {
