@@ -15,6 +15,9 @@ pub enum GpuSelection {
     Lemke,
     /// Lemke with a random covering vector and column order per step.
     RandomLemke,
+    /// Every solution of the step, one picked uniformly (on the GPU for at
+    /// most three contacts).
+    All,
 }
 
 impl From<GpuSelection> for Selection {
@@ -22,6 +25,7 @@ impl From<GpuSelection> for Selection {
         match s {
             GpuSelection::Lemke => Selection::Lemke,
             GpuSelection::RandomLemke => Selection::RandomLemke,
+            GpuSelection::All => Selection::All,
         }
     }
 }
@@ -37,7 +41,7 @@ pub struct CompareArgs {
     /// GPU precision [default: f64 where the adapter has it, else f32].
     #[arg(long, value_enum)]
     precision: Option<Precision>,
-    /// Which solution of each step LCP a sample follows (`all` does not run on the GPU).
+    /// Which solution of each step LCP a sample follows (`all`: at most three contacts on the GPU).
     #[arg(long, value_enum, default_value_t = GpuSelection::RandomLemke)]
     selection: GpuSelection,
     /// Run seed.

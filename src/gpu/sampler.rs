@@ -2,11 +2,12 @@
 //! (`shaders/routh.wgsl`), in batches so that any sample count runs.
 
 use super::context::{GpuContext, WORKGROUP_SIZE};
+use super::enumerate::{self, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
 use super::kernels::{from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
 use super::types::{
-    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, MAX_LCP_SIZE, MAX_VELOCITIES,
-    RouthParams, key_words,
+    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS, MAX_LCP_SIZE,
+    MAX_VELOCITIES, RouthParams, key_words,
 };
 use super::{GpuError, Precision};
 use crate::impact::Selection;
@@ -101,9 +102,10 @@ pub fn sample_set_gpu_with(
         Selection::Lemke => 0,
         Selection::RandomLemke => 1,
         Selection::All => {
-            return Err(GpuError::Unsupported(
-                "selection rule `all` (step enumeration) on the GPU; use lemke or random-lemke".into(),
-            ));
+            if m > MAX_GPU_ALL_CONTACTS {
+                return Err(GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS });
+            }
+            2
         }
     };
     if size > MAX_LCP_SIZE {
@@ -160,6 +162,13 @@ pub fn sample_set_gpu_with(
         ]
         .into_iter(),
     );
+    let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    let mut params = RouthParams::default();
+    let all = options.selection == Selection::All;
+    if all {
+        enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut params);
+        params.tuples_per_dispatch = enumerate::tuples_per_dispatch(ops, params.tuples as usize, cpu_adapter) as u32;
+    }
     let constants_buf = ctx.storage_init("constants", &to_bytes(&constants, precision));
 
     let out_stride = n + 3;
@@ -169,18 +178,20 @@ pub fn sample_set_gpu_with(
     let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * WORKGROUP_SIZE as usize;
     let tableau_bytes = (size * (2 * size + 2) * precision.bytes()) as u64;
     let limit_by_tableau = max_binding.checked_div(tableau_bytes).unwrap_or(1) as usize;
+    // `all`'s per-sample scratch (enumerate.wgsl); one word otherwise.
+    let (value_stride, word_stride) = if all { (enumerate::value_stride(n), enumerate::word_stride()) } else { (1, 1) };
+    let limit_by_scratch = max_binding.checked_div((value_stride * precision.bytes()) as u64).unwrap_or(1) as usize;
     let batch = run
         .batch_size
         .unwrap_or(DEFAULT_BATCH)
         .min(limit_by_buffer)
         .min(limit_by_tableau)
+        .min(limit_by_scratch)
         .min(limit_by_dispatch)
         .max(1);
 
-    let steps_per_dispatch = run
-        .steps_per_dispatch
-        .unwrap_or(if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu { 1 } else { options.steps })
-        .clamp(1, options.steps.max(1));
+    let steps_per_dispatch =
+        run.steps_per_dispatch.unwrap_or(if cpu_adapter { 1 } else { options.steps }).clamp(1, options.steps.max(1));
     let mut params = RouthParams {
         n: n as u32,
         m: m as u32,
@@ -200,14 +211,24 @@ pub fn sample_set_gpu_with(
         steps_per_dispatch: steps_per_dispatch as u32,
         probe: 2,
         key: key_words(&stream::stream_key(options.seed)),
-        ..Default::default()
+        enum_value_stride: if all { value_stride as u32 } else { 0 },
+        enum_word_stride: if all { word_stride as u32 } else { 0 },
+        ..params
     };
+    // Dispatches per round: enough for every sample to take every step when a
+    // step fits in one dispatch (only `all` may need more, see below).
     let passes = options.steps.div_ceil(steps_per_dispatch).max(1) as u32;
+    // With `all`, a step takes ⌈tuples / tuples_per_dispatch⌉ dispatches: the
+    // worst case bounds the rounds.
+    let dispatches_per_step = if all { (params.tuples.div_ceil(params.tuples_per_dispatch.max(1))).max(1) } else { 1 };
+    let max_passes = options.steps as u64 * dispatches_per_step as u64 + passes as u64;
     let values_size = batch as u64 * bytes_per_sample;
     let words_size = batch as u64 * 16;
     let values_out = ctx.storage_out("v+", values_size);
     let words_out = ctx.storage_out("steps", words_size);
     let tableau = ctx.storage_out("tableau", batch as u64 * tableau_bytes);
+    let enum_values = ctx.storage_out("enumeration values", batch as u64 * (value_stride * precision.bytes()) as u64);
+    let enum_words = ctx.storage_out("enumeration words", batch as u64 * (word_stride * 4) as u64);
 
     let mut samples = Vec::with_capacity(options.samples);
     let mut done = 0usize;
@@ -219,14 +240,29 @@ pub fn sample_set_gpu_with(
         params.first_hi = (first >> 32) as u32;
         let params_buf = ctx.storage_init("params", bytemuck::bytes_of(&params));
         let groups = (count as u32).div_ceil(WORKGROUP_SIZE);
-        let bytes = ctx.dispatch_passes(
-            pipeline,
-            &[(0, &params_buf), (1, &constants_buf), (2, &values_out), (3, &words_out), (7, &tableau)],
-            groups,
-            passes,
-            &[&words_out],
-            &[(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)],
-        )?;
+        let buffers = [
+            (0, &params_buf),
+            (1, &constants_buf),
+            (2, &values_out),
+            (3, &words_out),
+            (7, &tableau),
+            (8, &enum_values),
+            (9, &enum_words),
+        ];
+        let outputs = [(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)];
+        // Rounds of `passes` dispatches until every sample is done (one round
+        // unless `all` steps span several dispatches), at most `max_passes`.
+        let mut bytes = ctx.dispatch_passes(pipeline, &buffers, groups, passes, &[&words_out], &outputs)?;
+        let mut dispatched = passes as u64;
+        let all_done = |bytes: &[Vec<u8>]| {
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
+            (0..count).all(|i| words[4 * i + 1] & (FLAG_DONE | FLAG_LOOP_LIMIT) != 0)
+        };
+        while all && dispatched < max_passes && !all_done(&bytes) {
+            let round = (passes as u64).min(max_passes - dispatched) as u32;
+            bytes = ctx.dispatch_passes(pipeline, &buffers, groups, round, &[], &outputs)?;
+            dispatched += round as u64;
+        }
         let values = from_bytes(&bytes[0], precision);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
         let flags_of = |i: usize| words[4 * i + 1];
@@ -235,6 +271,9 @@ pub fn sample_set_gpu_with(
                 return Err(GpuError::LoopLimit { adapter: ctx.describe() });
             }
             return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
+        }
+        if (0..count).any(|i| flags_of(i) & FLAG_TOO_MANY_SOLUTIONS != 0) {
+            return Err(GpuError::TooManySolutions { max: MAX_GPU_ALL_SOLUTIONS });
         }
         for i in 0..count {
             let row = &values[i * out_stride..(i + 1) * out_stride];
