@@ -462,6 +462,11 @@ fn resume_enumeration(sample: u32, m: u32) {
     }
 }
 
+// The next tuple of sample `sample`'s enumeration (`params.tuples`: done).
+fn enumeration_cursor(sample: u32) -> u32 {
+    return enum_words[sample * params.enum_word_stride];
+}
+
 // Tries at most `budget` tuples from the cursor on. Needs lcp_q = b_R and
 // u = J v. Each new distinct Δv is kept with its tuple and whether its step
 // violation (in the problem's units `velocity`, `impulse`) is within

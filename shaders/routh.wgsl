@@ -169,17 +169,23 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 begin_enumeration(i, m, next_word(&choice));
                 flags |= FLAG_ENUMERATING;
             }
+            let fresh = enumeration_cursor(i) < params.tuples;
             let status = enumerate_tuples(i, params.tuples_per_dispatch, velocity_scale, h);
             if status == ENUM_YIELD {
                 break;
             }
-            flags &= ~FLAG_ENUMERATING;
             if status == ENUM_OVERFLOW {
                 steps += 1u;
                 flags |= FLAG_TOO_MANY_SOLUTIONS | FLAG_LCP_FAILED | FLAG_DONE;
                 break;
             }
             enumerated = pick_enumerated(i) > 0u;
+            if !enumerated && fresh {
+                // The Lemke fallback gets a dispatch of its own (the loop
+                // limiter's budget, docs/gpu-lavapipe.md).
+                break;
+            }
+            flags &= ~FLAG_ENUMERATING;
         }
         if params.selection == 1u {
             // random-lemke: covering vector d_j ∈ [1/64, 1 + 1/64), then the column offset.

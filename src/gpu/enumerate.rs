@@ -43,7 +43,7 @@ pub(crate) struct EnumerationTolerances {
 
 /// f32 acceptance of mode equations and inequalities: round-off in
 /// `u + W x` is a few `ε_f32` of the velocity scale.
-const F32_ACCEPT: f64 = 1e-4;
+const F32_ACCEPT: f64 = 3e-6;
 /// f32 "same velocity change".
 const F32_SAME_DV: f64 = 1e-4;
 /// f32 singular pivots, relative to the CPU's `10⁻¹¹ max|W| (1 + μ_max)²`.

@@ -37,6 +37,11 @@ pub struct GpuRunOptions {
     /// after 65 535 loop iterations per dispatch), else the step cap `K`
     /// (one dispatch per batch).
     pub steps_per_dispatch: Option<usize>,
+    /// Selection `all` only: mode tuples a sample tries per dispatch before
+    /// the next dispatch resumes its step. Default (`None`): on CPU adapters
+    /// as many as fit in lavapipe's loop limit with a wide margin, elsewhere
+    /// every tuple of a step.
+    pub tuples_per_dispatch: Option<usize>,
 }
 
 /// Algorithm 2 (model.md §5) on the GPU: samples
@@ -66,8 +71,18 @@ pub struct GpuRunOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// Errors: [`GpuError::Unsupported`] for [`Selection::All`] (not ported yet)
-/// or a step cap above [`MAX_GPU_STEPS`]; [`GpuError::LcpTooLarge`] /
+/// Selection [`Selection::All`] runs for at most
+/// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts: each step
+/// tries every mode tuple in the CPU enumerator's order
+/// (`shaders/enumerate.wgsl`, [`crate::impact::StepEnumerator`]), with the
+/// CPU's tolerances in `F64`; in `F32` the acceptance tolerance is `3·10⁻⁶`,
+/// "same velocity change" `10⁻⁴` and the violation filter a tenth of the f32
+/// residual tolerance (docs/gpu-lavapipe.md).
+///
+/// Errors: [`GpuError::TooManyContactsForAll`] for [`Selection::All`] on more
+/// than three contacts, [`GpuError::TooManySolutions`] when one of its steps
+/// has more than [`MAX_GPU_ALL_SOLUTIONS`] distinct solutions,
+/// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`]; [`GpuError::LcpTooLarge`] /
 /// [`GpuError::TooManyVelocities`] beyond the shaders' private arrays;
 /// [`GpuError::NoF64`] for `F64` on an adapter without it.
 pub fn sample_set_gpu(
@@ -167,7 +182,8 @@ pub fn sample_set_gpu_with(
     let all = options.selection == Selection::All;
     if all {
         enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut params);
-        params.tuples_per_dispatch = enumerate::tuples_per_dispatch(ops, params.tuples as usize, cpu_adapter) as u32;
+        let planned = enumerate::tuples_per_dispatch(ops, params.tuples as usize, cpu_adapter);
+        params.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, params.tuples as usize) as u32;
     }
     let constants_buf = ctx.storage_init("constants", &to_bytes(&constants, precision));
 
@@ -220,7 +236,8 @@ pub fn sample_set_gpu_with(
     let passes = options.steps.div_ceil(steps_per_dispatch).max(1) as u32;
     // With `all`, a step takes ⌈tuples / tuples_per_dispatch⌉ dispatches: the
     // worst case bounds the rounds.
-    let dispatches_per_step = if all { (params.tuples.div_ceil(params.tuples_per_dispatch.max(1))).max(1) } else { 1 };
+    // (one more for a Lemke fallback, which gets a dispatch of its own).
+    let dispatches_per_step = if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 } else { 1 };
     let max_passes = options.steps as u64 * dispatches_per_step as u64 + passes as u64;
     let values_size = batch as u64 * bytes_per_sample;
     let words_size = batch as u64 * 16;
@@ -252,16 +269,17 @@ pub fn sample_set_gpu_with(
         let outputs = [(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)];
         // Rounds of `passes` dispatches until every sample is done (one round
         // unless `all` steps span several dispatches), at most `max_passes`.
-        let mut bytes = ctx.dispatch_passes(pipeline, &buffers, groups, passes, &[&words_out], &outputs)?;
-        let mut dispatched = passes as u64;
+        let round = if all { passes.max(dispatches_per_step) } else { passes };
+        let mut bytes = ctx.dispatch_passes(pipeline, &buffers, groups, round, &[&words_out], &outputs)?;
+        let mut dispatched = round as u64;
         let all_done = |bytes: &[Vec<u8>]| {
             let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
             (0..count).all(|i| words[4 * i + 1] & (FLAG_DONE | FLAG_LOOP_LIMIT) != 0)
         };
         while all && dispatched < max_passes && !all_done(&bytes) {
-            let round = (passes as u64).min(max_passes - dispatched) as u32;
-            bytes = ctx.dispatch_passes(pipeline, &buffers, groups, round, &[], &outputs)?;
-            dispatched += round as u64;
+            let next = (round as u64).min(max_passes - dispatched) as u32;
+            bytes = ctx.dispatch_passes(pipeline, &buffers, groups, next, &[], &outputs)?;
+            dispatched += next as u64;
         }
         let values = from_bytes(&bytes[0], precision);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
@@ -271,6 +289,11 @@ pub fn sample_set_gpu_with(
                 return Err(GpuError::LoopLimit { adapter: ctx.describe() });
             }
             return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
+        }
+        // With `all` the tuple budget per dispatch is planned to fit the
+        // loop limiter: a cut there is an error, not a failed sample.
+        if all && (0..count).any(|i| flags_of(i) & FLAG_LOOP_LIMIT != 0) {
+            return Err(GpuError::LoopLimit { adapter: ctx.describe() });
         }
         if (0..count).any(|i| flags_of(i) & FLAG_TOO_MANY_SOLUTIONS != 0) {
             return Err(GpuError::TooManySolutions { max: MAX_GPU_ALL_SOLUTIONS });

@@ -1,0 +1,187 @@
+//! The selection rule `all` on the GPU (`shaders/enumerate.wgsl`) against the
+//! CPU's exact enumerator, sample by sample and as sets, on the built-in
+//! scenes with at most three contacts; its refusal of larger problems; and
+//! its independence of how a run is split into dispatches.
+
+mod common;
+
+use impactset::gpu::{
+    GpuContext, GpuError, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision, sample_set_gpu, sample_set_gpu_with,
+};
+use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set, scene};
+use nalgebra::DVector;
+
+/// `all` on the built-in scene `id` with its step size and cap.
+fn scene_options(id: &str, samples: usize) -> (ImpactProblem, SamplerOptions) {
+    let scene = scene::builtin(id).unwrap_or_else(|| panic!("no scene {id}"));
+    let options = SamplerOptions {
+        samples,
+        step_size: Some(scene.step_size),
+        steps: scene.steps,
+        seed: 3,
+        selection: Selection::All,
+        ..Default::default()
+    };
+    (scene.problem, options)
+}
+
+/// `‖a − b‖_M / ‖v⁻‖_M`.
+fn relative_distance(problem: &ImpactProblem, a: &[f64], b: &[f64]) -> f64 {
+    let diff = DVector::from_column_slice(a) - DVector::from_column_slice(b);
+    problem.energy_norm(&diff) / problem.energy_norm(problem.velocity())
+}
+
+/// Fraction of samples whose v⁺ agree within `tol` (relative energy norm).
+fn agreement(problem: &ImpactProblem, cpu: &SampleSet, gpu: &SampleSet, tol: f64) -> f64 {
+    assert_eq!(cpu.samples.len(), gpu.samples.len());
+    let close = cpu
+        .samples
+        .iter()
+        .zip(&gpu.samples)
+        .filter(|(c, g)| {
+            assert_eq!(c.index, g.index);
+            relative_distance(problem, &c.v_plus, &g.v_plus) <= tol
+        })
+        .count();
+    close as f64 / cpu.samples.len() as f64
+}
+
+/// Symmetric Hausdorff distance between the accepted outcomes (relative
+/// energy norm), by brute force.
+fn hausdorff(problem: &ImpactProblem, a: &SampleSet, b: &SampleSet) -> f64 {
+    let directed = |from: &SampleSet, to: &SampleSet| {
+        from.accepted()
+            .map(|x| {
+                to.accepted().map(|y| relative_distance(problem, &x.v_plus, &y.v_plus)).fold(f64::INFINITY, f64::min)
+            })
+            .fold(0.0, f64::max)
+    };
+    directed(a, b).max(directed(b, a))
+}
+
+/// Per-sample and set agreement of `all` on `id`: in f64 99.9% within 1e-9
+/// and Hausdorff below 1e-6; in f32 (where `f32` is true) 99% within 1e-3
+/// and Hausdorff below 1e-2.
+fn check_scene(ctx: &GpuContext, id: &str, samples: usize, f32: bool) {
+    let (problem, options) = scene_options(id, samples);
+    let cpu = sample_set(&problem, &options);
+    assert!(cpu.accepted_count() > samples / 2, "{id}: the CPU accepts {}", cpu.accepted_count());
+    let mut precisions = vec![Precision::F64];
+    if f32 {
+        precisions.push(Precision::F32);
+    }
+    for precision in precisions {
+        if !ctx.precisions().contains(&precision) {
+            eprintln!("notice: {id}: no {precision} on this adapter");
+            continue;
+        }
+        let started = std::time::Instant::now();
+        let gpu = sample_set_gpu(ctx, &problem, &options, precision).unwrap();
+        let (tol, floor, set_tol) = match precision {
+            Precision::F64 => (1e-9, 0.999, 1e-6),
+            Precision::F32 => (1e-3, 0.99, 1e-2),
+        };
+        let fraction = agreement(&problem, &cpu, &gpu, tol);
+        let distance = hausdorff(&problem, &cpu, &gpu);
+        eprintln!(
+            "{id} all {precision}: {fraction:.4} within {tol:e}, Hausdorff {distance:.2e}, accepted cpu {} gpu {}, {:.1}s",
+            cpu.accepted_count(),
+            gpu.accepted_count(),
+            started.elapsed().as_secs_f64()
+        );
+        assert!(fraction >= floor, "{id} {precision}: {fraction}");
+        assert!(distance < set_tol, "{id} {precision}: Hausdorff {distance}");
+        if precision == Precision::F64 {
+            // Every accepted step dissipates: no accepted sample gains energy.
+            assert!(gpu.accepted().all(|s| s.energy_after <= s.energy_before * (1.0 + 1e-9)), "{id}");
+        }
+    }
+}
+
+#[test]
+fn gpu_all_matches_cpu_on_planar_scenes() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    check_scene(&ctx, "rocking-block", 512, true);
+    check_scene(&ctx, "compass-gait", 1024, true);
+    check_scene(&ctx, "box-wall", 512, true);
+    check_scene(&ctx, "slope-point-slide", 256, true);
+    check_scene(&ctx, "slope-point-stick", 256, true);
+    // RAMone's friction of 1e5 is refused in f32 (GpuError::PoorlyScaled).
+    check_scene(&ctx, "ramone", 512, false);
+}
+
+#[test]
+fn gpu_all_matches_cpu_on_cube_edge() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    // Two spatial contacts, d = 8: 35² = 1225 mode tuples per step.
+    check_scene(&ctx, "cube-edge", 256, true);
+}
+
+#[test]
+fn gpu_all_reaches_more_than_one_branch_on_the_compass_gait() {
+    // The compass gait's steps have several solutions (model.md §5b): `all`
+    // must pick different ones, so its set is wider than Lemke's single path.
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let (problem, options) = scene_options("compass-gait", 256);
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let all = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+    let lemke =
+        sample_set_gpu(&ctx, &problem, &SamplerOptions { selection: Selection::Lemke, ..options }, precision).unwrap();
+    let spread = |set: &SampleSet| {
+        let first = set.accepted().next().expect("an accepted sample");
+        set.accepted().map(|s| relative_distance(&problem, &s.v_plus, &first.v_plus)).fold(0.0, f64::max)
+    };
+    let directed = all
+        .accepted()
+        .map(|x| {
+            lemke.accepted().map(|y| relative_distance(&problem, &x.v_plus, &y.v_plus)).fold(f64::INFINITY, f64::min)
+        })
+        .fold(0.0, f64::max);
+    eprintln!("compass gait: spread all {:.3} lemke {:.3}; all ⊄ lemke by {directed:.3}", spread(&all), spread(&lemke));
+    assert!(directed > 0.05, "`all` found nothing Lemke misses ({directed})");
+}
+
+#[test]
+fn gpu_all_refuses_more_than_three_contacts() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    for (id, m) in [("cube-flat", 4), ("disk-stack", 5)] {
+        let (problem, options) = scene_options(id, 4);
+        assert_eq!(problem.contacts().len(), m);
+        let err = sample_set_gpu(&ctx, &problem, &options, Precision::F32).unwrap_err();
+        assert_eq!(err, GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS }, "{id}");
+        let message = err.to_string();
+        assert!(message.contains(&format!("{m} contacts")) && message.contains('3'), "{message}");
+    }
+}
+
+#[test]
+fn gpu_all_does_not_depend_on_batching_or_dispatch_splits() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    // Tuple budgets per dispatch: 49 and 1225 tuples per step.
+    for (id, samples, tuples) in [("compass-gait", 200, [1, 7]), ("cube-edge", 48, [13, 100])] {
+        let (problem, options) = scene_options(id, samples);
+        let whole = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+        let splits = [
+            GpuRunOptions { batch_size: Some(16), ..Default::default() },
+            GpuRunOptions { batch_size: Some(100), steps_per_dispatch: Some(2), tuples_per_dispatch: Some(tuples[1]) },
+            GpuRunOptions { tuples_per_dispatch: Some(tuples[0]), steps_per_dispatch: Some(1), ..Default::default() },
+        ];
+        for run in splits {
+            let split = sample_set_gpu_with(&ctx, &problem, &options, precision, &run, &|_| {}).unwrap();
+            assert_eq!(whole, split, "{id}: {run:?}");
+        }
+        // Shards: the first third and the rest are the whole run.
+        let third = samples / 3;
+        let a =
+            sample_set_gpu(&ctx, &problem, &SamplerOptions { samples: third, ..options.clone() }, precision).unwrap();
+        let b = sample_set_gpu(
+            &ctx,
+            &problem,
+            &SamplerOptions { samples: samples - third, first_index: third as u64, ..options.clone() },
+            precision,
+        )
+        .unwrap();
+        assert_eq!([a.samples, b.samples].concat(), whole.samples, "{id}: shards");
+    }
+}
