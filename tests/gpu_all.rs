@@ -185,3 +185,94 @@ fn gpu_all_does_not_depend_on_batching_or_dispatch_splits() {
         assert_eq!([a.samples, b.samples].concat(), whole.samples, "{id}: shards");
     }
 }
+
+/// Runs the `impactset` binary; its JSON on standard output.
+fn impactset_json(args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_impactset"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()))
+        .output()
+        .expect("impactset runs");
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON on standard output")
+}
+
+#[test]
+fn cli_auto_runs_all_on_the_gpu_when_the_problem_fits() {
+    let Some(_ctx) = common::gpu::gpu() else { return };
+    let small =
+        impactset_json(&["sample", "box-wall", "--backend", "auto", "--selection", "all", "-n", "64", "--json"]);
+    assert!(small["backend"].as_str().unwrap().starts_with("gpu"), "{}", small["backend"]);
+    assert!(small["backend_reason"].as_str().unwrap().contains("contacts"), "{}", small["backend_reason"]);
+    let large = impactset_json(&["sample", "disk-stack", "--backend", "auto", "-n", "8", "--steps", "2", "--json"]);
+    assert_eq!(large["backend"], "cpu");
+    let reason = large["backend_reason"].as_str().unwrap();
+    assert!(reason.contains('5') && reason.contains('3'), "{reason}");
+    let compare = impactset_json(&["compare", "rocking-block", "--selection", "all", "-n", "64", "--json"]);
+    assert_eq!(compare["selection"], "all");
+    assert!(compare["agreement_fraction"].as_f64().unwrap() >= 0.99, "{compare}");
+}
+
+/// Random three-contact problems (no built-in scene has three contacts):
+/// planar (7³ = 343 tuples per step) and spatial with d = 4 (19³ = 6859).
+#[test]
+fn gpu_all_matches_cpu_with_three_contacts() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let tol = if precision == Precision::F64 { 1e-9 } else { 1e-3 };
+    let cases = [
+        ("planar n=5", common::random_problem(1, 5, 3, false, 1.0), 128, 6),
+        ("planar n=4", common::random_problem(2, 4, 3, false, 2.0), 128, 6),
+        ("spatial n=6 d=4", with_directions(common::random_problem(3, 6, 3, true, 1.0), 4), 16, 12),
+    ];
+    for (name, problem, samples, steps) in cases {
+        let options = SamplerOptions { samples, steps, seed: 5, selection: Selection::All, ..Default::default() };
+        let cpu = sample_set(&problem, &options);
+        let started = std::time::Instant::now();
+        let gpu = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+        let fraction = agreement(&problem, &cpu, &gpu, tol);
+        let distance = hausdorff(&problem, &cpu, &gpu);
+        eprintln!(
+            "{name}: {fraction:.4} within {tol:e}, Hausdorff {distance:.2e}, accepted cpu {} gpu {}, mean steps {:.2}, {:.1}s",
+            cpu.accepted_count(),
+            gpu.accepted_count(),
+            cpu.mean_steps(),
+            started.elapsed().as_secs_f64()
+        );
+        assert!(fraction >= 0.99, "{name}: {fraction}");
+    }
+}
+
+fn with_directions(problem: ImpactProblem, d: usize) -> ImpactProblem {
+    ImpactProblem::with_friction_directions(
+        problem.mass().clone(),
+        problem.velocity().clone(),
+        problem.contacts().to_vec(),
+        Some(d),
+    )
+    .unwrap()
+}
+
+/// Three spatial contacts with the default d = 8: 35³ = 42 875 tuples per
+/// step, supported but slow on lavapipe (docs/gpu-lavapipe.md); run with
+/// `--ignored` to measure.
+#[test]
+#[ignore]
+fn gpu_all_three_spatial_contacts_d8() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let problem = common::random_problem(3, 6, 3, true, 1.0);
+    let options = SamplerOptions { samples: 8, steps: 12, seed: 5, selection: Selection::All, ..Default::default() };
+    let started = std::time::Instant::now();
+    let cpu = sample_set(&problem, &options);
+    let cpu_s = started.elapsed().as_secs_f64();
+    let started = std::time::Instant::now();
+    let gpu = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+    let gpu_s = started.elapsed().as_secs_f64();
+    let fraction = agreement(&problem, &cpu, &gpu, 1e-9);
+    eprintln!(
+        "spatial n=6 d=8: {fraction:.4} within 1e-9, {:.2} steps per sample, cpu {cpu_s:.2}s gpu {gpu_s:.1}s",
+        gpu.mean_steps()
+    );
+    assert!(fraction >= 0.99);
+}

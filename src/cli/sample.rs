@@ -13,7 +13,7 @@ use impactset::analysis::{
     BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, baseline_distances, baseline_outcomes,
     held_out_certificate, mode_histogram, velocity_norm,
 };
-use impactset::gpu::{GpuContext, GpuRunOptions, Precision, sample_set_gpu_with};
+use impactset::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision, sample_set_gpu_with};
 use impactset::impact::ImpactOutcome;
 use impactset::io::{Summary, write_csv, write_json, write_npy};
 use impactset::plot::{Marker, SetPlotOptions, first_trajectories, plot_post_impact_set};
@@ -29,7 +29,9 @@ pub enum Backend {
     Cpu,
     /// The WGSL compute shaders (wgpu, Vulkan).
     Gpu,
-    /// The GPU when an adapter exists and supports the run, else the CPU.
+    /// The GPU when an adapter exists and runs the selection rule on this
+    /// problem (`all`: at most three contacts), else the CPU; the summary
+    /// says which ran and why.
     Auto,
 }
 
@@ -149,6 +151,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     bar.finish_and_clear();
     let mut summary = summarize(&spec.name, &run.set, &options, elapsed_s);
     summary.backend = run.backend;
+    summary.backend_reason = run.reason;
     summary.precision = run.precision.to_string();
     let set = run.set;
     if let Some(out) = &args.out {
@@ -208,16 +211,19 @@ pub fn run(args: SampleArgs) -> Result<()> {
     Ok(())
 }
 
-/// A finished run and where it ran.
+/// A finished run, where it ran and why there.
 struct Run {
     set: SampleSet,
     backend: String,
+    /// Why this backend (for the summary).
+    reason: String,
     precision: &'static str,
 }
 
-/// Runs Algorithm 2 on the chosen backend; `auto` falls back to the CPU (and
-/// says why on standard error) when no adapter exists or the GPU cannot run
-/// the selection rule.
+/// Runs Algorithm 2 on the chosen backend; `auto` takes the GPU when an
+/// adapter exists and the GPU runs the selection rule on this problem
+/// (`all`: at most [`MAX_GPU_ALL_CONTACTS`] contacts), else the CPU, and says
+/// why on standard error and in the summary.
 fn run_backend(
     problem: &ImpactProblem,
     options: &SamplerOptions,
@@ -225,9 +231,10 @@ fn run_backend(
     precision: Option<Precision>,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Run> {
-    let cpu = |progress: &(dyn Fn(usize) + Sync)| Run {
+    let cpu = |reason: String, progress: &(dyn Fn(usize) + Sync)| Run {
         set: sample_set_with_progress(problem, options, progress),
         backend: "cpu".into(),
+        reason,
         precision: "f64",
     };
     if backend == Backend::Cpu {
@@ -236,24 +243,36 @@ fn run_backend(
                 InputError("--precision f32: the CPU backend runs in f64 only (use --backend gpu)".into()).into()
             );
         }
-        return Ok(cpu(progress));
+        return Ok(cpu("--backend cpu".into(), progress));
     }
-    if options.selection == Selection::All && backend == Backend::Auto {
-        eprintln!("note: --selection all runs on the CPU only; running on the CPU");
-        return Ok(cpu(progress));
+    let m = problem.contacts().len();
+    if options.selection == Selection::All && backend == Backend::Auto && m > MAX_GPU_ALL_CONTACTS {
+        let reason = format!(
+            "--selection all runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
+        );
+        eprintln!("note: {reason}; running on the CPU");
+        return Ok(cpu(reason, progress));
     }
     let context = match GpuContext::new() {
         Ok(context) => context,
         Err(e) if backend == Backend::Auto => {
-            eprintln!("note: no GPU ({e}); running on the CPU");
-            return Ok(cpu(progress));
+            let reason = format!("no GPU ({e})");
+            eprintln!("note: {reason}; running on the CPU");
+            return Ok(cpu(reason, progress));
         }
         Err(e) => return Err(anyhow::anyhow!("--backend gpu: {e}")),
     };
     let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
+    let reason = match backend {
+        Backend::Auto if options.selection == Selection::All => {
+            format!("--backend auto: a GPU adapter, and {m} ≤ {MAX_GPU_ALL_CONTACTS} contacts for --selection all")
+        }
+        Backend::Auto => "--backend auto: a GPU adapter".to_string(),
+        _ => "--backend gpu".to_string(),
+    };
     let set = sample_set_gpu_with(&context, problem, options, precision, &GpuRunOptions::default(), progress)
         .map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?;
-    Ok(Run { set, backend: format!("gpu ({})", context.describe()), precision: precision.name() })
+    Ok(Run { set, backend: format!("gpu ({})", context.describe()), reason, precision: precision.name() })
 }
 
 /// Baseline outcomes as labelled figure markers.
@@ -290,6 +309,7 @@ fn summarize(name: &str, set: &SampleSet, options: &SamplerOptions, elapsed_s: f
         seed: options.seed,
         selection: options.selection.name().to_string(),
         backend: "cpu".into(),
+        backend_reason: String::new(),
         precision: "f64".into(),
         threads: options.threads.unwrap_or_else(rayon::current_num_threads),
         elapsed_s,
@@ -313,4 +333,7 @@ fn print_summary(s: &Summary) {
         s.mean_steps, s.max_residual, s.max_energy_ratio
     );
     println!("  h = {}, K = {}, seed {}", s.step_size, s.steps, s.seed);
+    if !s.backend_reason.is_empty() {
+        println!("  backend: {}", s.backend_reason);
+    }
 }
