@@ -171,3 +171,68 @@ pub(crate) fn tuples_per_dispatch(ops: &ContactOperators, tuples: usize, cpu_ada
     let per_tuple = 2 * dim * dim + dim * dim * s * s + dim * dim * dim + ops.n * (dim + 1) + 16 * ops.m + 32;
     (CPU_ADAPTER_TUPLE_ITERATIONS / per_tuple).clamp(1, tuples)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene;
+
+    fn constants_of(id: &str) -> (ContactOperators, Vec<f64>, RouthParams) {
+        let scene = scene::builtin(id).unwrap();
+        let ops = scene.problem.operators().clone();
+        let (mut constants, mut params) = (vec![0.5; 3], RouthParams::default());
+        push_constants(&ops, Precision::F64, 1e-9, &mut constants, &mut params);
+        (ops, constants, params)
+    }
+
+    #[test]
+    fn the_shader_declares_the_same_layout() {
+        let source = [include_str!("../../shaders/mode_system.wgsl"), include_str!("../../shaders/enumerate.wgsl")];
+        let source = source.join("\n");
+        for line in [
+            format!("const MODE_STRIDE: u32 = {MODE_STRIDE}u;"),
+            "const INEQ_STRIDE: u32 = 7u;".to_string(),
+            format!("const MAX_CONTACTS_ALL: u32 = {MAX_GPU_ALL_CONTACTS}u;"),
+            format!("const MAX_DIM: u32 = {}u;", 3 * MAX_GPU_ALL_CONTACTS),
+        ] {
+            assert!(source.contains(&line), "shaders lack `{line}`");
+        }
+    }
+
+    #[test]
+    fn tuples_are_the_products_of_the_mode_counts() {
+        // Planar contacts with friction: 7 modes; frictionless: 3; spatial
+        // with d = 8: 4·8 + 3 = 35.
+        for (id, tuples) in [("compass-gait", 49), ("slope-point", 3), ("slope-point-slide", 7), ("cube-edge", 1225)] {
+            let (ops, _, params) = constants_of(id);
+            assert_eq!(params.tuples, tuples, "{id}");
+            let planned = tuples_per_dispatch(&ops, tuples as usize, true);
+            assert!((1..=tuples as usize).contains(&planned), "{id}: {planned}");
+            assert_eq!(tuples_per_dispatch(&ops, tuples as usize, false), tuples as usize);
+        }
+    }
+
+    #[test]
+    fn constants_hold_the_enumerators_tables() {
+        let (ops, constants, params) = constants_of("cube-edge");
+        let enumerator = StepEnumerator::new(&ops);
+        let red = enumerator.reduced();
+        assert_eq!((params.s, params.dim), (3, 6));
+        let at = |offset: u32, k: usize| constants[offset as usize + k];
+        assert_eq!(at(params.off_enum_scalars, 0), ACCEPT);
+        assert_eq!(at(params.off_enum_scalars, 3), ENUMERATED_VIOLATION);
+        assert_eq!(&constants[params.off_w as usize..][..36], &red.w[..]);
+        assert_eq!(params.mode_start[..3], [0, 35, 70]);
+        // Mode 3 of contact 1 (global 38; open, closed-stick, closed at vertex
+        // 0 come first): closed, sliding at vertex 1.
+        let mode = &red.table.modes[38];
+        let g = params.off_modes as usize + 38 * MODE_STRIDE;
+        assert_eq!(constants[g..g + 4], [mode.params as f64, 1.0, 3.0, 1.0]);
+        assert_eq!(constants[g + 6..g + 9], mode.offset);
+        assert_eq!(constants[g + 9..g + 12], mode.basis[0]);
+        let first = mode.first_inequality;
+        let e = params.off_ineq as usize + first * 7;
+        assert_eq!(constants[e..e + 3], red.table.inequalities[first].ax);
+        assert_eq!(params.inequalities as usize, red.table.inequalities.len());
+    }
+}
