@@ -26,6 +26,12 @@ const MODE_STRIDE: usize = 27;
 /// far fewer.
 const CPU_ADAPTER_TUPLE_ITERATIONS: usize = 24_000;
 
+/// Tuples per dispatch on GPUs: every step of up to two spatial contacts
+/// (`35² = 1225`) in one dispatch, while a three-contact spatial step
+/// (`35³ = 42 875` tuples) is split so that no dispatch runs long enough to
+/// meet a driver's watchdog (untested: no hardware GPU was available).
+const GPU_TUPLES_PER_DISPATCH: usize = 8192;
+
 /// Tolerances of the enumeration in the shader's precision: f64 the CPU's
 /// (see `impact::enumerate`, Tolerances); f32 scaled to single-precision
 /// round-off (measured, docs/gpu-lavapipe.md).
@@ -160,11 +166,11 @@ pub(crate) fn word_stride() -> usize {
 /// Tuples a sample tries per dispatch: on CPU adapters as many as fit in
 /// [`CPU_ADAPTER_TUPLE_ITERATIONS`] loop iterations (a conservative count
 /// of one tuple's: its mode system, `u⁺` twice, `Δv`, the checks), elsewhere
-/// all of them.
+/// all of a step's tuples up to [`GPU_TUPLES_PER_DISPATCH`].
 /// `tuples` is [`RouthParams::tuples`].
 pub(crate) fn tuples_per_dispatch(ops: &ContactOperators, tuples: usize, cpu_adapter: bool) -> usize {
     if !cpu_adapter {
-        return tuples;
+        return tuples.min(GPU_TUPLES_PER_DISPATCH);
     }
     let s = 1 + ops.dimension.tangents();
     let dim = ops.m * s;
