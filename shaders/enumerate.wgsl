@@ -38,8 +38,8 @@
 // Per-sample scratch: enum_values holds, from i · enum_value_stride, the
 // step's caps h·p (4 slots) then the velocity change Δv (n) of each kept
 // solution; enum_words holds, from i · enum_word_stride, the cursor (next
-// tuple), the number of kept solutions, the selection word, a spare word,
-// then per kept solution its tuple with bit 31 set when its step violation
+// tuple), the number of kept solutions, the selection word, the sample's
+// Lemke fallback steps so far (kept across steps), then per kept solution its tuple with bit 31 set when its step violation
 // is within tolerance.
 @group(0) @binding(8) var<storage, read_write> enum_values: array<scalar>;
 @group(0) @binding(9) var<storage, read_write> enum_words: array<u32>;
@@ -160,6 +160,17 @@ fn resume_enumeration(sample: u32, m: u32) {
     for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
         lcp_q[i] = enum_values[values + i];
     }
+}
+
+// A new sample has taken no Lemke fallback step.
+fn reset_fallback_steps(sample: u32) {
+    enum_words[sample * params.enum_word_stride + 3u] = 0u;
+}
+
+// A step where no enumerated solution was within tolerance, so Lemke ran
+// (the CPU's `fallback_steps`).
+fn count_fallback_step(sample: u32) {
+    enum_words[sample * params.enum_word_stride + 3u] += 1u;
 }
 
 // The next tuple of sample `sample`'s enumeration (`params.tuples`: done).

@@ -113,6 +113,9 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         energy_before = kinetic_energy(n);
         flags = FLAG_STARTED;
+        if params.selection == 2u {
+            reset_fallback_steps(i);
+        }
     } else {
         for (var k = 0u; k < n && k < MAX_DOF; k++) {
             v[k] = out_values[i * stride + k];
@@ -186,6 +189,9 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 break;
             }
             flags &= ~FLAG_ENUMERATING;
+            if !enumerated {
+                count_fallback_step(i);
+            }
         }
         if params.selection == 1u {
             // random-lemke: covering vector d_j ∈ [1/64, 1 + 1/64), then the column offset.

@@ -267,7 +267,11 @@ pub fn sample_set_gpu_with(
             (8, &enum_values),
             (9, &enum_words),
         ];
-        let outputs = [(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)];
+        let mut outputs = vec![(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)];
+        if all {
+            // The Lemke fallback steps (word 3 of each sample's enum_words).
+            outputs.push((&enum_words, (count * word_stride * 4) as u64));
+        }
         // Rounds of `passes` dispatches until every sample is done (one round
         // unless `all` steps span several dispatches), at most `max_passes`.
         let round = if all { passes.max(dispatches_per_step) } else { passes };
@@ -285,6 +289,8 @@ pub fn sample_set_gpu_with(
         let values = from_bytes(&bytes[0], precision);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
         let flags_of = |i: usize| words[4 * i + 1];
+        let enumeration: Vec<u32> = if all { bytemuck::pod_collect_to_vec(&bytes[2]) } else { Vec::new() };
+        let fallback_steps = |i: usize| if all { enumeration[i * word_stride + 3] } else { 0 };
         if let Some(i) = (0..count).find(|&i| flags_of(i) & FLAG_DONE == 0) {
             if flags_of(i) & FLAG_LOOP_LIMIT != 0 {
                 return Err(GpuError::LoopLimit { adapter: ctx.describe() });
@@ -313,7 +319,7 @@ pub fn sample_set_gpu_with(
                 max_residual: if flags & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 { f64::INFINITY } else { row[n] },
                 energy_before: row[n + 1],
                 energy_after: row[n + 2],
-                fallback_steps: 0,
+                fallback_steps: fallback_steps(i),
             });
         }
         done += count;
