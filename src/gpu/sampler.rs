@@ -179,12 +179,14 @@ pub fn sample_set_gpu_with(
         .into_iter(),
     );
     let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
-    let mut params = RouthParams::default();
+    // The fields of `all` (zero for the other rules).
+    let mut enumeration = RouthParams::default();
     let all = options.selection == Selection::All;
     if all {
-        enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut params);
-        let planned = enumerate::tuples_per_dispatch(ops, params.tuples as usize, cpu_adapter);
-        params.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, params.tuples as usize) as u32;
+        enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut enumeration);
+        let tuples = enumeration.tuples as usize;
+        let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
+        enumeration.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
     }
     let constants_buf = ctx.storage_init("constants", &to_bytes(&constants, precision));
 
@@ -230,14 +232,14 @@ pub fn sample_set_gpu_with(
         key: key_words(&stream::stream_key(options.seed)),
         enum_value_stride: if all { value_stride as u32 } else { 0 },
         enum_word_stride: if all { word_stride as u32 } else { 0 },
-        ..params
+        ..enumeration
     };
     // Dispatches per round: enough for every sample to take every step when a
     // step fits in one dispatch (only `all` may need more, see below).
     let passes = options.steps.div_ceil(steps_per_dispatch).max(1) as u32;
-    // With `all`, a step takes ⌈tuples / tuples_per_dispatch⌉ dispatches: the
-    // worst case bounds the rounds.
-    // (one more for a Lemke fallback, which gets a dispatch of its own).
+    // With `all`, a step takes ⌈tuples / tuples_per_dispatch⌉ dispatches, one
+    // more when its Lemke fallback runs (in a dispatch of its own): the worst
+    // case bounds the rounds.
     let dispatches_per_step = if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 } else { 1 };
     let max_passes = options.steps as u64 * dispatches_per_step as u64 + passes as u64;
     let values_size = batch as u64 * bytes_per_sample;
@@ -289,8 +291,8 @@ pub fn sample_set_gpu_with(
         let values = from_bytes(&bytes[0], precision);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
         let flags_of = |i: usize| words[4 * i + 1];
-        let enumeration: Vec<u32> = if all { bytemuck::pod_collect_to_vec(&bytes[2]) } else { Vec::new() };
-        let fallback_steps = |i: usize| if all { enumeration[i * word_stride + 3] } else { 0 };
+        let enum_state: Vec<u32> = if all { bytemuck::pod_collect_to_vec(&bytes[2]) } else { Vec::new() };
+        let fallback_steps = |i: usize| if all { enum_state[i * word_stride + 3] } else { 0 };
         if let Some(i) = (0..count).find(|&i| flags_of(i) & FLAG_DONE == 0) {
             if flags_of(i) & FLAG_LOOP_LIMIT != 0 {
                 return Err(GpuError::LoopLimit { adapter: ctx.describe() });
