@@ -18,7 +18,8 @@
 //
 // Per-problem constants (binding 1, at the offsets in `params`, built by
 // src/gpu/enumerate.rs):
-//   off_enum_scalars  accept, same_dv, singular, violation, max|B|, max|W|
+//   off_enum_scalars  accept, same_dv, singular, violation, max|B|, max|W|,
+//                     prune
 //   off_w             W = [Jn;Jt] M⁻¹ [Jn;Jt]ᵀ, D × D row-major (D = m s)
 //   off_b             B = M⁻¹ [Jn;Jt]ᵀ, n × D row-major: Δv = B x
 //   off_recovery      r_k (d × 2): u_t = Σ_k r_k (JD v)_k
@@ -32,15 +33,19 @@
 // `params.mode_start[i]` is contact i's first mode, `mode_start[m]` the total.
 //
 // The mode system of one tuple is mode_system.wgsl, the rebuild of z
-// rebuild.wgsl. Assembled after types.wgsl, chacha.wgsl and lemke.wgsl and
+// rebuild.wgsl, the root filter (the CPU's first pruning layer, exact; it
+// leaves the tuples in the same order) root_filter.wgsl. Assembled after types.wgsl, chacha.wgsl and lemke.wgsl and
 // before routh.wgsl (which defines `params`, `constants` and `u` = J v).
 
 // Per-sample scratch: enum_values holds, from i · enum_value_stride, the
 // step's caps h·p (4 slots) then the velocity change Δv (n) of each kept
 // solution; enum_words holds, from i · enum_word_stride, the cursor (next
-// tuple), the number of kept solutions, the selection word, the sample's
-// Lemke fallback steps so far (kept across steps), then per kept solution its tuple with bit 31 set when its step violation
-// is within tolerance.
+// tuple among those the root filter left), the number of kept solutions,
+// the selection word, the sample's Lemke fallback steps so far (kept across
+// steps), the root filter's progress (contact · 64 + mode), a spare word, the
+// root filter's bit sets of modes (two words per contact), then per kept
+// solution its tuple with bit 31 set when its step violation is within
+// tolerance (from ENUM_HEADER on).
 @group(0) @binding(8) var<storage, read_write> enum_values: array<scalar>;
 @group(0) @binding(9) var<storage, read_write> enum_words: array<u32>;
 
@@ -48,11 +53,15 @@
 const MAX_DIM: u32 = 9u;
 const MAX_CONTACTS_ALL: u32 = 3u;
 const KEPT_VALID: u32 = 0x80000000u;
+// Words of enum_words before the kept tuples. Mirrors `ENUM_HEADER` in
+// src/gpu/enumerate.rs.
+const ENUM_HEADER: u32 = 12u;
 
 // What `enumerate_tuples` did.
 const ENUM_YIELD: u32 = 0u;     // budget spent, tuples left
 const ENUM_DONE: u32 = 1u;      // every tuple tried
 const ENUM_OVERFLOW: u32 = 2u;  // more distinct solutions than the scratch holds
+const ENUM_WAS_DONE: u32 = 3u;  // every tuple had been tried in an earlier dispatch
 
 // The reduced step: u (reduced contact velocities), x, u⁺ and the mode
 // system of the current tuple.
@@ -152,6 +161,25 @@ fn begin_enumeration(sample: u32, m: u32, word: u32) {
     enum_words[words] = 0u;
     enum_words[words + 1u] = 0u;
     enum_words[words + 2u] = word;
+    enum_words[words + 4u] = 0u;
+}
+
+// The root filter's bit sets of sample `sample`'s step.
+fn filter_masks(words: u32) -> array<vec2<u32>, 3> {
+    var masks: array<vec2<u32>, 3>;
+    for (var i = 0u; i < MAX_CONTACTS_ALL; i++) {
+        masks[i] = vec2<u32>(enum_words[words + 6u + 2u * i], enum_words[words + 7u + 2u * i]);
+    }
+    return masks;
+}
+
+// Tuples left by the root filter: Π_i |masks[i]|.
+fn filtered_tuples(m: u32, masks: array<vec2<u32>, 3>) -> u32 {
+    var total = 1u;
+    for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
+        total *= countOneBits(masks[i].x) + countOneBits(masks[i].y);
+    }
+    return total;
 }
 
 // The caps of a step in progress back into lcp_q[0..m].
@@ -173,15 +201,12 @@ fn count_fallback_step(sample: u32) {
     enum_words[sample * params.enum_word_stride + 3u] += 1u;
 }
 
-// The next tuple of sample `sample`'s enumeration (`params.tuples`: done).
-fn enumeration_cursor(sample: u32) -> u32 {
-    return enum_words[sample * params.enum_word_stride];
-}
-
-// Tries at most `budget` tuples from the cursor on. Needs lcp_q = b_R and
-// u = J v. Each new distinct Δv is kept with its tuple and whether its step
-// violation (in the problem's units `velocity`, `impulse`) is within
-// tolerance.
+// Root-filters the modes not filtered yet (at most `params.filter_chunk` per
+// dispatch, 0: all, and then no tuples in that dispatch: lavapipe's loop
+// budget), then tries at most
+// `budget` tuples from the cursor on. Needs lcp_q = b_R and u = J v. Each
+// new distinct Δv is kept with its tuple and whether its step violation (in
+// the problem's units `velocity`, `impulse`) is within tolerance.
 fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar) -> u32 {
     let m = params.m;
     let d = params.d;
@@ -192,14 +217,48 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar)
     let values = sample * params.enum_value_stride;
     let words = sample * params.enum_word_stride;
     reduced_step(m, d, s);
+    // Root filter progress: contact · 64 + its next mode.
+    var progress = enum_words[words + 4u];
+    var probes = 0u;
+    for (var guard = 0u; guard < MAX_CONTACTS_ALL * 65u && progress < m * 64u; guard++) {
+        let i = progress / 64u;
+        let local = progress % 64u;
+        let first = params.mode_start[i];
+        if local == 0u {
+            enum_words[words + 6u + 2u * i] = 0u;
+            enum_words[words + 7u + 2u * i] = 0u;
+        }
+        if local >= params.mode_start[i + 1u] - first {
+            progress = (i + 1u) * 64u;
+            continue;
+        }
+        if params.filter_chunk != 0u && probes >= params.filter_chunk {
+            break;
+        }
+        if mode_may_hold_alone(i, first + local, m, s, dim, d) {
+            let w = words + 6u + 2u * i + local / 32u;
+            enum_words[w] |= 1u << (local % 32u);
+        }
+        progress += 1u;
+        probes += 1u;
+    }
+    enum_words[words + 4u] = progress;
+    if progress < m * 64u || (params.filter_chunk != 0u && probes > 0u) {
+        return ENUM_YIELD;
+    }
+    let masks = filter_masks(words);
+    let total = filtered_tuples(m, masks);
     var cursor = enum_words[words];
+    if cursor >= total {
+        return ENUM_WAS_DONE;
+    }
     var count = enum_words[words + 1u];
     var status = ENUM_YIELD;
     for (var tried = 0u; tried < budget; tried++) {
-        if cursor >= params.tuples {
+        if cursor >= total {
             break;
         }
-        decode_tuple(cursor, m);
+        decode_tuple(cursor, m, masks);
         if solve_tuple(m, s, dim) {
             velocity_change(n, dim);
             if !is_duplicate(n, count, values) {
@@ -212,7 +271,7 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar)
                 for (var r = 0u; r < n && r < MAX_DOF; r++) {
                     enum_values[values + 4u + count * n + r] = e_dv[r];
                 }
-                enum_words[words + 4u + count] = cursor | select(0u, KEPT_VALID, valid);
+                enum_words[words + ENUM_HEADER + count] = cursor | select(0u, KEPT_VALID, valid);
                 count += 1u;
             }
         }
@@ -223,7 +282,7 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar)
     if status == ENUM_OVERFLOW {
         return ENUM_OVERFLOW;
     }
-    return select(ENUM_YIELD, ENUM_DONE, cursor >= params.tuples);
+    return select(ENUM_YIELD, ENUM_DONE, cursor >= total);
 }
 
 // The pick of a finished enumeration: `index(word, k)` among the k kept
@@ -234,7 +293,7 @@ fn pick_enumerated(sample: u32) -> u32 {
     let count = enum_words[words + 1u];
     var valid = 0u;
     for (var k = 0u; k < count && k < params.kept_cap; k++) {
-        valid += select(0u, 1u, (enum_words[words + 4u + k] & KEPT_VALID) != 0u);
+        valid += select(0u, 1u, (enum_words[words + ENUM_HEADER + k] & KEPT_VALID) != 0u);
     }
     if valid == 0u {
         return 0u;
@@ -242,11 +301,11 @@ fn pick_enumerated(sample: u32) -> u32 {
     let chosen = index(enum_words[words + 2u], valid);
     var seen = 0u;
     for (var k = 0u; k < count && k < params.kept_cap; k++) {
-        let kept = enum_words[words + 4u + k];
+        let kept = enum_words[words + ENUM_HEADER + k];
         if (kept & KEPT_VALID) != 0u {
             if seen == chosen {
                 reduced_step(params.m, params.d, params.s);
-                decode_tuple(kept & ~KEPT_VALID, params.m);
+                decode_tuple(kept & ~KEPT_VALID, params.m, filter_masks(words));
                 // Deterministic: the same solve as when it was kept.
                 if !solve_tuple(params.m, params.s, params.dim) {
                     return 0u;

@@ -105,13 +105,15 @@ fn gauss_solve(total: u32, tiny: scalar) -> bool {
     return true;
 }
 
-// The modes of tuple t: contact 0 most significant.
-fn decode_tuple(t: u32, m: u32) {
+// The modes of tuple t among the modes left by the root filter (bit sets
+// `masks[i]` over contact i's modes): contact 0 most significant, each
+// contact's modes in table order.
+fn decode_tuple(t: u32, m: u32, masks: array<vec2<u32>, 3>) {
     var rest = t;
     for (var k = 0u; k < m && k < MAX_CONTACTS_ALL; k++) {
         let i = m - 1u - k;
-        let count = params.mode_start[i + 1u] - params.mode_start[i];
-        e_choice[i] = params.mode_start[i] + rest % count;
+        let count = countOneBits(masks[i].x) + countOneBits(masks[i].y);
+        e_choice[i] = params.mode_start[i] + nth_set_bit(masks[i], rest % count);
         rest = rest / count;
     }
 }

@@ -150,6 +150,11 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
             if taken >= params.steps_per_dispatch {
                 break;
             }
+            if params.selection == 2u && params.filter_chunk != 0u && taken > 0u {
+                // `all` on CPU adapters: a step starts (with its root filter)
+                // in a dispatch of its own (lavapipe's loop budget).
+                break;
+            }
             // b_R = [h·p; J v; 0].
             for (var c = 0u; c < m && c < MAX_N; c++) {
                 lcp_q[c] = h * unit(next_word(&caps));
@@ -172,7 +177,6 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 begin_enumeration(i, m, next_word(&choice));
                 flags |= FLAG_ENUMERATING;
             }
-            let fresh = enumeration_cursor(i) < params.tuples;
             let status = enumerate_tuples(i, params.tuples_per_dispatch, velocity_scale, h);
             if status == ENUM_YIELD {
                 break;
@@ -183,7 +187,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 break;
             }
             enumerated = pick_enumerated(i) > 0u;
-            if !enumerated && fresh {
+            if !enumerated && status == ENUM_DONE {
                 // The Lemke fallback gets a dispatch of its own (the loop
                 // limiter's budget, docs/gpu-lavapipe.md).
                 break;

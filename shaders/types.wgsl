@@ -44,7 +44,7 @@ struct RouthParams {
     key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words
     // Selection `all` only (enumerate.wgsl; zero otherwise). Offsets into
     // `constants`:
-    off_enum_scalars: u32, // accept, same_dv, singular, violation, max|B|, max|W|
+    off_enum_scalars: u32, // accept, same_dv, singular, violation, max|B|, max|W|, prune
     off_w: u32,        // W = [Jn;Jt] M⁻¹ [Jn;Jt]ᵀ (dim × dim)
     off_b: u32,        // B = M⁻¹ [Jn;Jt]ᵀ (n × dim)
     off_recovery: u32, // r_k: Jt v from JD v (d × 2)
@@ -61,7 +61,7 @@ struct RouthParams {
     enum_value_stride: u32, // scalars per sample in enum_values: 4 + kept_cap n
     enum_word_stride: u32,  // words per sample in enum_words: 4 + kept_cap
     inequalities: u32, // inequalities in the table
-    pad0: u32,
+    filter_chunk: u32, // root-filter probes per dispatch (CPU adapters; 0: all)
     pad1: u32,
     pad2: u32,
     mode_start: array<u32, 4>, // first mode of contact i; mode_start[m] = all modes

@@ -4,7 +4,7 @@
 
 use super::Precision;
 use super::types::RouthParams;
-use crate::impact::{ACCEPT, ENUMERATED_VIOLATION, Normal, SAME_DV, StepEnumerator, Tangential};
+use crate::impact::{ACCEPT, ENUMERATED_VIOLATION, Normal, PRUNE, SAME_DV, StepEnumerator, Tangential};
 use crate::problem::ContactOperators;
 
 /// Most contacts for which the GPU runs the selection rule `all`: it tries
@@ -20,11 +20,21 @@ pub const MAX_GPU_ALL_SOLUTIONS: usize = 16;
 /// Scalars per mode in the shader's table (`MODE_STRIDE`).
 const MODE_STRIDE: usize = 27;
 
-/// Loop iterations a sample may spend on mode tuples in one dispatch on a CPU
-/// adapter: lavapipe cuts every loop after 65 535 iterations per dispatch
-/// (docs/gpu-lavapipe.md); the rest of a step (Lemke fallback excluded) needs
-/// far fewer.
-const CPU_ADAPTER_TUPLE_ITERATIONS: usize = 24_000;
+/// Loop iterations (as estimated by [`tuples_per_dispatch`]) a sample may
+/// spend on mode tuples in one dispatch on a CPU adapter: lavapipe cuts
+/// every loop after 65 535 iterations per dispatch and SIMD vector
+/// (docs/gpu-lavapipe.md), and lanes of one vector may be filtering
+/// ([`CPU_ADAPTER_FILTER_CHUNK`]) or running a Lemke fallback meanwhile.
+/// Measured on cube-edge: 22 tuples per dispatch (this budget), 33 and 60
+/// fit, 100 are cut.
+const CPU_ADAPTER_TUPLE_ITERATIONS: usize = 16_000;
+
+/// Root-filter probes (one mode of one contact fixed alone, about as costly
+/// as a tuple) a sample makes per dispatch on a CPU adapter; such a dispatch
+/// tries no tuples. The 8 lanes of a SIMD vector share lavapipe's loop
+/// counter, so a dispatch where some lanes filter and others try tuples
+/// costs both.
+pub(crate) const CPU_ADAPTER_FILTER_CHUNK: usize = 8;
 
 /// Tuples per dispatch on GPUs: every step of up to two spatial contacts
 /// (`35² = 1225`) in one dispatch, while a three-contact spatial step
@@ -45,6 +55,8 @@ pub(crate) struct EnumerationTolerances {
     pub singular: f64,
     /// Largest step violation of a solution that may be picked.
     pub violation: f64,
+    /// Relative margin of the root filter's pruning (1000 × `accept`).
+    pub prune: f64,
 }
 
 /// f32 acceptance of mode equations and inequalities: round-off in
@@ -61,14 +73,19 @@ impl EnumerationTolerances {
     /// [`ENUMERATED_VIOLATION`] is a tenth of the default `1e-9`).
     pub fn new(precision: Precision, singular: f64, residual_tol: f64) -> Self {
         match precision {
-            Precision::F64 => {
-                EnumerationTolerances { accept: ACCEPT, same_dv: SAME_DV, singular, violation: ENUMERATED_VIOLATION }
-            }
+            Precision::F64 => EnumerationTolerances {
+                accept: ACCEPT,
+                same_dv: SAME_DV,
+                singular,
+                violation: ENUMERATED_VIOLATION,
+                prune: PRUNE,
+            },
             Precision::F32 => EnumerationTolerances {
                 accept: F32_ACCEPT,
                 same_dv: F32_SAME_DV,
                 singular: singular * F32_SINGULAR_FACTOR,
                 violation: 0.1 * residual_tol,
+                prune: 1000.0 * F32_ACCEPT,
             },
         }
     }
@@ -101,6 +118,7 @@ pub(crate) fn push_constants(
         tolerances.violation,
         dv_map_max,
         red.w_max,
+        tolerances.prune,
     ]);
     params.off_w = push(&red.w);
     params.off_b = push(dv_map);
@@ -157,10 +175,14 @@ pub(crate) fn value_stride(n: usize) -> usize {
     4 + MAX_GPU_ALL_SOLUTIONS * n
 }
 
-/// Words of `enum_words` per sample: cursor, count, word, a spare, then the
-/// kept tuples.
+/// Words of `enum_words` before the kept tuples: cursor, count, word,
+/// fallback steps, contacts filtered, a spare, the root filter's bit sets
+/// (two words per contact). Mirrors `ENUM_HEADER` in `shaders/enumerate.wgsl`.
+const ENUM_HEADER: usize = 12;
+
+/// Words of `enum_words` per sample: the header, then the kept tuples.
 pub(crate) fn word_stride() -> usize {
-    4 + MAX_GPU_ALL_SOLUTIONS
+    ENUM_HEADER + MAX_GPU_ALL_SOLUTIONS
 }
 
 /// Tuples a sample tries per dispatch: on CPU adapters as many as fit in
@@ -174,7 +196,10 @@ pub(crate) fn tuples_per_dispatch(ops: &ContactOperators, tuples: usize, cpu_ada
     }
     let s = 1 + ops.dimension.tangents();
     let dim = ops.m * s;
-    let per_tuple = 2 * dim * dim + dim * dim * s * s + dim * dim * dim + ops.n * (dim + 1) + 16 * ops.m + 32;
+    // (The decoding of a tuple among the modes the root filter left walks up
+    // to 4d + 3 bits per contact.)
+    let per_tuple =
+        2 * dim * dim + dim * dim * s * s + dim * dim * dim + ops.n * (dim + 1) + (16 + 4 * ops.d + 3) * ops.m + 32;
     (CPU_ADAPTER_TUPLE_ITERATIONS / per_tuple).clamp(1, tuples)
 }
 
@@ -200,6 +225,7 @@ mod tests {
             "const INEQ_STRIDE: u32 = 7u;".to_string(),
             format!("const MAX_CONTACTS_ALL: u32 = {MAX_GPU_ALL_CONTACTS}u;"),
             format!("const MAX_DIM: u32 = {}u;", 3 * MAX_GPU_ALL_CONTACTS),
+            format!("const ENUM_HEADER: u32 = {ENUM_HEADER}u;"),
         ] {
             assert!(source.contains(&line), "shaders lack `{line}`");
         }

@@ -187,6 +187,8 @@ pub fn sample_set_gpu_with(
         let tuples = enumeration.tuples as usize;
         let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
         enumeration.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
+        // On CPU adapters the root filter takes dispatches of its own.
+        enumeration.filter_chunk = if cpu_adapter { enumerate::CPU_ADAPTER_FILTER_CHUNK as u32 } else { 0 };
     }
     let constants_buf = ctx.storage_init("constants", &to_bytes(&constants, precision));
 
@@ -237,10 +239,16 @@ pub fn sample_set_gpu_with(
     // Dispatches per round: enough for every sample to take every step when a
     // step fits in one dispatch (only `all` may need more, see below).
     let passes = options.steps.div_ceil(steps_per_dispatch).max(1) as u32;
-    // With `all`, a step takes ⌈tuples / tuples_per_dispatch⌉ dispatches, one
-    // more when its Lemke fallback runs (in a dispatch of its own): the worst
-    // case bounds the rounds.
-    let dispatches_per_step = if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 } else { 1 };
+    // With `all`, a step takes at most ⌈tuples / tuples_per_dispatch⌉
+    // dispatches, one more when its Lemke fallback runs (in a dispatch of its
+    // own) and those of the root filter on CPU adapters: the worst case
+    // bounds the rounds.
+    let filter_dispatches = match params.filter_chunk {
+        0 => 0,
+        chunk => (0..m).map(|i| (params.mode_start[i + 1] - params.mode_start[i]).div_ceil(chunk)).sum::<u32>() + 1,
+    };
+    let dispatches_per_step =
+        if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 + filter_dispatches } else { 1 };
     let max_passes = options.steps as u64 * dispatches_per_step as u64 + passes as u64;
     let values_size = batch as u64 * bytes_per_sample;
     let words_size = batch as u64 * 16;

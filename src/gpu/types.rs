@@ -55,7 +55,7 @@ pub(crate) struct RouthParams {
     pub enum_value_stride: u32,
     pub enum_word_stride: u32,
     pub inequalities: u32,
-    pub pad0: u32,
+    pub filter_chunk: u32,
     pub pad1: u32,
     pub pad2: u32,
     pub mode_start: [u32; 4],

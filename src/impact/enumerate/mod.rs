@@ -146,7 +146,7 @@ impl Default for EnumeratorOptions {
 pub(crate) const ACCEPT: f64 = 1e-9;
 /// Relative margin of pruning: far wider than [`ACCEPT`], so pruning never
 /// removes a tuple that would be accepted.
-const PRUNE: f64 = 1e-6;
+pub(crate) const PRUNE: f64 = 1e-6;
 /// Singular values of `W` at most this fraction of the largest count as zero
 /// in its rank.
 const RANK_TOLERANCE: f64 = 1e-12;
