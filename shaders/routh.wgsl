@@ -1,7 +1,7 @@
 // Algorithm 1 (model.md §5), one sample per invocation: the same steps, in
 // the same order and with the same random words, as `run_sample` in
-// src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl and
-// lemke.wgsl.
+// src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl,
+// lemke.wgsl and enumerate.wgsl (selection `all`).
 //
 // Bindings (group 0):
 //   0  params      RouthParams     sizes, step cap, rule, batch, offsets, key
@@ -21,6 +21,10 @@
 // the host dispatches until every sample is FLAG_DONE (out_words zeroed
 // first). The result does not depend on `steps_per_dispatch`.
 //   7  lemke_tableau array<scalar> N · tableau_stride(N) scratch scalars per sample (lemke.wgsl)
+//   8  enum_values   array<scalar> `all`: per sample, the step's caps and the
+//                                  kept velocity changes (enumerate.wgsl)
+//   9  enum_words    array<u32>    `all`: per sample, the enumeration cursor,
+//                                  count, selection word and kept tuples
 
 @group(0) @binding(0) var<storage, read> params: RouthParams;
 @group(0) @binding(1) var<storage, read> constants: array<scalar>;
@@ -109,6 +113,9 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         energy_before = kinetic_energy(n);
         flags = FLAG_STARTED;
+        if params.selection == 2u {
+            reset_fallback_steps(i);
+        }
     } else {
         for (var k = 0u; k < n && k < MAX_DOF; k++) {
             v[k] = out_values[i * stride + k];
@@ -121,27 +128,39 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     var choice = stream_at(params.key, lo, hi ^ 0x80000000u, out_words[4u * i + 3u]);
 
     var taken = 0u;
-    // At most steps_per_dispatch steps and one more check.
+    // At most steps_per_dispatch steps and one more check; with `all`, a step
+    // whose enumeration spent this dispatch's tuple budget yields and resumes
+    // in the next dispatch (FLAG_ENUMERATING).
     for (var guard = 0u; guard <= params.steps_per_dispatch; guard++) {
         contact_velocities(n, impulses);
-        var min_normal = u[0];
-        for (var c = 1u; c < m && c < MAX_N; c++) {
-            min_normal = min(min_normal, u[c]);
-        }
-        if min_normal >= term {
-            flags |= FLAG_TERMINATED | FLAG_DONE;
-            break;
-        }
-        if steps >= params.max_steps {
-            flags |= FLAG_DONE;
-            break;
-        }
-        if taken >= params.steps_per_dispatch {
-            break;
-        }
-        // b_R = [h·p; J v; 0].
-        for (var c = 0u; c < m && c < MAX_N; c++) {
-            lcp_q[c] = h * unit(next_word(&caps));
+        let resuming = (flags & FLAG_ENUMERATING) != 0u;
+        if !resuming {
+            var min_normal = u[0];
+            for (var c = 1u; c < m && c < MAX_N; c++) {
+                min_normal = min(min_normal, u[c]);
+            }
+            if min_normal >= term {
+                flags |= FLAG_TERMINATED | FLAG_DONE;
+                break;
+            }
+            if steps >= params.max_steps {
+                flags |= FLAG_DONE;
+                break;
+            }
+            if taken >= params.steps_per_dispatch {
+                break;
+            }
+            if params.selection == 2u && params.filter_chunk != 0u && taken > 0u {
+                // `all` on CPU adapters: a step starts (with its root filter)
+                // in a dispatch of its own (lavapipe's loop budget).
+                break;
+            }
+            // b_R = [h·p; J v; 0].
+            for (var c = 0u; c < m && c < MAX_N; c++) {
+                lcp_q[c] = h * unit(next_word(&caps));
+            }
+        } else {
+            resume_enumeration(i, m);
         }
         for (var c = 0u; c < impulses && c < MAX_N; c++) {
             lcp_q[m + c] = u[c];
@@ -150,6 +169,34 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
             lcp_q[c] = scalar(0.0);
         }
         var offset = 0u;
+        var enumerated = false;
+        if params.selection == 2u {
+            // all: one word, the pick among the distinct solutions within
+            // tolerance; Lemke (cover 1) when none is.
+            if !resuming {
+                begin_enumeration(i, m, next_word(&choice));
+                flags |= FLAG_ENUMERATING;
+            }
+            let status = enumerate_tuples(i, params.tuples_per_dispatch, velocity_scale, h);
+            if status == ENUM_YIELD {
+                break;
+            }
+            if status == ENUM_OVERFLOW {
+                steps += 1u;
+                flags |= FLAG_TOO_MANY_SOLUTIONS | FLAG_LCP_FAILED | FLAG_DONE;
+                break;
+            }
+            enumerated = pick_enumerated(i) > 0u;
+            if !enumerated && status == ENUM_DONE {
+                // The Lemke fallback gets a dispatch of its own (the loop
+                // limiter's budget, docs/gpu-lavapipe.md).
+                break;
+            }
+            flags &= ~FLAG_ENUMERATING;
+            if !enumerated {
+                count_fallback_step(i);
+            }
+        }
         if params.selection == 1u {
             // random-lemke: covering vector d_j ∈ [1/64, 1 + 1/64), then the column offset.
             for (var c = 0u; c < size && c < MAX_N; c++) {
@@ -161,7 +208,10 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 lcp_cover[c] = scalar(1.0);
             }
         }
-        let result = solve_covered(size, offset, tol, tie, params.pivot_cap);
+        var result = PivotResult(0u, LEMKE_SOLVED);
+        if !enumerated {
+            result = solve_covered(size, offset, tol, tie, params.pivot_cap);
+        }
         steps += 1u;
         taken += 1u;
         if result.status == LEMKE_LOOP_EXHAUSTED {

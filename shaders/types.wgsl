@@ -19,7 +19,7 @@ const MAX_DOF: u32 = 64u;
 // Hard bound on Lemke pivots: max(100, 10 N) for N = MAX_N.
 const MAX_PIVOTS: u32 = 440u;
 
-// Mirrors `gpu::types::RouthParams` (120 bytes).
+// Mirrors `gpu::types::RouthParams` (208 bytes).
 struct RouthParams {
     n: u32,            // generalized velocities
     m: u32,            // contacts
@@ -27,7 +27,7 @@ struct RouthParams {
     size: u32,         // step LCP size N = m(3 + d)
     impulses: u32,     // m + m d: rows of J, entries of λ = [λn; λD]
     max_steps: u32,    // step cap K
-    selection: u32,    // 0 lemke, 1 random-lemke
+    selection: u32,    // 0 lemke, 1 random-lemke, 2 all (enumerate.wgsl)
     count: u32,        // samples in this dispatch
     first_lo: u32,     // index of this dispatch's first sample, low word
     first_hi: u32,     // ... high word
@@ -44,6 +44,27 @@ struct RouthParams {
     interleave: u32,   // 1: interleaved Lemke tableaus, 0: contiguous (lemke.wgsl)
     pad0: u32,
     key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words
+    // Selection `all` only (enumerate.wgsl; zero otherwise). Offsets into
+    // `constants`:
+    off_enum_scalars: u32, // accept, same_dv, singular, violation, max|B|, max|W|, prune
+    off_w: u32,        // W = [Jn;Jt] M⁻¹ [Jn;Jt]ᵀ (dim × dim)
+    off_b: u32,        // B = M⁻¹ [Jn;Jt]ᵀ (n × dim)
+    off_recovery: u32, // r_k: Jt v from JD v (d × 2)
+    off_dirs: u32,     // friction directions d_k (d × 2)
+    off_mu: u32,       // μ (m)
+    off_modes: u32,    // the mode table (MODE_STRIDE per mode)
+    off_ineq: u32,     // the mode inequalities (INEQ_STRIDE each)
+    s: u32,            // reduced coordinates per contact, 1 + tangents
+    dim: u32,          // D = m s
+    rank: u32,         // numerical rank of W
+    tuples: u32,       // mode tuples Π_i modes_i
+    tuples_per_dispatch: u32, // tuples one sample tries per dispatch before it yields
+    kept_cap: u32,     // distinct solutions the scratch holds per step
+    enum_value_stride: u32, // scalars per sample in enum_values: 4 + kept_cap n
+    enum_word_stride: u32,  // words per sample in enum_words: 4 + kept_cap
+    inequalities: u32, // inequalities in the table
+    filter_chunk: u32, // root-filter probes per dispatch (CPU adapters; 0: all)
+    mode_start: array<u32, 4>, // first mode of contact i; mode_start[m] = all modes
 }
 
 // Mirrors `gpu::types::TestParams` (48 bytes): the Lemke and ChaCha test kernels.
@@ -62,6 +83,8 @@ const FLAG_LCP_FAILED: u32 = 4u;
 const FLAG_STARTED: u32 = 8u;     // state holds a sample in progress
 const FLAG_DONE: u32 = 16u;       // Algorithm 1 has stopped
 const FLAG_LOOP_LIMIT: u32 = 32u; // the driver cut a loop short
+const FLAG_ENUMERATING: u32 = 64u; // a step's enumeration is in progress (`all`)
+const FLAG_TOO_MANY_SOLUTIONS: u32 = 128u; // a step had more distinct solutions than `kept_cap`
 
 // Lemke status codes.
 const LEMKE_SOLVED: u32 = 0u;

@@ -27,7 +27,7 @@ pub struct BenchArgs {
     /// [default: cpu1,cpu, and gpu when an adapter exists].
     #[arg(long, value_delimiter = ',')]
     backends: Vec<String>,
-    /// Selection rule (the GPU runs lemke and random-lemke).
+    /// Selection rule (the GPU runs lemke and random-lemke, and all for at most three contacts).
     #[arg(long, value_enum, default_value_t = Selection::RandomLemke)]
     selection: Selection,
     /// GPU scalar type [default: f64 where the adapter has it, else f32].

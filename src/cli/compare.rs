@@ -1,30 +1,12 @@
 //! `impactset compare`: the CPU and the GPU on the same seed, sample by sample.
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::Serialize;
 
 use super::{InputError, source};
 use impactset::gpu::{Comparison, GpuContext, Precision, compare_backends};
 use impactset::{SamplerOptions, Selection};
-
-/// The selection rules the GPU runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GpuSelection {
-    /// Lemke with covering vector 1 and the natural lexicographic order.
-    Lemke,
-    /// Lemke with a random covering vector and column order per step.
-    RandomLemke,
-}
-
-impl From<GpuSelection> for Selection {
-    fn from(s: GpuSelection) -> Self {
-        match s {
-            GpuSelection::Lemke => Selection::Lemke,
-            GpuSelection::RandomLemke => Selection::RandomLemke,
-        }
-    }
-}
 
 /// Arguments of `impactset compare`.
 #[derive(Args, Debug)]
@@ -37,9 +19,9 @@ pub struct CompareArgs {
     /// GPU precision [default: f64 where the adapter has it, else f32].
     #[arg(long, value_enum)]
     precision: Option<Precision>,
-    /// Which solution of each step LCP a sample follows (`all` does not run on the GPU).
-    #[arg(long, value_enum, default_value_t = GpuSelection::RandomLemke)]
-    selection: GpuSelection,
+    /// Which solution of each step LCP a sample follows (`all`: at most three contacts on the GPU).
+    #[arg(long, value_enum, default_value_t = Selection::RandomLemke)]
+    selection: Selection,
     /// Run seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -81,7 +63,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
         Precision::F32 => 1e-3,
     });
     let problem = &spec.problem;
-    let selection = Selection::from(args.selection);
+    let selection = args.selection;
     let options = SamplerOptions {
         samples: args.samples,
         step_size: Some(spec.step_size.unwrap_or_else(|| problem.default_step_size())),

@@ -13,7 +13,7 @@ use impactset::analysis::{
     BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, ModeTally, baseline_distances,
     baseline_outcomes, held_out_certificate, velocity_norm,
 };
-use impactset::gpu::{GpuContext, GpuRunOptions, Precision, sample_set_gpu_with};
+use impactset::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision, sample_set_gpu_with};
 use impactset::impact::ImpactOutcome;
 use impactset::io::{SampleWriter, Summary, write_json};
 use impactset::plot::{Marker, SetPlotOptions, first_trajectories, plot_post_impact_set};
@@ -30,7 +30,9 @@ pub enum Backend {
     Cpu,
     /// The WGSL compute shaders (wgpu, Vulkan).
     Gpu,
-    /// The GPU when an adapter exists and supports the run, else the CPU.
+    /// The GPU when an adapter exists and runs the selection rule on this
+    /// problem (`all`: at most three contacts), else the CPU; the summary
+    /// says which ran and why.
     Auto,
 }
 
@@ -150,7 +152,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
         threads: args.threads,
         ..SamplerOptions::default()
     };
-    let engine = Engine::open(args.backend, args.precision, options.selection)?;
+    let (engine, backend_reason) = Engine::open(problem, args.backend, args.precision, options.selection)?;
     let bar = progress_bar(options.samples as u64);
     // The run goes chunk by chunk and keeps only what the outputs need: the
     // counts, the mode tally, the first chunk for the plot and, with
@@ -180,6 +182,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     }
     let mut summary = summarize(&spec.name, &tally, &options, elapsed_s);
     summary.backend = engine.name();
+    summary.backend_reason = backend_reason;
     summary.precision = engine.precision().to_string();
     let modes = mode_tally.histogram();
     // The baselines (the simultaneous enumeration takes seconds on large
@@ -242,32 +245,51 @@ enum Engine {
 }
 
 impl Engine {
-    /// The backend for `backend`; `auto` falls back to the CPU (and says why
-    /// on standard error) when no adapter exists or the GPU cannot run the
-    /// selection rule.
-    fn open(backend: Backend, precision: Option<Precision>, selection: Selection) -> Result<Engine> {
+    /// The backend for `backend` and why it was chosen (for the summary);
+    /// `auto` takes the GPU when an adapter exists and the GPU runs the
+    /// selection rule on this problem (`all`: at most
+    /// [`MAX_GPU_ALL_CONTACTS`] contacts), else the CPU, and says why on
+    /// standard error.
+    fn open(
+        problem: &ImpactProblem,
+        backend: Backend,
+        precision: Option<Precision>,
+        selection: Selection,
+    ) -> Result<(Engine, String)> {
         if backend == Backend::Cpu {
             if precision == Some(Precision::F32) {
                 return Err(
                     InputError("--precision f32: the CPU backend runs in f64 only (use --backend gpu)".into()).into()
                 );
             }
-            return Ok(Engine::Cpu);
+            return Ok((Engine::Cpu, "--backend cpu".into()));
         }
-        if selection == Selection::All && backend == Backend::Auto {
-            eprintln!("note: --selection all runs on the CPU only; running on the CPU");
-            return Ok(Engine::Cpu);
+        let m = problem.contacts().len();
+        if selection == Selection::All && backend == Backend::Auto && m > MAX_GPU_ALL_CONTACTS {
+            let reason = format!(
+                "--selection all runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
+            );
+            eprintln!("note: {reason}; running on the CPU");
+            return Ok((Engine::Cpu, reason));
         }
         let context = match GpuContext::new() {
             Ok(context) => context,
             Err(e) if backend == Backend::Auto => {
-                eprintln!("note: no GPU ({e}); running on the CPU");
-                return Ok(Engine::Cpu);
+                let reason = format!("no GPU ({e})");
+                eprintln!("note: {reason}; running on the CPU");
+                return Ok((Engine::Cpu, reason));
             }
             Err(e) => return Err(anyhow::anyhow!("--backend gpu: {e}")),
         };
         let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
-        Ok(Engine::Gpu { context: Box::new(context), precision })
+        let reason = match backend {
+            Backend::Auto if selection == Selection::All => {
+                format!("--backend auto: a GPU adapter, and {m} ≤ {MAX_GPU_ALL_CONTACTS} contacts for --selection all")
+            }
+            Backend::Auto => "--backend auto: a GPU adapter".to_string(),
+            _ => "--backend gpu".to_string(),
+        };
+        Ok((Engine::Gpu { context: Box::new(context), precision }, reason))
     }
 
     /// `cpu`, or `gpu (<adapter>)`.
@@ -351,6 +373,7 @@ fn summarize(name: &str, tally: &SetTally, options: &SamplerOptions, elapsed_s: 
         seed: options.seed,
         selection: options.selection.name().to_string(),
         backend: "cpu".into(),
+        backend_reason: String::new(),
         precision: "f64".into(),
         threads: options.threads.unwrap_or_else(rayon::current_num_threads),
         elapsed_s,
@@ -374,4 +397,7 @@ fn print_summary(s: &Summary) {
         s.mean_steps, s.max_residual, s.max_energy_ratio
     );
     println!("  h = {}, K = {}, seed {}", s.step_size, s.steps, s.seed);
+    if !s.backend_reason.is_empty() {
+        println!("  backend: {}", s.backend_reason);
+    }
 }

@@ -69,8 +69,9 @@ pub struct Comparison {
 /// # Ok::<(), impactset::gpu::GpuError>(())
 /// ```
 ///
-/// Errors: those of [`sample_set_gpu`] (e.g. [`GpuError::Unsupported`] for
-/// [`crate::Selection::All`]).
+/// Errors: those of [`sample_set_gpu`] (e.g.
+/// [`GpuError::TooManyContactsForAll`] for [`crate::Selection::All`] on more
+/// than three contacts).
 pub fn compare_backends(
     ctx: &GpuContext,
     problem: &ImpactProblem,

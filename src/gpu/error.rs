@@ -55,6 +55,26 @@ pub enum GpuError {
         /// The f32 pivot tolerance it implies.
         tolerance: f64,
     },
+    /// The selection rule `all` tries every mode tuple of a step on the GPU,
+    /// which is affordable only for a few contacts
+    /// ([`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS)); larger
+    /// problems run `all` on the CPU (its depth-first search prunes).
+    #[error(
+        "the problem is too large for selection `all` on the GPU: {m} contacts, the GPU enumerates at most {max} (use the CPU backend, or lemke / random-lemke)"
+    )]
+    TooManyContactsForAll {
+        /// Contacts of the problem.
+        m: usize,
+        /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS).
+        max: usize,
+    },
+    /// A step of the selection rule `all` had more distinct solutions than
+    /// the GPU's per-sample scratch holds; the CPU has no such limit.
+    #[error("a step had more than {max} distinct solutions, more than `all` holds on the GPU; use the CPU backend")]
+    TooManySolutions {
+        /// [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS).
+        max: usize,
+    },
     /// Something the GPU backend does not do (yet).
     #[error("not supported on the GPU: {0}")]
     Unsupported(String),

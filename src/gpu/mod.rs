@@ -11,10 +11,15 @@
 //! * [`chacha_words_gpu`], [`solve_lcps_gpu`]: the building blocks alone, for
 //!   parity tests.
 //!
-//! Shaders live in `shaders/` (types, chacha, lemke, routh, tests).
+//! The selection rules `lemke` and `random-lemke` run for any problem the
+//! shaders hold; `all` for at most [`MAX_GPU_ALL_CONTACTS`] contacts (every
+//! mode tuple of a step is tried, `shaders/enumerate.wgsl`).
+//!
+//! Shaders live in `shaders/` (types, chacha, lemke, enumerate, routh, tests).
 
 mod compare;
 mod context;
+mod enumerate;
 mod error;
 mod kernels;
 mod sampler;
@@ -23,6 +28,7 @@ mod types;
 
 pub use compare::{Comparison, compare_backends};
 pub use context::GpuContext;
+pub use enumerate::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
 pub use error::GpuError;
 pub use kernels::{
     F32_TIE_TOLERANCE, GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu, tie_tolerance,

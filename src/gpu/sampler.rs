@@ -2,11 +2,12 @@
 //! (`shaders/routh.wgsl`), in batches so that any sample count runs.
 
 use super::context::{GpuContext, WORKGROUP_SIZE};
+use super::enumerate::{self, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
 use super::kernels::{from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
 use super::types::{
-    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, MAX_LCP_SIZE, MAX_VELOCITIES,
-    RouthParams, key_words, tableau_stride,
+    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS, MAX_LCP_SIZE,
+    MAX_VELOCITIES, RouthParams, key_words, tableau_stride,
 };
 use super::{GpuError, Precision};
 use crate::impact::Selection;
@@ -39,6 +40,12 @@ pub struct GpuRunOptions {
     /// Layout of the Lemke tableaus in their scratch buffer. Default
     /// (`None`): [`TableauLayout::for_adapter`].
     pub tableau_layout: Option<TableauLayout>,
+    /// Selection `all` only: mode tuples a sample tries per dispatch before
+    /// the next dispatch resumes its step. Default (`None`): on CPU adapters
+    /// as many as fit in lavapipe's loop limit with a wide margin, elsewhere
+    /// every tuple of a step up to 8192 (a step of three spatial contacts,
+    /// 42 875 tuples, is split).
+    pub tuples_per_dispatch: Option<usize>,
 }
 
 /// Where each invocation's Lemke tableau lives in the shared scratch buffer
@@ -96,8 +103,18 @@ impl TableauLayout {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// Errors: [`GpuError::Unsupported`] for [`Selection::All`] (not ported yet)
-/// or a step cap above [`MAX_GPU_STEPS`]; [`GpuError::LcpTooLarge`] /
+/// Selection [`Selection::All`] runs for at most
+/// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts: each step
+/// tries every mode tuple in the CPU enumerator's order
+/// (`shaders/enumerate.wgsl`, [`crate::impact::StepEnumerator`]), with the
+/// CPU's tolerances in `F64`; in `F32` the acceptance tolerance is `3·10⁻⁶`,
+/// "same velocity change" `10⁻⁴` and the violation filter a tenth of the f32
+/// residual tolerance (docs/gpu-lavapipe.md).
+///
+/// Errors: [`GpuError::TooManyContactsForAll`] for [`Selection::All`] on more
+/// than three contacts, [`GpuError::TooManySolutions`] when one of its steps
+/// has more than [`MAX_GPU_ALL_SOLUTIONS`] distinct solutions,
+/// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`]; [`GpuError::LcpTooLarge`] /
 /// [`GpuError::TooManyVelocities`] beyond the shaders' private arrays;
 /// [`GpuError::NoF64`] for `F64` on an adapter without it.
 pub fn sample_set_gpu(
@@ -132,9 +149,10 @@ pub fn sample_set_gpu_with(
         Selection::Lemke => 0,
         Selection::RandomLemke => 1,
         Selection::All => {
-            return Err(GpuError::Unsupported(
-                "selection rule `all` (step enumeration) on the GPU; use lemke or random-lemke".into(),
-            ));
+            if m > MAX_GPU_ALL_CONTACTS {
+                return Err(GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS });
+            }
+            2
         }
     };
     if size > MAX_LCP_SIZE {
@@ -191,6 +209,18 @@ pub fn sample_set_gpu_with(
         ]
         .into_iter(),
     );
+    let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    // The fields of `all` (zero for the other rules).
+    let mut enumeration = RouthParams::default();
+    let all = options.selection == Selection::All;
+    if all {
+        enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut enumeration);
+        let tuples = enumeration.tuples as usize;
+        let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
+        enumeration.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
+        // On CPU adapters the root filter takes dispatches of its own.
+        enumeration.filter_chunk = if cpu_adapter { enumerate::CPU_ADAPTER_FILTER_CHUNK as u32 } else { 0 };
+    }
     let constants_buf = ctx.storage_init("constants", &to_bytes(&constants, precision));
 
     let out_stride = n + 3;
@@ -200,18 +230,20 @@ pub fn sample_set_gpu_with(
     let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * WORKGROUP_SIZE as usize;
     let tableau_bytes = (size * tableau_stride(size) * precision.bytes()) as u64;
     let limit_by_tableau = max_binding.checked_div(tableau_bytes).unwrap_or(1) as usize;
+    // `all`'s per-sample scratch (enumerate.wgsl); one word otherwise.
+    let (value_stride, word_stride) = if all { (enumerate::value_stride(n), enumerate::word_stride()) } else { (1, 1) };
+    let limit_by_scratch = max_binding.checked_div((value_stride * precision.bytes()) as u64).unwrap_or(1) as usize;
     let batch = run
         .batch_size
         .unwrap_or(DEFAULT_BATCH)
         .min(limit_by_buffer)
         .min(limit_by_tableau)
+        .min(limit_by_scratch)
         .min(limit_by_dispatch)
         .max(1);
 
-    let steps_per_dispatch = run
-        .steps_per_dispatch
-        .unwrap_or(if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu { 1 } else { options.steps })
-        .clamp(1, options.steps.max(1));
+    let steps_per_dispatch =
+        run.steps_per_dispatch.unwrap_or(if cpu_adapter { 1 } else { options.steps }).clamp(1, options.steps.max(1));
     let mut params = RouthParams {
         n: n as u32,
         m: m as u32,
@@ -233,14 +265,31 @@ pub fn sample_set_gpu_with(
         interleave: (run.tableau_layout.unwrap_or_else(|| TableauLayout::for_adapter(ctx))
             == TableauLayout::Interleaved) as u32,
         key: key_words(&stream::stream_key(options.seed)),
-        ..Default::default()
+        enum_value_stride: if all { value_stride as u32 } else { 0 },
+        enum_word_stride: if all { word_stride as u32 } else { 0 },
+        ..enumeration
     };
+    // Dispatches per round: enough for every sample to take every step when a
+    // step fits in one dispatch (only `all` may need more, see below).
     let passes = options.steps.div_ceil(steps_per_dispatch).max(1) as u32;
+    // With `all`, a step takes at most ⌈tuples / tuples_per_dispatch⌉
+    // dispatches, one more when its Lemke fallback runs (in a dispatch of its
+    // own) and those of the root filter on CPU adapters: the worst case
+    // bounds the rounds.
+    let filter_dispatches = match params.filter_chunk {
+        0 => 0,
+        chunk => (0..m).map(|i| (params.mode_start[i + 1] - params.mode_start[i]).div_ceil(chunk)).sum::<u32>() + 1,
+    };
+    let dispatches_per_step =
+        if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 + filter_dispatches } else { 1 };
+    let max_passes = options.steps as u64 * dispatches_per_step as u64 + passes as u64;
     let values_size = batch as u64 * bytes_per_sample;
     let words_size = batch as u64 * 16;
     let values_out = ctx.storage_out("v+", values_size);
     let words_out = ctx.storage_out("steps", words_size);
     let tableau = ctx.storage_out("tableau", batch as u64 * tableau_bytes);
+    let enum_values = ctx.storage_out("enumeration values", batch as u64 * (value_stride * precision.bytes()) as u64);
+    let enum_words = ctx.storage_out("enumeration words", batch as u64 * (word_stride * 4) as u64);
 
     let mut samples = Vec::with_capacity(options.samples);
     let mut done = 0usize;
@@ -252,22 +301,52 @@ pub fn sample_set_gpu_with(
         params.first_hi = (first >> 32) as u32;
         let params_buf = ctx.storage_init("params", bytemuck::bytes_of(&params));
         let groups = (count as u32).div_ceil(WORKGROUP_SIZE);
-        let bytes = ctx.dispatch_passes(
-            pipeline,
-            &[(0, &params_buf), (1, &constants_buf), (2, &values_out), (3, &words_out), (7, &tableau)],
-            groups,
-            passes,
-            &[&words_out],
-            &[(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)],
-        )?;
+        let buffers = [
+            (0, &params_buf),
+            (1, &constants_buf),
+            (2, &values_out),
+            (3, &words_out),
+            (7, &tableau),
+            (8, &enum_values),
+            (9, &enum_words),
+        ];
+        let mut outputs = vec![(&values_out, count as u64 * bytes_per_sample), (&words_out, count as u64 * 16)];
+        if all {
+            // The Lemke fallback steps (word 3 of each sample's enum_words).
+            outputs.push((&enum_words, (count * word_stride * 4) as u64));
+        }
+        // Rounds of `passes` dispatches until every sample is done (one round
+        // unless `all` steps span several dispatches), at most `max_passes`.
+        let round = if all { passes.max(dispatches_per_step) } else { passes };
+        let mut bytes = ctx.dispatch_passes(pipeline, &buffers, groups, round, &[&words_out], &outputs)?;
+        let mut dispatched = round as u64;
+        let all_done = |bytes: &[Vec<u8>]| {
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
+            (0..count).all(|i| words[4 * i + 1] & (FLAG_DONE | FLAG_LOOP_LIMIT) != 0)
+        };
+        while all && dispatched < max_passes && !all_done(&bytes) {
+            let next = (round as u64).min(max_passes - dispatched) as u32;
+            bytes = ctx.dispatch_passes(pipeline, &buffers, groups, next, &[], &outputs)?;
+            dispatched += next as u64;
+        }
         let values = from_bytes(&bytes[0], precision);
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
         let flags_of = |i: usize| words[4 * i + 1];
+        let enum_state: Vec<u32> = if all { bytemuck::pod_collect_to_vec(&bytes[2]) } else { Vec::new() };
+        let fallback_steps = |i: usize| if all { enum_state[i * word_stride + 3] } else { 0 };
         if let Some(i) = (0..count).find(|&i| flags_of(i) & FLAG_DONE == 0) {
             if flags_of(i) & FLAG_LOOP_LIMIT != 0 {
                 return Err(GpuError::LoopLimit { adapter: ctx.describe() });
             }
             return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
+        }
+        // With `all` the tuple budget per dispatch is planned to fit the
+        // loop limiter: a cut there is an error, not a failed sample.
+        if all && (0..count).any(|i| flags_of(i) & FLAG_LOOP_LIMIT != 0) {
+            return Err(GpuError::LoopLimit { adapter: ctx.describe() });
+        }
+        if (0..count).any(|i| flags_of(i) & FLAG_TOO_MANY_SOLUTIONS != 0) {
+            return Err(GpuError::TooManySolutions { max: MAX_GPU_ALL_SOLUTIONS });
         }
         for i in 0..count {
             let row = &values[i * out_stride..(i + 1) * out_stride];
@@ -283,7 +362,7 @@ pub fn sample_set_gpu_with(
                 max_residual: if flags & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 { f64::INFINITY } else { row[n] },
                 energy_before: row[n + 1],
                 energy_after: row[n + 2],
-                fallback_steps: 0,
+                fallback_steps: fallback_steps(i),
             });
         }
         done += count;

@@ -7,6 +7,10 @@ use super::Precision;
 const TYPES: &str = include_str!("../../shaders/types.wgsl");
 const CHACHA: &str = include_str!("../../shaders/chacha.wgsl");
 const LEMKE: &str = include_str!("../../shaders/lemke.wgsl");
+const MODE_SYSTEM: &str = include_str!("../../shaders/mode_system.wgsl");
+const ROOT_FILTER: &str = include_str!("../../shaders/root_filter.wgsl");
+const REBUILD: &str = include_str!("../../shaders/rebuild.wgsl");
+const ENUMERATE: &str = include_str!("../../shaders/enumerate.wgsl");
 const ROUTH: &str = include_str!("../../shaders/routh.wgsl");
 const TESTS: &str = include_str!("../../shaders/tests.wgsl");
 
@@ -29,9 +33,10 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
         Precision::F32 => TYPES.to_string(),
         Precision::F64 => TYPES.replacen(SCALAR_LINE, "alias scalar = f64;", 1),
     };
-    let entry = match module {
-        Module::Routh => ROUTH,
-        Module::Tests => TESTS,
-    };
-    [types.as_str(), CHACHA, LEMKE, entry].join("\n")
+    match module {
+        Module::Routh => {
+            [types.as_str(), CHACHA, LEMKE, MODE_SYSTEM, ROOT_FILTER, REBUILD, ENUMERATE, ROUTH].join("\n")
+        }
+        Module::Tests => [types.as_str(), CHACHA, LEMKE, TESTS].join("\n"),
+    }
 }

@@ -47,6 +47,25 @@ pub(crate) struct RouthParams {
     pub interleave: u32,
     pub pad0: u32,
     pub key: [u32; 8],
+    pub off_enum_scalars: u32,
+    pub off_w: u32,
+    pub off_b: u32,
+    pub off_recovery: u32,
+    pub off_dirs: u32,
+    pub off_mu: u32,
+    pub off_modes: u32,
+    pub off_ineq: u32,
+    pub s: u32,
+    pub dim: u32,
+    pub rank: u32,
+    pub tuples: u32,
+    pub tuples_per_dispatch: u32,
+    pub kept_cap: u32,
+    pub enum_value_stride: u32,
+    pub enum_word_stride: u32,
+    pub inequalities: u32,
+    pub filter_chunk: u32,
+    pub mode_start: [u32; 4],
 }
 
 /// Mirrors `TestParams` in `shaders/types.wgsl`.
@@ -60,7 +79,7 @@ pub(crate) struct TestParams {
     pub key: [u32; 8],
 }
 
-const _: () = assert!(std::mem::size_of::<RouthParams>() == 120);
+const _: () = assert!(std::mem::size_of::<RouthParams>() == 208);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 const _: () = assert!(MAX_PIVOTS == if 10 * MAX_LCP_SIZE > 100 { 10 * MAX_LCP_SIZE } else { 100 });
 
@@ -70,6 +89,7 @@ pub(crate) const FLAG_ACCEPTED: u32 = 2;
 pub(crate) const FLAG_LCP_FAILED: u32 = 4;
 pub(crate) const FLAG_DONE: u32 = 16;
 pub(crate) const FLAG_LOOP_LIMIT: u32 = 32;
+pub(crate) const FLAG_TOO_MANY_SOLUTIONS: u32 = 128;
 
 /// Lemke status codes, mirroring `LEMKE_*`.
 pub(crate) const LEMKE_SOLVED: u32 = 0;

@@ -7,6 +7,7 @@ mod selection;
 mod sequential;
 mod simultaneous;
 
+pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
 pub use enumerate::{EnumeratorOptions, StepEnumerator};
 pub use routh_step::{ENUMERATED_VIOLATION, StepOutcome, StepScales, StepWorkspace, routh_step, step_violation};
 pub use selection::Selection;

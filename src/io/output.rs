@@ -175,8 +175,11 @@ pub struct Summary {
     pub seed: u64,
     /// Selection rule.
     pub selection: String,
-    /// `cpu` or `gpu`.
+    /// `cpu` or `gpu (adapter)`.
     pub backend: String,
+    /// Why the run went to that backend (`--backend auto` decides per run:
+    /// no GPU adapter, a selection rule or problem size the GPU does not run).
+    pub backend_reason: String,
     /// `f64` or `f32`.
     pub precision: String,
     /// Worker threads.

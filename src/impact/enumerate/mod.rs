@@ -121,6 +121,7 @@ mod tests;
 use crate::lcp::LemkeWorkspace;
 use crate::problem::ContactOperators;
 
+pub(crate) use modes::{Normal, Tangential};
 use search::{Reduced, StepData};
 
 /// Options of [`StepEnumerator`].
@@ -142,10 +143,10 @@ impl Default for EnumeratorOptions {
 }
 
 /// Relative acceptance tolerance of inequalities and mode equations.
-const ACCEPT: f64 = 1e-9;
+pub(crate) const ACCEPT: f64 = 1e-9;
 /// Relative margin of pruning: far wider than [`ACCEPT`], so pruning never
 /// removes a tuple that would be accepted.
-const PRUNE: f64 = 1e-6;
+pub(crate) const PRUNE: f64 = 1e-6;
 /// Singular values of `W` at most this fraction of the largest count as zero
 /// in its rank.
 const RANK_TOLERANCE: f64 = 1e-12;
@@ -154,7 +155,7 @@ const RANK_TOLERANCE: f64 = 1e-12;
 /// cases).
 const ROOT_ROUNDS: usize = 1;
 /// Relative tolerance of "same velocity change".
-const SAME_DV: f64 = 1e-7;
+pub(crate) const SAME_DV: f64 = 1e-7;
 
 /// Enumerates the solutions of the step LCPs of one problem: a reusable
 /// per-thread workspace (model.md §4, §5b; method, order and tolerances in the
@@ -403,6 +404,24 @@ impl StepEnumerator {
     /// enumeration made.
     pub fn nodes(&self) -> usize {
         self.nodes
+    }
+
+    /// The per-problem constants of the enumeration (`W`, its rank, the mode
+    /// table, …), for the GPU port (`src/gpu/enumerate.rs`).
+    pub(crate) fn reduced(&self) -> &Reduced {
+        &self.reduced
+    }
+
+    /// `B = M⁻¹ [Jn; Jt]ᵀ` (row-major `n × D`, `Δv = B x`) and `max |B|`, for
+    /// the GPU port.
+    pub(crate) fn dv_map(&self) -> (&[f64], f64) {
+        (&self.dv_map, self.dv_map_max)
+    }
+
+    /// The least-squares recovery of `Jt v` from `JD v` (`r_k` per direction),
+    /// for the GPU port.
+    pub(crate) fn tangent_recovery(&self) -> &[[f64; 2]] {
+        &self.tangent_recovery
     }
 
     /// The step's data and scales (see the module docs, Tolerances).

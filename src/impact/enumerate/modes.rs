@@ -34,7 +34,7 @@
 
 /// The normal part of a mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Normal {
+pub(crate) enum Normal {
     Open,
     Closed,
     Capped,
@@ -42,7 +42,7 @@ pub(super) enum Normal {
 
 /// The tangential part of a mode (`None` for open contacts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Tangential {
+pub(crate) enum Tangential {
     None,
     Free,
     Stick,
@@ -52,7 +52,7 @@ pub(super) enum Tangential {
 
 /// `a_xᵀ x_i + a_uᵀ u⁺_i + a₀ h p_i ≥ 0`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Inequality {
+pub(crate) struct Inequality {
     pub ax: [f64; 3],
     pub au: [f64; 3],
     pub a0: f64,
@@ -60,7 +60,7 @@ pub(super) struct Inequality {
 
 /// One mode of one contact (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Mode {
+pub(crate) struct Mode {
     pub normal: Normal,
     pub tangential: Tangential,
     /// Number of parameters `q` (= number of equations).
@@ -91,7 +91,7 @@ struct Edge {
 
 /// Every mode of every contact of one problem, in the enumeration order.
 #[derive(Clone, Debug)]
-pub(super) struct ModeTable {
+pub(crate) struct ModeTable {
     pub modes: Vec<Mode>,
     /// Modes of contact `i` are `modes[start[i]..start[i + 1]]`.
     pub start: Vec<usize>,

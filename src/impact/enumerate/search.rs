@@ -23,7 +23,7 @@ use super::modes::{Inequality, Mode, ModeTable};
 
 /// Per-problem constants of the reduced step.
 #[derive(Clone, Debug)]
-pub(super) struct Reduced {
+pub(crate) struct Reduced {
     /// Contacts.
     pub m: usize,
     /// Tangents per contact.
@@ -52,7 +52,7 @@ pub(super) struct Reduced {
 /// The data of one step: contact velocities, caps and the problem scales that
 /// tolerances are relative to.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct StepData<'a> {
+pub(crate) struct StepData<'a> {
     /// `u = (u_n, u_t)` per contact (`D`).
     pub u: &'a [f64],
     /// `h p` (`m`).

@@ -1,0 +1,320 @@
+// Every solution of a Routh step LCP for at most three contacts (model.md
+// §4, §5b): the GPU side of the selection rule `all`, the same mode
+// equations, tolerances, deduplication and z rebuild as the CPU's
+// `StepEnumerator` (src/impact/enumerate/), read the two side by side.
+//
+// The CPU searches mode tuples depth-first with exact pruning; here every
+// tuple is tried, in the same lexicographic order (contact 0 most
+// significant), and its mode system solved directly as in `solve_leaf`
+// (Gaussian elimination with partial pivoting). Pruning never removes an
+// accepted tuple, so both return the same list of distinct velocity changes
+// in the same order, up to round-off at the tolerance boundaries.
+//
+// A tuple is one index t < Π_i (modes of contact i); the enumeration of one
+// step is resumable: it keeps its cursor, its kept solutions and the step's
+// caps and selection word in per-sample scratch (bindings 8 and 9), so a
+// dispatch may stop after `params.tuples_per_dispatch` tuples (lavapipe's loop
+// limiter, docs/gpu-lavapipe.md) and the next one goes on.
+//
+// Per-problem constants (binding 1, at the offsets in `params`, built by
+// src/gpu/enumerate.rs):
+//   off_enum_scalars  accept, same_dv, singular, violation, max|B|, max|W|,
+//                     prune
+//   off_w             W = [Jn;Jt] M⁻¹ [Jn;Jt]ᵀ, D × D row-major (D = m s)
+//   off_b             B = M⁻¹ [Jn;Jt]ᵀ, n × D row-major: Δv = B x
+//   off_recovery      r_k (d × 2): u_t = Σ_k r_k (JD v)_k
+//   off_dirs          friction directions d_k on the tangents (d × 2)
+//   off_mu            μ (m)
+//   off_modes         MODE_STRIDE scalars per mode (all contacts, in order):
+//                     q, normal, tangential, k, first and end inequality
+//                     (small integers), offset x₀ (3), basis G (3 columns of
+//                     3), rows C (3 rows of 3)
+//   off_ineq          7 scalars per inequality: a_x (3), a_u (3), a₀
+// `params.mode_start[i]` is contact i's first mode, `mode_start[m]` the total.
+//
+// The mode system of one tuple is mode_system.wgsl, the rebuild of z
+// rebuild.wgsl, the root filter (the CPU's first pruning layer, exact; it
+// leaves the tuples in the same order) root_filter.wgsl. Assembled after types.wgsl, chacha.wgsl and lemke.wgsl and
+// before routh.wgsl (which defines `params`, `constants` and `u` = J v).
+
+// Per-sample scratch: enum_values holds, from i · enum_value_stride, the
+// step's caps h·p (4 slots) then the velocity change Δv (n) of each kept
+// solution; enum_words holds, from i · enum_word_stride, the cursor (next
+// tuple among those the root filter left), the number of kept solutions,
+// the selection word, the sample's Lemke fallback steps so far (kept across
+// steps), the root filter's progress (contact · 64 + mode), a spare word, the
+// root filter's bit sets of modes (two words per contact), then per kept
+// solution its tuple with bit 31 set when its step violation is within
+// tolerance (from ENUM_HEADER on).
+@group(0) @binding(8) var<storage, read_write> enum_values: array<scalar>;
+@group(0) @binding(9) var<storage, read_write> enum_words: array<u32>;
+
+// Reduced coordinates: three contacts of s ≤ 3.
+const MAX_DIM: u32 = 9u;
+const MAX_CONTACTS_ALL: u32 = 3u;
+const KEPT_VALID: u32 = 0x80000000u;
+// Words of enum_words before the kept tuples. Mirrors `ENUM_HEADER` in
+// src/gpu/enumerate.rs.
+const ENUM_HEADER: u32 = 12u;
+
+// What `enumerate_tuples` did.
+const ENUM_YIELD: u32 = 0u;     // budget spent, tuples left
+const ENUM_DONE: u32 = 1u;      // every tuple tried
+const ENUM_OVERFLOW: u32 = 2u;  // more distinct solutions than the scratch holds
+const ENUM_WAS_DONE: u32 = 3u;  // every tuple had been tried in an earlier dispatch
+
+// The reduced step: u (reduced contact velocities), x, u⁺ and the mode
+// system of the current tuple.
+var<private> e_u: array<scalar, MAX_DIM>;
+var<private> e_x: array<scalar, MAX_DIM>;
+var<private> e_up: array<scalar, MAX_DIM>;
+var<private> e_u0: array<scalar, MAX_DIM>;
+var<private> e_mat: array<scalar, 81>;
+var<private> e_rhs: array<scalar, MAX_DIM>;
+var<private> e_choice: array<u32, MAX_CONTACTS_ALL>;
+var<private> e_dv: array<scalar, MAX_DOF>;
+// The step's scales (enumerate/mod.rs, Tolerances): V and P.
+var<private> e_velocity_scale: scalar;
+var<private> e_impulse_scale: scalar;
+
+fn enum_scalar(k: u32) -> scalar {
+    return constants[params.off_enum_scalars + k];
+}
+
+// The caps h·p of the current step (lcp_q[0..m]).
+fn cap(i: u32) -> scalar {
+    return lcp_q[i];
+}
+
+// Reduced velocities u = (Jn v, Jt v) from J v (Jt v by least squares from
+// JD v) and the step's scales.
+fn reduced_step(m: u32, d: u32, s: u32) {
+    var u_max = scalar(0.0);
+    for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
+        e_u[i * s] = u[i];
+        for (var a = 0u; a + 1u < s && a < 2u; a++) {
+            var t = scalar(0.0);
+            for (var k = 0u; k < d && k < MAX_N; k++) {
+                t += constants[params.off_recovery + 2u * k + a] * u[m + i * d + k];
+            }
+            e_u[i * s + 1u + a] = t;
+        }
+    }
+    var impulse = scalar(0.0);
+    for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
+        impulse = max(impulse, abs(cap(i)) * (scalar(1.0) + constants[params.off_mu + i]));
+    }
+    for (var r = 0u; r < m * s && r < MAX_DIM; r++) {
+        u_max = max(u_max, abs(e_u[r]));
+    }
+    e_impulse_scale = impulse;
+    e_velocity_scale = max(u_max, scalar(s) * enum_scalar(5u) * impulse);
+}
+
+// Δv = B x into e_dv.
+fn velocity_change(n: u32, dim: u32) {
+    for (var r = 0u; r < n && r < MAX_DOF; r++) {
+        var acc = scalar(0.0);
+        for (var c = 0u; c < dim && c < MAX_DIM; c++) {
+            acc += constants[params.off_b + r * dim + c] * e_x[c];
+        }
+        e_dv[r] = acc;
+    }
+}
+
+// `keep` of enumerate/mod.rs: whether e_dv equals the Δv of a kept solution.
+fn is_duplicate(n: u32, count: u32, values: u32) -> bool {
+    let same = enum_scalar(1u);
+    let floor = scalar(1e-3) * same * enum_scalar(4u) * e_impulse_scale;
+    var norm = scalar(0.0);
+    for (var r = 0u; r < n && r < MAX_DOF; r++) {
+        norm = max(norm, abs(e_dv[r]));
+    }
+    for (var k = 0u; k < count && k < params.kept_cap; k++) {
+        let base = values + 4u + k * n;
+        var scale = norm;
+        for (var r = 0u; r < n && r < MAX_DOF; r++) {
+            scale = max(scale, abs(enum_values[base + r]));
+        }
+        var equal = true;
+        for (var r = 0u; r < n && r < MAX_DOF; r++) {
+            if abs(enum_values[base + r] - e_dv[r]) > same * scale + floor {
+                equal = false;
+                break;
+            }
+        }
+        if equal {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Starts the enumeration of sample `sample`'s step: the caps (lcp_q[0..m])
+// and the selection word are kept for the dispatches that resume it.
+fn begin_enumeration(sample: u32, m: u32, word: u32) {
+    let values = sample * params.enum_value_stride;
+    let words = sample * params.enum_word_stride;
+    for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
+        enum_values[values + i] = lcp_q[i];
+    }
+    enum_words[words] = 0u;
+    enum_words[words + 1u] = 0u;
+    enum_words[words + 2u] = word;
+    enum_words[words + 4u] = 0u;
+}
+
+// The root filter's bit sets of sample `sample`'s step.
+fn filter_masks(words: u32) -> array<vec2<u32>, 3> {
+    var masks: array<vec2<u32>, 3>;
+    for (var i = 0u; i < MAX_CONTACTS_ALL; i++) {
+        masks[i] = vec2<u32>(enum_words[words + 6u + 2u * i], enum_words[words + 7u + 2u * i]);
+    }
+    return masks;
+}
+
+// Tuples left by the root filter: Π_i |masks[i]|.
+fn filtered_tuples(m: u32, masks: array<vec2<u32>, 3>) -> u32 {
+    var total = 1u;
+    for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
+        total *= countOneBits(masks[i].x) + countOneBits(masks[i].y);
+    }
+    return total;
+}
+
+// The caps of a step in progress back into lcp_q[0..m].
+fn resume_enumeration(sample: u32, m: u32) {
+    let values = sample * params.enum_value_stride;
+    for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
+        lcp_q[i] = enum_values[values + i];
+    }
+}
+
+// A new sample has taken no Lemke fallback step.
+fn reset_fallback_steps(sample: u32) {
+    enum_words[sample * params.enum_word_stride + 3u] = 0u;
+}
+
+// A step where no enumerated solution was within tolerance, so Lemke ran
+// (the CPU's `fallback_steps`).
+fn count_fallback_step(sample: u32) {
+    enum_words[sample * params.enum_word_stride + 3u] += 1u;
+}
+
+// Root-filters the modes not filtered yet (at most `params.filter_chunk` per
+// dispatch, 0: all, and then no tuples in that dispatch: lavapipe's loop
+// budget), then tries at most
+// `budget` tuples from the cursor on. Needs lcp_q = b_R and u = J v. Each
+// new distinct Δv is kept with its tuple and whether its step violation (in
+// the problem's units `velocity`, `impulse`) is within tolerance.
+fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar) -> u32 {
+    let m = params.m;
+    let d = params.d;
+    let n = params.n;
+    let s = params.s;
+    let dim = params.dim;
+    let size = params.size;
+    let values = sample * params.enum_value_stride;
+    let words = sample * params.enum_word_stride;
+    reduced_step(m, d, s);
+    // Root filter progress: contact · 64 + its next mode.
+    var progress = enum_words[words + 4u];
+    var probes = 0u;
+    for (var guard = 0u; guard < MAX_CONTACTS_ALL * 65u && progress < m * 64u; guard++) {
+        let i = progress / 64u;
+        let local = progress % 64u;
+        let first = params.mode_start[i];
+        if local == 0u {
+            enum_words[words + 6u + 2u * i] = 0u;
+            enum_words[words + 7u + 2u * i] = 0u;
+        }
+        if local >= params.mode_start[i + 1u] - first {
+            progress = (i + 1u) * 64u;
+            continue;
+        }
+        if params.filter_chunk != 0u && probes >= params.filter_chunk {
+            break;
+        }
+        if mode_may_hold_alone(i, first + local, m, s, dim, d) {
+            let w = words + 6u + 2u * i + local / 32u;
+            enum_words[w] |= 1u << (local % 32u);
+        }
+        progress += 1u;
+        probes += 1u;
+    }
+    enum_words[words + 4u] = progress;
+    if progress < m * 64u || (params.filter_chunk != 0u && probes > 0u) {
+        return ENUM_YIELD;
+    }
+    let masks = filter_masks(words);
+    let total = filtered_tuples(m, masks);
+    var cursor = enum_words[words];
+    if cursor >= total {
+        return ENUM_WAS_DONE;
+    }
+    var count = enum_words[words + 1u];
+    var status = ENUM_YIELD;
+    for (var tried = 0u; tried < budget; tried++) {
+        if cursor >= total {
+            break;
+        }
+        decode_tuple(cursor, m, masks);
+        if solve_tuple(m, s, dim) {
+            velocity_change(n, dim);
+            if !is_duplicate(n, count, values) {
+                if count >= params.kept_cap {
+                    status = ENUM_OVERFLOW;
+                    break;
+                }
+                rebuild_z(m, d, s, size);
+                let valid = step_residual(size, m, velocity, impulse) <= enum_scalar(3u);
+                for (var r = 0u; r < n && r < MAX_DOF; r++) {
+                    enum_values[values + 4u + count * n + r] = e_dv[r];
+                }
+                enum_words[words + ENUM_HEADER + count] = cursor | select(0u, KEPT_VALID, valid);
+                count += 1u;
+            }
+        }
+        cursor += 1u;
+    }
+    enum_words[words] = cursor;
+    enum_words[words + 1u] = count;
+    if status == ENUM_OVERFLOW {
+        return ENUM_OVERFLOW;
+    }
+    return select(ENUM_YIELD, ENUM_DONE, cursor >= total);
+}
+
+// The pick of a finished enumeration: `index(word, k)` among the k kept
+// solutions within tolerance, its z rebuilt into lcp_z; the number k of
+// choices (0: none, the caller falls back to Lemke).
+fn pick_enumerated(sample: u32) -> u32 {
+    let words = sample * params.enum_word_stride;
+    let count = enum_words[words + 1u];
+    var valid = 0u;
+    for (var k = 0u; k < count && k < params.kept_cap; k++) {
+        valid += select(0u, 1u, (enum_words[words + ENUM_HEADER + k] & KEPT_VALID) != 0u);
+    }
+    if valid == 0u {
+        return 0u;
+    }
+    let chosen = index(enum_words[words + 2u], valid);
+    var seen = 0u;
+    for (var k = 0u; k < count && k < params.kept_cap; k++) {
+        let kept = enum_words[words + ENUM_HEADER + k];
+        if (kept & KEPT_VALID) != 0u {
+            if seen == chosen {
+                reduced_step(params.m, params.d, params.s);
+                decode_tuple(kept & ~KEPT_VALID, params.m, filter_masks(words));
+                // Deterministic: the same solve as when it was kept.
+                if !solve_tuple(params.m, params.s, params.dim) {
+                    return 0u;
+                }
+                rebuild_z(params.m, params.d, params.s, params.size);
+                break;
+            }
+            seen += 1u;
+        }
+    }
+    return valid;
+}

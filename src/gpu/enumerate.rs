@@ -1,0 +1,270 @@
+//! The per-problem constants of the selection rule `all` on the GPU
+//! (`shaders/enumerate.wgsl`): the CPU enumerator's reduced Delassus matrix,
+//! mode table and tolerances, laid out for the shader.
+
+use super::Precision;
+use super::types::RouthParams;
+use crate::impact::{ACCEPT, ENUMERATED_VIOLATION, Normal, PRUNE, SAME_DV, StepEnumerator, Tangential};
+use crate::problem::ContactOperators;
+
+/// Most contacts for which the GPU runs the selection rule `all`: it tries
+/// every mode tuple (`7^m` planar, `(4d + 3)^m` spatial), which is affordable
+/// up to three contacts.
+pub const MAX_GPU_ALL_CONTACTS: usize = 3;
+
+/// Distinct solutions one step may have on the GPU (the per-sample scratch
+/// holds this many velocity changes); a step with more fails the sample
+/// (never seen on the built-in scenes, whose steps have at most three).
+pub const MAX_GPU_ALL_SOLUTIONS: usize = 16;
+
+/// Scalars per mode in the shader's table (`MODE_STRIDE`).
+const MODE_STRIDE: usize = 27;
+
+/// Loop iterations (as estimated by [`tuples_per_dispatch`]) a sample may
+/// spend on mode tuples in one dispatch on a CPU adapter: lavapipe cuts
+/// every loop after 65 535 iterations per dispatch and SIMD vector
+/// (docs/gpu-lavapipe.md), and lanes of one vector may be filtering
+/// ([`CPU_ADAPTER_FILTER_CHUNK`]) or running a Lemke fallback meanwhile.
+/// Measured on cube-edge: 22 tuples per dispatch (this budget), 33 and 60
+/// fit, 100 are cut.
+const CPU_ADAPTER_TUPLE_ITERATIONS: usize = 16_000;
+
+/// Root-filter probes (one mode of one contact fixed alone, about as costly
+/// as a tuple) a sample makes per dispatch on a CPU adapter; such a dispatch
+/// tries no tuples. The 8 lanes of a SIMD vector share lavapipe's loop
+/// counter, so a dispatch where some lanes filter and others try tuples
+/// costs both.
+pub(crate) const CPU_ADAPTER_FILTER_CHUNK: usize = 8;
+
+/// Tuples per dispatch on GPUs: every step of up to two spatial contacts
+/// (`35² = 1225`) in one dispatch, while a three-contact spatial step
+/// (`35³ = 42 875` tuples) is split so that no dispatch runs long enough to
+/// meet a driver's watchdog (untested: no hardware GPU was available).
+const GPU_TUPLES_PER_DISPATCH: usize = 8192;
+
+/// Tolerances of the enumeration in the shader's precision: f64 the CPU's
+/// (see `impact::enumerate`, Tolerances); f32 scaled to single-precision
+/// round-off (measured, docs/gpu-lavapipe.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct EnumerationTolerances {
+    /// Relative acceptance of mode equations and inequalities.
+    pub accept: f64,
+    /// Relative tolerance of "same velocity change".
+    pub same_dv: f64,
+    /// Pivots at most this are singular.
+    pub singular: f64,
+    /// Largest step violation of a solution that may be picked.
+    pub violation: f64,
+    /// Relative margin of the root filter's pruning (1000 × `accept`).
+    pub prune: f64,
+}
+
+/// f32 acceptance of mode equations and inequalities: round-off in
+/// `u + W x` is a few `ε_f32` of the velocity scale.
+const F32_ACCEPT: f64 = 3e-6;
+/// f32 "same velocity change".
+const F32_SAME_DV: f64 = 1e-4;
+/// f32 singular pivots, relative to the CPU's `10⁻¹¹ max|W| (1 + μ_max)²`.
+const F32_SINGULAR_FACTOR: f64 = 1e5;
+
+impl EnumerationTolerances {
+    /// The tolerances for `precision`; `residual_tol` is the run's step
+    /// residual tolerance (the f32 violation filter is a tenth of it, as
+    /// [`ENUMERATED_VIOLATION`] is a tenth of the default `1e-9`).
+    pub fn new(precision: Precision, singular: f64, residual_tol: f64) -> Self {
+        match precision {
+            Precision::F64 => EnumerationTolerances {
+                accept: ACCEPT,
+                same_dv: SAME_DV,
+                singular,
+                violation: ENUMERATED_VIOLATION,
+                prune: PRUNE,
+            },
+            Precision::F32 => EnumerationTolerances {
+                accept: F32_ACCEPT,
+                same_dv: F32_SAME_DV,
+                singular: singular * F32_SINGULAR_FACTOR,
+                violation: 0.1 * residual_tol,
+                prune: 1000.0 * F32_ACCEPT,
+            },
+        }
+    }
+}
+
+/// Appends the constants of `all` to `constants` and fills the matching
+/// fields of `params` (offsets, sizes, the mode starts). The caller has
+/// checked `ops.m ≤ MAX_GPU_ALL_CONTACTS`.
+pub(crate) fn push_constants(
+    ops: &ContactOperators,
+    precision: Precision,
+    residual_tol: f64,
+    constants: &mut Vec<f64>,
+    params: &mut RouthParams,
+) {
+    assert!(ops.m <= MAX_GPU_ALL_CONTACTS);
+    let enumerator = StepEnumerator::new(ops);
+    let red = enumerator.reduced();
+    let (dv_map, dv_map_max) = enumerator.dv_map();
+    let tolerances = EnumerationTolerances::new(precision, red.singular, residual_tol);
+    let mut push = |values: &[f64]| {
+        let offset = constants.len() as u32;
+        constants.extend_from_slice(values);
+        offset
+    };
+    params.off_enum_scalars = push(&[
+        tolerances.accept,
+        tolerances.same_dv,
+        tolerances.singular,
+        tolerances.violation,
+        dv_map_max,
+        red.w_max,
+        tolerances.prune,
+    ]);
+    params.off_w = push(&red.w);
+    params.off_b = push(dv_map);
+    params.off_recovery = push(&enumerator.tangent_recovery().iter().flatten().copied().collect::<Vec<_>>());
+    params.off_dirs = push(&red.directions.iter().flatten().copied().collect::<Vec<_>>());
+    params.off_mu = push(&red.friction);
+    let table = &red.table;
+    let mut modes = Vec::with_capacity(table.modes.len() * MODE_STRIDE);
+    for mode in &table.modes {
+        let normal = match mode.normal {
+            Normal::Open => 0,
+            Normal::Closed => 1,
+            Normal::Capped => 2,
+        };
+        let (tangential, k) = match mode.tangential {
+            Tangential::None => (0, 0),
+            Tangential::Free => (1, 0),
+            Tangential::Stick => (2, 0),
+            Tangential::Vertex(k) => (3, k),
+            Tangential::Edge(k) => (4, k),
+        };
+        modes.extend([
+            mode.params as f64,
+            normal as f64,
+            tangential as f64,
+            k as f64,
+            mode.first_inequality as f64,
+            mode.end_inequality as f64,
+        ]);
+        modes.extend(mode.offset);
+        modes.extend(mode.basis.iter().flatten());
+        modes.extend(mode.rows.iter().flatten());
+    }
+    params.off_modes = push(&modes);
+    let inequalities: Vec<f64> =
+        table.inequalities.iter().flat_map(|e| e.ax.into_iter().chain(e.au).chain([e.a0])).collect();
+    params.off_ineq = push(&inequalities);
+    params.s = red.s as u32;
+    params.dim = red.dim as u32;
+    params.rank = red.rank as u32;
+    params.tuples = table.start.windows(2).map(|w| w[1] - w[0]).product::<usize>() as u32;
+    params.kept_cap = MAX_GPU_ALL_SOLUTIONS as u32;
+    params.enum_value_stride = value_stride(ops.n) as u32;
+    params.enum_word_stride = word_stride() as u32;
+    params.inequalities = table.inequalities.len() as u32;
+    for (i, start) in table.start.iter().enumerate() {
+        params.mode_start[i] = *start as u32;
+    }
+}
+
+/// Scalars of `enum_values` per sample: the caps (4 slots), then the kept
+/// velocity changes.
+pub(crate) fn value_stride(n: usize) -> usize {
+    4 + MAX_GPU_ALL_SOLUTIONS * n
+}
+
+/// Words of `enum_words` before the kept tuples: cursor, count, word,
+/// fallback steps, contacts filtered, a spare, the root filter's bit sets
+/// (two words per contact). Mirrors `ENUM_HEADER` in `shaders/enumerate.wgsl`.
+const ENUM_HEADER: usize = 12;
+
+/// Words of `enum_words` per sample: the header, then the kept tuples.
+pub(crate) fn word_stride() -> usize {
+    ENUM_HEADER + MAX_GPU_ALL_SOLUTIONS
+}
+
+/// Tuples a sample tries per dispatch: on CPU adapters as many as fit in
+/// [`CPU_ADAPTER_TUPLE_ITERATIONS`] loop iterations (a conservative count
+/// of one tuple's: its mode system, `u⁺` twice, `Δv`, the checks), elsewhere
+/// all of a step's tuples up to [`GPU_TUPLES_PER_DISPATCH`].
+/// `tuples` is [`RouthParams::tuples`].
+pub(crate) fn tuples_per_dispatch(ops: &ContactOperators, tuples: usize, cpu_adapter: bool) -> usize {
+    if !cpu_adapter {
+        return tuples.min(GPU_TUPLES_PER_DISPATCH);
+    }
+    let s = 1 + ops.dimension.tangents();
+    let dim = ops.m * s;
+    // (The decoding of a tuple among the modes the root filter left walks up
+    // to 4d + 3 bits per contact.)
+    let per_tuple =
+        2 * dim * dim + dim * dim * s * s + dim * dim * dim + ops.n * (dim + 1) + (16 + 4 * ops.d + 3) * ops.m + 32;
+    (CPU_ADAPTER_TUPLE_ITERATIONS / per_tuple).clamp(1, tuples)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene;
+
+    fn constants_of(id: &str) -> (ContactOperators, Vec<f64>, RouthParams) {
+        let scene = scene::builtin(id).unwrap();
+        let ops = scene.problem.operators().clone();
+        let (mut constants, mut params) = (vec![0.5; 3], RouthParams::default());
+        push_constants(&ops, Precision::F64, 1e-9, &mut constants, &mut params);
+        (ops, constants, params)
+    }
+
+    #[test]
+    fn the_shader_declares_the_same_layout() {
+        let source = [include_str!("../../shaders/mode_system.wgsl"), include_str!("../../shaders/enumerate.wgsl")];
+        let source = source.join("\n");
+        for line in [
+            format!("const MODE_STRIDE: u32 = {MODE_STRIDE}u;"),
+            "const INEQ_STRIDE: u32 = 7u;".to_string(),
+            format!("const MAX_CONTACTS_ALL: u32 = {MAX_GPU_ALL_CONTACTS}u;"),
+            format!("const MAX_DIM: u32 = {}u;", 3 * MAX_GPU_ALL_CONTACTS),
+            format!("const ENUM_HEADER: u32 = {ENUM_HEADER}u;"),
+        ] {
+            assert!(source.contains(&line), "shaders lack `{line}`");
+        }
+    }
+
+    #[test]
+    fn tuples_are_the_products_of_the_mode_counts() {
+        // Planar contacts with friction: 7 modes; frictionless: 3; spatial
+        // with d = 8: 4·8 + 3 = 35.
+        for (id, tuples) in [("compass-gait", 49), ("slope-point", 3), ("slope-point-slide", 7), ("cube-edge", 1225)] {
+            let (ops, _, params) = constants_of(id);
+            assert_eq!(params.tuples, tuples, "{id}");
+            let planned = tuples_per_dispatch(&ops, tuples as usize, true);
+            assert!((1..=tuples as usize).contains(&planned), "{id}: {planned}");
+            assert_eq!(tuples_per_dispatch(&ops, tuples as usize, false), tuples as usize);
+        }
+    }
+
+    #[test]
+    fn constants_hold_the_enumerators_tables() {
+        let (ops, constants, params) = constants_of("cube-edge");
+        let enumerator = StepEnumerator::new(&ops);
+        let red = enumerator.reduced();
+        assert_eq!((params.s, params.dim), (3, 6));
+        let at = |offset: u32, k: usize| constants[offset as usize + k];
+        assert_eq!(at(params.off_enum_scalars, 0), ACCEPT);
+        assert_eq!(at(params.off_enum_scalars, 3), ENUMERATED_VIOLATION);
+        assert_eq!(&constants[params.off_w as usize..][..36], &red.w[..]);
+        assert_eq!(params.mode_start[..3], [0, 35, 70]);
+        // Mode 3 of contact 1 (global 38; open, closed-stick, closed at vertex
+        // 0 come first): closed, sliding at vertex 1.
+        let mode = &red.table.modes[38];
+        let g = params.off_modes as usize + 38 * MODE_STRIDE;
+        assert_eq!(constants[g..g + 4], [mode.params as f64, 1.0, 3.0, 1.0]);
+        assert_eq!(constants[g + 6..g + 9], mode.offset);
+        assert_eq!(constants[g + 9..g + 12], mode.basis[0]);
+        let first = mode.first_inequality;
+        let e = params.off_ineq as usize + first * 7;
+        assert_eq!(constants[e..e + 3], red.table.inequalities[first].ax);
+        assert_eq!(params.inequalities as usize, red.table.inequalities.len());
+    }
+}
