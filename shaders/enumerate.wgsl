@@ -76,6 +76,7 @@ var<private> e_dv: array<scalar, MAX_DOF>;
 // The step's scales (enumerate/mod.rs, Tolerances): V and P.
 var<private> e_velocity_scale: scalar;
 var<private> e_impulse_scale: scalar;
+var<private> e_normal_scale: scalar;
 
 fn enum_scalar(k: u32) -> scalar {
     return constants[params.off_enum_scalars + k];
@@ -101,13 +102,16 @@ fn reduced_step(m: u32, d: u32, s: u32) {
         }
     }
     var impulse = scalar(0.0);
+    var normal = scalar(0.0);
     for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
         impulse = max(impulse, abs(cap(i)) * (scalar(1.0) + constants[params.off_mu + i]));
+        normal = max(normal, abs(cap(i)));
     }
     for (var r = 0u; r < m * s && r < MAX_DIM; r++) {
         u_max = max(u_max, abs(e_u[r]));
     }
     e_impulse_scale = impulse;
+    e_normal_scale = normal;
     e_velocity_scale = max(u_max, scalar(s) * enum_scalar(5u) * impulse);
 }
 
@@ -125,7 +129,7 @@ fn velocity_change(n: u32, dim: u32) {
 // `keep` of enumerate/mod.rs: whether e_dv equals the Δv of a kept solution.
 fn is_duplicate(n: u32, count: u32, values: u32) -> bool {
     let same = enum_scalar(1u);
-    let floor = scalar(1e-3) * same * enum_scalar(4u) * e_impulse_scale;
+    let floor = scalar(1e-3) * same * enum_scalar(4u) * e_normal_scale;
     var norm = scalar(0.0);
     for (var r = 0u; r < n && r < MAX_DOF; r++) {
         norm = max(norm, abs(e_dv[r]));

@@ -183,7 +183,15 @@ fn solve_tuple(m: u32, s: u32, dim: u32) -> bool {
     }
     post_velocity(dim, true);
     let accept = enum_scalar(0u);
-    let velocity = e_velocity_scale;
+    // `leaf_velocity_scale` of search.rs: the size of the terms of u + W x.
+    var velocity = scalar(s) * enum_scalar(5u) * e_normal_scale;
+    for (var r = 0u; r < dim && r < MAX_DIM; r++) {
+        var terms = scalar(0.0);
+        for (var c = 0u; c < dim && c < MAX_DIM; c++) {
+            terms += abs(reduced_w(r, c) * e_x[c]);
+        }
+        velocity = max(velocity, max(abs(e_u[r]), terms));
+    }
     let impulse = e_impulse_scale;
     // Mode equations C u⁺_i = 0.
     for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
@@ -205,18 +213,22 @@ fn solve_tuple(m: u32, s: u32, dim: u32) -> bool {
         for (var e = mode_int(gi, 4u); e < end && e < params.inequalities; e++) {
             let base = params.off_ineq + e * INEQ_STRIDE;
             var v = constants[base + 6u] * cap(i);
-            var l1x = abs(constants[base + 6u]);
+            // Slack per scale (StepData::slack): λn and h p normal, f impulse.
+            let l1n = abs(constants[base + 6u]) + abs(constants[base]);
+            var l1x = scalar(0.0);
             var l1u = scalar(0.0);
             for (var a = 0u; a < 3u; a++) {
                 let ax = constants[base + a];
                 let au = constants[base + 3u + a];
-                l1x += abs(ax);
+                if a > 0u {
+                    l1x += abs(ax);
+                }
                 l1u += abs(au);
                 if a < s {
                     v += ax * e_x[i * s + a] + au * e_up[i * s + a];
                 }
             }
-            if v < -accept * (l1u * velocity + l1x * impulse) {
+            if v < -accept * (l1u * velocity + l1x * impulse + l1n * e_normal_scale) {
                 return false;
             }
         }

@@ -169,10 +169,11 @@ fn mode_may_hold_alone(i: u32, g: u32, m: u32, s: u32, dim: u32, d: u32) -> bool
     let end = mode_int(g, 5u);
     for (var e = mode_int(g, 4u); e < end && e < params.inequalities; e++) {
         let base = params.off_ineq + e * INEQ_STRIDE;
-        var l1x = abs(constants[base + 6u]);
+        // Slack per scale (StepData::slack): λn and h p normal, f impulse.
+        let l1n = abs(constants[base + 6u]) + abs(constants[base]);
+        let l1x = abs(constants[base + 1u]) + abs(constants[base + 2u]);
         var l1u = scalar(0.0);
         for (var a = 0u; a < 3u; a++) {
-            l1x += abs(constants[base + a]);
             l1u += abs(constants[base + 3u + a]);
         }
         for (var c = 0u; c < cols && c < F_STRIDE; c++) {
@@ -188,7 +189,7 @@ fn mode_may_hold_alone(i: u32, g: u32, m: u32, s: u32, dim: u32, d: u32) -> bool
                 upper += max_over_vertices(j, s, d);
             }
         }
-        if upper < -prune * (l1u * e_velocity_scale + l1x * e_impulse_scale) {
+        if upper < -prune * (l1u * e_velocity_scale + l1x * e_impulse_scale + l1n * e_normal_scale) {
             return false;
         }
     }

@@ -64,7 +64,8 @@ pub(crate) struct EnumerationTolerances {
 const F32_ACCEPT: f64 = 3e-6;
 /// f32 "same velocity change".
 const F32_SAME_DV: f64 = 1e-4;
-/// f32 singular pivots, relative to the CPU's `10⁻¹¹ max|W| (1 + μ_max)²`.
+/// f32 singular pivots, relative to the CPU's `10⁻¹¹ max|W|` (mode bases
+/// scaled to `max |G| = 1`).
 const F32_SINGULAR_FACTOR: f64 = 1e5;
 
 impl EnumerationTolerances {

@@ -137,7 +137,7 @@ impl StepEnumerator {
     fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
         let red = &self.reduced;
         let (dim, st, m) = (red.dim, red.stride(), red.m);
-        let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..m]);
+        let mut step = self.step_data(&sc.u, &sc.caps, &sc.hull[..m]);
         let mut solved = false;
         if exact {
             let tab = &sc.tableaux[m * red.tableau_len()..(m + 1) * red.tableau_len()];
@@ -145,6 +145,7 @@ impl StepEnumerator {
                 sc.x[r] = tab[r * st + dim];
             }
             red.post_velocity(&sc.u, &sc.x, &mut sc.up);
+            step.velocity_scale = red.leaf_velocity_scale(&step, &sc.x);
             solved = red.equation_residual(&sc.choice, &sc.up, &step) <= ACCEPT;
         }
         if !solved {
@@ -152,6 +153,7 @@ impl StepEnumerator {
                 return;
             }
             red.post_velocity(&sc.u, &sc.x, &mut sc.up);
+            step.velocity_scale = red.leaf_velocity_scale(&step, &sc.x);
             if red.equation_residual(&sc.choice, &sc.up, &step) > ACCEPT {
                 return;
             }
@@ -159,18 +161,18 @@ impl StepEnumerator {
         if !red.inequalities_hold(&sc.choice, &sc.x, &sc.up, &step, ACCEPT) {
             return;
         }
-        let impulse_scale = step.impulse_scale;
+        let normal_scale = step.normal_scale;
         self.rebuild(ops, sc);
         for (r, dv) in sc.dv.iter_mut().enumerate() {
             *dv = (0..dim).map(|c| self.dv_map[r * dim + c] * sc.x[c]).sum();
         }
-        self.keep(&sc.z, &sc.dv, impulse_scale);
+        self.keep(&sc.z, &sc.dv, normal_scale);
     }
 }
 
-/// `(velocity scale, impulse scale)` of a step.
-fn step_scales(step: &StepData) -> (f64, f64) {
-    (step.velocity_scale, step.impulse_scale)
+/// `(velocity scale, impulse scale, normal impulse scale)` of a step.
+fn step_scales(step: &StepData) -> (f64, f64, f64) {
+    (step.velocity_scale, step.impulse_scale, step.normal_scale)
 }
 
 /// A search node: contacts `0..=depth` fixed, the tableau at level
@@ -197,7 +199,7 @@ fn filter_free_modes(
     red: &Reduced,
     sc: &mut Scratch,
     node: Node,
-    (velocity_scale, impulse_scale): (f64, f64),
+    (velocity_scale, impulse_scale, normal_scale): (f64, f64, f64),
     nodes: &mut usize,
     budget: usize,
 ) -> bool {
@@ -223,7 +225,7 @@ fn filter_free_modes(
     let hull_next = &mut hull[next * m..(next + 1) * m];
     // Bounds use the node's hulls, before filtering.
     node_hull.copy_from_slice(hull_next);
-    let step = StepData { u, caps, hull: node_hull, velocity_scale, impulse_scale };
+    let step = StepData { u, caps, hull: node_hull, velocity_scale, impulse_scale, normal_scale };
     let free = (low_bits(m) & !low_bits(next)) | deferred;
     for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next) {
         let (mut count, mut vertices) = (0, 0);

@@ -67,13 +67,24 @@
 //!
 //! # Tolerances
 //!
-//! With `P = max_i h p_i (1 + μ_i)` and `V = max(‖u‖∞, s · max|W| · P)`,
-//! an inequality `a_xᵀ x + a_uᵀ u⁺ + a₀ h p ≥ 0` is accepted down to
-//! `−10⁻⁹ (‖a_u‖₁ V + (‖a_x‖₁ + |a₀|) P)` and a mode equation's residual up to
-//! `10⁻⁹ V`; pivots below `10⁻¹¹ · max|W| · (1 + μ_max)²` are singular; two
-//! velocity changes are the same when they differ by at most
-//! `10⁻⁷ max(‖Δv₁‖∞, ‖Δv₂‖∞) + 10⁻¹⁰ max|M⁻¹[Jn;Jt]ᵀ| P` in every entry.
-//!
+//! With `P = max_i h p_i (1 + μ_i)` (bounds every impulse coordinate),
+//! `Pn = max_i h p_i` (bounds every normal impulse) and
+//! `V = max(‖u‖∞, s · max|W| · P)` (bounds `u⁺` over every admissible `x`),
+//! pruning drops a node when an inequality `a_xᵀ x + a_uᵀ u⁺ + a₀ h p ≥ 0`,
+//! `x = (λn, f)`, is below `−10⁻⁶ (‖a_u‖₁ V + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`
+//! everywhere in the node's admissible set: each coefficient weighted by the
+//! scale of what it multiplies. A leaf is accepted in the velocity scale of
+//! its own terms, `V_x = max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · Pn)`
+//! (`≤ V`): a mode equation's residual up to `10⁻⁹ V_x`, an inequality down
+//! to `−10⁻⁹ (‖a_u‖₁ V_x + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`. (With `μ = 10⁵`,
+//! `P` and `V` are `10⁵` times `Pn` and the real velocities: judging `λn ≥ 0`
+//! on `P`, or `u_n⁺ ≥ 0` on `V`, accepted wrong slide solutions.) Each mode's
+//! parameter columns `G` are scaled to `max|G_(·k)| = 1`, so every column of a
+//! mode system `C W G` is at most `s · max|W|` whatever `μ`, and a pivot
+//! (after partial pivoting) at most `10⁻¹¹ · max|W|` is singular. Two velocity
+//! changes are the same when they differ by at most
+//! `10⁻⁷ max(‖Δv₁‖∞, ‖Δv₂‖∞) + 10⁻¹⁰ max|M⁻¹[Jn;Jt]ᵀ| Pn` in every entry.
+
 //! # Cost and fallback
 //!
 //! Measured on the shared 2-core development box, release mode, fastest of
@@ -266,7 +277,6 @@ impl StepEnumerator {
         let sigma = w.clone().svd(false, false).singular_values;
         let sigma_max = sigma.iter().fold(0.0f64, |a, &x| a.max(x));
         let rank = sigma.iter().filter(|&&x| x > RANK_TOLERANCE * sigma_max).count();
-        let mu_max = ops.friction.iter().fold(0.0f64, |a, &x| a.max(x));
         // Σ_k d_k d_kᵀ (t × t) and its inverse applied to each d_k.
         let mut g = [[0.0; 2]; 2];
         for dk in &ops.directions {
@@ -301,7 +311,7 @@ impl StepEnumerator {
             friction: ops.friction.clone(),
             w_max,
             rank,
-            singular: 1e-11 * w_max.max(f64::MIN_POSITIVE) * (1.0 + mu_max).powi(2),
+            singular: 1e-11 * w_max.max(f64::MIN_POSITIVE),
         };
         let size = ops.layout().size();
         let scratch = Scratch {
@@ -428,14 +438,17 @@ impl StepEnumerator {
     fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64], hull: &'a [u64]) -> StepData<'a> {
         let red = &self.reduced;
         let impulse_scale = (0..red.m).map(|i| caps[i].abs() * (1.0 + red.friction[i])).fold(0.0f64, f64::max);
+        let normal_scale = caps.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let u_max = u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        StepData { u, caps, hull, velocity_scale: u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale }
+        let velocity_scale = u_max.max(red.s as f64 * red.w_max * impulse_scale);
+        StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale }
     }
 
-    /// Appends `(z, Δv)` unless an equal `Δv` is already kept.
-    fn keep(&mut self, z: &[f64], dv: &[f64], impulse_scale: f64) {
+    /// Appends `(z, Δv)` unless an equal `Δv` is already kept (`normal_scale`:
+    /// `max_i h p_i`).
+    fn keep(&mut self, z: &[f64], dv: &[f64], normal_scale: f64) {
         let n = self.n;
-        let floor = 1e-3 * SAME_DV * self.dv_map_max * impulse_scale;
+        let floor = 1e-3 * SAME_DV * self.dv_map_max * normal_scale;
         let norm = dv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let duplicate = self.changes.chunks_exact(n).any(|other| {
             let scale = other.iter().fold(norm, |a, x| a.max(x.abs()));

@@ -67,7 +67,9 @@ pub(crate) struct Mode {
     pub params: usize,
     /// `x₀` per unit cap.
     pub offset: [f64; 3],
-    /// `basis[k]` is column `k` of `G`.
+    /// `basis[k]` is column `k` of `G`, scaled to `max |G_(·k)| = 1` (so
+    /// every column of a mode system `C W G` is at most `s · max|W|`, whatever
+    /// `μ`; the parameters `y` are not impulses).
     pub basis: [[f64; 3]; 3],
     /// `rows[k]` is row `k` of `C`.
     pub rows: [[f64; 3]; 3],
@@ -240,6 +242,10 @@ impl ModeTable {
                 mode.params += 1;
             }
         }
+        for column in &mut mode.basis[..mode.params] {
+            let norm = column.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            column.iter_mut().for_each(|x| *x /= norm);
+        }
         mode.end_inequality = self.inequalities.len();
         self.modes.push(mode);
     }
@@ -303,6 +309,9 @@ mod tests {
         let slide = table.of(0)[2];
         assert_eq!((slide.normal, slide.tangential), (Normal::Closed, Tangential::Vertex(0)));
         assert_eq!(slide.basis[0], [1.0, 0.5, 0.0]);
+        // μ > 1: the column is scaled to max |G| = 1.
+        let steep = ModeTable::new(1, &dirs, &[4.0]).of(0)[2];
+        assert_eq!(steep.basis[0], [0.25, 1.0, 0.0]);
     }
 
     #[test]

@@ -64,13 +64,18 @@ pub(crate) struct StepData<'a> {
     pub velocity_scale: f64,
     /// Impulse scale `max_i h p_i (1 + μ_i)`.
     pub impulse_scale: f64,
+    /// Normal impulse scale `max_i h p_i`.
+    pub normal_scale: f64,
 }
 
 impl StepData<'_> {
-    /// The absolute slack of `ineq` for relative tolerance `rel`.
+    /// The absolute slack of `ineq` for relative tolerance `rel`: each term
+    /// weighted by the scale of what it multiplies (`u⁺`: velocity; `λn` and
+    /// `h p`: normal impulse; `f`: impulse).
     pub fn slack(&self, ineq: &Inequality, rel: f64) -> f64 {
-        let l1 = |a: &[f64; 3]| a.iter().map(|x| x.abs()).sum::<f64>();
-        rel * (l1(&ineq.au) * self.velocity_scale + (l1(&ineq.ax) + ineq.a0.abs()) * self.impulse_scale)
+        let l1 = |a: &[f64]| a.iter().map(|x| x.abs()).sum::<f64>();
+        let normal = ineq.ax[0].abs() + ineq.a0.abs();
+        rel * (l1(&ineq.au) * self.velocity_scale + l1(&ineq.ax[1..]) * self.impulse_scale + normal * self.normal_scale)
     }
 }
 
@@ -295,6 +300,18 @@ impl Reduced {
             }
         }
         true
+    }
+
+    /// The velocity scale a leaf `x` is accepted in:
+    /// `max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · max_i h p_i)`, the size of
+    /// the terms of `u⁺ = u + W x` (not the bound [`StepData::velocity_scale`]
+    /// over every admissible `x`, `μ` times larger for sliding contacts).
+    pub fn leaf_velocity_scale(&self, step: &StepData, x: &[f64]) -> f64 {
+        let dim = self.dim;
+        let terms =
+            (0..dim).map(|r| (0..dim).map(|c| (self.w[r * dim + c] * x[c]).abs()).sum::<f64>()).fold(0.0f64, f64::max);
+        let u_max = step.u.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        u_max.max(terms).max(self.s as f64 * self.w_max * step.normal_scale)
     }
 
     /// `u⁺ = u + W x`.
