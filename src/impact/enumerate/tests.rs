@@ -445,3 +445,138 @@ fn singular_delassus_lemke_solutions_are_enumerated() {
         assert!(checked > 10 * bad_lemke.max(1), "n {n} m {m}: {checked} checked, {bad_lemke} Lemke failures");
     }
 }
+
+/// The step violation of enumerated solution `k` (`routh_step`'s filter), in
+/// units of `max(velocity scale, ‖u‖∞)` and the largest cap.
+fn enumerated_violation(problem: &ImpactProblem, e: &StepEnumerator, k: usize, b: &[f64]) -> f64 {
+    use crate::impact::{StepScales, step_violation};
+    let ops = problem.operators();
+    let m = ops.m;
+    let velocity = b[m..].iter().fold(problem.velocity_scale(), |a, x| a.max(x.abs()));
+    let impulse = b[..m].iter().fold(f64::MIN_POSITIVE, |a, x| a.max(*x));
+    let mut w = vec![0.0; ops.step_size_n()];
+    LcpResidual::compute(&ops.step_matrix, b, e.solution(k), &mut w);
+    step_violation(ops.layout(), e.solution(k), &w, StepScales { velocity, impulse })
+}
+
+/// Like [`agree_with_oracle`] for coupled contacts with friction
+/// `μ ∈ [mu, 2 mu)`, with velocity changes compared relative to the largest
+/// one (not to `μ h p`, which would merge distinct solutions) and every
+/// enumerated solution at round-off. Returns how many steps had several
+/// solutions.
+fn high_friction_agrees_with_oracle(
+    seed: u64,
+    cases: usize,
+    n: usize,
+    m: usize,
+    spatial: Option<usize>,
+    mu: f64,
+) -> usize {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut several = 0;
+    for case in 0..cases {
+        let problem = random_problem_with(&mut rng, n, m, spatial, 0.6, mu, 2.0 * mu);
+        let ops = problem.operators();
+        let mut e = StepEnumerator::new(ops);
+        for step in 0..3 {
+            let b = random_b(&mut rng, &problem);
+            let count = e.enumerate(ops, &b);
+            assert!(e.exhaustive());
+            assert_solutions_valid(&problem, &e, count, &b);
+            for k in 0..count {
+                let v = enumerated_violation(&problem, &e, k, &b);
+                assert!(
+                    v <= crate::impact::ENUMERATED_VIOLATION,
+                    "seed {seed} case {case} step {step}: solution {k} violation {v:e}"
+                );
+            }
+            let found = enumerated_changes(&e, count);
+            let oracle: Vec<Vec<f64>> =
+                brute_force::solutions(ops, &b).into_iter().map(|(_, dv)| dv.as_slice().to_vec()).collect();
+            let cap = b[..m].iter().fold(0.0f64, |a, &x| a.max(x));
+            let largest = found.iter().chain(&oracle).flatten().fold(0.0f64, |a, x| a.max(x.abs()));
+            let scale = largest + ops.minv_jt.amax() * cap * 1e-3 + 1e-300;
+            let context = format!("seed {seed} case {case} step {step}: found {found:?}, oracle {oracle:?}");
+            assert!(oracle.iter().all(|dv| contains(&found, dv, scale)), "oracle solution missed; {context}");
+            assert!(found.iter().all(|dv| contains(&oracle, dv, scale)), "solution not in the oracle; {context}");
+            assert_eq!(found.len(), oracle.len(), "{context}");
+            several += usize::from(count > 1);
+        }
+    }
+    several
+}
+
+#[test]
+fn high_friction_planar_contacts_match_the_oracle() {
+    for (seed, mu) in [(21, 1e3), (22, 1e5)] {
+        let several = high_friction_agrees_with_oracle(seed, 60, 4, 2, None, mu)
+            + high_friction_agrees_with_oracle(seed + 10, 60, 3, 2, None, mu)
+            + high_friction_agrees_with_oracle(seed + 20, 6, 7, 3, None, mu);
+        assert!(several >= 5, "μ = {mu}: only {several} steps had several solutions");
+    }
+}
+
+#[test]
+fn high_friction_spatial_contacts_match_the_oracle() {
+    for (seed, mu) in [(23, 1e3), (24, 1e5)] {
+        let several = high_friction_agrees_with_oracle(seed, 20, 4, 2, Some(4), mu)
+            + high_friction_agrees_with_oracle(seed + 10, 20, 6, 1, Some(4), mu);
+        assert!(several >= 1, "μ = {mu}: no spatial step had several solutions");
+    }
+}
+
+/// RAMone (μ = 10⁵, the paper's value): `all` never falls back to Lemke,
+/// and at the first step it finds exactly the oracle's solutions, among them
+/// every outcome Lemke and covered Lemke reach.
+#[test]
+fn ramone_all_is_complete_without_fallback() {
+    use crate::{SamplerOptions, Selection, sample_one};
+    let scene = crate::scene::builtin("ramone").unwrap();
+    let problem = &scene.problem;
+    let options = SamplerOptions {
+        step_size: Some(scene.step_size),
+        steps: scene.steps,
+        selection: Selection::All,
+        ..SamplerOptions::default()
+    };
+    for index in 0..300 {
+        let sample = sample_one(problem, &options, index);
+        assert_eq!(sample.fallback_steps, 0, "sample {index}: {sample:?}");
+        assert!(sample.accepted && sample.max_residual <= 1e-12, "sample {index}: {sample:?}");
+    }
+    let ops = problem.operators();
+    let (m, size) = (ops.m, ops.step_size_n());
+    let u = &ops.j * problem.velocity();
+    let mut e = StepEnumerator::new(ops);
+    let mut lemke = LemkeWorkspace::new(size);
+    let mut rng = ChaCha8Rng::seed_from_u64(25);
+    let mut several = 0;
+    for case in 0..200 {
+        let mut b = vec![0.0; size];
+        b[..m].iter_mut().for_each(|x| *x = scene.step_size * rng.random_range(0.0..1.0));
+        b[m..m + u.len()].copy_from_slice(u.as_slice());
+        let count = e.enumerate(ops, &b);
+        assert!(e.exhaustive());
+        for k in 0..count {
+            let v = enumerated_violation(problem, &e, k, &b);
+            assert!(v <= crate::impact::ENUMERATED_VIOLATION, "case {case}: solution {k} violation {v:e}");
+        }
+        let found = enumerated_changes(&e, count);
+        let largest = found.iter().flatten().fold(0.0f64, |a, x| a.max(x.abs()));
+        let scale = largest + 1e-300;
+        let oracle: Vec<Vec<f64>> =
+            brute_force::solutions(ops, &b).into_iter().map(|(_, dv)| dv.as_slice().to_vec()).collect();
+        assert_eq!(found.len(), oracle.len(), "case {case}: {found:?} vs {oracle:?}");
+        assert!(oracle.iter().all(|dv| contains(&found, dv, scale)), "case {case}: {found:?} vs {oracle:?}");
+        for trial in 0..8 {
+            let cover: Vec<f64> = (0..size).map(|_| -rng.random_range(1e-9f64..1.0).ln()).collect();
+            let cover = if trial == 0 { vec![1.0; size] } else { cover };
+            let sol = lemke.solve_covered(&ops.step_matrix, &b, Some(&cover), trial, &LemkeOptions::default()).unwrap();
+            let lambda = DVector::from_iterator(m + m * ops.d, sol.z[ops.layout().impulses()].iter().copied());
+            let dv = (&ops.minv_jt * lambda).as_slice().to_vec();
+            assert!(contains(&found, &dv, scale), "case {case} trial {trial}: Lemke's {dv:?} not in {found:?}");
+        }
+        several += usize::from(count > 1);
+    }
+    assert!(several >= 100, "only {several} first steps had several solutions");
+}
