@@ -69,22 +69,24 @@
 //!
 //! With `P = max_i h p_i (1 + μ_i)` (bounds every impulse coordinate),
 //! `Pn = max_i h p_i` (bounds every normal impulse) and
-//! `V = max(‖u‖∞, s · max|W| · P)` (bounds `u⁺` over every admissible `x`),
+//! `V = max(‖u‖∞, s · max|W| · P)` (the scale of `u⁺` over admissible `x`),
 //! pruning drops a node when an inequality `a_xᵀ x + a_uᵀ u⁺ + a₀ h p ≥ 0`,
 //! `x = (λn, f)`, is below `−10⁻⁶ (‖a_u‖₁ V + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`
 //! everywhere in the node's admissible set: each coefficient weighted by the
 //! scale of what it multiplies. A leaf is accepted in the velocity scale of
 //! its own terms, `V_x = max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · Pn)`
-//! (`≤ V`): a mode equation's residual up to `10⁻⁹ V_x`, an inequality down
-//! to `−10⁻⁹ (‖a_u‖₁ V_x + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`. (With `μ = 10⁵`,
+//! (at most `m V`, well inside the pruning margin): a mode equation's
+//! residual up to `10⁻⁹ V_x`, an inequality down to
+//! `−10⁻⁹ (‖a_u‖₁ V_x + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`. (With `μ = 10⁵`,
 //! `P` and `V` are `10⁵` times `Pn` and the real velocities: judging `λn ≥ 0`
-//! on `P`, or `u_n⁺ ≥ 0` on `V`, accepted wrong slide solutions.) Each mode's
+//! on `P`, or `u_n⁺ ≥ 0` on `V`, accepted wrong slide solutions, and a
+//! duplicate floor on `P` merged distinct ones.) Each mode's
 //! parameter columns `G` are scaled to `max|G_(·k)| = 1`, so every column of a
 //! mode system `C W G` is at most `s · max|W|` whatever `μ`, and a pivot
 //! (after partial pivoting) at most `10⁻¹¹ · max|W|` is singular. Two velocity
 //! changes are the same when they differ by at most
 //! `10⁻⁷ max(‖Δv₁‖∞, ‖Δv₂‖∞) + 10⁻¹⁰ max|M⁻¹[Jn;Jt]ᵀ| Pn` in every entry.
-
+//!
 //! # Cost and fallback
 //!
 //! Measured on the shared 2-core development box, release mode, fastest of
