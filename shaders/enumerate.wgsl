@@ -73,7 +73,7 @@ var<private> e_mat: array<scalar, 81>;
 var<private> e_rhs: array<scalar, MAX_DIM>;
 var<private> e_choice: array<u32, MAX_CONTACTS_ALL>;
 var<private> e_dv: array<scalar, MAX_DOF>;
-// The step's scales (enumerate/mod.rs, Tolerances): V and P.
+// The step's scales (enumerate/mod.rs, Tolerances): V, P and Pn.
 var<private> e_velocity_scale: scalar;
 var<private> e_impulse_scale: scalar;
 var<private> e_normal_scale: scalar;
