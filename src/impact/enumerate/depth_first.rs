@@ -30,7 +30,7 @@ impl StepEnumerator {
                     let tab = &mut rest[..len];
                     tab.copy_from_slice(root);
                     let keep = !red.fix(tab, 0, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r)
-                        || red.may_hold(tab, 0, i, mode, all & !(1 << i), &step, PRUNE, &mut sc.coef);
+                        || red.may_hold(tab, i, mode, all & !(1 << i), &step, PRUNE);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
                         count += 1;
@@ -100,7 +100,7 @@ impl StepEnumerator {
             // The contact just fixed first: it is the likeliest to fail.
             let feasible = (0..=depth).rev().filter(|&i| deferred_here & (1 << i) == 0).all(|i| {
                 let mode = &red.table.modes[sc.choice[i]];
-                red.may_hold(child, from, i, mode, free, &step, PRUNE, &mut sc.coef)
+                red.may_hold(child, i, mode, free, &step, PRUNE)
             });
             if !feasible {
                 continue;
@@ -202,22 +202,8 @@ fn filter_free_modes(
     budget: usize,
 ) -> bool {
     let Node { depth, from, equations, deferred } = node;
-    let Scratch {
-        tableaux,
-        probe,
-        allowed,
-        allowed_count,
-        hull,
-        node_hull,
-        eq,
-        r,
-        coef,
-        u,
-        caps,
-        choice,
-        max_modes,
-        ..
-    } = sc;
+    let Scratch { tableaux, probe, allowed, allowed_count, hull, node_hull, eq, r, u, caps, choice, max_modes, .. } =
+        sc;
     let (m, len, mm, next) = (red.m, red.tableau_len(), *max_modes, depth + 1);
     let child = &tableaux[next * len..(next + 1) * len];
     let hull_next = &mut hull[next * m..(next + 1) * m];
@@ -236,10 +222,10 @@ fn filter_free_modes(
             probe.copy_from_slice(child);
             let keep = equations + mode_j.params <= red.rank
                 && (!red.fix(probe, from, j, mode_j, caps[j], eq, r)
-                    || (red.may_hold(probe, from, j, mode_j, others, &step, PRUNE, coef)
+                    || (red.may_hold(probe, j, mode_j, others, &step, PRUNE)
                         && (0..=depth).rev().filter(|&i| deferred & (1 << i) == 0).all(|i| {
                             let mode = &red.table.modes[choice[i]];
-                            red.may_hold(probe, from, i, mode, others, &step, PRUNE, coef)
+                            red.may_hold(probe, i, mode, others, &step, PRUNE)
                         })));
             if keep {
                 allowed[(next * m + j) * mm + count] = g;

@@ -201,6 +201,8 @@ pub struct StepEnumerator {
     count: usize,
     exhaustive: bool,
     nodes: usize,
+    /// `(velocity scale, impulse scale)` of the step being enumerated.
+    scales: (f64, f64),
     lemke: LemkeWorkspace,
 }
 
@@ -212,7 +214,6 @@ struct Scratch {
     tableaux: Vec<f64>,
     eq: Vec<f64>,
     r: Vec<f64>,
-    coef: Vec<f64>,
     /// Modes still admissible at each search depth `l` (level 0: after the
     /// root filter): contact `i`'s are
     /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
@@ -309,7 +310,6 @@ impl StepEnumerator {
             tableaux: vec![0.0; (m + 1) * reduced.tableau_len()],
             eq: vec![0.0; 3 * reduced.stride()],
             r: vec![0.0; 9],
-            coef: vec![0.0; reduced.stride()],
             allowed: vec![0; (m + 1) * m * max_modes],
             allowed_count: vec![0; (m + 1) * m],
             max_modes,
@@ -343,6 +343,7 @@ impl StepEnumerator {
             count: 0,
             exhaustive: true,
             nodes: 0,
+            scales: (0.0, 0.0),
             lemke: LemkeWorkspace::new(size),
         }
     }
@@ -372,6 +373,7 @@ impl StepEnumerator {
                     (0..d).map(|k| self.tangent_recovery[k][a] * b[2 * m + i * d + k]).sum();
             }
         }
+        self.scales = self.step_scales(&self.scratch.u, &self.scratch.caps);
         let scratch = std::mem::replace(&mut self.scratch, empty_scratch());
         let mut scratch = scratch;
         self.search(ops, &mut scratch);
@@ -407,10 +409,17 @@ impl StepEnumerator {
 
     /// The step's data and scales (see the module docs, Tolerances).
     fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64], hull: &'a [u64]) -> StepData<'a> {
+        let (velocity_scale, impulse_scale) = self.scales;
+        StepData { u, caps, hull, velocity_scale, impulse_scale }
+    }
+
+    /// `(velocity scale, impulse scale)` of the step `(u, caps)`: computed
+    /// once per enumeration, read by [`step_data`](Self::step_data).
+    fn step_scales(&self, u: &[f64], caps: &[f64]) -> (f64, f64) {
         let red = &self.reduced;
         let impulse_scale = (0..red.m).map(|i| caps[i].abs() * (1.0 + red.friction[i])).fold(0.0f64, f64::max);
         let u_max = u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        StepData { u, caps, hull, velocity_scale: u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale }
+        (u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale)
     }
 
     /// Appends `(z, Δv)` unless an equal `Δv` is already kept.
@@ -438,7 +447,6 @@ fn empty_scratch() -> Scratch {
         tableaux: Vec::new(),
         eq: Vec::new(),
         r: Vec::new(),
-        coef: Vec::new(),
         allowed: Vec::new(),
         allowed_count: Vec::new(),
         max_modes: 0,

@@ -56,6 +56,17 @@ pub(super) struct Inequality {
     pub ax: [f64; 3],
     pub au: [f64; 3],
     pub a0: f64,
+    /// `‖a_u‖₁`, the velocity weight of the inequality's slack.
+    pub au_norm: f64,
+    /// `‖a_x‖₁ + |a₀|`, its impulse weight.
+    pub ax_norm: f64,
+}
+
+impl Inequality {
+    fn new(ax: [f64; 3], au: [f64; 3], a0: f64) -> Self {
+        let l1 = |a: &[f64; 3]| a.iter().map(|x| x.abs()).sum::<f64>();
+        Inequality { ax, au, a0, au_norm: l1(&au), ax_norm: l1(&ax) + a0.abs() }
+    }
 }
 
 /// One mode of one contact (see the module docs).
@@ -148,7 +159,7 @@ impl ModeTable {
     ) {
         let d = directions.len();
         let first = self.inequalities.len();
-        let mut ineq = |ax: [f64; 3], au: [f64; 3], a0: f64| self.inequalities.push(Inequality { ax, au, a0 });
+        let mut ineq = |ax: [f64; 3], au: [f64; 3], a0: f64| self.inequalities.push(Inequality::new(ax, au, a0));
         let mut mode = Mode {
             normal,
             tangential,

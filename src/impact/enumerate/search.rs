@@ -68,9 +68,9 @@ pub(super) struct StepData<'a> {
 
 impl StepData<'_> {
     /// The absolute slack of `ineq` for relative tolerance `rel`.
+    #[inline]
     pub fn slack(&self, ineq: &Inequality, rel: f64) -> f64 {
-        let l1 = |a: &[f64; 3]| a.iter().map(|x| x.abs()).sum::<f64>();
-        rel * (l1(&ineq.au) * self.velocity_scale + (l1(&ineq.ax) + ineq.a0.abs()) * self.impulse_scale)
+        rel * (ineq.au_norm * self.velocity_scale + ineq.ax_norm * self.impulse_scale)
     }
 }
 
@@ -189,38 +189,39 @@ impl Reduced {
     /// Whether every inequality of contact `i` (fixed in `mode` on `tab`) can
     /// still hold for some free impulses `x_j ∈ S_j` (restricted to the hull
     /// [`StepData::hull`]), `j` in the bit set
-    /// `free`, within `rel` (see [`StepData::slack`]). `coef` needs `D + 1`
-    /// entries; columns before `from` are zero (and no free contact lives
-    /// there).
-    #[allow(clippy::too_many_arguments)]
-    pub fn may_hold(
-        &self,
-        tab: &[f64],
-        from: usize,
-        i: usize,
-        mode: &Mode,
-        free: u64,
-        step: &StepData,
-        rel: f64,
-        coef: &mut [f64],
-    ) -> bool {
+    /// `free`, within `rel` (see [`StepData::slack`]). Only the constant
+    /// column and the free contacts' columns of the inequality's rows are
+    /// read.
+    pub fn may_hold(&self, tab: &[f64], i: usize, mode: &Mode, free: u64, step: &StepData, rel: f64) -> bool {
         let (dim, st, s) = (self.dim, self.stride(), self.s);
+        let free = free & low_bits(self.m);
         for ineq in self.table.inequalities_of(mode) {
-            let coef = &mut coef[..st];
-            coef[from..].iter_mut().for_each(|v| *v = 0.0);
+            // The tableau rows the inequality combines, in the order of the
+            // sum (x_i then u⁺_i per coordinate), with their weights.
+            let mut terms = [(0.0, 0usize); 6];
+            let mut count = 0;
             for c in 0..s {
                 for (a, row) in [(ineq.ax[c], i * s + c), (ineq.au[c], dim + i * s + c)] {
                     if a != 0.0 {
-                        let trow = &tab[row * st + from..(row + 1) * st];
-                        coef[from..].iter_mut().zip(trow).for_each(|(v, t)| *v += a * t);
+                        terms[count] = (a, row * st);
+                        count += 1;
                     }
                 }
             }
-            let mut upper = coef[dim] + ineq.a0 * step.caps[i];
-            for j in 0..self.m {
-                if free & (1 << j) != 0 {
-                    upper += self.max_over_hull(j, &coef[j * s..(j + 1) * s], step.caps[j], step.hull[j]);
+            let terms = &terms[..count];
+            // Column `col` of the combination: only the constant and the free
+            // contacts' columns are read.
+            let column = |col: usize| terms.iter().fold(0.0, |v, &(a, row)| v + a * tab[row + col]);
+            let mut upper = column(dim) + ineq.a0 * step.caps[i];
+            let mut rest = free;
+            while rest != 0 {
+                let j = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let mut a = [0.0; 3];
+                for (c, v) in a.iter_mut().enumerate().take(s) {
+                    *v = column(j * s + c);
                 }
+                upper += self.max_over_hull(j, &a, step.caps[j], step.hull[j]);
             }
             if upper < -step.slack(ineq, rel) {
                 return false;
@@ -331,4 +332,9 @@ impl Reduced {
             })
         })
     }
+}
+
+/// The bit set `{0, …, k − 1}`.
+fn low_bits(k: usize) -> u64 {
+    if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
 }
