@@ -87,10 +87,16 @@ impl StepEnumerator {
             // The next level's domains and hulls start as this level's.
             sc.hull.copy_within(depth * m..next * m, next * m);
             let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
-            child.copy_from_slice(parent);
             let from = (depth * s).min(deferred.trailing_zeros() as usize * s);
             let mut deferred_here = deferred;
-            if !red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r) {
+            let fixed = if next == m && deferred == 0 {
+                // Nothing stays free: only the constants are read below.
+                red.fix_constants(parent, child, depth, mode, sc.caps[depth], &mut sc.r)
+            } else {
+                child.copy_from_slice(parent);
+                red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r)
+            };
+            if !fixed {
                 child.copy_from_slice(parent);
                 deferred_here |= 1 << depth;
                 sc.hull[next * m + depth] = mode.vertices;

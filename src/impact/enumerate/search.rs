@@ -172,6 +172,80 @@ impl Reduced {
         true
     }
 
+    /// [`fix`](Self::fix) for the last contact when no contact is deferred
+    /// (`i = m − 1`, nothing left free): writes only the constant column, the
+    /// one read afterwards (the leaf's `x` and the bounds of
+    /// [`may_hold`](Self::may_hold) with nothing free). The columns of the
+    /// elimination are independent (pivots are chosen on `R` alone), so every
+    /// constant equals the one [`fix`](Self::fix) computes, bit for bit; the
+    /// other columns of `dst` are not written. Reads the tableau `src`,
+    /// writes the constants of `dst` (`false`: singular, `dst` unusable).
+    /// `r` needs 9 entries.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fix_constants(&self, src: &[f64], dst: &mut [f64], i: usize, mode: &Mode, cap: f64, r: &mut [f64]) -> bool {
+        let (dim, st, s, q) = (self.dim, self.stride(), self.s, mode.params);
+        let l0 = i * s;
+        debug_assert_eq!(l0 + s, dim, "only the last contact");
+        // x_i = cap x₀ + G y on one row: the constant and the coefficients of y.
+        let substitute = |row: &[f64]| {
+            let mut shift = 0.0;
+            let mut y = [0.0; 3];
+            for c in 0..s {
+                let a = row[l0 + c];
+                if a != 0.0 {
+                    shift += a * mode.offset[c];
+                    for (yk, g) in y.iter_mut().zip(&mode.basis).take(q) {
+                        *yk += a * g[c];
+                    }
+                }
+            }
+            (row[dim] + cap * shift, y)
+        };
+        let len = self.tableau_len();
+        let (src, dst) = (&src[..len], &mut dst[..len]);
+        if q == 0 {
+            for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
+                out[dim] = substitute(row).0;
+            }
+            return true;
+        }
+        // The equations C u⁺_i = 0 on contact i's columns and the constant.
+        let mut own = [(0.0, [0.0; 3]); 3];
+        for (c, o) in own.iter_mut().enumerate().take(s) {
+            *o = substitute(&src[(dim + l0 + c) * st..(dim + l0 + c + 1) * st]);
+        }
+        let mut rhs = [0.0; 3];
+        for k in 0..q {
+            let (mut e, mut e_const) = ([0.0; 3], 0.0);
+            for (c, &(konst, y)) in own.iter().enumerate().take(s) {
+                let ck = mode.rows[k][c];
+                if ck != 0.0 {
+                    for kk in 0..q {
+                        e[kk] -= ck * y[kk];
+                    }
+                    e_const -= ck * konst;
+                }
+            }
+            for kk in 0..q {
+                r[k * q + kk] = -e[kk];
+            }
+            rhs[k] = e_const;
+        }
+        if !solve_in_place(r, q, &mut rhs, 1, self.singular) {
+            return false;
+        }
+        for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
+            let (mut konst, y) = substitute(row);
+            for (&yk, &e) in y.iter().zip(&rhs).take(q) {
+                if yk != 0.0 {
+                    konst += yk * e;
+                }
+            }
+            out[dim] = konst;
+        }
+        true
+    }
+
     /// The largest value of `aᵀ x_j` over the hull of the vertices `hull`
     /// of `S_j` (see the module docs and [`Mode::vertices`]).
     fn max_over_hull(&self, j: usize, a: &[f64], cap: f64, hull: u64) -> f64 {
