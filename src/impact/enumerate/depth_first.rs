@@ -27,10 +27,15 @@ impl StepEnumerator {
                 let mut count = 0;
                 let mut hull = 0;
                 for (k, mode) in red.table.of(i).iter().enumerate() {
-                    let tab = &mut rest[..len];
+                    // Contact 0's tableaux are kept: the search's first level
+                    // fixes the same modes on the same root.
+                    let tab = if i == 0 { &mut sc.first_level[k * len..(k + 1) * len] } else { &mut rest[..len] };
                     tab.copy_from_slice(root);
-                    let keep = !red.fix(tab, 0, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r)
-                        || red.may_hold(tab, i, mode, all & !(1 << i), &step, PRUNE);
+                    let fixed = red.fix(tab, 0, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r);
+                    if i == 0 {
+                        sc.first_level_fixed[k] = fixed;
+                    }
+                    let keep = !fixed || red.may_hold(tab, i, mode, all & !(1 << i), &step, PRUNE);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
                         count += 1;
@@ -89,7 +94,12 @@ impl StepEnumerator {
             let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
             let from = (depth * s).min(deferred.trailing_zeros() as usize * s);
             let mut deferred_here = deferred;
-            let fixed = if next == m && deferred == 0 {
+            let fixed = if depth == 0 {
+                // Computed by the root filter (same tableau, mode and cap).
+                let k = global - red.table.start[0];
+                child.copy_from_slice(&sc.first_level[k * len..(k + 1) * len]);
+                sc.first_level_fixed[k]
+            } else if next == m && deferred == 0 {
                 // Nothing stays free: only the constants are read below.
                 red.fix_constants(parent, child, depth, mode, sc.caps[depth], &mut sc.r)
             } else {

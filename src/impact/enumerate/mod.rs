@@ -225,6 +225,11 @@ struct Scratch {
     hull: Vec<u64>,
     /// A tableau for forward checking.
     probe: Vec<f64>,
+    /// The root tableau with contact 0 fixed in each of its modes (by the
+    /// root filter, reused by the search's first level), and whether that
+    /// mode's block was regular.
+    first_level: Vec<f64>,
+    first_level_fixed: Vec<bool>,
     /// The hulls of the node being forward-checked.
     node_hull: Vec<u64>,
     next_hull: Vec<u64>,
@@ -304,6 +309,7 @@ impl StepEnumerator {
             singular: 1e-11 * w_max.max(f64::MIN_POSITIVE) * (1.0 + mu_max).powi(2),
         };
         let size = ops.layout().size();
+        let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
         let scratch = Scratch {
             u: vec![0.0; dim],
             caps: vec![0.0; m],
@@ -315,6 +321,8 @@ impl StepEnumerator {
             max_modes,
             hull: vec![u64::MAX; (m + 1) * m],
             probe: vec![0.0; reduced.tableau_len()],
+            first_level: vec![0.0; first_modes * reduced.tableau_len()],
+            first_level_fixed: vec![false; first_modes],
             node_hull: vec![0; m],
             next_hull: vec![u64::MAX; m],
             choice: vec![0; m],
@@ -452,6 +460,8 @@ fn empty_scratch() -> Scratch {
         max_modes: 0,
         hull: Vec::new(),
         probe: Vec::new(),
+        first_level: Vec::new(),
+        first_level_fixed: Vec::new(),
         node_hull: Vec::new(),
         next_hull: Vec::new(),
         choice: Vec::new(),
