@@ -183,41 +183,44 @@ impl Reduced {
     /// `r` needs 9 entries.
     #[allow(clippy::too_many_arguments)]
     pub fn fix_constants(&self, src: &[f64], dst: &mut [f64], i: usize, mode: &Mode, cap: f64, r: &mut [f64]) -> bool {
-        let (dim, st, s, q) = (self.dim, self.stride(), self.s, mode.params);
-        let l0 = i * s;
-        debug_assert_eq!(l0 + s, dim, "only the last contact");
-        // x_i = cap x₀ + G y on one row: the constant and the coefficients of y.
-        let substitute = |row: &[f64]| {
-            let mut shift = 0.0;
-            let mut y = [0.0; 3];
-            for c in 0..s {
-                let a = row[l0 + c];
-                if a != 0.0 {
-                    shift += a * mode.offset[c];
-                    for (yk, g) in y.iter_mut().zip(&mode.basis).take(q) {
-                        *yk += a * g[c];
-                    }
-                }
-            }
-            (row[dim] + cap * shift, y)
-        };
+        debug_assert_eq!((i + 1) * self.s, self.dim, "only the last contact");
+        // Compiled per number of reduced coordinates, so the per-row loops unroll.
+        match self.s {
+            2 => self.fix_constants_s::<2>(src, dst, mode, cap, r),
+            3 => self.fix_constants_s::<3>(src, dst, mode, cap, r),
+            s => unreachable!("{s} reduced coordinates per contact"),
+        }
+    }
+
+    /// [`fix_constants`](Self::fix_constants) for `s = S`: the last contact's
+    /// columns and the constant are the last `S + 1` entries of each row.
+    fn fix_constants_s<const S: usize>(
+        &self,
+        src: &[f64],
+        dst: &mut [f64],
+        mode: &Mode,
+        cap: f64,
+        r: &mut [f64],
+    ) -> bool {
+        let (dim, st, q) = (self.dim, self.stride(), mode.params);
         let len = self.tableau_len();
         let (src, dst) = (&src[..len], &mut dst[..len]);
+        let tail = dim - S;
         if q == 0 {
             for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
-                out[dim] = substitute(row).0;
+                out[dim] = substitute::<S>(&row[tail..], mode, cap).0;
             }
             return true;
         }
         // The equations C u⁺_i = 0 on contact i's columns and the constant.
         let mut own = [(0.0, [0.0; 3]); 3];
-        for (c, o) in own.iter_mut().enumerate().take(s) {
-            *o = substitute(&src[(dim + l0 + c) * st..(dim + l0 + c + 1) * st]);
+        for (c, o) in own.iter_mut().enumerate().take(S) {
+            *o = substitute::<S>(&src[(dim + tail + c) * st + tail..(dim + tail + c + 1) * st], mode, cap);
         }
         let mut rhs = [0.0; 3];
         for k in 0..q {
             let (mut e, mut e_const) = ([0.0; 3], 0.0);
-            for (c, &(konst, y)) in own.iter().enumerate().take(s) {
+            for (c, &(konst, y)) in own.iter().enumerate().take(S) {
                 let ck = mode.rows[k][c];
                 if ck != 0.0 {
                     for kk in 0..q {
@@ -235,7 +238,7 @@ impl Reduced {
             return false;
         }
         for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
-            let (mut konst, y) = substitute(row);
+            let (mut konst, y) = substitute::<S>(&row[tail..], mode, cap);
             for (&yk, &e) in y.iter().zip(&rhs).take(q) {
                 if yk != 0.0 {
                     konst += yk * e;
@@ -411,4 +414,25 @@ impl Reduced {
 /// The bit set `{0, …, k − 1}`.
 fn low_bits(k: usize) -> u64 {
     if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
+}
+
+/// The substitution `x_i = cap x₀ + G y` on one row, given from contact
+/// `i`'s `S` columns on (`row[S]` is the constant when `i` is the last
+/// contact): the row's new constant `row[S] + cap · (row_i · x₀)` and the
+/// coefficients of `y`.
+#[inline(always)]
+fn substitute<const S: usize>(row: &[f64], mode: &Mode, cap: f64) -> (f64, [f64; 3]) {
+    let q = mode.params;
+    let mut shift = 0.0;
+    let mut y = [0.0; 3];
+    for c in 0..S {
+        let a = row[c];
+        if a != 0.0 {
+            shift += a * mode.offset[c];
+            for (yk, g) in y.iter_mut().zip(&mode.basis).take(q) {
+                *yk += a * g[c];
+            }
+        }
+    }
+    (row[S] + cap * shift, y)
 }
