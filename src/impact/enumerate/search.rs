@@ -273,22 +273,16 @@ impl Reduced {
         let (dim, st, s) = (self.dim, self.stride(), self.s);
         let free = free & low_bits(self.m);
         for ineq in self.table.inequalities_of(mode) {
-            // The tableau rows the inequality combines, in the order of the
-            // sum (x_i then u⁺_i per coordinate), with their weights.
-            let mut terms = [(0.0, 0usize); 6];
-            let mut count = 0;
-            for c in 0..s {
-                for (a, row) in [(ineq.ax[c], i * s + c), (ineq.au[c], dim + i * s + c)] {
-                    if a != 0.0 {
-                        terms[count] = (a, row * st);
-                        count += 1;
-                    }
-                }
-            }
-            let terms = &terms[..count];
-            // Column `col` of the combination: only the constant and the free
-            // contacts' columns are read.
-            let column = |col: usize| terms.iter().fold(0.0, |v, &(a, row)| v + a * tab[row + col]);
+            // Column `col` of the combination of tableau rows (x_i then u⁺_i
+            // per coordinate): only the constant and the free contacts'
+            // columns are read.
+            let (x_rows, u_rows) = (i * s * st, (dim + i * s - s) * st);
+            let column = |col: usize| {
+                ineq.terms().iter().fold(0.0, |v, &(a, index)| {
+                    let row = if index < s { x_rows + index * st } else { u_rows + index * st };
+                    v + a * tab[row + col]
+                })
+            };
             let mut upper = column(dim) + ineq.a0 * step.caps[i];
             let mut rest = free;
             while rest != 0 {
