@@ -113,22 +113,33 @@ impl Reduced {
         eq: &mut [f64],
         r: &mut [f64],
     ) -> bool {
-        let (dim, st, s, q) = (self.dim, self.stride(), self.s, mode.params);
+        // Compiled per number of reduced coordinates, so the substitution
+        // unrolls.
+        match self.s {
+            2 => self.fix_s::<2>(tab, from, i, mode, cap, eq, r),
+            3 => self.fix_s::<3>(tab, from, i, mode, cap, eq, r),
+            s => unreachable!("{s} reduced coordinates per contact"),
+        }
+    }
+
+    /// [`fix`](Self::fix) for `s = S`.
+    #[allow(clippy::too_many_arguments)]
+    fn fix_s<const S: usize>(
+        &self,
+        tab: &mut [f64],
+        from: usize,
+        i: usize,
+        mode: &Mode,
+        cap: f64,
+        eq: &mut [f64],
+        r: &mut [f64],
+    ) -> bool {
+        let (dim, st, s, q) = (self.dim, self.stride(), S, mode.params);
         let l0 = i * s;
         for row in tab[..self.tableau_len()].chunks_exact_mut(st) {
-            let mut shift = 0.0;
-            let mut y = [0.0; 3];
-            for c in 0..s {
-                let a = row[l0 + c];
-                if a != 0.0 {
-                    shift += a * mode.offset[c];
-                    for (yk, g) in y.iter_mut().zip(&mode.basis).take(q) {
-                        *yk += a * g[c];
-                    }
-                }
-            }
-            row[dim] += cap * shift;
-            for c in 0..s {
+            let (konst, y) = substitute::<S>(&row[l0..l0 + S], row[dim], mode, cap);
+            row[dim] = konst;
+            for c in 0..S {
                 row[l0 + c] = if c < q { y[c] } else { 0.0 };
             }
         }
@@ -208,14 +219,15 @@ impl Reduced {
         let tail = dim - S;
         if q == 0 {
             for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
-                out[dim] = substitute::<S>(&row[tail..], mode, cap).0;
+                out[dim] = substitute::<S>(&row[tail..dim], row[dim], mode, cap).0;
             }
             return true;
         }
         // The equations C u⁺_i = 0 on contact i's columns and the constant.
         let mut own = [(0.0, [0.0; 3]); 3];
         for (c, o) in own.iter_mut().enumerate().take(S) {
-            *o = substitute::<S>(&src[(dim + tail + c) * st + tail..(dim + tail + c + 1) * st], mode, cap);
+            let row = &src[(dim + tail + c) * st..(dim + tail + c + 1) * st];
+            *o = substitute::<S>(&row[tail..dim], row[dim], mode, cap);
         }
         let mut rhs = [0.0; 3];
         for k in 0..q {
@@ -238,7 +250,7 @@ impl Reduced {
             return false;
         }
         for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
-            let (mut konst, y) = substitute::<S>(&row[tail..], mode, cap);
+            let (mut konst, y) = substitute::<S>(&row[tail..dim], row[dim], mode, cap);
             for (&yk, &e) in y.iter().zip(&rhs).take(q) {
                 if yk != 0.0 {
                     konst += yk * e;
@@ -410,12 +422,11 @@ fn low_bits(k: usize) -> u64 {
     if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
 }
 
-/// The substitution `x_i = cap x₀ + G y` on one row, given from contact
-/// `i`'s `S` columns on (`row[S]` is the constant when `i` is the last
-/// contact): the row's new constant `row[S] + cap · (row_i · x₀)` and the
-/// coefficients of `y`.
+/// The substitution `x_i = cap x₀ + G y` on one row, given its `S` entries
+/// in contact `i`'s columns and its constant: the row's new constant
+/// `konst + cap · (row_i · x₀)` and the coefficients of `y`.
 #[inline(always)]
-fn substitute<const S: usize>(row: &[f64], mode: &Mode, cap: f64) -> (f64, [f64; 3]) {
+fn substitute<const S: usize>(row: &[f64], konst: f64, mode: &Mode, cap: f64) -> (f64, [f64; 3]) {
     let q = mode.params;
     let mut shift = 0.0;
     let mut y = [0.0; 3];
@@ -428,5 +439,5 @@ fn substitute<const S: usize>(row: &[f64], mode: &Mode, cap: f64) -> (f64, [f64;
             }
         }
     }
-    (row[S] + cap * shift, y)
+    (konst + cap * shift, y)
 }
