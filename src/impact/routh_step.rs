@@ -17,7 +17,8 @@ pub struct StepWorkspace {
     b: Vec<f64>,
     cover: Vec<f64>,
     w: Vec<f64>,
-    valid: Vec<usize>,
+    /// The enumerated solutions kept (index, step violation).
+    valid: Vec<(usize, f64)>,
 }
 
 impl StepWorkspace {
@@ -140,8 +141,9 @@ pub fn routh_step(
             ws.valid.clear();
             for k in 0..count {
                 LcpResidual::compute(a, &ws.b, ws.enumerator.solution(k), &mut ws.w);
-                if step_violation(layout, ws.enumerator.solution(k), &ws.w, scales) <= ENUMERATED_VIOLATION {
-                    ws.valid.push(k);
+                let violation = step_violation(layout, ws.enumerator.solution(k), &ws.w, scales);
+                if violation <= ENUMERATED_VIOLATION {
+                    ws.valid.push((k, violation));
                 }
             }
             if ws.valid.is_empty() {
@@ -150,11 +152,10 @@ pub fn routh_step(
                 return Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda));
             }
             let choices = ws.valid.len();
-            let z = ws.enumerator.solution(ws.valid[stream::index(word, choices.min(1 << 16))]);
-            LcpResidual::compute(a, &ws.b, z, &mut ws.w);
-            lambda.copy_from_slice(&z[impulses]);
+            let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];
+            lambda.copy_from_slice(&ws.enumerator.solution(k)[impulses]);
             let exhaustive = ws.enumerator.exhaustive();
-            Ok(StepOutcome { residual: step_violation(layout, z, &ws.w, scales), pivots: 0, choices, exhaustive })
+            Ok(StepOutcome { residual, pivots: 0, choices, exhaustive })
         }
     }
 }
