@@ -53,6 +53,12 @@
 //! tableau's solution leaves a mode-equation residual above tolerance, and
 //! every accepted leaf is checked on `u⁺ = u + W x` recomputed from the data.
 //!
+//! Two shortcuts change no value: the first search level copies the
+//! tableaux the root filter computed for contact 0's modes, and fixing the
+//! last contact with none deferred computes only the tableau's constants
+//! (the only column read below it; the elimination's columns are
+//! independent).
+//!
 //! # Order
 //!
 //! Mode tuples are visited in lexicographic order, contact 0 most significant;
@@ -76,26 +82,33 @@
 //!
 //! # Cost and fallback
 //!
-//! Measured on the shared 2-core development box, release mode, fastest of
-//! three runs per step, 1000 steps per case (20 random problems with coupled
-//! contacts and `μ ∈ [2, 4)`, 50 steps each with `h` = the problem's default
-//! step times `U[0.2, 2)`, `p ~ U[0, 1)`, velocities `v⁻` or random;
-//! `cargo test --release --lib impact::enumerate::tests::timing -- --ignored --nocapture`).
-//! "Fixes" counts search nodes plus forward-checking probes.
+//! Measured on the shared 2-core development box (a parallel build running),
+//! release mode, `cargo bench --bench step_lcp -- enumerate`: per case 1000
+//! steps (20 random problems with coupled contacts and `μ ∈ [2, 4)`, 50
+//! steps each with `h` = the problem's default step times `U[0.2, 2)`,
+//! `p ~ U[0, 1)`, velocities `v⁻` or random), mean time per step (criterion's
+//! estimate; the spread of the estimate is a few percent). "Fixes" counts
+//! search nodes plus forward-checking probes. Costs per step are heavy-tailed:
+//! an earlier measurement (fastest of three runs per step) put the median at
+//! 2.6 µs, 35 µs, 25 µs, 125 µs and 0.76 ms for the five cases and the worst
+//! steps at 9.5 µs, 2.4 ms, 0.24 ms, 86 ms and 60 ms, before the
+//! implementation speed-ups of issue 6 (same search, same nodes).
 //!
-//! | case | `N` | median | mean | worst | fixes/step |
-//! |---|---|---|---|---|---|
-//! | 2 planar contacts (compass-gait size, `n = 4`) | 10 | 2.6 µs | 3.2 µs | 9.5 µs | 7 |
-//! | 5 planar contacts (disk-stack size, `n = 9`; `7⁵ = 16807` tuples) | 25 | 35 µs | 129 µs | 2.4 ms | 322 |
-//! | 2 spatial contacts, `d = 8` (`n = 6`; `35² = 1225` tuples) | 22 | 25 µs | 42 µs | 0.24 ms | 68 |
-//! | 4 spatial contacts, `d = 8` (`n = 12`; `35⁴ ≈ 1.5·10⁶` tuples) | 44 | 125 µs | 4.4 ms | 86 ms | 6828 |
-//! | 4 spatial contacts on one body, `d = 8` (`n = 6`, `W` of rank 6) | 44 | 0.76 ms | 6.8 ms | 60 ms | 12091 |
+//! | case | `N` | mean per step | fixes/step |
+//! |---|---|---|---|
+//! | 2 planar contacts (compass-gait size, `n = 4`) | 10 | 2.2 µs | 7 |
+//! | 5 planar contacts (disk-stack size, `n = 9`; `7⁵ = 16807` tuples) | 25 | 111 µs | 322 |
+//! | 2 spatial contacts, `d = 8` (`n = 6`; `35² = 1225` tuples) | 22 | 23 µs | 68 |
+//! | 4 spatial contacts, `d = 8` (`n = 12`; `35⁴ ≈ 1.5·10⁶` tuples) | 44 | 2.8 ms | 6828 |
+//! | 4 spatial contacts on one body, `d = 8` (`n = 6`, `W` of rank 6) | 44 | 4.5 ms | 12091 |
 //!
-//! With the default budget, 10 of the 1000 four-contact spatial steps and 46
-//! of the 1000 single-body ones (none of the others) were cut short and
-//! completed by Lemke (below); a fix costs about a microsecond there. Exact
-//! enumeration is affordable up to about three spatial or five planar
-//! contacts; beyond, expect the fallback on a few percent of steps.
+//! (Before those speed-ups, same bench and conditions: 3.0 µs, 127 µs,
+//! 42 µs, 4.1 ms, 6.8 ms.) With the default budget, 10 of the 1000
+//! four-contact spatial steps and 46 of the 1000 single-body ones (none of
+//! the others) were cut short and completed by Lemke (below); a fix costs
+//! about 0.4 µs there. Exact enumeration is affordable up to about three
+//! spatial or five planar contacts; beyond, expect the fallback on a few
+//! percent of steps.
 //!
 //! The search stops after [`EnumeratorOptions::node_budget`] mode nodes; the
 //! enumeration is then *not exhaustive*: the solutions found so far are
@@ -127,7 +140,7 @@ use search::{Reduced, StepData};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnumeratorOptions {
     /// Mode fixes (search nodes and forward-checking probes: one contact's
-    /// mode fixed on a partial tuple, about a microsecond each) the search may
+    /// mode fixed on a partial tuple, under a microsecond each) the search may
     /// make before it gives up being exhaustive. Default `100_000`.
     pub node_budget: usize,
     /// Lemke solves with pseudo-random covering vectors that complete a
