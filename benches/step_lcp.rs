@@ -1,11 +1,23 @@
 //! One step-LCP solve per paper scene: Lemke (covering vector 1 and a random
 //! one) and the `all` enumeration, on the scene's first step with caps
 //! `h·p`, `p = 0.5`.
+//!
+//! `enumerate/*`: the mode enumerator's cost table (module docs of
+//! `impact::enumerate`): per case, 1000 steps (20 random problems with
+//! coupled contacts and `μ ∈ [2, 4)`, 50 steps each with `h` = the problem's
+//! default step times `U[0.2, 2)`, `p ~ U[0, 1)`, velocities `v⁻` or random),
+//! all enumerated in each iteration (time per 1000 steps; the throughput is
+//! steps per second). The setup prints the search's fixes per step and the
+//! steps not searched exhaustively. Run alone with
+//! `cargo bench --bench step_lcp -- enumerate`.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use impactset::impact::StepEnumerator;
 use impactset::lcp::{LemkeOptions, LemkeWorkspace};
-use impactset::scene;
+use impactset::{Contact, ImpactProblem, scene};
+use nalgebra::{DMatrix, DVector};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
 
 const SCENES: [&str; 5] = ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack"];
@@ -46,5 +58,96 @@ fn step_lcp(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step_lcp);
+/// A random impact problem with coupled contacts: SPD `M`, `m` contacts
+/// (planar, or spatial with `d` directions) whose rows are perturbations of
+/// one another, `μ ∈ [2, 4)` (compass-gait-like steps with several solutions).
+fn coupled_problem(rng: &mut ChaCha8Rng, n: usize, m: usize, spatial: Option<usize>) -> ImpactProblem {
+    let a = DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
+    let mass = &a * a.transpose() + DMatrix::identity(n, n) * (0.2 * n as f64);
+    let vec = |rng: &mut ChaCha8Rng| DVector::from_fn(n, |_, _| rng.random_range(-1.0..1.0));
+    let base_n = vec(rng);
+    let base_t = [vec(rng), vec(rng)];
+    let contacts = (0..m)
+        .map(|i| {
+            let normal = &base_n + vec(rng) * 0.6;
+            let t1 = &base_t[0] + vec(rng) * 0.6;
+            let mu = rng.random_range(2.0..4.0);
+            match spatial {
+                None => Contact::planar(format!("{i}"), normal, t1, mu),
+                Some(_) => Contact::spatial(format!("{i}"), normal, [t1, &base_t[1] + vec(rng) * 0.6], mu),
+            }
+        })
+        .collect();
+    let v = vec(rng) * 2.0;
+    ImpactProblem::with_friction_directions(mass, v, contacts, spatial).expect("valid random problem")
+}
+
+/// `b = [h p; J v; 0]`: `h` the default step times `U[0.2, 2)`, `p ~ U[0, 1)`,
+/// `v` the problem's velocity or a random one.
+fn random_b(rng: &mut ChaCha8Rng, problem: &ImpactProblem) -> Vec<f64> {
+    let ops = problem.operators();
+    let h = problem.default_step_size() * rng.random_range(0.2..2.0);
+    let v = if rng.random_bool(0.5) {
+        problem.velocity().clone()
+    } else {
+        DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0))
+    };
+    let u = &ops.j * v;
+    let m = ops.m;
+    let mut b = vec![0.0; ops.step_size_n()];
+    b[..m].iter_mut().for_each(|x| *x = h * rng.random_range(0.0..1.0));
+    b[m..m + u.len()].copy_from_slice(u.as_slice());
+    b
+}
+
+fn enumerate(c: &mut Criterion) {
+    let cases = [
+        ("2 planar contacts (n = 4)", 4, 2, None),
+        ("5 planar contacts (n = 9)", 9, 5, None),
+        ("2 spatial contacts, d = 8 (n = 6)", 6, 2, Some(8)),
+        ("4 spatial contacts, d = 8 (n = 12)", 12, 4, Some(8)),
+        ("4 spatial contacts on one body, d = 8 (n = 6)", 6, 4, Some(8)),
+    ];
+    let mut group = c.benchmark_group("enumerate");
+    group.sample_size(10);
+    for (name, n, m, spatial) in cases {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let mut steps: Vec<(usize, Vec<f64>)> = Vec::new();
+        let mut problems = Vec::new();
+        for p in 0..20 {
+            let problem = coupled_problem(&mut rng, n, m, spatial);
+            for _ in 0..50 {
+                steps.push((p, random_b(&mut rng, &problem)));
+            }
+            problems.push(problem);
+        }
+        let mut enumerators: Vec<StepEnumerator> =
+            problems.iter().map(|p| StepEnumerator::new(p.operators())).collect();
+        let (mut fixes, mut inexhaustive) = (0, 0);
+        for (p, b) in &steps {
+            enumerators[*p].enumerate(problems[*p].operators(), b);
+            fixes += enumerators[*p].nodes();
+            inexhaustive += usize::from(!enumerators[*p].exhaustive());
+        }
+        eprintln!(
+            "enumerate/{name}: {:.0} fixes/step, {inexhaustive} of {} steps not exhaustive",
+            fixes as f64 / steps.len() as f64,
+            steps.len()
+        );
+        // One iteration enumerates every step: costs are heavy-tailed, so a
+        // subset would not give the mean.
+        group.throughput(Throughput::Elements(steps.len() as u64));
+        group.bench_function(name, |bench| {
+            bench.iter(|| {
+                steps
+                    .iter()
+                    .map(|(p, b)| enumerators[*p].enumerate(problems[*p].operators(), black_box(b)))
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, step_lcp, enumerate);
 criterion_main!(benches);

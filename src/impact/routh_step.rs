@@ -9,15 +9,19 @@ use crate::sampling::stream::{self, SampleStreams};
 use super::{Selection, StepEnumerator};
 
 /// Per-thread scratch space for [`routh_step`]: reused across steps and
-/// samples, so a step allocates nothing.
+/// samples, so a step allocates nothing. It belongs to the problem it was
+/// built for (its enumerator and Lemke tolerance are that problem's).
 #[derive(Clone, Debug)]
 pub struct StepWorkspace {
     lemke: LemkeWorkspace,
+    /// Default Lemke options resolved for the step matrix.
+    lemke_options: LemkeOptions,
     enumerator: StepEnumerator,
     b: Vec<f64>,
     cover: Vec<f64>,
     w: Vec<f64>,
-    valid: Vec<usize>,
+    /// The enumerated solutions kept (index, step violation).
+    valid: Vec<(usize, f64)>,
 }
 
 impl StepWorkspace {
@@ -26,6 +30,7 @@ impl StepWorkspace {
         let size = ops.layout().size();
         StepWorkspace {
             lemke: LemkeWorkspace::new(size),
+            lemke_options: LemkeOptions::default().resolved_for(&ops.step_matrix, size),
             enumerator: StepEnumerator::new(ops),
             b: vec![0.0; size],
             cover: vec![0.0; size],
@@ -95,6 +100,8 @@ pub fn step_violation(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScal
 /// `streams` as documented in [`crate::sampling::stream`]. The outcome's
 /// residual is [`step_violation`] in `scales`.
 ///
+/// `ws` must have been built for `ops` ([`StepWorkspace::new`]).
+///
 /// Errors: Lemke's failure (it cannot fail on a step LCP in exact arithmetic:
 /// `A_R` is copositive and the LCP feasible).
 #[allow(clippy::too_many_arguments)]
@@ -115,7 +122,7 @@ pub fn routh_step(
     ws.b[m..size - m].copy_from_slice(u);
     ws.b[size - m..].iter_mut().for_each(|x| *x = 0.0);
     let a = &ops.step_matrix;
-    let options = LemkeOptions::default();
+    let options = ws.lemke_options;
     let impulses = layout.impulses();
     let lemke_outcome = |z: &[f64], w: &[f64], pivots: usize, lambda: &mut [f64]| {
         lambda.copy_from_slice(&z[impulses.clone()]);
@@ -140,8 +147,9 @@ pub fn routh_step(
             ws.valid.clear();
             for k in 0..count {
                 LcpResidual::compute(a, &ws.b, ws.enumerator.solution(k), &mut ws.w);
-                if step_violation(layout, ws.enumerator.solution(k), &ws.w, scales) <= ENUMERATED_VIOLATION {
-                    ws.valid.push(k);
+                let violation = step_violation(layout, ws.enumerator.solution(k), &ws.w, scales);
+                if violation <= ENUMERATED_VIOLATION {
+                    ws.valid.push((k, violation));
                 }
             }
             if ws.valid.is_empty() {
@@ -150,11 +158,10 @@ pub fn routh_step(
                 return Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda));
             }
             let choices = ws.valid.len();
-            let z = ws.enumerator.solution(ws.valid[stream::index(word, choices.min(1 << 16))]);
-            LcpResidual::compute(a, &ws.b, z, &mut ws.w);
-            lambda.copy_from_slice(&z[impulses]);
+            let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];
+            lambda.copy_from_slice(&ws.enumerator.solution(k)[impulses]);
             let exhaustive = ws.enumerator.exhaustive();
-            Ok(StepOutcome { residual: step_violation(layout, z, &ws.w, scales), pivots: 0, choices, exhaustive })
+            Ok(StepOutcome { residual, pivots: 0, choices, exhaustive })
         }
     }
 }

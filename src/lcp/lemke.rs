@@ -49,6 +49,14 @@ impl LemkeOptions {
     pub fn pivot_cap(&self, n: usize) -> usize {
         self.max_pivots.unwrap_or((10 * n).max(100))
     }
+
+    /// These options with the pivot tolerance resolved for the `n × n`
+    /// matrix `a` (the default when unset): solves of LCPs that share `A`
+    /// (every Routh step of one problem) then skip computing `‖A‖∞`, with
+    /// the same result.
+    pub fn resolved_for(self, a: &[f64], n: usize) -> Self {
+        LemkeOptions { pivot_tolerance: Some(self.pivot_tolerance.unwrap_or_else(|| default_tolerance(a, n))), ..self }
+    }
 }
 
 /// A solution found by [`LemkeWorkspace::solve`], borrowed from the workspace.

@@ -27,10 +27,15 @@ impl StepEnumerator {
                 let mut count = 0;
                 let mut hull = 0;
                 for (k, mode) in red.table.of(i).iter().enumerate() {
-                    let tab = &mut rest[..len];
+                    // Contact 0's tableaux are kept: the search's first level
+                    // fixes the same modes on the same root.
+                    let tab = if i == 0 { &mut sc.first_level[k * len..(k + 1) * len] } else { &mut rest[..len] };
                     tab.copy_from_slice(root);
-                    let keep = !red.fix(tab, 0, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r)
-                        || red.may_hold(tab, 0, i, mode, all & !(1 << i), &step, PRUNE, &mut sc.coef);
+                    let fixed = red.fix(tab, 0, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r);
+                    if i == 0 {
+                        sc.first_level_fixed[k] = fixed;
+                    }
+                    let keep = !fixed || red.may_hold(tab, i, mode, all & !(1 << i), &step, PRUNE);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
                         count += 1;
@@ -87,10 +92,21 @@ impl StepEnumerator {
             // The next level's domains and hulls start as this level's.
             sc.hull.copy_within(depth * m..next * m, next * m);
             let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
-            child.copy_from_slice(parent);
             let from = (depth * s).min(deferred.trailing_zeros() as usize * s);
             let mut deferred_here = deferred;
-            if !red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r) {
+            let fixed = if depth == 0 {
+                // Computed by the root filter (same tableau, mode and cap).
+                let k = global - red.table.start[0];
+                child.copy_from_slice(&sc.first_level[k * len..(k + 1) * len]);
+                sc.first_level_fixed[k]
+            } else if next == m && deferred == 0 {
+                // Nothing stays free: only the constants are read below.
+                red.fix_constants(parent, child, depth, mode, sc.caps[depth], &mut sc.r)
+            } else {
+                child.copy_from_slice(parent);
+                red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r)
+            };
+            if !fixed {
                 child.copy_from_slice(parent);
                 deferred_here |= 1 << depth;
                 sc.hull[next * m + depth] = mode.vertices;
@@ -100,7 +116,7 @@ impl StepEnumerator {
             // The contact just fixed first: it is the likeliest to fail.
             let feasible = (0..=depth).rev().filter(|&i| deferred_here & (1 << i) == 0).all(|i| {
                 let mode = &red.table.modes[sc.choice[i]];
-                red.may_hold(child, from, i, mode, free, &step, PRUNE, &mut sc.coef)
+                red.may_hold(child, i, mode, free, &step, PRUNE)
             });
             if !feasible {
                 continue;
@@ -204,22 +220,8 @@ fn filter_free_modes(
     budget: usize,
 ) -> bool {
     let Node { depth, from, equations, deferred } = node;
-    let Scratch {
-        tableaux,
-        probe,
-        allowed,
-        allowed_count,
-        hull,
-        node_hull,
-        eq,
-        r,
-        coef,
-        u,
-        caps,
-        choice,
-        max_modes,
-        ..
-    } = sc;
+    let Scratch { tableaux, probe, allowed, allowed_count, hull, node_hull, eq, r, u, caps, choice, max_modes, .. } =
+        sc;
     let (m, len, mm, next) = (red.m, red.tableau_len(), *max_modes, depth + 1);
     let child = &tableaux[next * len..(next + 1) * len];
     let hull_next = &mut hull[next * m..(next + 1) * m];
@@ -238,10 +240,10 @@ fn filter_free_modes(
             probe.copy_from_slice(child);
             let keep = equations + mode_j.params <= red.rank
                 && (!red.fix(probe, from, j, mode_j, caps[j], eq, r)
-                    || (red.may_hold(probe, from, j, mode_j, others, &step, PRUNE, coef)
+                    || (red.may_hold(probe, j, mode_j, others, &step, PRUNE)
                         && (0..=depth).rev().filter(|&i| deferred & (1 << i) == 0).all(|i| {
                             let mode = &red.table.modes[choice[i]];
-                            red.may_hold(probe, from, i, mode, others, &step, PRUNE, coef)
+                            red.may_hold(probe, i, mode, others, &step, PRUNE)
                         })));
             if keep {
                 allowed[(next * m + j) * mm + count] = g;

@@ -10,8 +10,65 @@
 /// (leaving `A` and `B` clobbered) when a pivot, after choosing the largest
 /// entry of its column (partial pivoting), is at most `tiny` in magnitude:
 /// the system is treated as singular.
+///
+/// Systems of one and two unknowns (every planar mode block) take unrolled
+/// paths that perform the same operations in the same order.
+#[inline]
 pub(super) fn solve_in_place(a: &mut [f64], n: usize, b: &mut [f64], k: usize, tiny: f64) -> bool {
     debug_assert!(a.len() >= n * n && b.len() >= n * k);
+    match n {
+        1 => solve_1(a[0], &mut b[..k], tiny),
+        2 => solve_2(a, b, k, tiny),
+        _ => solve_general(a, n, b, k, tiny),
+    }
+}
+
+/// `n = 1`: the general loop reduced to its pivot test and back substitution.
+#[inline]
+fn solve_1(a: f64, b: &mut [f64], tiny: f64) -> bool {
+    let best = a.abs();
+    if best <= tiny || !best.is_finite() {
+        return false;
+    }
+    let inv = 1.0 / a;
+    b.iter_mut().for_each(|x| *x *= inv);
+    true
+}
+
+/// `n = 2`: the general loop unrolled (`a` is not written).
+#[inline]
+fn solve_2(a: &[f64], b: &mut [f64], k: usize, tiny: f64) -> bool {
+    let (mut a00, mut a01, mut a10, mut a11) = (a[0], a[1], a[2], a[3]);
+    let best = a00.abs();
+    let swap = a10.abs() > best;
+    let best = if swap { a10.abs() } else { best };
+    if best <= tiny || !best.is_finite() {
+        return false;
+    }
+    let (b0, b1) = b[..2 * k].split_at_mut(k);
+    if swap {
+        (a00, a01, a10, a11) = (a10, a11, a00, a01);
+        b0.swap_with_slice(b1);
+    }
+    let f = a10 * (1.0 / a00);
+    if f != 0.0 {
+        a11 -= f * a01;
+        b1.iter_mut().zip(b0.iter()).for_each(|(x, y)| *x -= f * y);
+    }
+    let best = a11.abs();
+    if best <= tiny || !best.is_finite() {
+        return false;
+    }
+    let (inv1, inv0) = (1.0 / a11, 1.0 / a00);
+    for (x0, x1) in b0.iter_mut().zip(b1.iter_mut()) {
+        *x1 *= inv1;
+        *x0 = (*x0 - a01 * *x1) * inv0;
+    }
+    true
+}
+
+/// Any `n`.
+fn solve_general(a: &mut [f64], n: usize, b: &mut [f64], k: usize, tiny: f64) -> bool {
     for col in 0..n {
         let mut p = col;
         let mut best = a[col * n + col].abs();
@@ -82,6 +139,38 @@ mod tests {
         assert!(solve_in_place(&mut a, 2, &mut b, 2, 1e-14));
         for (x, e) in b.iter().zip([1.0, 0.0, 0.0, 1.0]) {
             assert!((x - e).abs() < 1e-14, "{b:?}");
+        }
+    }
+
+    /// The unrolled paths agree with the general loop bit for bit.
+    #[test]
+    fn small_systems_match_the_general_loop() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Integers and zeros now and then, to exercise ties and skips.
+            match seed % 5 {
+                0 => 0.0,
+                1 => ((seed >> 8) % 5) as f64 - 2.0,
+                _ => (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0,
+            }
+        };
+        for _ in 0..20_000 {
+            for n in 1..=2 {
+                let k = 1 + (next().abs() * 4.0) as usize;
+                let a: Vec<f64> = (0..n * n).map(|_| next()).collect();
+                let b: Vec<f64> = (0..n * k).map(|_| next()).collect();
+                let (mut a1, mut b1, mut a2, mut b2) = (a.clone(), b.clone(), a.clone(), b.clone());
+                let fast = solve_in_place(&mut a1, n, &mut b1, k, 1e-12);
+                let general = solve_general(&mut a2, n, &mut b2, k, 1e-12);
+                assert_eq!(fast, general, "{a:?} {b:?}");
+                if fast {
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&b1), bits(&b2), "{a:?} {b:?}");
+                }
+            }
         }
     }
 

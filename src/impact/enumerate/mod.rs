@@ -53,6 +53,12 @@
 //! tableau's solution leaves a mode-equation residual above tolerance, and
 //! every accepted leaf is checked on `u⁺ = u + W x` recomputed from the data.
 //!
+//! Two shortcuts change no value: the first search level copies the
+//! tableaux the root filter computed for contact 0's modes, and fixing the
+//! last contact with none deferred computes only the tableau's constants
+//! (the only column read below it; the elimination's columns are
+//! independent).
+//!
 //! # Order
 //!
 //! Mode tuples are visited in lexicographic order, contact 0 most significant;
@@ -89,26 +95,33 @@
 //!
 //! # Cost and fallback
 //!
-//! Measured on the shared 2-core development box, release mode, fastest of
-//! three runs per step, 1000 steps per case (20 random problems with coupled
-//! contacts and `μ ∈ [2, 4)`, 50 steps each with `h` = the problem's default
-//! step times `U[0.2, 2)`, `p ~ U[0, 1)`, velocities `v⁻` or random;
-//! `cargo test --release --lib impact::enumerate::tests::timing -- --ignored --nocapture`).
-//! "Fixes" counts search nodes plus forward-checking probes.
+//! Measured on the shared 2-core development box (a parallel build running),
+//! release mode, `cargo bench --bench step_lcp -- enumerate`: per case 1000
+//! steps (20 random problems with coupled contacts and `μ ∈ [2, 4)`, 50
+//! steps each with `h` = the problem's default step times `U[0.2, 2)`,
+//! `p ~ U[0, 1)`, velocities `v⁻` or random), mean time per step (criterion's
+//! estimate; the spread of the estimate is a few percent). "Fixes" counts
+//! search nodes plus forward-checking probes. Costs per step are heavy-tailed:
+//! an earlier measurement (fastest of three runs per step) put the median at
+//! 2.6 µs, 35 µs, 25 µs, 125 µs and 0.76 ms for the five cases and the worst
+//! steps at 9.5 µs, 2.4 ms, 0.24 ms, 86 ms and 60 ms, before the
+//! implementation speed-ups of issue 6 (same search, same nodes).
 //!
-//! | case | `N` | median | mean | worst | fixes/step |
-//! |---|---|---|---|---|---|
-//! | 2 planar contacts (compass-gait size, `n = 4`) | 10 | 2.6 µs | 3.2 µs | 9.5 µs | 7 |
-//! | 5 planar contacts (disk-stack size, `n = 9`; `7⁵ = 16807` tuples) | 25 | 35 µs | 129 µs | 2.4 ms | 322 |
-//! | 2 spatial contacts, `d = 8` (`n = 6`; `35² = 1225` tuples) | 22 | 25 µs | 42 µs | 0.24 ms | 68 |
-//! | 4 spatial contacts, `d = 8` (`n = 12`; `35⁴ ≈ 1.5·10⁶` tuples) | 44 | 125 µs | 4.4 ms | 86 ms | 6828 |
-//! | 4 spatial contacts on one body, `d = 8` (`n = 6`, `W` of rank 6) | 44 | 0.76 ms | 6.8 ms | 60 ms | 12091 |
+//! | case | `N` | mean per step | fixes/step |
+//! |---|---|---|---|
+//! | 2 planar contacts (compass-gait size, `n = 4`) | 10 | 2.2 µs | 7 |
+//! | 5 planar contacts (disk-stack size, `n = 9`; `7⁵ = 16807` tuples) | 25 | 111 µs | 322 |
+//! | 2 spatial contacts, `d = 8` (`n = 6`; `35² = 1225` tuples) | 22 | 23 µs | 68 |
+//! | 4 spatial contacts, `d = 8` (`n = 12`; `35⁴ ≈ 1.5·10⁶` tuples) | 44 | 2.8 ms | 6828 |
+//! | 4 spatial contacts on one body, `d = 8` (`n = 6`, `W` of rank 6) | 44 | 4.5 ms | 12091 |
 //!
-//! With the default budget, 10 of the 1000 four-contact spatial steps and 46
-//! of the 1000 single-body ones (none of the others) were cut short and
-//! completed by Lemke (below); a fix costs about a microsecond there. Exact
-//! enumeration is affordable up to about three spatial or five planar
-//! contacts; beyond, expect the fallback on a few percent of steps.
+//! (Before those speed-ups, same bench and conditions: 3.0 µs, 127 µs,
+//! 42 µs, 4.1 ms, 6.8 ms.) With the default budget, 10 of the 1000
+//! four-contact spatial steps and 46 of the 1000 single-body ones (none of
+//! the others) were cut short and completed by Lemke (below); a fix costs
+//! about 0.4 µs there. Exact enumeration is affordable up to about three
+//! spatial or five planar contacts; beyond, expect the fallback on a few
+//! percent of steps.
 //!
 //! The search stops after [`EnumeratorOptions::node_budget`] mode nodes; the
 //! enumeration is then *not exhaustive*: the solutions found so far are
@@ -141,7 +154,7 @@ use search::{Reduced, StepData};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnumeratorOptions {
     /// Mode fixes (search nodes and forward-checking probes: one contact's
-    /// mode fixed on a partial tuple, about a microsecond each) the search may
+    /// mode fixed on a partial tuple, under a microsecond each) the search may
     /// make before it gives up being exhaustive. Default `100_000`.
     pub node_budget: usize,
     /// Lemke solves with pseudo-random covering vectors that complete a
@@ -215,6 +228,8 @@ pub struct StepEnumerator {
     count: usize,
     exhaustive: bool,
     nodes: usize,
+    /// `(velocity, impulse, normal impulse)` scales of the step being enumerated.
+    scales: (f64, f64, f64),
     lemke: LemkeWorkspace,
 }
 
@@ -226,7 +241,6 @@ struct Scratch {
     tableaux: Vec<f64>,
     eq: Vec<f64>,
     r: Vec<f64>,
-    coef: Vec<f64>,
     /// Modes still admissible at each search depth `l` (level 0: after the
     /// root filter): contact `i`'s are
     /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
@@ -238,6 +252,11 @@ struct Scratch {
     hull: Vec<u64>,
     /// A tableau for forward checking.
     probe: Vec<f64>,
+    /// The root tableau with contact 0 fixed in each of its modes (by the
+    /// root filter, reused by the search's first level), and whether that
+    /// mode's block was regular.
+    first_level: Vec<f64>,
+    first_level_fixed: Vec<bool>,
     /// The hulls of the node being forward-checked.
     node_hull: Vec<u64>,
     next_hull: Vec<u64>,
@@ -316,18 +335,20 @@ impl StepEnumerator {
             singular: 1e-11 * w_max.max(f64::MIN_POSITIVE),
         };
         let size = ops.layout().size();
+        let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
         let scratch = Scratch {
             u: vec![0.0; dim],
             caps: vec![0.0; m],
             tableaux: vec![0.0; (m + 1) * reduced.tableau_len()],
             eq: vec![0.0; 3 * reduced.stride()],
             r: vec![0.0; 9],
-            coef: vec![0.0; reduced.stride()],
             allowed: vec![0; (m + 1) * m * max_modes],
             allowed_count: vec![0; (m + 1) * m],
             max_modes,
             hull: vec![u64::MAX; (m + 1) * m],
             probe: vec![0.0; reduced.tableau_len()],
+            first_level: vec![0.0; first_modes * reduced.tableau_len()],
+            first_level_fixed: vec![false; first_modes],
             node_hull: vec![0; m],
             next_hull: vec![u64::MAX; m],
             choice: vec![0; m],
@@ -356,6 +377,7 @@ impl StepEnumerator {
             count: 0,
             exhaustive: true,
             nodes: 0,
+            scales: (0.0, 0.0, 0.0),
             lemke: LemkeWorkspace::new(size),
         }
     }
@@ -385,6 +407,7 @@ impl StepEnumerator {
                     (0..d).map(|k| self.tangent_recovery[k][a] * b[2 * m + i * d + k]).sum();
             }
         }
+        self.scales = self.step_scales(&self.scratch.u, &self.scratch.caps);
         let scratch = std::mem::replace(&mut self.scratch, empty_scratch());
         let mut scratch = scratch;
         self.search(ops, &mut scratch);
@@ -438,12 +461,19 @@ impl StepEnumerator {
 
     /// The step's data and scales (see the module docs, Tolerances).
     fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64], hull: &'a [u64]) -> StepData<'a> {
+        let (velocity_scale, impulse_scale, normal_scale) = self.scales;
+        StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale }
+    }
+
+    /// `(velocity scale, impulse scale, normal impulse scale)` of the step
+    /// `(u, caps)`: computed once per enumeration, read by
+    /// [`step_data`](Self::step_data).
+    fn step_scales(&self, u: &[f64], caps: &[f64]) -> (f64, f64, f64) {
         let red = &self.reduced;
         let impulse_scale = (0..red.m).map(|i| caps[i].abs() * (1.0 + red.friction[i])).fold(0.0f64, f64::max);
         let normal_scale = caps.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let u_max = u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let velocity_scale = u_max.max(red.s as f64 * red.w_max * impulse_scale);
-        StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale }
+        (u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale, normal_scale)
     }
 
     /// Appends `(z, Δv)` unless an equal `Δv` is already kept (`normal_scale`:
@@ -472,12 +502,13 @@ fn empty_scratch() -> Scratch {
         tableaux: Vec::new(),
         eq: Vec::new(),
         r: Vec::new(),
-        coef: Vec::new(),
         allowed: Vec::new(),
         allowed_count: Vec::new(),
         max_modes: 0,
         hull: Vec::new(),
         probe: Vec::new(),
+        first_level: Vec::new(),
+        first_level_fixed: Vec::new(),
         node_hull: Vec::new(),
         next_hull: Vec::new(),
         choice: Vec::new(),

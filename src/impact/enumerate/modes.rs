@@ -56,6 +56,43 @@ pub(crate) struct Inequality {
     pub ax: [f64; 3],
     pub au: [f64; 3],
     pub a0: f64,
+    /// `‖a_u‖₁`, the velocity weight of the inequality's slack.
+    pub au_norm: f64,
+    /// `|a_x[1]| + |a_x[2]|`, its (tangential) impulse weight.
+    pub tangent_norm: f64,
+    /// `|a_x[0]| + |a₀|`, its normal impulse weight.
+    pub normal_norm: f64,
+    /// The nonzero coefficients of `a_x` and `a_u` on the contact's `s`
+    /// coordinates, in the order coordinate by coordinate, `a_x` before
+    /// `a_u`: `(a, c)` for `a_x[c]`, `(a, s + c)` for `a_u[c]`. The first
+    /// [`term_count`](Self::term_count) are used.
+    pub terms: [(f64, usize); 6],
+    pub term_count: usize,
+}
+
+impl Inequality {
+    fn new(ax: [f64; 3], au: [f64; 3], a0: f64, s: usize) -> Self {
+        let l1 = |a: &[f64; 3]| a.iter().map(|x| x.abs()).sum::<f64>();
+        let mut terms = [(0.0, 0); 6];
+        let mut term_count = 0;
+        for c in 0..s {
+            for (a, index) in [(ax[c], c), (au[c], s + c)] {
+                if a != 0.0 {
+                    terms[term_count] = (a, index);
+                    term_count += 1;
+                }
+            }
+        }
+        let tangent_norm = ax[1..].iter().map(|x| x.abs()).sum::<f64>();
+        let normal_norm = ax[0].abs() + a0.abs();
+        Inequality { ax, au, a0, au_norm: l1(&au), tangent_norm, normal_norm, terms, term_count }
+    }
+
+    /// The terms of [`terms`](Self::terms) in use.
+    #[inline]
+    pub fn terms(&self) -> &[(f64, usize)] {
+        &self.terms[..self.term_count]
+    }
 }
 
 /// One mode of one contact (see the module docs).
@@ -150,7 +187,7 @@ impl ModeTable {
     ) {
         let d = directions.len();
         let first = self.inequalities.len();
-        let mut ineq = |ax: [f64; 3], au: [f64; 3], a0: f64| self.inequalities.push(Inequality { ax, au, a0 });
+        let mut ineq = |ax: [f64; 3], au: [f64; 3], a0: f64| self.inequalities.push(Inequality::new(ax, au, a0, 1 + t));
         let mut mode = Mode {
             normal,
             tangential,

@@ -72,10 +72,11 @@ impl StepData<'_> {
     /// The absolute slack of `ineq` for relative tolerance `rel`: each term
     /// weighted by the scale of what it multiplies (`u⁺`: velocity; `λn` and
     /// `h p`: normal impulse; `f`: impulse).
+    #[inline]
     pub fn slack(&self, ineq: &Inequality, rel: f64) -> f64 {
-        let l1 = |a: &[f64]| a.iter().map(|x| x.abs()).sum::<f64>();
-        let normal = ineq.ax[0].abs() + ineq.a0.abs();
-        rel * (l1(&ineq.au) * self.velocity_scale + l1(&ineq.ax[1..]) * self.impulse_scale + normal * self.normal_scale)
+        rel * (ineq.au_norm * self.velocity_scale
+            + ineq.tangent_norm * self.impulse_scale
+            + ineq.normal_norm * self.normal_scale)
     }
 }
 
@@ -118,22 +119,33 @@ impl Reduced {
         eq: &mut [f64],
         r: &mut [f64],
     ) -> bool {
-        let (dim, st, s, q) = (self.dim, self.stride(), self.s, mode.params);
+        // Compiled per number of reduced coordinates, so the substitution
+        // unrolls.
+        match self.s {
+            2 => self.fix_s::<2>(tab, from, i, mode, cap, eq, r),
+            3 => self.fix_s::<3>(tab, from, i, mode, cap, eq, r),
+            s => unreachable!("{s} reduced coordinates per contact"),
+        }
+    }
+
+    /// [`fix`](Self::fix) for `s = S`.
+    #[allow(clippy::too_many_arguments)]
+    fn fix_s<const S: usize>(
+        &self,
+        tab: &mut [f64],
+        from: usize,
+        i: usize,
+        mode: &Mode,
+        cap: f64,
+        eq: &mut [f64],
+        r: &mut [f64],
+    ) -> bool {
+        let (dim, st, s, q) = (self.dim, self.stride(), S, mode.params);
         let l0 = i * s;
         for row in tab[..self.tableau_len()].chunks_exact_mut(st) {
-            let mut shift = 0.0;
-            let mut y = [0.0; 3];
-            for c in 0..s {
-                let a = row[l0 + c];
-                if a != 0.0 {
-                    shift += a * mode.offset[c];
-                    for (yk, g) in y.iter_mut().zip(&mode.basis).take(q) {
-                        *yk += a * g[c];
-                    }
-                }
-            }
-            row[dim] += cap * shift;
-            for c in 0..s {
+            let (konst, y) = substitute::<S>(&row[l0..l0 + S], row[dim], mode, cap);
+            row[dim] = konst;
+            for c in 0..S {
                 row[l0 + c] = if c < q { y[c] } else { 0.0 };
             }
         }
@@ -177,6 +189,84 @@ impl Reduced {
         true
     }
 
+    /// [`fix`](Self::fix) for the last contact when no contact is deferred
+    /// (`i = m − 1`, nothing left free): writes only the constant column, the
+    /// one read afterwards (the leaf's `x` and the bounds of
+    /// [`may_hold`](Self::may_hold) with nothing free). The columns of the
+    /// elimination are independent (pivots are chosen on `R` alone), so every
+    /// constant equals the one [`fix`](Self::fix) computes, bit for bit; the
+    /// other columns of `dst` are not written. Reads the tableau `src`,
+    /// writes the constants of `dst` (`false`: singular, `dst` unusable).
+    /// `r` needs 9 entries.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fix_constants(&self, src: &[f64], dst: &mut [f64], i: usize, mode: &Mode, cap: f64, r: &mut [f64]) -> bool {
+        debug_assert_eq!((i + 1) * self.s, self.dim, "only the last contact");
+        // Compiled per number of reduced coordinates, so the per-row loops unroll.
+        match self.s {
+            2 => self.fix_constants_s::<2>(src, dst, mode, cap, r),
+            3 => self.fix_constants_s::<3>(src, dst, mode, cap, r),
+            s => unreachable!("{s} reduced coordinates per contact"),
+        }
+    }
+
+    /// [`fix_constants`](Self::fix_constants) for `s = S`: the last contact's
+    /// columns and the constant are the last `S + 1` entries of each row.
+    fn fix_constants_s<const S: usize>(
+        &self,
+        src: &[f64],
+        dst: &mut [f64],
+        mode: &Mode,
+        cap: f64,
+        r: &mut [f64],
+    ) -> bool {
+        let (dim, st, q) = (self.dim, self.stride(), mode.params);
+        let len = self.tableau_len();
+        let (src, dst) = (&src[..len], &mut dst[..len]);
+        let tail = dim - S;
+        if q == 0 {
+            for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
+                out[dim] = substitute::<S>(&row[tail..dim], row[dim], mode, cap).0;
+            }
+            return true;
+        }
+        // The equations C u⁺_i = 0 on contact i's columns and the constant.
+        let mut own = [(0.0, [0.0; 3]); 3];
+        for (c, o) in own.iter_mut().enumerate().take(S) {
+            let row = &src[(dim + tail + c) * st..(dim + tail + c + 1) * st];
+            *o = substitute::<S>(&row[tail..dim], row[dim], mode, cap);
+        }
+        let mut rhs = [0.0; 3];
+        for k in 0..q {
+            let (mut e, mut e_const) = ([0.0; 3], 0.0);
+            for (c, &(konst, y)) in own.iter().enumerate().take(S) {
+                let ck = mode.rows[k][c];
+                if ck != 0.0 {
+                    for kk in 0..q {
+                        e[kk] -= ck * y[kk];
+                    }
+                    e_const -= ck * konst;
+                }
+            }
+            for kk in 0..q {
+                r[k * q + kk] = -e[kk];
+            }
+            rhs[k] = e_const;
+        }
+        if !solve_in_place(r, q, &mut rhs, 1, self.singular) {
+            return false;
+        }
+        for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
+            let (mut konst, y) = substitute::<S>(&row[tail..dim], row[dim], mode, cap);
+            for (&yk, &e) in y.iter().zip(&rhs).take(q) {
+                if yk != 0.0 {
+                    konst += yk * e;
+                }
+            }
+            out[dim] = konst;
+        }
+        true
+    }
+
     /// The largest value of `aᵀ x_j` over the hull of the vertices `hull`
     /// of `S_j` (see the module docs and [`Mode::vertices`]).
     fn max_over_hull(&self, j: usize, a: &[f64], cap: f64, hull: u64) -> f64 {
@@ -194,38 +284,33 @@ impl Reduced {
     /// Whether every inequality of contact `i` (fixed in `mode` on `tab`) can
     /// still hold for some free impulses `x_j ∈ S_j` (restricted to the hull
     /// [`StepData::hull`]), `j` in the bit set
-    /// `free`, within `rel` (see [`StepData::slack`]). `coef` needs `D + 1`
-    /// entries; columns before `from` are zero (and no free contact lives
-    /// there).
-    #[allow(clippy::too_many_arguments)]
-    pub fn may_hold(
-        &self,
-        tab: &[f64],
-        from: usize,
-        i: usize,
-        mode: &Mode,
-        free: u64,
-        step: &StepData,
-        rel: f64,
-        coef: &mut [f64],
-    ) -> bool {
+    /// `free`, within `rel` (see [`StepData::slack`]). Only the constant
+    /// column and the free contacts' columns of the inequality's rows are
+    /// read.
+    pub fn may_hold(&self, tab: &[f64], i: usize, mode: &Mode, free: u64, step: &StepData, rel: f64) -> bool {
         let (dim, st, s) = (self.dim, self.stride(), self.s);
+        let free = free & low_bits(self.m);
         for ineq in self.table.inequalities_of(mode) {
-            let coef = &mut coef[..st];
-            coef[from..].iter_mut().for_each(|v| *v = 0.0);
-            for c in 0..s {
-                for (a, row) in [(ineq.ax[c], i * s + c), (ineq.au[c], dim + i * s + c)] {
-                    if a != 0.0 {
-                        let trow = &tab[row * st + from..(row + 1) * st];
-                        coef[from..].iter_mut().zip(trow).for_each(|(v, t)| *v += a * t);
-                    }
+            // Column `col` of the combination of tableau rows (x_i then u⁺_i
+            // per coordinate): only the constant and the free contacts'
+            // columns are read.
+            let (x_rows, u_rows) = (i * s * st, (dim + i * s - s) * st);
+            let column = |col: usize| {
+                ineq.terms().iter().fold(0.0, |v, &(a, index)| {
+                    let row = if index < s { x_rows + index * st } else { u_rows + index * st };
+                    v + a * tab[row + col]
+                })
+            };
+            let mut upper = column(dim) + ineq.a0 * step.caps[i];
+            let mut rest = free;
+            while rest != 0 {
+                let j = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let mut a = [0.0; 3];
+                for (c, v) in a.iter_mut().enumerate().take(s) {
+                    *v = column(j * s + c);
                 }
-            }
-            let mut upper = coef[dim] + ineq.a0 * step.caps[i];
-            for j in 0..self.m {
-                if free & (1 << j) != 0 {
-                    upper += self.max_over_hull(j, &coef[j * s..(j + 1) * s], step.caps[j], step.hull[j]);
-                }
+                upper += self.max_over_hull(j, &a, step.caps[j], step.hull[j]);
             }
             if upper < -step.slack(ineq, rel) {
                 return false;
@@ -348,4 +433,29 @@ impl Reduced {
             })
         })
     }
+}
+
+/// The bit set `{0, …, k − 1}`.
+fn low_bits(k: usize) -> u64 {
+    if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
+}
+
+/// The substitution `x_i = cap x₀ + G y` on one row, given its `S` entries
+/// in contact `i`'s columns and its constant: the row's new constant
+/// `konst + cap · (row_i · x₀)` and the coefficients of `y`.
+#[inline(always)]
+fn substitute<const S: usize>(row: &[f64], konst: f64, mode: &Mode, cap: f64) -> (f64, [f64; 3]) {
+    let q = mode.params;
+    let mut shift = 0.0;
+    let mut y = [0.0; 3];
+    for c in 0..S {
+        let a = row[c];
+        if a != 0.0 {
+            shift += a * mode.offset[c];
+            for (yk, g) in y.iter_mut().zip(&mode.basis).take(q) {
+                *yk += a * g[c];
+            }
+        }
+    }
+    (konst + cap * shift, y)
 }

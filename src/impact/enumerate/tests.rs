@@ -351,56 +351,6 @@ fn order_is_deterministic_and_budget_exhaustion_is_reported() {
     }
 }
 
-/// Release-mode timing of one step, printed (not asserted):
-/// `cargo test --release --lib impact::enumerate::tests::timing -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn timing() {
-    let cases = [
-        ("2 planar contacts (compass-gait size)", 4, 2, None, true),
-        ("5 planar contacts (disk-stack size)", 9, 5, None, true),
-        ("2 spatial contacts, d = 8", 6, 2, Some(8), true),
-        ("4 spatial contacts, d = 8", 12, 4, Some(8), true),
-        ("4 spatial contacts on one body (singular W), d = 8", 6, 4, Some(8), true),
-    ];
-    for (name, n, m, spatial, coupled) in cases {
-        let mut rng = ChaCha8Rng::seed_from_u64(12);
-        let (mut total, mut steps, mut nodes, mut sols, mut worst, mut inexhaustive) = (0.0, 0, 0, 0, 0.0f64, 0);
-        let mut times = Vec::new();
-        for _ in 0..20 {
-            let problem = random_problem(&mut rng, n, m, spatial, coupled);
-            let ops = problem.operators();
-            let mut e = StepEnumerator::new(ops);
-            for _ in 0..50 {
-                let b = random_b(&mut rng, &problem);
-                // The fastest of three runs: the dev box is shared.
-                let (mut t, mut count) = (f64::INFINITY, 0);
-                for _ in 0..3 {
-                    let start = std::time::Instant::now();
-                    count = e.enumerate(ops, &b);
-                    t = t.min(start.elapsed().as_secs_f64());
-                }
-                total += t;
-                worst = worst.max(t);
-                steps += 1;
-                nodes += e.nodes();
-                times.push(t);
-                sols += count;
-                inexhaustive += usize::from(!e.exhaustive());
-            }
-        }
-        times.sort_by(f64::total_cmp);
-        println!(
-            "{name}: median {:.1} µs/step, mean {:.1} µs, worst {:.1} µs, {:.0} nodes/step, {:.2} solutions/step, {inexhaustive} of {steps} not exhaustive",
-            1e6 * times[times.len() / 2],
-            1e6 * total / steps as f64,
-            1e6 * worst,
-            nodes as f64 / steps as f64,
-            sols as f64 / steps as f64
-        );
-    }
-}
-
 /// More reduced contact rows than velocities (`W` singular, like a box on a
 /// table): solution sets can be segments, represented by their vertices; every
 /// Lemke solution (a vertex) must be among them.
