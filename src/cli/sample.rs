@@ -18,7 +18,7 @@ use impactset::impact::ImpactOutcome;
 use impactset::io::{SampleWriter, Summary, write_json};
 use impactset::plot::{Marker, SetPlotOptions, first_trajectories, plot_post_impact_set};
 use impactset::sampling::sample_trajectory;
-use impactset::sampling::{DEFAULT_CHUNK, SetTally, chunk_ranges};
+use impactset::sampling::{DEFAULT_CHUNK, SetTally, chunks};
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set_with_progress};
 use serde::Serialize;
 use std::cell::OnceCell;
@@ -319,12 +319,7 @@ impl Engine {
         sink: &mut dyn FnMut(SampleSet) -> Result<()>,
     ) -> Result<f64> {
         let mut elapsed = 0.0;
-        for range in chunk_ranges(options.samples, chunk) {
-            let part = SamplerOptions {
-                samples: range.len(),
-                first_index: options.first_index.wrapping_add(range.start as u64),
-                ..options.clone()
-            };
+        for part in chunks(options, chunk) {
             let start = Instant::now();
             let chunk = match self {
                 Engine::Cpu => sample_set_with_progress(problem, &part, progress),

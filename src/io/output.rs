@@ -193,11 +193,3 @@ pub struct Summary {
     /// Index of the first sample.
     pub first_index: u64,
 }
-
-impl Summary {
-    /// The counts of a sample set; the caller fills the run's settings.
-    pub fn counts(set: &SampleSet) -> (usize, usize, usize, usize, usize) {
-        let terminated = set.samples.iter().filter(|s| s.terminated).count();
-        (set.samples.len(), set.accepted_count(), terminated, set.rejected_unterminated(), set.rejected_residual())
-    }
-}

@@ -8,6 +8,4 @@ pub mod stream;
 
 pub use options::SamplerOptions;
 pub use sample::{Sample, StepRecord, Trajectory, sample_one, sample_trajectory};
-pub use set::{
-    DEFAULT_CHUNK, SampleSet, SetTally, chunk_ranges, sample_set, sample_set_chunks, sample_set_with_progress,
-};
+pub use set::{DEFAULT_CHUNK, SampleSet, SetTally, chunks, sample_set, sample_set_chunks, sample_set_with_progress};

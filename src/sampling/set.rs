@@ -163,21 +163,25 @@ pub fn sample_set_chunks<E>(
     progress: &(dyn Fn(usize) + Sync),
     sink: &mut dyn FnMut(SampleSet) -> Result<(), E>,
 ) -> Result<(), E> {
-    for range in chunk_ranges(options.samples, chunk) {
-        let part = SamplerOptions {
-            samples: range.len(),
-            first_index: options.first_index.wrapping_add(range.start as u64),
-            ..options.clone()
-        };
+    for part in chunks(options, chunk) {
         sink(sample_set_with_progress(problem, &part, progress))?;
     }
     Ok(())
 }
 
-/// `0 .. total` in consecutive ranges of at most `chunk` (at least 1).
-pub fn chunk_ranges(total: usize, chunk: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+/// The run `options` as consecutive runs of at most `chunk` samples (at
+/// least 1) with the same seed and settings: together they are the same
+/// samples, whatever the backend.
+pub fn chunks(options: &SamplerOptions, chunk: usize) -> impl Iterator<Item = SamplerOptions> + '_ {
     let chunk = chunk.max(1);
-    (0..total.div_ceil(chunk)).map(move |c| c * chunk..((c + 1) * chunk).min(total))
+    (0..options.samples.div_ceil(chunk)).map(move |c| {
+        let start = c * chunk;
+        SamplerOptions {
+            samples: chunk.min(options.samples - start),
+            first_index: options.first_index.wrapping_add(start as u64),
+            ..options.clone()
+        }
+    })
 }
 
 /// Algorithm 2 (model.md §5): samples `first_index .. first_index + samples`
