@@ -1,0 +1,68 @@
+//! `impactset modes`: how often each joint contact mode occurs.
+
+use anyhow::Result;
+use clap::Args;
+use serde::Serialize;
+
+use super::{options, source};
+use impactset::analysis::{ModeHistogram, ModeOptions, mode_histogram};
+use impactset::{Selection, sample_set};
+
+/// Arguments of `impactset modes`.
+#[derive(Args, Debug)]
+pub struct ModesArgs {
+    /// Problem file (JSON or TOML) or built-in scene id.
+    problem: String,
+    /// Number of samples [default: the problem's, else 4096].
+    #[arg(long, short = 'n')]
+    samples: Option<usize>,
+    /// Run seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Which solution of each step LCP a sample follows.
+    #[arg(long, value_parser = options::selection_parser(), default_value = "all")]
+    selection: Selection,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct ModesView {
+    problem: String,
+    samples: usize,
+    accepted: usize,
+    seed: u64,
+    selection: &'static str,
+    histogram: ModeHistogram,
+}
+
+/// Runs `impactset modes`.
+pub fn run(args: ModesArgs) -> Result<()> {
+    let spec = source::load(&args.problem)?;
+    let samples = args.samples.or(spec.samples).unwrap_or(4096);
+    let sampler = options::sampler_options(&spec, samples, 0, args.seed, args.selection)?;
+    let set = sample_set(&spec.problem, &sampler);
+    let view = ModesView {
+        problem: spec.name.clone(),
+        samples,
+        accepted: set.accepted_count(),
+        seed: args.seed,
+        selection: args.selection.name(),
+        histogram: mode_histogram(&spec.problem, &set, &ModeOptions::default()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+        return Ok(());
+    }
+    println!(
+        "{}: {} of {} samples accepted (selection {}, seed {})",
+        view.problem, view.accepted, view.samples, view.selection, view.seed
+    );
+    if view.accepted == 0 {
+        println!("no accepted outcome: no mode histogram");
+    } else {
+        print!("{}", view.histogram);
+    }
+    Ok(())
+}

@@ -1,0 +1,46 @@
+//! Sampler options shared by the commands that sample on their own
+//! (`modes`, `figures`), built the way `impactset sample` builds them.
+
+use anyhow::Result;
+
+use super::InputError;
+use impactset::gpu::Precision;
+use impactset::io::ProblemSpec;
+use impactset::{SamplerOptions, Selection};
+
+/// The options for `samples` samples of `spec` from `first_index`, with the
+/// problem's step size and step cap (else the sampler's defaults).
+pub fn sampler_options(
+    spec: &ProblemSpec,
+    samples: usize,
+    first_index: u64,
+    seed: u64,
+    selection: Selection,
+) -> Result<SamplerOptions> {
+    if samples == 0 {
+        return Err(InputError("--samples 0: must be at least 1".into()).into());
+    }
+    Ok(SamplerOptions {
+        samples,
+        first_index,
+        step_size: Some(spec.step_size.unwrap_or_else(|| spec.problem.default_step_size())),
+        steps: spec.steps.unwrap_or(10),
+        seed,
+        selection,
+        ..SamplerOptions::default()
+    })
+}
+
+/// `--selection`: the library's rule names, with one line of help each.
+pub fn selection_parser() -> impl clap::builder::TypedValueParser<Value = Selection> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Selection::ALL.map(|rule| PossibleValue::new(rule.name()).help(rule.summary())))
+        .map(|name| name.parse::<Selection>().expect("clap admits only the possible values"))
+}
+
+/// `--precision`: `f32` or `f64`, with one line of help each.
+pub fn precision_parser() -> impl clap::builder::TypedValueParser<Value = Precision> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Precision::ALL.map(|p| PossibleValue::new(p.name()).help(p.summary())))
+        .map(|name| name.parse::<Precision>().expect("clap admits only the possible values"))
+}

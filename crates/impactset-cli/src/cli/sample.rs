@@ -1,0 +1,398 @@
+//! `impactset sample`: Algorithm 2 on a problem file or scene.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{InputError, options, source};
+use impactset::analysis::{
+    BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, ModeTally, baseline_distances,
+    baseline_outcomes, held_out_certificate, velocity_norm,
+};
+use impactset::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision, sample_set_gpu_with};
+use impactset::impact::ImpactOutcome;
+use impactset::io::{SampleWriter, Summary, write_json};
+use impactset::plot::{Marker, SetPlotOptions, plot_post_impact_set};
+use impactset::sampling::{DEFAULT_CHUNK, SetTally, chunks};
+use impactset::sampling::{first_trajectories, sample_trajectory};
+use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set_with_progress};
+use serde::Serialize;
+use std::cell::OnceCell;
+
+/// Where Algorithm 2 runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// The f64 CPU reference, on all cores (rayon).
+    Cpu,
+    /// The WGSL compute shaders (wgpu, Vulkan).
+    Gpu,
+    /// The GPU when an adapter exists and runs the selection rule on this
+    /// problem (`all`: at most three contacts), else the CPU; the summary
+    /// says which ran and why.
+    Auto,
+}
+
+/// Arguments of `impactset sample`.
+#[derive(Args, Debug)]
+pub struct SampleArgs {
+    /// Problem file (JSON or TOML) or built-in scene id.
+    problem: String,
+    /// Number of samples [default: the problem's, else 4096].
+    #[arg(long, short = 'n')]
+    samples: Option<usize>,
+    /// Step cap K [default: the problem's, else 10].
+    #[arg(long)]
+    steps: Option<usize>,
+    /// Impulse step h [default: the problem's, else half the largest single-contact plastic impulse].
+    #[arg(long)]
+    step_size: Option<f64>,
+    /// Run seed: with the problem and parameters it fixes every sample.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Index of the first sample (to split a run into shards).
+    #[arg(long, default_value_t = 0)]
+    first_index: u64,
+    /// Worker threads [default: all cores]; results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Which solution of each step LCP a sample follows.
+    #[arg(long, value_parser = options::selection_parser(), default_value = "all")]
+    selection: Selection,
+    /// Write samples: `.npy` (accepted v⁺, accepted × n float64) or `.csv` (every sample).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write the run summary as JSON.
+    #[arg(long)]
+    summary: Option<PathBuf>,
+    /// Print the summary as JSON on standard output instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    backend: Backend,
+    /// GPU scalar type [default: f64 where the adapter has it, else f32]; the CPU always runs f64.
+    #[arg(long, value_parser = options::precision_parser())]
+    precision: Option<Precision>,
+    /// Draw the post-impact set (contact-frame projections, trajectories, baselines): `.png` or `.svg`.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Record every step (v, p, normal impulses) of the first `--trajectory-count` samples as JSON.
+    #[arg(long)]
+    trajectories: Option<PathBuf>,
+    /// Samples recorded by `--trajectories` and drawn by `--plot`.
+    #[arg(long, default_value_t = 32)]
+    trajectory_count: usize,
+    /// Draw this many fresh samples (indices from 2⁴⁰ on) and put a held-out
+    /// ε certificate (energy norm, δ = 0.05) and the baselines' distances in
+    /// the summary.
+    #[arg(long, default_value_t = 0)]
+    heldout: usize,
+    /// Samples computed and written per chunk: memory holds one chunk (the
+    /// results do not depend on it).
+    #[arg(long, default_value_t = DEFAULT_CHUNK)]
+    chunk: usize,
+}
+
+/// The summary JSON: the run's counts and settings, the joint contact modes,
+/// the classic baselines and, with `--heldout`, the ε figures.
+#[derive(Serialize)]
+struct Report {
+    #[serde(flatten)]
+    summary: Summary,
+    modes: ModeHistogram,
+    baselines: Vec<ImpactOutcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon: Option<EpsilonFigures>,
+}
+
+/// A held-out certificate and the baselines' distances to the set.
+#[derive(Serialize)]
+struct EpsilonFigures {
+    metric: &'static str,
+    certificate: HeldOutCertificate,
+    epsilon_relative: f64,
+    baseline_distances: Vec<BaselineDistance>,
+}
+
+/// Runs `impactset sample`.
+pub fn run(args: SampleArgs) -> Result<()> {
+    let spec = source::load(&args.problem)?;
+    let problem = &spec.problem;
+    if let Some(h) = args.step_size
+        && !(h.is_finite() && h > 0.0)
+    {
+        return Err(InputError(format!("--step-size {h}: must be a positive number")).into());
+    }
+    if args.samples == Some(0) {
+        return Err(InputError("--samples 0: must be at least 1".into()).into());
+    }
+    if args.chunk == 0 {
+        return Err(InputError("--chunk 0: must be at least 1".into()).into());
+    }
+    if args.threads == Some(0) {
+        return Err(InputError("--threads 0: must be at least 1".into()).into());
+    }
+    if let Some(out) = &args.out {
+        let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !ext.eq_ignore_ascii_case("npy") && !ext.eq_ignore_ascii_case("csv") {
+            return Err(InputError(format!("--out {}: the file must end in .npy or .csv", out.display())).into());
+        }
+    }
+    let options = SamplerOptions {
+        samples: args.samples.or(spec.samples).unwrap_or(4096),
+        first_index: args.first_index,
+        step_size: Some(args.step_size.or(spec.step_size).unwrap_or_else(|| problem.default_step_size())),
+        steps: args.steps.or(spec.steps).unwrap_or(10),
+        seed: args.seed,
+        selection: args.selection,
+        threads: args.threads,
+        ..SamplerOptions::default()
+    };
+    let (engine, backend_reason) = Engine::open(problem, args.backend, args.precision, options.selection)?;
+    let bar = progress_bar(options.samples as u64);
+    // The run goes chunk by chunk and keeps only what the outputs need: the
+    // counts, the mode tally, the first chunk for the plot and, with
+    // --heldout, the accepted v⁺ (n·8 bytes per sample).
+    let mut writer = args.out.as_deref().map(|out| SampleWriter::create(out, problem.n())).transpose()?;
+    let mut tally = SetTally::default();
+    let mut mode_tally = ModeTally::new(problem, &ModeOptions::default());
+    let mut accepted = Vec::new();
+    let mut first_chunk: Option<SampleSet> = None;
+    let elapsed_s = engine.run(problem, &options, args.chunk, &|k| bar.inc(k as u64), &mut |chunk| {
+        tally.add(&chunk);
+        mode_tally.add_accepted(&chunk);
+        if let Some(writer) = &mut writer {
+            writer.write(&chunk)?;
+        }
+        if args.heldout > 0 && (args.summary.is_some() || args.json) {
+            accepted.extend(chunk.accepted_velocities());
+        }
+        if first_chunk.is_none() && args.plot.is_some() {
+            first_chunk = Some(chunk);
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    if let Some(writer) = writer {
+        writer.finish()?;
+    }
+    let mut summary = summarize(&spec.name, &tally, &options, elapsed_s);
+    summary.backend = engine.name();
+    summary.backend_reason = backend_reason;
+    summary.precision = engine.precision().to_string();
+    let modes = mode_tally.histogram();
+    // The baselines (the simultaneous enumeration takes seconds on large
+    // problems) are computed once, only if the summary or the plot needs them.
+    let baselines: OnceCell<Vec<ImpactOutcome>> = OnceCell::new();
+    let baselines = || baselines.get_or_init(|| baseline_outcomes(problem)).clone();
+    if args.summary.is_some() || args.json {
+        let epsilon = (args.heldout > 0).then(|| {
+            let fresh = SamplerOptions {
+                samples: args.heldout,
+                first_index: options.first_index + (1 << 40),
+                ..options.clone()
+            };
+            let held = impactset::sample_set(problem, &fresh);
+            let embedding = Metric::Energy.embedding(problem);
+            let net = embedding.points(&accepted);
+            let certificate = held_out_certificate(&net, &embedding.points(&held.accepted_velocities()), 0.05);
+            EpsilonFigures {
+                metric: "energy",
+                epsilon_relative: certificate.epsilon / velocity_norm(problem, &embedding),
+                baseline_distances: baseline_distances(problem, &embedding, &net, certificate.epsilon),
+                certificate,
+            }
+        });
+        let report = Report { summary: summary.clone(), modes: modes.clone(), baselines: baselines(), epsilon };
+        if let Some(path) = &args.summary {
+            write_json(path, &report)?;
+        }
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+    }
+    if let Some(path) = &args.trajectories {
+        let count = args.trajectory_count.min(options.samples) as u64;
+        let records: Vec<_> =
+            (0..count).map(|i| sample_trajectory(problem, &options, options.first_index + i)).collect();
+        write_json(path, &records)?;
+    }
+    if let Some(path) = &args.plot {
+        let set = first_chunk.unwrap_or(SampleSet { n: problem.n(), samples: Vec::new() });
+        if set.samples.len() < options.samples {
+            eprintln!("note: the plot shows the first {} of {} samples", set.samples.len(), options.samples);
+        }
+        let trajectories = first_trajectories(problem, &options, args.trajectory_count.min(options.samples));
+        let plot_options = SetPlotOptions { title: spec.name.clone(), ..SetPlotOptions::default() };
+        plot_post_impact_set(path, problem, &set, &trajectories, &markers(baselines()), &plot_options)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
+    if !args.json {
+        print_summary(&summary);
+        println!("{modes}");
+    }
+    Ok(())
+}
+
+/// Where the samples are computed, chosen once per run.
+enum Engine {
+    Cpu,
+    Gpu { context: Box<GpuContext>, precision: Precision },
+}
+
+impl Engine {
+    /// The backend for `backend` and why it was chosen (for the summary);
+    /// `auto` takes the GPU when an adapter exists and the GPU runs the
+    /// selection rule on this problem (`all`: at most
+    /// [`MAX_GPU_ALL_CONTACTS`] contacts), else the CPU, and says why on
+    /// standard error.
+    fn open(
+        problem: &ImpactProblem,
+        backend: Backend,
+        precision: Option<Precision>,
+        selection: Selection,
+    ) -> Result<(Engine, String)> {
+        if backend == Backend::Cpu {
+            if precision == Some(Precision::F32) {
+                return Err(
+                    InputError("--precision f32: the CPU backend runs in f64 only (use --backend gpu)".into()).into()
+                );
+            }
+            return Ok((Engine::Cpu, "--backend cpu".into()));
+        }
+        let m = problem.contacts().len();
+        if selection == Selection::All && backend == Backend::Auto && m > MAX_GPU_ALL_CONTACTS {
+            let reason = format!(
+                "--selection all runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
+            );
+            eprintln!("note: {reason}; running on the CPU");
+            return Ok((Engine::Cpu, reason));
+        }
+        let context = match GpuContext::new() {
+            Ok(context) => context,
+            Err(e) if backend == Backend::Auto => {
+                let reason = format!("no GPU ({e})");
+                eprintln!("note: {reason}; running on the CPU");
+                return Ok((Engine::Cpu, reason));
+            }
+            Err(e) => return Err(anyhow::anyhow!("--backend gpu: {e}")),
+        };
+        let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
+        let reason = match backend {
+            Backend::Auto if selection == Selection::All => {
+                format!("--backend auto: a GPU adapter, and {m} ≤ {MAX_GPU_ALL_CONTACTS} contacts for --selection all")
+            }
+            Backend::Auto => "--backend auto: a GPU adapter".to_string(),
+            _ => "--backend gpu".to_string(),
+        };
+        Ok((Engine::Gpu { context: Box::new(context), precision }, reason))
+    }
+
+    /// `cpu`, or `gpu (<adapter>)`.
+    fn name(&self) -> String {
+        match self {
+            Engine::Cpu => "cpu".into(),
+            Engine::Gpu { context, .. } => format!("gpu ({})", context.describe()),
+        }
+    }
+
+    fn precision(&self) -> &'static str {
+        match self {
+            Engine::Cpu => "f64",
+            Engine::Gpu { precision, .. } => precision.name(),
+        }
+    }
+
+    /// Algorithm 2 in chunks of `chunk` samples, each handed to `sink` in
+    /// index order; returns the seconds spent sampling (without the sink's
+    /// time).
+    fn run(
+        &self,
+        problem: &ImpactProblem,
+        options: &SamplerOptions,
+        chunk: usize,
+        progress: &(dyn Fn(usize) + Sync),
+        sink: &mut dyn FnMut(SampleSet) -> Result<()>,
+    ) -> Result<f64> {
+        let mut elapsed = 0.0;
+        for part in chunks(options, chunk) {
+            let start = Instant::now();
+            let chunk = match self {
+                Engine::Cpu => sample_set_with_progress(problem, &part, progress),
+                Engine::Gpu { context, precision } => {
+                    sample_set_gpu_with(context, problem, &part, *precision, &GpuRunOptions::default(), progress)
+                        .map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?
+                }
+            };
+            elapsed += start.elapsed().as_secs_f64();
+            sink(chunk)?;
+        }
+        Ok(elapsed)
+    }
+}
+
+/// Baseline outcomes as labelled figure markers.
+fn markers(outcomes: Vec<ImpactOutcome>) -> Vec<Marker> {
+    outcomes.into_iter().map(Marker::from).collect()
+}
+
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} samples ({eta})")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn summarize(name: &str, tally: &SetTally, options: &SamplerOptions, elapsed_s: f64) -> Summary {
+    Summary {
+        problem: name.to_string(),
+        samples: tally.samples,
+        accepted: tally.accepted,
+        terminated: tally.terminated,
+        rejected_unterminated: tally.rejected_unterminated(),
+        rejected_residual: tally.rejected_residual(),
+        mean_steps: tally.mean_steps(),
+        max_residual: tally.max_residual,
+        fallback_steps: tally.fallback_steps,
+        max_energy_ratio: tally.max_energy_ratio,
+        seed: options.seed,
+        selection: options.selection.name().to_string(),
+        backend: "cpu".into(),
+        backend_reason: String::new(),
+        precision: "f64".into(),
+        threads: options.threads.unwrap_or_else(rayon::current_num_threads),
+        elapsed_s,
+        step_size: options.step_size.unwrap_or(f64::NAN),
+        steps: options.steps,
+        first_index: options.first_index,
+    }
+}
+
+fn print_summary(s: &Summary) {
+    println!(
+        "{}: {} samples, selection {}, {} backend ({}, {} threads), {:.3} s",
+        s.problem, s.samples, s.selection, s.backend, s.precision, s.threads, s.elapsed_s
+    );
+    println!(
+        "  accepted {} / terminated {} / rejected: {} unterminated, {} residual",
+        s.accepted, s.terminated, s.rejected_unterminated, s.rejected_residual
+    );
+    println!(
+        "  mean LCP steps {:.3}, max residual {:.2e}, max E⁺/E⁻ {:.6}",
+        s.mean_steps, s.max_residual, s.max_energy_ratio
+    );
+    println!("  h = {}, K = {}, seed {}", s.step_size, s.steps, s.seed);
+    if !s.backend_reason.is_empty() {
+        println!("  backend: {}", s.backend_reason);
+    }
+}

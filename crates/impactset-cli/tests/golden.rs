@@ -1,0 +1,101 @@
+//! The command line's outputs are a published interface: NPY, CSV, summary
+//! and trajectory files of every built-in scene and selection rule must stay
+//! byte for byte what the reference files in `tests/golden/` hold (written by
+//! the command line before the library was split into crates; regenerate them
+//! only for a deliberate, documented change of results).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn golden() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("impactset-golden-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn impactset(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("impactset runs");
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The scene ids of `impactset scenes`.
+fn scenes() -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_impactset")).arg("scenes").output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+fn assert_same_bytes(new: &Path, reference: &Path) {
+    let a = std::fs::read(new).unwrap();
+    let b = std::fs::read(reference).unwrap_or_else(|e| panic!("{}: {e}", reference.display()));
+    assert!(a == b, "{} differs from {}", new.display(), reference.display());
+}
+
+/// A summary without the fields that measure the run rather than its results.
+fn summary_results(path: &Path) -> serde_json::Value {
+    let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    value.as_object_mut().unwrap().remove("elapsed_s");
+    value
+}
+
+#[test]
+fn sample_outputs_match_the_reference_files() {
+    let dir = scratch("sample");
+    let scenes = scenes();
+    assert_eq!(scenes.len(), 12, "{scenes:?}");
+    for scene in &scenes {
+        for rule in ["lemke", "random-lemke", "all"] {
+            let stem = format!("{scene}-{rule}");
+            let npy = dir.join(format!("{stem}.npy"));
+            let summary = dir.join(format!("{stem}.summary.json"));
+            let trajectories = dir.join(format!("{stem}.trajectories.json"));
+            impactset(&[
+                "sample",
+                scene,
+                "-n",
+                "64",
+                "--seed",
+                "7",
+                "--selection",
+                rule,
+                "--threads",
+                "2",
+                "--out",
+                npy.to_str().unwrap(),
+                "--summary",
+                summary.to_str().unwrap(),
+                "--trajectories",
+                trajectories.to_str().unwrap(),
+                "--trajectory-count",
+                "2",
+            ]);
+            assert_same_bytes(&npy, &golden().join(format!("{stem}.npy")));
+            assert_same_bytes(&trajectories, &golden().join(format!("{stem}.trajectories.json")));
+            let reference = golden().join(format!("{stem}.summary.json"));
+            assert_eq!(summary_results(&summary), summary_results(&reference), "{stem}: summary");
+        }
+        let csv = dir.join(format!("{scene}.csv"));
+        impactset(&[
+            "sample",
+            scene,
+            "-n",
+            "16",
+            "--seed",
+            "7",
+            "--selection",
+            "random-lemke",
+            "--out",
+            csv.to_str().unwrap(),
+        ]);
+        assert_same_bytes(&csv, &golden().join(format!("{scene}.csv")));
+    }
+    std::fs::remove_dir_all(dir).ok();
+}

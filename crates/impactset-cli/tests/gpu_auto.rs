@@ -1,0 +1,49 @@
+//! `--backend auto` on the command line: the GPU when the problem fits.
+
+use impactset::gpu::{GpuContext, GpuError};
+
+/// Whether a GPU adapter exists; with `IMPACTSET_REQUIRE_GPU=1` a missing
+/// adapter fails the test instead of skipping it.
+fn gpu_available() -> bool {
+    match GpuContext::new() {
+        Ok(_) => true,
+        Err(e @ (GpuError::NoAdapter | GpuError::Device(_))) => {
+            assert!(
+                std::env::var("IMPACTSET_REQUIRE_GPU").map_or(true, |v| v != "1"),
+                "IMPACTSET_REQUIRE_GPU=1 but no GPU: {e}"
+            );
+            eprintln!("notice: skipping GPU test: {e}");
+            false
+        }
+        Err(e) => panic!("GPU context: {e}"),
+    }
+}
+
+/// Runs the `impactset` binary; its JSON on standard output.
+fn impactset_json(args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_impactset"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".into()))
+        .output()
+        .expect("impactset runs");
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON on standard output")
+}
+
+#[test]
+fn cli_auto_runs_all_on_the_gpu_when_the_problem_fits() {
+    if !gpu_available() {
+        return;
+    }
+    let small =
+        impactset_json(&["sample", "box-wall", "--backend", "auto", "--selection", "all", "-n", "64", "--json"]);
+    assert!(small["backend"].as_str().unwrap().starts_with("gpu"), "{}", small["backend"]);
+    assert!(small["backend_reason"].as_str().unwrap().contains("contacts"), "{}", small["backend_reason"]);
+    let large = impactset_json(&["sample", "disk-stack", "--backend", "auto", "-n", "8", "--steps", "2", "--json"]);
+    assert_eq!(large["backend"], "cpu");
+    let reason = large["backend_reason"].as_str().unwrap();
+    assert!(reason.contains('5') && reason.contains('3'), "{reason}");
+    let compare = impactset_json(&["compare", "rocking-block", "--selection", "all", "-n", "64", "--json"]);
+    assert_eq!(compare["selection"], "all");
+    assert!(compare["agreement_fraction"].as_f64().unwrap() >= 0.99, "{compare}");
+}

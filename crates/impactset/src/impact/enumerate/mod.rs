@@ -1,0 +1,528 @@
+//! Every solution of a Routh step LCP (model.md §4, §5b), by contact-mode
+//! enumeration in reduced impulse coordinates.
+//!
+//! # The problem
+//!
+//! The step LCP `w = A_R z + b ≥ 0, z ≥ 0, zᵀw = 0`,
+//! `z = [σ; λn; λD; γ]`, `b = [h·p; Jn v; JD v; 0]`, can have several
+//! solutions with different velocity changes `Δv = M⁻¹Jᵀλ`, even segments of
+//! them. [`StepEnumerator`] returns one LCP solution per distinct `Δv`, in a
+//! fixed order.
+//!
+//! # Method
+//!
+//! `Δv` depends on `λ` only through the reduced impulses `x_i = (λn_i, f_i)`,
+//! `f_i = Σ_k λD_(i,k) d_k` the net tangential impulse, and the LCP only sees
+//! `v` through `u = (Jn v, Jt v)`; with `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ` the step is
+//! `u⁺ = u + W x`. Each contact obeys a box law in the normal direction (open,
+//! closed, capped at `h p_i`) and Coulomb's law on the linearized cone (stick,
+//! slide at a vertex of the friction polygon, in space also slide on an edge):
+//! 7 modes per planar contact, `4d + 3` per spatial one (see `modes.rs`). A
+//! choice of mode per contact fixes a square linear system; its solution, if
+//! it satisfies the mode's inequalities, is a step solution, and every
+//! isolated step solution is found this way. Singular mode systems are
+//! skipped: a segment of solutions is represented by its end points, which
+//! are solutions of neighbouring non-singular modes. The full `z` is rebuilt
+//! from `x` (`σ = −u_n⁺` when capped, `λD` the split of `f` over the one or two
+//! directions spanning it, `γ` the slip rate), so every returned `z` solves
+//! the LCP to round-off.
+//!
+//! The modes are searched depth-first over the contacts in index order (see
+//! `search.rs`): fixing a contact's mode is one rank-`q` block elimination
+//! step on an affine tableau, and a subtree is pruned as soon as some fixed
+//! contact's inequality cannot hold for any admissible impulses of the free
+//! contacts (`λn_j ∈ [0, h p_j]`, `f_j` in the friction cone, restricted to the
+//! hull of the modes still admissible for `j`). Pruning is exact: it only
+//! removes subtrees without solutions, with a margin 1000 times wider than the
+//! acceptance tolerance. Three layers use the same test:
+//!
+//! * a root filter tests every mode of every contact alone;
+//! * each search node tests all the contacts fixed so far;
+//! * with at least two contacts still free, a surviving node *forward-checks*
+//!   every admissible mode of every free contact (fixing it alone on the
+//!   node's tableau); the survivors are the subtree's domains and a contact
+//!   left without modes prunes the node.
+//!
+//! Two more exact cuts: a tuple whose mode equations outnumber `rank W`
+//! has a singular system (`rank(C W G) ≤ rank W`), so its subtree is skipped;
+//! and a contact whose mode block is singular at its turn in the elimination
+//! is *deferred*: it stays a free column of the tableau (bounded by the hull
+//! of its mode), its own inequalities are not tested, and the leaves below it
+//! are solved directly (Gaussian elimination with partial pivoting on the
+//! assembled mode system). Leaves are also re-solved that way whenever the
+//! tableau's solution leaves a mode-equation residual above tolerance, and
+//! every accepted leaf is checked on `u⁺ = u + W x` recomputed from the data.
+//!
+//! Two shortcuts change no value: the first search level copies the
+//! tableaux the root filter computed for contact 0's modes, and fixing the
+//! last contact with none deferred computes only the tableau's constants
+//! (the only column read below it; the elimination's columns are
+//! independent).
+//!
+//! # Order
+//!
+//! Mode tuples are visited in lexicographic order, contact 0 most significant;
+//! each contact's modes in the order open, closed × (stick, vertex
+//! `0..d`, edge `0..d`), capped × (the same), planar contacts having no edge
+//! modes and frictionless ones only open, closed, capped. Solutions are
+//! returned in the order of the first mode tuple producing each distinct
+//! `Δv` (a later tuple whose `Δv` matches an earlier one within the tolerance
+//! below is dropped). Pruning does not change this order, so an
+//! implementation that tries every tuple (the GPU, for up to three contacts)
+//! returns the same list, up to round-off at the tolerance boundaries.
+//!
+//! # Tolerances
+//!
+//! With `P = max_i h p_i (1 + μ_i)` (bounds every impulse coordinate),
+//! `Pn = max_i h p_i` (bounds every normal impulse) and
+//! `V = max(‖u‖∞, s · max|W| · P)` (the scale of `u⁺` over admissible `x`),
+//! pruning drops a node when an inequality `a_xᵀ x + a_uᵀ u⁺ + a₀ h p ≥ 0`,
+//! `x = (λn, f)`, is below `−10⁻⁶ (‖a_u‖₁ V + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`
+//! everywhere in the node's admissible set: each coefficient weighted by the
+//! scale of what it multiplies. A leaf is accepted in the velocity scale of
+//! its own terms, `V_x = max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · Pn)`
+//! (at most `m V`, well inside the pruning margin): a mode equation's
+//! residual up to `10⁻⁹ V_x`, an inequality down to
+//! `−10⁻⁹ (‖a_u‖₁ V_x + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`. (With `μ = 10⁵`,
+//! `P` and `V` are `10⁵` times `Pn` and the real velocities: judging `λn ≥ 0`
+//! on `P`, or `u_n⁺ ≥ 0` on `V`, accepted wrong slide solutions, and a
+//! duplicate floor on `P` merged distinct ones.) Each mode's
+//! parameter columns `G` are scaled to `max|G_(·k)| = 1`, so every column of a
+//! mode system `C W G` is at most `s · max|W|` whatever `μ`, and a pivot
+//! (after partial pivoting) at most `10⁻¹¹ · max|W|` is singular. Two velocity
+//! changes are the same when they differ by at most
+//! `10⁻⁷ max(‖Δv₁‖∞, ‖Δv₂‖∞) + 10⁻¹⁰ max|M⁻¹[Jn;Jt]ᵀ| Pn` in every entry.
+//!
+//! # Cost and fallback
+//!
+//! Measured on the shared 2-core development box (a parallel build running),
+//! release mode, `cargo bench --bench step_lcp -- enumerate`: per case 1000
+//! steps (20 random problems with coupled contacts and `μ ∈ [2, 4)`, 50
+//! steps each with `h` = the problem's default step times `U[0.2, 2)`,
+//! `p ~ U[0, 1)`, velocities `v⁻` or random), mean time per step (criterion's
+//! estimate; the spread of the estimate is a few percent). "Fixes" counts
+//! search nodes plus forward-checking probes. Costs per step are heavy-tailed:
+//! an earlier measurement (fastest of three runs per step) put the median at
+//! 2.6 µs, 35 µs, 25 µs, 125 µs and 0.76 ms for the five cases and the worst
+//! steps at 9.5 µs, 2.4 ms, 0.24 ms, 86 ms and 60 ms, before the
+//! implementation speed-ups of issue 6 (same search, same nodes).
+//!
+//! | case | `N` | mean per step | fixes/step |
+//! |---|---|---|---|
+//! | 2 planar contacts (compass-gait size, `n = 4`) | 10 | 2.2 µs | 7 |
+//! | 5 planar contacts (disk-stack size, `n = 9`; `7⁵ = 16807` tuples) | 25 | 111 µs | 322 |
+//! | 2 spatial contacts, `d = 8` (`n = 6`; `35² = 1225` tuples) | 22 | 23 µs | 68 |
+//! | 4 spatial contacts, `d = 8` (`n = 12`; `35⁴ ≈ 1.5·10⁶` tuples) | 44 | 2.8 ms | 6828 |
+//! | 4 spatial contacts on one body, `d = 8` (`n = 6`, `W` of rank 6) | 44 | 4.5 ms | 12091 |
+//!
+//! (Before those speed-ups, same bench and conditions: 3.0 µs, 127 µs,
+//! 42 µs, 4.1 ms, 6.8 ms.) With the default budget, 10 of the 1000
+//! four-contact spatial steps and 46 of the 1000 single-body ones (none of
+//! the others) were cut short and completed by Lemke (below); a fix costs
+//! about 0.4 µs there. Exact enumeration is affordable up to about three
+//! spatial or five planar contacts; beyond, expect the fallback on a few
+//! percent of steps.
+//!
+//! The search stops after [`EnumeratorOptions::node_budget`] mode nodes; the
+//! enumeration is then *not exhaustive*: the solutions found so far are
+//! completed by [`EnumeratorOptions::fallback_solves`] Lemke solves with
+//! deterministic pseudo-random covering vectors (index +1 solutions only,
+//! model.md §5b), and [`StepEnumerator::exhaustive`] returns `false`.
+//!
+//! Nothing is allocated per call once the solution buffers have grown to the
+//! largest count seen.
+
+mod depth_first;
+mod fallback;
+mod gauss;
+mod modes;
+mod rebuild;
+mod search;
+
+#[cfg(test)]
+pub(crate) mod brute_force;
+#[cfg(test)]
+mod tests;
+
+use crate::lcp::LemkeWorkspace;
+use crate::problem::ContactOperators;
+
+#[cfg(feature = "gpu")]
+pub(crate) use modes::{Normal, Tangential};
+use search::{Reduced, StepData};
+
+/// Options of [`StepEnumerator`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnumeratorOptions {
+    /// Mode fixes (search nodes and forward-checking probes: one contact's
+    /// mode fixed on a partial tuple, under a microsecond each) the search may
+    /// make before it gives up being exhaustive. Default `100_000`.
+    pub node_budget: usize,
+    /// Lemke solves with pseudo-random covering vectors that complete a
+    /// search cut short by the budget. Default `16`.
+    pub fallback_solves: usize,
+}
+
+impl Default for EnumeratorOptions {
+    fn default() -> Self {
+        EnumeratorOptions { node_budget: 100_000, fallback_solves: 16 }
+    }
+}
+
+/// Relative acceptance tolerance of inequalities and mode equations.
+pub(crate) const ACCEPT: f64 = 1e-9;
+/// Relative margin of pruning: far wider than [`ACCEPT`], so pruning never
+/// removes a tuple that would be accepted.
+pub(crate) const PRUNE: f64 = 1e-6;
+/// Singular values of `W` at most this fraction of the largest count as zero
+/// in its rank.
+const RANK_TOLERANCE: f64 = 1e-12;
+/// Most rounds of the root filter (a second round, with the hulls of the
+/// first, prunes a little more but costs more than it saves on the timed
+/// cases).
+const ROOT_ROUNDS: usize = 1;
+/// Relative tolerance of "same velocity change".
+pub(crate) const SAME_DV: f64 = 1e-7;
+
+/// Enumerates the solutions of the step LCPs of one problem: a reusable
+/// per-thread workspace (model.md §4, §5b; method, order and tolerances in the
+/// module docs).
+///
+/// ```
+/// use impactset::impact::StepEnumerator;
+/// use impactset::{Contact, ImpactProblem};
+/// use nalgebra::{dmatrix, dvector};
+///
+/// // A point mass falling onto a frictionless floor: one solution.
+/// let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.0);
+/// let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![0.0, -1.0], vec![floor])?;
+/// let ops = problem.operators();
+/// let mut e = StepEnumerator::new(ops);
+/// // b = [h p; Jn v; JD v; 0] with h p = 0.25, v = (0, −1).
+/// assert_eq!(e.enumerate(ops, &[0.25, -1.0, 0.0, 0.0, 0.0]), 1);
+/// assert!(e.exhaustive());
+/// // The cap is taken: λn = 0.25, σ = 0.75.
+/// assert!((e.solution(0)[1] - 0.25).abs() < 1e-15 && (e.solution(0)[0] - 0.75).abs() < 1e-15);
+/// # Ok::<(), impactset::ProblemError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct StepEnumerator {
+    reduced: Reduced,
+    options: EnumeratorOptions,
+    /// LCP size `N`.
+    size: usize,
+    /// Generalized velocities `n`.
+    n: usize,
+    /// Friction directions per contact.
+    d: usize,
+    /// `M⁻¹ [Jn; Jt]ᵀ`, row-major `n × D`: `Δv = B x`.
+    dv_map: Vec<f64>,
+    /// `max |B|`.
+    dv_map_max: f64,
+    /// `u_t = Σ_k r_k (JD v)_k`: the least-squares recovery of `Jt v`.
+    tangent_recovery: Vec<[f64; 2]>,
+    scratch: Scratch,
+    /// Solutions, `N` entries each.
+    solutions: Vec<f64>,
+    /// Their velocity changes, `n` entries each.
+    changes: Vec<f64>,
+    count: usize,
+    exhaustive: bool,
+    nodes: usize,
+    /// `(velocity, impulse, normal impulse)` scales of the step being enumerated.
+    scales: (f64, f64, f64),
+    lemke: LemkeWorkspace,
+}
+
+/// Buffers of one enumeration.
+#[derive(Clone, Debug)]
+struct Scratch {
+    u: Vec<f64>,
+    caps: Vec<f64>,
+    tableaux: Vec<f64>,
+    eq: Vec<f64>,
+    r: Vec<f64>,
+    /// Modes still admissible at each search depth `l` (level 0: after the
+    /// root filter): contact `i`'s are
+    /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
+    allowed: Vec<usize>,
+    allowed_count: Vec<usize>,
+    max_modes: usize,
+    /// Per level and contact, the union of [`modes::Mode::vertices`] over its
+    /// allowed modes.
+    hull: Vec<u64>,
+    /// A tableau for forward checking.
+    probe: Vec<f64>,
+    /// The root tableau with contact 0 fixed in each of its modes (by the
+    /// root filter, reused by the search's first level), and whether that
+    /// mode's block was regular.
+    first_level: Vec<f64>,
+    first_level_fixed: Vec<bool>,
+    /// The hulls of the node being forward-checked.
+    node_hull: Vec<u64>,
+    next_hull: Vec<u64>,
+    choice: Vec<usize>,
+    x: Vec<f64>,
+    up: Vec<f64>,
+    mat: Vec<f64>,
+    rhs: Vec<f64>,
+    u0: Vec<f64>,
+    z: Vec<f64>,
+    dv: Vec<f64>,
+    cover: Vec<f64>,
+}
+
+impl StepEnumerator {
+    /// An enumerator for the step LCPs of `ops`, with default options.
+    pub fn new(ops: &ContactOperators) -> Self {
+        Self::with_options(ops, EnumeratorOptions::default())
+    }
+
+    /// An enumerator for the step LCPs of `ops`.
+    pub fn with_options(ops: &ContactOperators, options: EnumeratorOptions) -> Self {
+        let (m, d, n) = (ops.m, ops.d, ops.n);
+        assert!(m <= 64, "the mode search handles at most 64 contacts");
+        let t = ops.dimension.tangents();
+        let s = 1 + t;
+        let dim = m * s;
+        // Reduced rows [Jn; Jt] grouped by contact.
+        let jr = nalgebra::DMatrix::from_fn(dim, n, |r, c| {
+            let (i, a) = (r / s, r % s);
+            if a == 0 { ops.jn[(i, c)] } else { ops.jt[(i * t + a - 1, c)] }
+        });
+        let b = &ops.mass_inv * jr.transpose();
+        let mut w = &jr * &b;
+        w = (&w + w.transpose()) * 0.5;
+        let w_rows: Vec<f64> = (0..dim * dim).map(|k| w[(k / dim, k % dim)]).collect();
+        let dv_map: Vec<f64> = (0..n * dim).map(|k| b[(k / dim, k % dim)]).collect();
+        let w_max = w_rows.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let sigma = w.clone().svd(false, false).singular_values;
+        let sigma_max = sigma.iter().fold(0.0f64, |a, &x| a.max(x));
+        let rank = sigma.iter().filter(|&&x| x > RANK_TOLERANCE * sigma_max).count();
+        // Σ_k d_k d_kᵀ (t × t) and its inverse applied to each d_k.
+        let mut g = [[0.0; 2]; 2];
+        for dk in &ops.directions {
+            for a in 0..t {
+                for c in 0..t {
+                    g[a][c] += dk[a] * dk[c];
+                }
+            }
+        }
+        let tangent_recovery = ops
+            .directions
+            .iter()
+            .map(|dk| {
+                if t == 1 {
+                    [dk[0] / g[0][0], 0.0]
+                } else {
+                    let det = g[0][0] * g[1][1] - g[0][1] * g[1][0];
+                    [(g[1][1] * dk[0] - g[0][1] * dk[1]) / det, (g[0][0] * dk[1] - g[1][0] * dk[0]) / det]
+                }
+            })
+            .collect();
+        let table = modes::ModeTable::new(t, &ops.directions, &ops.friction);
+        let max_modes = (0..m).map(|i| table.of(i).len()).max().unwrap_or(0);
+        let reduced = Reduced {
+            m,
+            t,
+            s,
+            dim,
+            w: w_rows,
+            table,
+            directions: ops.directions.clone(),
+            friction: ops.friction.clone(),
+            w_max,
+            rank,
+            singular: 1e-11 * w_max.max(f64::MIN_POSITIVE),
+        };
+        let size = ops.layout().size();
+        let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
+        let scratch = Scratch {
+            u: vec![0.0; dim],
+            caps: vec![0.0; m],
+            tableaux: vec![0.0; (m + 1) * reduced.tableau_len()],
+            eq: vec![0.0; 3 * reduced.stride()],
+            r: vec![0.0; 9],
+            allowed: vec![0; (m + 1) * m * max_modes],
+            allowed_count: vec![0; (m + 1) * m],
+            max_modes,
+            hull: vec![u64::MAX; (m + 1) * m],
+            probe: vec![0.0; reduced.tableau_len()],
+            first_level: vec![0.0; first_modes * reduced.tableau_len()],
+            first_level_fixed: vec![false; first_modes],
+            node_hull: vec![0; m],
+            next_hull: vec![u64::MAX; m],
+            choice: vec![0; m],
+            x: vec![0.0; dim],
+            up: vec![0.0; dim],
+            mat: vec![0.0; dim * dim],
+            rhs: vec![0.0; dim],
+            u0: vec![0.0; dim],
+            z: vec![0.0; size],
+            dv: vec![0.0; n],
+            cover: vec![0.0; size],
+        };
+        const RESERVED: usize = 16;
+        StepEnumerator {
+            reduced,
+            options,
+            size,
+            n,
+            d,
+            dv_map_max: dv_map.iter().fold(0.0f64, |a, x| a.max(x.abs())),
+            dv_map,
+            tangent_recovery,
+            scratch,
+            solutions: Vec::with_capacity(RESERVED * size),
+            changes: Vec::with_capacity(RESERVED * n),
+            count: 0,
+            exhaustive: true,
+            nodes: 0,
+            scales: (0.0, 0.0, 0.0),
+            lemke: LemkeWorkspace::new(size),
+        }
+    }
+
+    /// Finds every solution of `w = A_R z + b` (`A_R` =
+    /// [`ContactOperators::step_matrix`], `b = [h·p; Jn v; JD v; 0]` as built by
+    /// [`crate::impact::routh_step`]), one per distinct velocity change
+    /// `Δv = M⁻¹Jᵀλ`, in the order documented in the module docs; returns how
+    /// many. The `JD v` part of `b` must be the friction directions applied to
+    /// some tangential velocity (it is read back by least squares).
+    ///
+    /// When the search exceeds its node budget the result is completed by
+    /// Lemke solves and [`exhaustive`](Self::exhaustive) is `false`.
+    pub fn enumerate(&mut self, ops: &ContactOperators, b: &[f64]) -> usize {
+        assert_eq!(b.len(), self.size, "right-hand side of the wrong size");
+        self.solutions.clear();
+        self.changes.clear();
+        self.count = 0;
+        self.exhaustive = true;
+        self.nodes = 0;
+        let (m, s, d) = (self.reduced.m, self.reduced.s, self.d);
+        for i in 0..m {
+            self.scratch.caps[i] = b[i];
+            self.scratch.u[i * s] = b[m + i];
+            for a in 0..s - 1 {
+                self.scratch.u[i * s + 1 + a] =
+                    (0..d).map(|k| self.tangent_recovery[k][a] * b[2 * m + i * d + k]).sum();
+            }
+        }
+        self.scales = self.step_scales(&self.scratch.u, &self.scratch.caps);
+        let scratch = std::mem::replace(&mut self.scratch, empty_scratch());
+        let mut scratch = scratch;
+        self.search(ops, &mut scratch);
+        self.scratch = scratch;
+        if !self.exhaustive {
+            self.fallback(ops, b);
+        }
+        self.count
+    }
+
+    /// Solution `k` of the last enumeration: a full LCP solution `z` (`N`
+    /// entries).
+    pub fn solution(&self, k: usize) -> &[f64] {
+        &self.solutions[k * self.size..(k + 1) * self.size]
+    }
+
+    /// The velocity change `Δv = M⁻¹Jᵀλ` of solution `k` (`n` entries).
+    pub fn velocity_change(&self, k: usize) -> &[f64] {
+        &self.changes[k * self.n..(k + 1) * self.n]
+    }
+
+    /// Whether the last enumeration searched every mode (`false`: it ran out of
+    /// node budget and was completed by Lemke solves).
+    pub fn exhaustive(&self) -> bool {
+        self.exhaustive
+    }
+
+    /// Mode fixes (search nodes and forward-checking probes) the last
+    /// enumeration made.
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
+
+    /// The per-problem constants of the enumeration (`W`, its rank, the mode
+    /// table, …), for the GPU port (`src/gpu/enumerate.rs`).
+    #[cfg(feature = "gpu")]
+    pub(crate) fn reduced(&self) -> &Reduced {
+        &self.reduced
+    }
+
+    /// `B = M⁻¹ [Jn; Jt]ᵀ` (row-major `n × D`, `Δv = B x`) and `max |B|`, for
+    /// the GPU port.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn dv_map(&self) -> (&[f64], f64) {
+        (&self.dv_map, self.dv_map_max)
+    }
+
+    /// The least-squares recovery of `Jt v` from `JD v` (`r_k` per direction),
+    /// for the GPU port.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn tangent_recovery(&self) -> &[[f64; 2]] {
+        &self.tangent_recovery
+    }
+
+    /// The step's data and scales (see the module docs, Tolerances).
+    fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64], hull: &'a [u64]) -> StepData<'a> {
+        let (velocity_scale, impulse_scale, normal_scale) = self.scales;
+        StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale }
+    }
+
+    /// `(velocity scale, impulse scale, normal impulse scale)` of the step
+    /// `(u, caps)`: computed once per enumeration, read by
+    /// [`step_data`](Self::step_data).
+    fn step_scales(&self, u: &[f64], caps: &[f64]) -> (f64, f64, f64) {
+        let red = &self.reduced;
+        let impulse_scale = (0..red.m).map(|i| caps[i].abs() * (1.0 + red.friction[i])).fold(0.0f64, f64::max);
+        let normal_scale = caps.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let u_max = u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        (u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale, normal_scale)
+    }
+
+    /// Appends `(z, Δv)` unless an equal `Δv` is already kept (`normal_scale`:
+    /// `max_i h p_i`).
+    fn keep(&mut self, z: &[f64], dv: &[f64], normal_scale: f64) {
+        let n = self.n;
+        let floor = 1e-3 * SAME_DV * self.dv_map_max * normal_scale;
+        let norm = dv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let duplicate = self.changes.chunks_exact(n).any(|other| {
+            let scale = other.iter().fold(norm, |a, x| a.max(x.abs()));
+            other.iter().zip(dv).all(|(a, b)| (a - b).abs() <= SAME_DV * scale + floor)
+        });
+        if !duplicate {
+            self.solutions.extend_from_slice(z);
+            self.changes.extend_from_slice(dv);
+            self.count += 1;
+        }
+    }
+}
+
+/// A placeholder while the scratch buffers are lent out (allocates nothing).
+fn empty_scratch() -> Scratch {
+    Scratch {
+        u: Vec::new(),
+        caps: Vec::new(),
+        tableaux: Vec::new(),
+        eq: Vec::new(),
+        r: Vec::new(),
+        allowed: Vec::new(),
+        allowed_count: Vec::new(),
+        max_modes: 0,
+        hull: Vec::new(),
+        probe: Vec::new(),
+        first_level: Vec::new(),
+        first_level_fixed: Vec::new(),
+        node_hull: Vec::new(),
+        next_hull: Vec::new(),
+        choice: Vec::new(),
+        x: Vec::new(),
+        up: Vec::new(),
+        mat: Vec::new(),
+        rhs: Vec::new(),
+        u0: Vec::new(),
+        z: Vec::new(),
+        dv: Vec::new(),
+        cover: Vec::new(),
+    }
+}

@@ -1,0 +1,18 @@
+//! Impact laws: the simultaneous LCP (model.md §2), sequential resolution
+//! (§3), the discrete Routh step (§4) and the choice among step solutions (§5b).
+
+mod enumerate;
+mod routh_step;
+mod selection;
+mod sequential;
+mod simultaneous;
+
+#[cfg(feature = "gpu")]
+pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
+pub use enumerate::{EnumeratorOptions, StepEnumerator};
+pub use routh_step::{ENUMERATED_VIOLATION, StepOutcome, StepScales, StepWorkspace, routh_step, step_violation};
+pub use selection::Selection;
+pub use sequential::{MAX_ROUNDS, sequential, sequential_from};
+pub use simultaneous::{
+    ImpactOutcome, MAX_ENUMERATED_SIMULTANEOUS, SimultaneousOutcomes, SolutionMethod, simultaneous,
+};

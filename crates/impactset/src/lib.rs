@@ -1,0 +1,49 @@
+//! # impactset
+//!
+//! Every way a system's simultaneous, inelastic, frictional impacts can turn
+//! out: the set-valued Routh model of Halm & Posa, sampled by many small
+//! implicit LCP steps with random per-contact impulse caps.
+//!
+//! The modules follow the mathematics (`docs/model.md` in the repository):
+//!
+//! | model.md | module |
+//! |---|---|
+//! | §1 impact problem, friction cone | [`problem`] |
+//! | LCPs, Lemke | [`lcp`] |
+//! | §2 simultaneous, §3 sequential, §4 Routh step, §5b selection | [`impact`] |
+//! | §5 Algorithms 1 and 2, §7 random streams | [`sampling`] |
+//! | problem files and outputs | [`io`] |
+//! | §6 ε-nets, Hausdorff, contact modes | [`analysis`] |
+//! | figures (SVG/PNG) | [`plot`] |
+//!
+//! ```
+//! use impactset::{Contact, ImpactProblem, SamplerOptions, sample_set};
+//! use nalgebra::{dmatrix, dvector};
+//!
+//! // A unit point mass falling at 1 onto a frictionless floor: a single
+//! // contact, so every sample ends at the plastic-impact velocity (0, 0).
+//! let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.0);
+//! let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![0.0, -1.0], vec![floor])?;
+//! let options = SamplerOptions { samples: 64, step_size: Some(0.3), steps: 20, ..Default::default() };
+//! let set = sample_set(&problem, &options);
+//! assert_eq!(set.accepted_count(), 64);
+//! assert!(set.samples.iter().all(|s| s.v_plus.iter().all(|x| x.abs() < 1e-12)));
+//! # Ok::<(), impactset::ProblemError>(())
+//! ```
+
+pub mod analysis;
+#[cfg(feature = "gpu")]
+pub mod gpu;
+pub mod impact;
+pub mod io;
+pub mod lcp;
+#[cfg(feature = "plot")]
+pub mod plot;
+pub mod problem;
+pub mod sampling;
+pub mod scene;
+
+pub use impact::Selection;
+pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError};
+pub use sampling::{Sample, SampleSet, SamplerOptions, sample_one, sample_set, sample_set_with_progress};
+pub use scene::Scene;

@@ -1,0 +1,182 @@
+//! Algorithm 1: one sample of the post-impact set.
+
+use nalgebra::DVector;
+
+use super::SamplerOptions;
+use super::stream::{self, SampleStreams};
+use crate::ImpactProblem;
+use crate::impact::{Selection, StepScales, StepWorkspace, routh_step};
+
+/// One sample's outcome.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Sample {
+    /// The sample index (its stream number).
+    pub index: u64,
+    /// The post-impact velocity `v⁺` (the last `v` if not terminated).
+    pub v_plus: Vec<f64>,
+    /// LCP steps taken.
+    pub steps: u32,
+    /// No contact was colliding at the end.
+    pub terminated: bool,
+    /// Terminated, and every step's residual within tolerance.
+    pub accepted: bool,
+    /// The largest step-LCP residual violation (`∞` if Lemke failed).
+    pub max_residual: f64,
+    /// `½ v⁻ᵀ M v⁻`.
+    pub energy_before: f64,
+    /// `½ v⁺ᵀ M v⁺`.
+    pub energy_after: f64,
+    /// Steps where `all` selection could not enumerate exhaustively within its
+    /// budget and completed the solution list with Lemke solves (0 otherwise).
+    pub fallback_steps: u32,
+}
+
+/// One step of a recorded trajectory.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StepRecord {
+    /// The cap fractions `p` drawn for the step.
+    pub p: Vec<f64>,
+    /// The normal impulses `λn` taken.
+    pub lambda_n: Vec<f64>,
+    /// The velocity after the step.
+    pub v: Vec<f64>,
+    /// The step LCP's residual violation.
+    pub residual: f64,
+    /// Distinct velocity changes the selection rule chose among.
+    pub choices: usize,
+}
+
+/// A sample with every intermediate velocity.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Trajectory {
+    /// The outcome.
+    pub sample: Sample,
+    /// The steps, in order.
+    pub steps: Vec<StepRecord>,
+}
+
+/// Per-thread state of Algorithm 1, reused across samples.
+pub(crate) struct SampleWorkspace {
+    step: StepWorkspace,
+    v: DVector<f64>,
+    u: DVector<f64>,
+    lambda: DVector<f64>,
+    caps: Vec<f64>,
+    p: Vec<f64>,
+}
+
+impl SampleWorkspace {
+    pub(crate) fn new(problem: &ImpactProblem) -> Self {
+        let ops = problem.operators();
+        let impulses = ops.m + ops.m * ops.d;
+        SampleWorkspace {
+            step: StepWorkspace::new(ops),
+            v: DVector::zeros(ops.n),
+            u: DVector::zeros(impulses),
+            lambda: DVector::zeros(impulses),
+            caps: vec![0.0; ops.m],
+            p: vec![0.0; ops.m],
+        }
+    }
+}
+
+/// Algorithm 1 (model.md §5): sample `index` of the run.
+///
+/// `v = v⁻`; repeat: stop (terminated) when `min Jn v ≥ −ε_term`; stop (not
+/// terminated) after `K` steps; draw `p` from the cap stream, solve the step
+/// LCP under the selection rule, `v ← v + M⁻¹Jᵀλ`.
+pub fn sample_one(problem: &ImpactProblem, options: &SamplerOptions, index: u64) -> Sample {
+    let key = stream::stream_key(options.seed);
+    let mut ws = SampleWorkspace::new(problem);
+    run_sample(problem, options, &key, index, &mut ws, None)
+}
+
+/// Algorithm 1 for sample `index`, recording every step.
+pub fn sample_trajectory(problem: &ImpactProblem, options: &SamplerOptions, index: u64) -> Trajectory {
+    let key = stream::stream_key(options.seed);
+    let mut ws = SampleWorkspace::new(problem);
+    let mut steps = Vec::new();
+    let sample = run_sample(problem, options, &key, index, &mut ws, Some(&mut steps));
+    Trajectory { sample, steps }
+}
+
+pub(crate) fn run_sample(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    key: &[u8; 32],
+    index: u64,
+    ws: &mut SampleWorkspace,
+    mut record: Option<&mut Vec<StepRecord>>,
+) -> Sample {
+    let ops = problem.operators();
+    let m = ops.m;
+    let h = options.step_size_for(problem);
+    let term = -options.termination_tol * problem.velocity_scale();
+    let scales = StepScales { velocity: problem.velocity_scale(), impulse: h };
+    let mut streams = SampleStreams::new(key, index);
+    ws.v.copy_from(problem.velocity());
+    let energy_before = problem.kinetic_energy(&ws.v);
+    let mut max_residual: f64 = 0.0;
+    let mut steps = 0u32;
+    let mut fallback_steps = 0u32;
+    let terminated = loop {
+        ws.u.gemv(1.0, &ops.j, &ws.v, 0.0);
+        if ws.u.rows(0, m).min() >= term {
+            break true;
+        }
+        if steps as usize >= options.steps {
+            break false;
+        }
+        for i in 0..m {
+            ws.p[i] = stream::unit(streams.cap_word());
+            ws.caps[i] = h * ws.p[i];
+        }
+        let outcome = routh_step(
+            ops,
+            ws.u.as_slice(),
+            &ws.caps,
+            scales,
+            options.selection,
+            &mut streams,
+            &mut ws.step,
+            ws.lambda.as_mut_slice(),
+        );
+        steps += 1;
+        let Ok(outcome) = outcome else {
+            max_residual = f64::INFINITY;
+            break false;
+        };
+        max_residual = max_residual.max(outcome.residual);
+        if options.selection == Selection::All && !outcome.exhaustive {
+            fallback_steps += 1;
+        }
+        ws.v.gemv(1.0, &ops.minv_jt, &ws.lambda, 1.0);
+        if let Some(records) = record.as_mut() {
+            records.push(StepRecord {
+                p: ws.p.clone(),
+                lambda_n: ws.lambda.as_slice()[..m].to_vec(),
+                v: ws.v.as_slice().to_vec(),
+                residual: outcome.residual,
+                choices: outcome.choices,
+            });
+        }
+    };
+    let energy_after = problem.kinetic_energy(&ws.v);
+    Sample {
+        index,
+        v_plus: ws.v.as_slice().to_vec(),
+        steps,
+        terminated,
+        accepted: terminated && max_residual <= options.residual_tol,
+        max_residual,
+        energy_before,
+        energy_after,
+        fallback_steps,
+    }
+}
+
+/// The first `count` samples of a run (indices `first_index ..`) with every
+/// intermediate velocity, e.g. for a figure's "intermediate velocities" layer.
+pub fn first_trajectories(problem: &ImpactProblem, options: &SamplerOptions, count: usize) -> Vec<Trajectory> {
+    (0..count as u64).map(|i| sample_trajectory(problem, options, options.first_index + i)).collect()
+}

@@ -1,0 +1,261 @@
+//! The selection rule `all` on the GPU (`shaders/enumerate.wgsl`) against the
+//! CPU's exact enumerator, sample by sample and as sets, on the built-in
+//! scenes with at most three contacts; its refusal of larger problems; and
+//! its independence of how a run is split into dispatches.
+
+mod common;
+
+use impactset::gpu::{
+    GpuContext, GpuError, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision, TableauLayout, sample_set_gpu,
+    sample_set_gpu_with,
+};
+use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set, scene};
+use nalgebra::DVector;
+
+/// `all` on the built-in scene `id` with its step size and cap.
+fn scene_options(id: &str, samples: usize) -> (ImpactProblem, SamplerOptions) {
+    let scene = scene::builtin(id).unwrap_or_else(|| panic!("no scene {id}"));
+    let options = SamplerOptions {
+        samples,
+        step_size: Some(scene.step_size),
+        steps: scene.steps,
+        seed: 3,
+        selection: Selection::All,
+        ..Default::default()
+    };
+    (scene.problem, options)
+}
+
+/// `‖a − b‖_M / ‖v⁻‖_M`.
+fn relative_distance(problem: &ImpactProblem, a: &[f64], b: &[f64]) -> f64 {
+    let diff = DVector::from_column_slice(a) - DVector::from_column_slice(b);
+    problem.energy_norm(&diff) / problem.energy_norm(problem.velocity())
+}
+
+/// Fraction of samples whose v⁺ agree within `tol` (relative energy norm).
+fn agreement(problem: &ImpactProblem, cpu: &SampleSet, gpu: &SampleSet, tol: f64) -> f64 {
+    assert_eq!(cpu.samples.len(), gpu.samples.len());
+    let close = cpu
+        .samples
+        .iter()
+        .zip(&gpu.samples)
+        .filter(|(c, g)| {
+            assert_eq!(c.index, g.index);
+            relative_distance(problem, &c.v_plus, &g.v_plus) <= tol
+        })
+        .count();
+    close as f64 / cpu.samples.len() as f64
+}
+
+/// Symmetric Hausdorff distance between the accepted outcomes (relative
+/// energy norm), by brute force.
+fn hausdorff(problem: &ImpactProblem, a: &SampleSet, b: &SampleSet) -> f64 {
+    let directed = |from: &SampleSet, to: &SampleSet| {
+        from.accepted()
+            .map(|x| {
+                to.accepted().map(|y| relative_distance(problem, &x.v_plus, &y.v_plus)).fold(f64::INFINITY, f64::min)
+            })
+            .fold(0.0, f64::max)
+    };
+    directed(a, b).max(directed(b, a))
+}
+
+/// Per-sample and set agreement of `all` on `id`: in f64 99.9% within 1e-9
+/// and Hausdorff below 1e-6; in f32 (where `f32` is true) 99% within 1e-3
+/// and Hausdorff below 1e-2.
+fn check_scene(ctx: &GpuContext, id: &str, samples: usize, f32: bool) {
+    let (problem, options) = scene_options(id, samples);
+    let cpu = sample_set(&problem, &options);
+    assert!(cpu.accepted_count() > samples / 2, "{id}: the CPU accepts {}", cpu.accepted_count());
+    let mut precisions = vec![Precision::F64];
+    if f32 {
+        precisions.push(Precision::F32);
+    }
+    for precision in precisions {
+        if !ctx.precisions().contains(&precision) {
+            eprintln!("notice: {id}: no {precision} on this adapter");
+            continue;
+        }
+        let started = std::time::Instant::now();
+        let gpu = sample_set_gpu(ctx, &problem, &options, precision).unwrap();
+        let (tol, floor, set_tol) = match precision {
+            Precision::F64 => (1e-9, 0.999, 1e-6),
+            Precision::F32 => (1e-3, 0.99, 1e-2),
+        };
+        let fraction = agreement(&problem, &cpu, &gpu, tol);
+        let distance = hausdorff(&problem, &cpu, &gpu);
+        eprintln!(
+            "{id} all {precision}: {fraction:.4} within {tol:e}, Hausdorff {distance:.2e}, accepted cpu {} gpu {}, {:.1}s",
+            cpu.accepted_count(),
+            gpu.accepted_count(),
+            started.elapsed().as_secs_f64()
+        );
+        assert!(fraction >= floor, "{id} {precision}: {fraction}");
+        assert!(distance < set_tol, "{id} {precision}: Hausdorff {distance}");
+        if precision == Precision::F64 {
+            // Steps where no enumerated solution passed the violation filter
+            // and Lemke ran (RAMone: about one per sample) are the same.
+            let fallback_mismatches =
+                cpu.samples.iter().zip(&gpu.samples).filter(|(c, g)| c.fallback_steps != g.fallback_steps).count();
+            eprintln!("{id}: Lemke fallback steps cpu {} gpu {}", cpu.fallback_steps(), gpu.fallback_steps());
+            assert!(fallback_mismatches * 1000 <= samples, "{id}: {fallback_mismatches} fallback mismatches");
+            // Every accepted step dissipates: no accepted sample gains energy.
+            assert!(gpu.accepted().all(|s| s.energy_after <= s.energy_before * (1.0 + 1e-9)), "{id}");
+        }
+    }
+}
+
+#[test]
+fn gpu_all_matches_cpu_on_planar_scenes() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    check_scene(&ctx, "rocking-block", 512, true);
+    check_scene(&ctx, "compass-gait", 1024, true);
+    check_scene(&ctx, "box-wall", 512, true);
+    check_scene(&ctx, "slope-point-slide", 256, true);
+    check_scene(&ctx, "slope-point-stick", 256, true);
+    // RAMone's friction of 1e5 is refused in f32 (GpuError::PoorlyScaled).
+    check_scene(&ctx, "ramone", 512, false);
+}
+
+#[test]
+fn gpu_all_matches_cpu_on_cube_edge() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    // Two spatial contacts, d = 8: 35² = 1225 mode tuples per step.
+    check_scene(&ctx, "cube-edge", 256, true);
+}
+
+#[test]
+fn gpu_all_reaches_more_than_one_branch_on_the_compass_gait() {
+    // The compass gait's steps have several solutions (model.md §5b): `all`
+    // must pick different ones, so its set is wider than Lemke's single path.
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let (problem, options) = scene_options("compass-gait", 256);
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let all = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+    let lemke =
+        sample_set_gpu(&ctx, &problem, &SamplerOptions { selection: Selection::Lemke, ..options }, precision).unwrap();
+    let spread = |set: &SampleSet| {
+        let first = set.accepted().next().expect("an accepted sample");
+        set.accepted().map(|s| relative_distance(&problem, &s.v_plus, &first.v_plus)).fold(0.0, f64::max)
+    };
+    let directed = all
+        .accepted()
+        .map(|x| {
+            lemke.accepted().map(|y| relative_distance(&problem, &x.v_plus, &y.v_plus)).fold(f64::INFINITY, f64::min)
+        })
+        .fold(0.0, f64::max);
+    eprintln!("compass gait: spread all {:.3} lemke {:.3}; all ⊄ lemke by {directed:.3}", spread(&all), spread(&lemke));
+    assert!(directed > 0.05, "`all` found nothing Lemke misses ({directed})");
+}
+
+#[test]
+fn gpu_all_refuses_more_than_three_contacts() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    for (id, m) in [("cube-flat", 4), ("disk-stack", 5)] {
+        let (problem, options) = scene_options(id, 4);
+        assert_eq!(problem.contacts().len(), m);
+        let err = sample_set_gpu(&ctx, &problem, &options, Precision::F32).unwrap_err();
+        assert_eq!(err, GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS }, "{id}");
+        let message = err.to_string();
+        assert!(message.contains(&format!("{m} contacts")) && message.contains('3'), "{message}");
+    }
+}
+
+#[test]
+fn gpu_all_does_not_depend_on_batching_or_dispatch_splits() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    // Tuple budgets per dispatch: 49 and 1225 tuples per step.
+    for (id, samples, tuples) in [("compass-gait", 200, [1, 7]), ("cube-edge", 48, [13, 60])] {
+        let (problem, options) = scene_options(id, samples);
+        let whole = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+        let splits = [
+            GpuRunOptions { batch_size: Some(16), ..Default::default() },
+            GpuRunOptions {
+                batch_size: Some(100),
+                steps_per_dispatch: Some(2),
+                tuples_per_dispatch: Some(tuples[1]),
+                tableau_layout: Some(TableauLayout::Interleaved),
+            },
+            GpuRunOptions { tuples_per_dispatch: Some(tuples[0]), steps_per_dispatch: Some(1), ..Default::default() },
+        ];
+        for run in splits {
+            let split = sample_set_gpu_with(&ctx, &problem, &options, precision, &run, &|_| {}).unwrap();
+            assert_eq!(whole, split, "{id}: {run:?}");
+        }
+        // Shards: the first third and the rest are the whole run.
+        let third = samples / 3;
+        let a =
+            sample_set_gpu(&ctx, &problem, &SamplerOptions { samples: third, ..options.clone() }, precision).unwrap();
+        let b = sample_set_gpu(
+            &ctx,
+            &problem,
+            &SamplerOptions { samples: samples - third, first_index: third as u64, ..options.clone() },
+            precision,
+        )
+        .unwrap();
+        assert_eq!([a.samples, b.samples].concat(), whole.samples, "{id}: shards");
+    }
+}
+
+/// Random three-contact problems (no built-in scene has three contacts):
+/// planar (7³ = 343 tuples per step) and spatial with d = 4 (19³ = 6859).
+#[test]
+fn gpu_all_matches_cpu_with_three_contacts() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let tol = if precision == Precision::F64 { 1e-9 } else { 1e-3 };
+    let cases = [
+        ("planar n=5", common::random_problem(1, 5, 3, false, 1.0), 128, 6),
+        ("planar n=4", common::random_problem(2, 4, 3, false, 2.0), 128, 6),
+        ("spatial n=6 d=4", with_directions(common::random_problem(3, 6, 3, true, 1.0), 4), 16, 12),
+    ];
+    for (name, problem, samples, steps) in cases {
+        let options = SamplerOptions { samples, steps, seed: 5, selection: Selection::All, ..Default::default() };
+        let cpu = sample_set(&problem, &options);
+        let started = std::time::Instant::now();
+        let gpu = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+        let fraction = agreement(&problem, &cpu, &gpu, tol);
+        let distance = hausdorff(&problem, &cpu, &gpu);
+        eprintln!(
+            "{name}: {fraction:.4} within {tol:e}, Hausdorff {distance:.2e}, accepted cpu {} gpu {}, mean steps {:.2}, {:.1}s",
+            cpu.accepted_count(),
+            gpu.accepted_count(),
+            cpu.mean_steps(),
+            started.elapsed().as_secs_f64()
+        );
+        assert!(fraction >= 0.99, "{name}: {fraction}");
+    }
+}
+
+fn with_directions(problem: ImpactProblem, d: usize) -> ImpactProblem {
+    ImpactProblem::with_friction_directions(
+        problem.mass().clone(),
+        problem.velocity().clone(),
+        problem.contacts().to_vec(),
+        Some(d),
+    )
+    .unwrap()
+}
+
+/// Three spatial contacts with the default d = 8: 35³ = 42 875 tuples per
+/// step before the root filter (docs/gpu-lavapipe.md).
+#[test]
+fn gpu_all_three_spatial_contacts_d8() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let problem = common::random_problem(3, 6, 3, true, 1.0);
+    let options = SamplerOptions { samples: 8, steps: 12, seed: 5, selection: Selection::All, ..Default::default() };
+    let started = std::time::Instant::now();
+    let cpu = sample_set(&problem, &options);
+    let cpu_s = started.elapsed().as_secs_f64();
+    let started = std::time::Instant::now();
+    let gpu = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+    let gpu_s = started.elapsed().as_secs_f64();
+    let fraction = agreement(&problem, &cpu, &gpu, 1e-9);
+    eprintln!(
+        "spatial n=6 d=8: {fraction:.4} within 1e-9, {:.2} steps per sample, cpu {cpu_s:.2}s gpu {gpu_s:.1}s",
+        gpu.mean_steps()
+    );
+    assert!(fraction >= 0.99);
+}
