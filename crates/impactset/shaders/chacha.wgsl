@@ -1,4 +1,4 @@
-// ChaCha8 exactly as rand_chacha 0.9's `ChaCha8Rng` (model.md §7): state
+// ChaCha8 exactly as rand_chacha 0.9's `ChaCha8Rng` (docs/model.md §7): state
 // words 0–3 the constants "expand 32-byte k", 4–11 the key, 12–13 the 64-bit
 // block counter (low, high), 14–15 the 64-bit stream number (low, high);
 // 8 rounds (4 double rounds); output block = rounds(state) + state, read word

@@ -1,4 +1,4 @@
-// Every solution of a Routh step LCP for at most three contacts (model.md
+// Every solution of a Routh step LCP for at most three contacts (docs/model.md
 // §4, §5b): the GPU side of the selection rule `all`, the same mode
 // equations, tolerances, deduplication and z rebuild as the CPU's
 // `StepEnumerator` (src/impact/enumerate/), read the two side by side.

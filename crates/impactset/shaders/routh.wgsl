@@ -1,4 +1,4 @@
-// Algorithm 1 (model.md §5), one sample per invocation: the same steps, in
+// Algorithm 1 (docs/model.md §5), one sample per invocation: the same steps, in
 // the same order and with the same random words, as `run_sample` in
 // src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl,
 // lemke.wgsl and enumerate.wgsl (selection `all`).

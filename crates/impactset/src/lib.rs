@@ -6,7 +6,7 @@
 //!
 //! The modules follow the mathematics (`docs/model.md` in the repository):
 //!
-//! | model.md | module |
+//! | docs/model.md | module |
 //! |---|---|
 //! | §1 impact problem, friction cone | [`problem`] |
 //! | LCPs, Lemke | [`lcp`] |

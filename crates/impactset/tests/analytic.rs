@@ -1,4 +1,4 @@
-//! model.md §8: analytic outcomes through the full sampler.
+//! docs/model.md §8: analytic outcomes through the full sampler.
 
 mod common;
 

@@ -126,7 +126,7 @@ fn gpu_all_matches_cpu_on_cube_edge() {
 
 #[test]
 fn gpu_all_reaches_more_than_one_branch_on_the_compass_gait() {
-    // The compass gait's steps have several solutions (model.md §5b): `all`
+    // The compass gait's steps have several solutions (docs/model.md §5b): `all`
     // must pick different ones, so its set is wider than Lemke's single path.
     let Some(ctx) = common::gpu::gpu() else { return };
     let (problem, options) = scene_options("compass-gait", 256);

@@ -1,4 +1,4 @@
-//! The GPU's ChaCha8 words are rand_chacha's (model.md §7).
+//! The GPU's ChaCha8 words are rand_chacha's (docs/model.md §7).
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! `compare_backends` on every built-in scene: the GPU against the CPU on the
-//! same seed, sample by sample, with the targets (f64: ≥ 99.9% of
+//! same seed, sample by sample, with the project's parity targets (f64: ≥ 99.9% of
 //! samples within 1e-9 of ‖v⁻‖_M and accepted sets within 1e-6 Hausdorff;
 //! f32: ≥ 99% within 1e-3 and Hausdorff below 1%, or below half the set's own
 //! sampling resolution — see `gpu_f32_matches_cpu_on_builtin_scenes`).

@@ -1,4 +1,4 @@
-//! Contact modes of sampled sets against the classic baselines (issue 5):
+//! Contact modes of sampled sets against the classic baselines:
 //! every joint mode a baseline predicts occurs among the samples.
 
 use impactset::analysis::{ModeClassifier, ModeOptions, baseline_outcomes, mode_histogram};
@@ -41,7 +41,7 @@ fn rocking_block_and_box_wall_samples_show_every_baseline_mode() {
 #[test]
 fn lemke_misses_compass_gait_modes_that_all_finds() {
     // The published rule misses the "trailing foot closed and sliding" branch
-    // (model.md §5b): some baseline mode has no Lemke sample.
+    // (docs/model.md §5b): some baseline mode has no Lemke sample.
     let s = scene::builtin("compass-gait").unwrap();
     let options = SamplerOptions {
         samples: 4096,

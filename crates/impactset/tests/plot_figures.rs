@@ -11,7 +11,7 @@ use impactset::sampling::first_trajectories;
 use impactset::{Contact, ImpactProblem, SamplerOptions, sample_set};
 use nalgebra::{dmatrix, dvector};
 
-/// The rocking block of scenes.md, built by hand: a 1 × 2 block of mass 1 on
+/// The rocking block of docs/scenes.md, built by hand: a 1 × 2 block of mass 1 on
 /// both bottom corners, falling at √(2·9.81·0.01).
 fn rocking_block() -> ImpactProblem {
     let a = Contact::planar("A", dvector![0.0, 1.0, -0.5], dvector![1.0, 0.0, 1.0], 1.0);

@@ -1,4 +1,4 @@
-//! The built-in scenes against scenes.md: sizes, mass matrices, the Jacobian
+//! The built-in scenes against docs/scenes.md: sizes, mass matrices, the Jacobian
 //! rows against finite differences of the geometry, the stated pre-impact
 //! contact velocities, mirror maps and spatial contact frames.
 
@@ -25,7 +25,7 @@ fn assert_close(actual: &[f64], expected: &[f64], tol: f64, what: &str) {
 
 #[test]
 fn sizes_and_sampling_parameters_follow_scenes_md() {
-    // (id, n, m, h, K, samples) — scenes.md's table for the paper's scenes.
+    // (id, n, m, h, K, samples) — docs/scenes.md's table for the paper's scenes.
     let paper = [
         ("rocking-block", 3, 2, 0.3, 10, 1 << 14),
         ("compass-gait", 4, 2, 0.25, 5, 1 << 20),
@@ -188,7 +188,7 @@ fn ramone_trailing_foot_rests_and_leading_foot_strikes() {
     assert_close(v, &[-0.41142, -0.21052, 1.0, 0.0, 0.0, 0.0, 0.0], 1e-5, "v⁻");
     assert_close(&jn(&s.problem), &[-0.53210, 0.0], 1e-5, "Jn v⁻");
     assert!(jn(&s.problem)[1].abs() < 1e-14 && jt(&s.problem)[1].abs() < 1e-14, "trailing foot at rest");
-    // scenes.md's formulas for the trunk height and the trailing knee.
+    // docs/scenes.md's formulas for the trunk height and the trailing knee.
     let Model::Planar { q, .. } = &s.model else { panic!("planar") };
     let (l2, l3, s1, r) = (0.2, 0.2385, 0.137675, 0.0563 / 2.0);
     let (theta, al, bl, at) = (16f64.to_radians(), (-70f64).to_radians(), (-2f64).to_radians(), 70f64.to_radians());
@@ -275,7 +275,7 @@ fn spatial_contacts_have_orthonormal_frames() {
 }
 
 // ---------------------------------------------------------------------------
-// The scenes through the sampler (model.md §5) and the baselines (§2, §3).
+// The scenes through the sampler (docs/model.md §5) and the baselines (§2, §3).
 
 mod through_the_sampler {
     use super::scene;
@@ -292,7 +292,7 @@ mod through_the_sampler {
         set.accepted().map(|s| DVector::from_column_slice(&s.v_plus)).collect()
     }
 
-    /// Directed Hausdorff distance `max_{r ∈ from} min_{s ∈ to} ‖r − s‖_M` (model.md §6).
+    /// Directed Hausdorff distance `max_{r ∈ from} min_{s ∈ to} ‖r − s‖_M` (docs/model.md §6).
     fn covering(p: &ImpactProblem, from: &[DVector<f64>], to: &[DVector<f64>]) -> f64 {
         from.iter()
             .map(|r| to.iter().map(|s| p.energy_norm(&(r - s))).fold(f64::INFINITY, f64::min))
@@ -399,7 +399,7 @@ mod through_the_sampler {
         let all = sample_set(&s.problem, &options(&s, samples, 5, Selection::All));
         let lemke = sample_set(&s.problem, &options(&s, samples, 5, Selection::Lemke));
         let fraction = trailing_closed_and_sliding(&s, &all) as f64 / all.accepted_count() as f64;
-        assert!((0.15..0.55).contains(&fraction), "sliding fraction {fraction} (model.md: about a third)");
+        assert!((0.15..0.55).contains(&fraction), "sliding fraction {fraction} (docs/model.md: about a third)");
         assert_eq!(trailing_closed_and_sliding(&s, &lemke), 0);
     }
 

@@ -1,4 +1,4 @@
-//! Selection rules (model.md §5b): the same outcomes where a step's velocity
+//! Selection rules (docs/model.md §5b): the same outcomes where a step's velocity
 //! change is unique; only true solutions where it is not.
 
 mod common;

@@ -1,4 +1,4 @@
-//! `impactset analyze`: how good a sampled set is as an ε-net (model.md §6).
+//! `impactset analyze`: how good a sampled set is as an ε-net (docs/model.md §6).
 
 use std::path::{Path, PathBuf};
 

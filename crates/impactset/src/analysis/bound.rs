@@ -1,4 +1,4 @@
-//! The dense-sampling guarantee of model.md §6 (the paper's Lemma 1) as a
+//! The dense-sampling guarantee of docs/model.md §6 (the paper's Lemma 1) as a
 //! calculator.
 //!
 //! If `f: [0,1]^q → ℝ^k` is `L`-Lipschitz and `S` holds `M` i.i.d. uniform

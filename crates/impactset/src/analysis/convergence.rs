@@ -1,4 +1,4 @@
-//! How the covering radius shrinks as the sample count doubles (model.md §6).
+//! How the covering radius shrinks as the sample count doubles (docs/model.md §6).
 
 use super::{NearestIndex, PointCloud};
 

@@ -1,4 +1,4 @@
-//! Covering radius and Hausdorff distance (model.md §6), with exact
+//! Covering radius and Hausdorff distance (docs/model.md §6), with exact
 //! nearest-neighbour search in a k-d tree.
 //!
 //! The k-d tree is kiddo's `ImmutableKdTree<f64, K>` (kiddo 5, which keeps the
@@ -121,7 +121,7 @@ pub fn nearest_distances(net: &PointCloud, reference: &PointCloud) -> Vec<f64> {
     NearestIndex::new(net).distances(reference)
 }
 
-/// The covering radius of `net` against `reference` (model.md §6), the
+/// The covering radius of `net` against `reference` (docs/model.md §6), the
 /// directed Hausdorff distance
 ///
 /// `ε(S; R) = max_{r ∈ R} min_{s ∈ S} ‖r − s‖`.

@@ -1,4 +1,4 @@
-//! The held-out certificate of an ε-net (model.md §6).
+//! The held-out certificate of an ε-net (docs/model.md §6).
 
 use super::{PointCloud, nearest_distances};
 

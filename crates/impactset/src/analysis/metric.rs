@@ -1,4 +1,4 @@
-//! Metrics on generalized velocities (model.md §6): every metric here is a
+//! Metrics on generalized velocities (docs/model.md §6): every metric here is a
 //! linear map `x ↦ T x` followed by the Euclidean norm, so that nearest
 //! neighbours can be searched with a k-d tree in the transformed coordinates.
 

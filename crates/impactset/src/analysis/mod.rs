@@ -1,4 +1,4 @@
-//! How good a sampled post-impact set is, and what it contains (model.md §6):
+//! How good a sampled post-impact set is, and what it contains (docs/model.md §6):
 //! metrics on velocities, covering radius and Hausdorff distance, held-out
 //! certificates, convergence curves, the dense-sampling bound, and
 //! contact-mode statistics.

@@ -259,7 +259,7 @@ mod tests {
     use nalgebra::{dmatrix, dvector};
 
     /// A unit point mass on a slope of angle θ (coordinates `x`, `z`),
-    /// falling straight down at 1 (model.md §8).
+    /// falling straight down at 1 (docs/model.md §8).
     fn slope(theta: f64, mu: f64) -> ImpactProblem {
         let (s, c) = theta.sin_cos();
         let contact = Contact::planar("A", dvector![s, c], dvector![c, -s], mu);

@@ -82,7 +82,7 @@ pub struct Figure {
     pub relative: f64,
 }
 
-/// The ε figures of a sampled set (model.md §6).
+/// The ε figures of a sampled set (docs/model.md §6).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EpsilonReport {
     /// The metric of every distance.

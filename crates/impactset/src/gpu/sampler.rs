@@ -76,7 +76,7 @@ impl TableauLayout {
     }
 }
 
-/// Algorithm 2 (model.md §5) on the GPU: samples
+/// Algorithm 2 (docs/model.md §5) on the GPU: samples
 /// `first_index .. first_index + samples`, one invocation each, with the
 /// cap and selection words of the CPU ([`crate::sampling::stream`]).
 ///

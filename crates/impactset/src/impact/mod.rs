@@ -1,4 +1,4 @@
-//! Impact laws: the simultaneous LCP (model.md §2), sequential resolution
+//! Impact laws: the simultaneous LCP (docs/model.md §2), sequential resolution
 //! (§3), the discrete Routh step (§4) and the choice among step solutions (§5b).
 
 mod enumerate;

@@ -1,4 +1,4 @@
-//! One discrete Routh step (model.md §4): the step LCP with per-contact
+//! One discrete Routh step (docs/model.md §4): the step LCP with per-contact
 //! normal-impulse caps `h·p`, solved under a [`Selection`] rule.
 
 use crate::lcp::{LcpError, LcpResidual, LemkeOptions, LemkeWorkspace};
@@ -57,7 +57,7 @@ pub struct StepOutcome {
 }
 
 /// The units the step LCP's unknowns are measured in: residuals are judged
-/// relative to them (model.md §4: `σ`, `γ` and `w_λ` are velocities; `λn`,
+/// relative to them (docs/model.md §4: `σ`, `γ` and `w_λ` are velocities; `λn`,
 /// `λD` and `w_σ`, `w_γ` are impulses).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepScales {

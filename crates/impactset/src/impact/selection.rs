@@ -1,4 +1,4 @@
-//! Which solution of a step LCP a sample follows (model.md §5b).
+//! Which solution of a step LCP a sample follows (docs/model.md §5b).
 
 use std::fmt;
 

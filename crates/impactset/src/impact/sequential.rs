@@ -1,4 +1,4 @@
-//! Sequential impact resolution (model.md §3), the second baseline.
+//! Sequential impact resolution (docs/model.md §3), the second baseline.
 
 use nalgebra::DVector;
 
@@ -9,7 +9,7 @@ use crate::lcp::{LemkeOptions, LemkeWorkspace};
 /// Full rounds over the contacts before sequential resolution gives up.
 pub const MAX_ROUNDS: usize = 10;
 
-/// One outcome per starting contact (model.md §3).
+/// One outcome per starting contact (docs/model.md §3).
 ///
 /// Starting from contact `j`, resolve one contact at a time with the LCP of
 /// §2 restricted to that contact, update `v`, move on in cyclic order,

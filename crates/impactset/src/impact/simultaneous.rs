@@ -1,4 +1,4 @@
-//! The simultaneous impact law of Anitescu & Potra (model.md §2), the classic
+//! The simultaneous impact law of Anitescu & Potra (docs/model.md §2), the classic
 //! baseline, with every distinct post-impact velocity it admits.
 
 use nalgebra::DVector;
@@ -57,7 +57,7 @@ pub struct SimultaneousOutcomes {
     pub outcomes: Vec<ImpactOutcome>,
 }
 
-/// The LCP of model.md §2 restricted to `contacts`, for pre-impact `v`:
+/// The LCP of docs/model.md §2 restricted to `contacts`, for pre-impact `v`:
 /// unknowns `[λn; λD; γ]` of those contacts, `A` row-major.
 pub(crate) fn simultaneous_lcp(ops: &ContactOperators, contacts: &[usize], v: &DVector<f64>) -> (Vec<f64>, Vec<f64>) {
     let (m, d) = (ops.m, ops.d);
@@ -103,7 +103,7 @@ pub(crate) fn apply_impulse(ops: &ContactOperators, contacts: &[usize], z: &[f64
     out
 }
 
-/// Every distinct post-impact velocity of the simultaneous LCP (model.md §2).
+/// Every distinct post-impact velocity of the simultaneous LCP (docs/model.md §2).
 ///
 /// The LCP `w = A z + b ≥ 0 ⊥ z ≥ 0` with `z = [λn; λD; γ]` can have several
 /// solutions; each is a legitimate prediction. Up to

@@ -126,7 +126,7 @@ impl LemkeWorkspace {
     /// lexicographic test reads the columns of `B⁻¹` (column
     /// `(lex_offset + j) mod N` is read `j`-th), which decides ties. Different
     /// covering vectors and orders can reach different solutions when the
-    /// LCP has several (model.md §5b).
+    /// LCP has several (docs/model.md §5b).
     pub fn solve_covered(
         &mut self,
         a: &[f64],

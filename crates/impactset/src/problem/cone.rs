@@ -1,4 +1,4 @@
-//! The linearized friction cone (model.md §1).
+//! The linearized friction cone (docs/model.md §1).
 //!
 //! Each contact's friction impulse is a non-negative combination of `d` unit
 //! directions in its tangent plane:
@@ -21,7 +21,7 @@ pub enum Dimension {
 }
 
 impl Dimension {
-    /// Number of tangent rows per contact (`t` in model.md).
+    /// Number of tangent rows per contact (`t` in docs/model.md).
     pub fn tangents(self) -> usize {
         match self {
             Dimension::Planar => 1,

@@ -1,4 +1,4 @@
-//! Impact problems (model.md §1): `M`, `v⁻`, contacts with their Jacobian
+//! Impact problems (docs/model.md §1): `M`, `v⁻`, contacts with their Jacobian
 //! rows and friction, validated once and with the per-problem constants that
 //! every step reuses precomputed.
 
@@ -48,7 +48,7 @@ pub fn default_contact_name(i: usize) -> String {
     if i < 26 { letter.to_string() } else { format!("{}{}", default_contact_name(i / 26 - 1), letter) }
 }
 
-/// A validated impact problem (model.md §1).
+/// A validated impact problem (docs/model.md §1).
 ///
 /// | symbol | here |
 /// |---|---|

@@ -1,4 +1,4 @@
-//! The per-problem constants every LCP of every step reuses (model.md §1, §2, §4).
+//! The per-problem constants every LCP of every step reuses (docs/model.md §1, §2, §4).
 
 use nalgebra::{DMatrix, DVector};
 
@@ -35,12 +35,12 @@ pub struct ContactOperators {
     pub minv_jt: DMatrix<f64>,
     /// The Delassus matrix `J M⁻¹ Jᵀ` ((m + m·d)², symmetric PSD): `Δ(Jv) = W λ`.
     pub delassus: DMatrix<f64>,
-    /// The step-LCP matrix `A_R` of model.md §4, row-major, `N × N` with
+    /// The step-LCP matrix `A_R` of docs/model.md §4, row-major, `N × N` with
     /// `N = m(3 + d)` (see [`StepLayout`]).
     pub step_matrix: Vec<f64>,
 }
 
-/// Where each unknown of the Routh step LCP lives (model.md §4):
+/// Where each unknown of the Routh step LCP lives (docs/model.md §4):
 /// `z = [σ (m); λn (m); λD (m·d); γ (m)]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StepLayout {
@@ -133,7 +133,7 @@ impl ContactOperators {
     }
 }
 
-/// `A_R` of model.md §4, row-major:
+/// `A_R` of docs/model.md §4, row-major:
 ///
 /// ```text
 ///        σ    λn        λD        γ

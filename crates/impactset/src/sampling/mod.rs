@@ -1,4 +1,4 @@
-//! Sampling the post-impact set (model.md §5): Algorithm 1 (one sample) and
+//! Sampling the post-impact set (docs/model.md §5): Algorithm 1 (one sample) and
 //! Algorithm 2 (the set, in parallel), with the random streams of §7.
 
 mod options;

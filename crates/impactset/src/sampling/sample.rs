@@ -80,7 +80,7 @@ impl SampleWorkspace {
     }
 }
 
-/// Algorithm 1 (model.md §5): sample `index` of the run.
+/// Algorithm 1 (docs/model.md §5): sample `index` of the run.
 ///
 /// `v = v⁻`; repeat: stop (terminated) when `min Jn v ≥ −ε_term`; stop (not
 /// terminated) after `K` steps; draw `p` from the cap stream, solve the step

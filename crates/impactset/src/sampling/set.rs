@@ -186,7 +186,7 @@ pub fn chunks(options: &SamplerOptions, chunk: usize) -> impl Iterator<Item = Sa
     })
 }
 
-/// Algorithm 2 (model.md §5): samples `first_index .. first_index + samples`
+/// Algorithm 2 (docs/model.md §5): samples `first_index .. first_index + samples`
 /// in parallel. Each sample depends only on the seed and its index, so the
 /// result is bit-identical for any thread count.
 pub fn sample_set(problem: &ImpactProblem, options: &SamplerOptions) -> SampleSet {

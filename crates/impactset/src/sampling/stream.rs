@@ -1,4 +1,4 @@
-//! Random streams shared by the CPU and the GPU (model.md §7).
+//! Random streams shared by the CPU and the GPU (docs/model.md §7).
 //!
 //! Every sample owns two independent ChaCha8 streams keyed by the run's
 //! 32-byte key (`rand_chacha::ChaCha8Rng::seed_from_u64(seed)`), each read
@@ -8,9 +8,9 @@
 //!   reads word `s·m + i` and draws `p_i = (x >> 8) · 2⁻²⁴ ∈ [0, 1)`
 //!   ([`unit()`]). The same 24-bit value serves f32 and f64 (it is exact in
 //!   both), so single- and double-precision runs use identical caps; the
-//!   53-bit variant of model.md §7 would make them differ.
+//!   53-bit variant of docs/model.md §7 would make them differ.
 //! * the **selection stream**, stream number = sample index + 2⁶³, read
-//!   sequentially, only by the step-selection rules (model.md §5b), so the caps
+//!   sequentially, only by the step-selection rules (docs/model.md §5b), so the caps
 //!   are the same whatever rule runs. Per step:
 //!   * `lemke`: no word;
 //!   * `random-lemke`: `N` words, the covering vector

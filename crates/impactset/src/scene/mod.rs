@@ -1,4 +1,4 @@
-//! Model builders and the built-in scenes of scenes.md.
+//! Model builders and the built-in scenes of docs/scenes.md.
 //!
 //! * [`planar`]: kinematic trees of bodies with point masses, rods, boxes and
 //!   discs against fixed walls;
@@ -25,7 +25,7 @@ use nalgebra::DMatrix;
 
 use crate::{Dimension, ImpactProblem};
 
-/// A ready-to-sample impact problem with the sampling parameters scenes.md
+/// A ready-to-sample impact problem with the sampling parameters docs/scenes.md
 /// gives for it.
 #[derive(Clone, Debug)]
 pub struct Scene {
@@ -35,7 +35,7 @@ pub struct Scene {
     pub description: &'static str,
     /// The impact problem (`M`, `v⁻`, contacts named `A`, `B`, …).
     pub problem: ImpactProblem,
-    /// Impulse step size `h` (model.md §4).
+    /// Impulse step size `h` (docs/model.md §4).
     pub step_size: f64,
     /// Step cap `K` of Algorithm 1.
     pub steps: usize,

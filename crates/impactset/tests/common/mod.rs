@@ -45,7 +45,7 @@ pub fn random_problem(seed: u64, n: usize, m: usize, spatial: bool, max_friction
     ImpactProblem::new(mass, v, contacts).expect("random problem is valid")
 }
 
-/// The plastic-impact projection of a single frictionless contact (model.md §8):
+/// The plastic-impact projection of a single frictionless contact (docs/model.md §8):
 /// `v⁺ = v⁻ − M⁻¹ Jnᵀ (Jn M⁻¹ Jnᵀ)⁻¹ Jn v⁻`.
 pub fn plastic_projection(problem: &ImpactProblem) -> DVector<f64> {
     let jn = &problem.contacts()[0].normal;

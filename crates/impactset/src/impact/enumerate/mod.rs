@@ -1,4 +1,4 @@
-//! Every solution of a Routh step LCP (model.md §4, §5b), by contact-mode
+//! Every solution of a Routh step LCP (docs/model.md §4, §5b), by contact-mode
 //! enumeration in reduced impulse coordinates.
 //!
 //! # The problem
@@ -127,7 +127,7 @@
 //! enumeration is then *not exhaustive*: the solutions found so far are
 //! completed by [`EnumeratorOptions::fallback_solves`] Lemke solves with
 //! deterministic pseudo-random covering vectors (index +1 solutions only,
-//! model.md §5b), and [`StepEnumerator::exhaustive`] returns `false`.
+//! docs/model.md §5b), and [`StepEnumerator::exhaustive`] returns `false`.
 //!
 //! Nothing is allocated per call once the solution buffers have grown to the
 //! largest count seen.
@@ -185,7 +185,7 @@ const ROOT_ROUNDS: usize = 1;
 pub(crate) const SAME_DV: f64 = 1e-7;
 
 /// Enumerates the solutions of the step LCPs of one problem: a reusable
-/// per-thread workspace (model.md §4, §5b; method, order and tolerances in the
+/// per-thread workspace (docs/model.md §4, §5b; method, order and tolerances in the
 /// module docs).
 ///
 /// ```

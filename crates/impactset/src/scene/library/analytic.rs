@@ -1,4 +1,4 @@
-//! Scenes with known answers (model.md §8): a point on a slope, a point in a
+//! Scenes with known answers (docs/model.md §8): a point on a slope, a point in a
 //! corner, a two-link arm striking the floor with its tip.
 
 use nalgebra::{Vector2, dvector};

@@ -22,7 +22,7 @@ pub(super) const INFO: SceneInfo = SceneInfo {
 ///
 /// The discs' *shapes* are added top, left, right, so that the contact order
 /// of [`PlanarSystem`] (floor against each shape, then disc pairs in shape
-/// order) is scenes.md's: floor–left, floor–right, top–left, top–right,
+/// order) is docs/scenes.md's: floor–left, floor–right, top–left, top–right,
 /// left–right, with normals from the top disc down and from left to right.
 pub(super) fn build() -> Scene {
     let (radius, mass, friction) = (1.0, 5.0, 3f64.sqrt());

@@ -1,4 +1,4 @@
-//! The built-in scenes (scenes.md), one file per scene or family.
+//! The built-in scenes (docs/scenes.md), one file per scene or family.
 //!
 //! Sampling parameters of the scenes that are not in the paper (chosen so
 //! that `K·h/2`, the expected impulse a contact can take in `K` steps, is

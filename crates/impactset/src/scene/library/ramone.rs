@@ -54,7 +54,7 @@ pub(super) fn build() -> Scene {
     planar(INFO, system, q, v, Sampling { h: 1.0, steps: 10, samples: 1 << 20 }, None)
 }
 
-/// The footstep configuration of scenes.md: both feet on the floor.
+/// The footstep configuration of docs/scenes.md: both feet on the floor.
 fn configuration() -> DVector<f64> {
     let theta = 16f64.to_radians();
     let (alpha_l, beta_l, alpha_t) = ((-70f64).to_radians(), (-2f64).to_radians(), 70f64.to_radians());

@@ -31,7 +31,7 @@ pub(super) fn build() -> Scene {
     let v0 = drop_speed();
     let q = dvector![0.0, height / 2.0, 0.0];
     let v = dvector![0.0, -v0, 0.0];
-    // h = ⌈10 · m · v₀ / 2⌉ / 10 (scenes.md).
+    // h = ⌈10 · m · v₀ / 2⌉ / 10 (docs/scenes.md).
     let h = (10.0 * mass * v0 / 2.0).ceil() / 10.0;
     let mirror = Mirror { velocity: reflect_floating(), contacts: vec![1, 0] };
     planar(INFO, system, q, v, Sampling { h, steps: 10, samples: 1 << 14 }, Some(mirror))

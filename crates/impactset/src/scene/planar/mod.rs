@@ -44,7 +44,7 @@ use nalgebra::{DMatrix, DVector, Vector2};
 use crate::{Contact, ImpactProblem, ProblemError, problem::default_contact_name};
 
 /// Default contact tolerance: a pair is active when its signed distance is
-/// at most this (scenes.md).
+/// at most this (docs/scenes.md).
 pub const DEFAULT_CONTACT_TOLERANCE: f64 = 1e-6;
 
 /// Handle of a body in a [`PlanarSystem`].
