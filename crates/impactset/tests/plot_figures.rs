@@ -86,3 +86,77 @@ fn spatial_contact_gets_normal_tangent_and_tangent_tangent_panels() {
     assert!(text.contains("A tangent 2 velocity [m/s]"));
     assert!(text.contains("A slides: 100.0%"));
 }
+
+/// The circles of one fill colour in an SVG written by plotters: `(cx, cy)`.
+fn circles(svg: &str, fill: &str) -> Vec<(f64, f64)> {
+    let attr = |tag: &str, name: &str| -> f64 {
+        let start = tag.find(&format!(" {name}=\"")).expect("attribute") + name.len() + 3;
+        tag[start..].split('"').next().unwrap().parse().unwrap()
+    };
+    svg.split("<circle")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('>').unwrap()])
+        .filter(|tag| tag.contains(&format!("fill=\"{fill}\"")))
+        .map(|tag| (attr(tag, "cx"), attr(tag, "cy")))
+        .collect()
+}
+
+/// The figure draws the set itself: one dot per accepted outcome, at the
+/// outcome's contact velocities (an increasing affine map per axis, x to the
+/// right and y upwards, to within the pixel grid).
+#[test]
+fn the_plotted_points_are_the_sets_contact_velocities() {
+    let problem = rocking_block();
+    let set = sample_set(&problem, &SamplerOptions { samples: 300, step_size: Some(0.3), ..Default::default() });
+    let panel = impactset::plot::default_panels(&problem)[0];
+    let options = SetPlotOptions {
+        title: "points".into(),
+        panels: Some(vec![panel]),
+        color_by_mode: false,
+        max_points: 100_000,
+        ..Default::default()
+    };
+    let svg = out_dir().join("points.svg");
+    plot_post_impact_set(&svg, &problem, &set, &[], &[], &options).unwrap();
+    let drawn = circles(&std::fs::read_to_string(&svg).unwrap(), "#1F77B4");
+    // The panel is the figure's left part; the legend's sample dot lies to its right.
+    let (width, _) = options.panel_size;
+    let drawn: Vec<(f64, f64)> = drawn.into_iter().filter(|&(x, _)| x < width as f64).collect();
+    let (x_row, y_row) = (panel.x.row(&problem), panel.y.row(&problem));
+    let embed = Metric::Contact.embedding(&problem);
+    let expected: Vec<(f64, f64)> = set
+        .accepted()
+        .map(|s| {
+            let c = embed.apply(&s.v_plus);
+            (c[x_row], c[y_row])
+        })
+        .collect();
+    assert_eq!(drawn.len(), expected.len(), "one dot per accepted outcome");
+    // Fit each axis' map on the extreme outcomes, then check every outcome.
+    let fit = |values: &[f64], pixels: &[f64]| {
+        let (lo, hi) = (
+            values.iter().copied().fold(f64::INFINITY, f64::min),
+            values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        let (plo, phi) = (
+            pixels.iter().copied().fold(f64::INFINITY, f64::min),
+            pixels.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        move |v: f64| plo + (v - lo) / (hi - lo) * (phi - plo)
+    };
+    let (ex, ey): (Vec<f64>, Vec<f64>) = expected.iter().copied().unzip();
+    let (dx, dy): (Vec<f64>, Vec<f64>) = drawn.iter().copied().unzip();
+    let (fx, fy_up) = (fit(&ex, &dx), fit(&ey, &dy.iter().map(|y| -y).collect::<Vec<_>>()));
+    let mut unmatched: Vec<(f64, f64)> = drawn.clone();
+    for &(x, y) in &expected {
+        let (px, py) = (fx(x), -fy_up(y));
+        let nearest = unmatched
+            .iter()
+            .enumerate()
+            .map(|(k, &(cx, cy))| (k, (cx - px).abs().max((cy - py).abs())))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+        assert!(nearest.1 <= 1.5, "outcome ({x}, {y}) drawn nowhere near ({px:.1}, {py:.1}): {:.1} px", nearest.1);
+        unmatched.swap_remove(nearest.0);
+    }
+}
