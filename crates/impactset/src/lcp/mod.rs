@@ -7,6 +7,7 @@
 
 mod enumerate;
 mod error;
+mod eta;
 mod lemke;
 mod residual;
 
