@@ -13,7 +13,10 @@ fn main() {
     let lib_dirs = [prefix.join("lib/x86_64-linux-gnu"), prefix.join("lib/aarch64-linux-gnu"), prefix.join("lib")];
     let lib = lib_dirs.iter().find(|d| d.join("libsiconos_numerics.so").exists());
     let (true, Some(lib)) = (include.join("LCP_Solvers.h").exists(), lib) else {
-        println!("cargo::warning=Siconos numerics not found under {} (apt-get install libsiconos-numerics-dev, or set SICONOS_PREFIX): the peer benchmark will only report impactset", prefix.display());
+        println!(
+            "cargo::warning=Siconos numerics not found under {} (apt-get install libsiconos-numerics-dev, or set SICONOS_PREFIX): the peer benchmark will only report impactset",
+            prefix.display()
+        );
         return;
     };
     compile_shim(&include);
@@ -23,5 +26,11 @@ fn main() {
 }
 
 fn compile_shim(include: &Path) {
-    cc::Build::new().file("src/siconos_shim.c").include(include).include(include.parent().unwrap_or(include)).opt_level(2).warnings(false).compile("siconos_shim");
+    cc::Build::new()
+        .file("src/siconos_shim.c")
+        .include(include)
+        .include(include.parent().unwrap_or(include))
+        .opt_level(2)
+        .warnings(false)
+        .compile("siconos_shim");
 }

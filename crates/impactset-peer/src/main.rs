@@ -54,7 +54,9 @@ fn parse_args() -> Result<Args, String> {
             "--repetitions" => args.repetitions = parse::<usize>(&value(&a)?, &a)?.max(1),
             "--tolerance" => args.tolerance = parse(&value(&a)?, &a)?,
             "-h" | "--help" => {
-                println!("impactset-peer [--trajectories N] [--samples N] [--repetitions N] [--tolerance X] [scene ...]");
+                println!(
+                    "impactset-peer [--trajectories N] [--samples N] [--repetitions N] [--tolerance X] [scene ...]"
+                );
                 std::process::exit(0);
             }
             _ if a.starts_with('-') => return Err(format!("unknown option {a}")),

@@ -363,6 +363,7 @@ pub fn sample_set_gpu_with(
                 energy_before: row[n + 1],
                 energy_after: row[n + 2],
                 fallback_steps: fallback_steps(i),
+                lcp_failure: None,
             });
         }
         done += count;

@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 
 use super::LcpError;
-use super::lemke::{Tolerances, complement, compare_tied};
+use super::lemke::{Tolerances, compare_tied, complement};
 
 /// Pivots done in product form before a solve switches to the dense
 /// tableau: `N`, where replaying the eta file for one column costs about what

@@ -38,9 +38,19 @@ pub struct LemkeOptions {
     /// tie (`|x − y| ≤ tie · max(1, |x|, |y|)`). Default (`None`): `1e-11`,
     /// well above the round-off a few pivots accumulate.
     pub tie_tolerance: Option<f64>,
-    /// Hard cap on pivots. Default (`None`): `max(100, 10 N)`.
+    /// Hard cap on pivots. Default (`None`): `max(10 000, 50 N)`, enough for
+    /// Murty's exponential example (`2^N` pivots) up to `N = 13` and for
+    /// tridiagonal problems (up to `15 N` pivots at `N = 100`).
     pub max_pivots: Option<usize>,
+    /// A solution whose residual [violation](LcpResidual::violation)
+    /// exceeds this is flagged ([`LcpSolution::within_tolerance`] is
+    /// `false`): on ill-conditioned matrices the pivots can end at a basis
+    /// whose `z` is far from a solution. Default (`None`): `1e-6`.
+    pub residual_tolerance: Option<f64>,
 }
+
+/// Default of [`LemkeOptions::residual_tolerance`].
+pub const DEFAULT_RESIDUAL_TOLERANCE: f64 = 1e-6;
 
 /// Default of [`LemkeOptions::tie_tolerance`].
 pub const DEFAULT_TIE_TOLERANCE: f64 = 1e-11;
@@ -48,7 +58,7 @@ pub const DEFAULT_TIE_TOLERANCE: f64 = 1e-11;
 impl LemkeOptions {
     /// The pivot cap for an LCP of size `n`.
     pub fn pivot_cap(&self, n: usize) -> usize {
-        self.max_pivots.unwrap_or((10 * n).max(100))
+        self.max_pivots.unwrap_or((50 * n).max(10_000))
     }
 
     /// These options with the pivot tolerance resolved for the `n × n`
@@ -71,6 +81,10 @@ pub struct LcpSolution<'a> {
     pub pivots: usize,
     /// The residual of `z`, computed by the solver itself.
     pub residual: LcpResidual,
+    /// Whether the residual's violation is within
+    /// [`LemkeOptions::residual_tolerance`]. A solution outside it is no
+    /// solution; callers must not accept it.
+    pub within_tolerance: bool,
 }
 
 /// Reusable storage for Lemke's algorithm: no allocation per solve once
@@ -179,7 +193,8 @@ impl LemkeWorkspace {
             pivots
         };
         let residual = LcpResidual::compute(a, q, &self.z, &mut self.w);
-        Ok(LcpSolution { z: &self.z, w: &self.w, pivots, residual })
+        let within_tolerance = residual.violation() <= options.residual_tolerance.unwrap_or(DEFAULT_RESIDUAL_TOLERANCE);
+        Ok(LcpSolution { z: &self.z, w: &self.w, pivots, residual, within_tolerance })
     }
 }
 
@@ -443,7 +458,12 @@ mod tests {
     }
 
     /// The dense path of `(a, q, cover, offset)`: `z` (as bits) and pivots.
-    fn dense_reference(a: &[f64], q: &[f64], cover: Option<&[f64]>, offset: usize) -> Result<(Vec<u64>, usize), LcpError> {
+    fn dense_reference(
+        a: &[f64],
+        q: &[f64],
+        cover: Option<&[f64]>,
+        offset: usize,
+    ) -> Result<(Vec<u64>, usize), LcpError> {
         let n = q.len();
         let mut t = vec![0.0; n * (2 * n + 2)];
         let mut basis = vec![0; n];
@@ -510,6 +530,115 @@ mod tests {
             }
         }
         assert!(compared > 3000);
+    }
+
+    /// Murty's matrix (lower triangular, 1 on the diagonal, 2 below) with
+    /// `q = −1`: a P-matrix, so the LCP has exactly one solution, `z = e₀`
+    /// (`w_i = 2 − 1` below the first row), and Lemke needs `2^N − 1` pivots
+    /// (Murty 1978), past the old cap of `max(100, 10 N)` from `N = 7`.
+    #[test]
+    fn murty_problem_is_solved_to_its_unique_solution() {
+        for n in 7..=12 {
+            let a: Vec<f64> = (0..n * n)
+                .map(|k| match (k / n, k % n) {
+                    (i, j) if i == j => 1.0,
+                    (i, j) if i > j => 2.0,
+                    _ => 0.0,
+                })
+                .collect();
+            let q = vec![-1.0; n];
+            let mut ws = LemkeWorkspace::new(n);
+            let sol = ws.solve(&a, &q, &LemkeOptions::default()).unwrap_or_else(|e| panic!("N = {n}: {e}"));
+            let mut expected = vec![0.0; n];
+            expected[0] = 1.0;
+            assert_eq!(sol.z, &expected[..], "N = {n}");
+            assert!(sol.within_tolerance && sol.pivots > 10 * n, "N = {n}: {} pivots", sol.pivots);
+        }
+    }
+
+    /// Tridiagonal `tridiag(−1, 2, −1)` of size 100 (symmetric positive
+    /// definite: one solution) with patterned and random right-hand sides.
+    #[test]
+    fn tridiagonal_100_is_solved() {
+        use rand::{Rng, SeedableRng};
+        let n = 100;
+        let a: Vec<f64> = (0..n * n)
+            .map(|k| match (k / n) as isize - (k % n) as isize {
+                0 => 2.0,
+                1 | -1 => -1.0,
+                _ => 0.0,
+            })
+            .collect();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut longest = 0;
+        for trial in 0..40 {
+            let q: Vec<f64> = (0..n)
+                .map(|i| match trial {
+                    0 => {
+                        if i % 2 == 0 {
+                            -1.0
+                        } else {
+                            1.0
+                        }
+                    }
+                    1 => (i as f64 * 0.37).sin(),
+                    2 => -(i as f64) / n as f64 + 0.5,
+                    3 => (i as f64) / n as f64 - 0.5,
+                    4 => {
+                        if i % 3 == 0 {
+                            1.0
+                        } else {
+                            -1.0
+                        }
+                    }
+                    5 => -1.0,
+                    _ => rng.random_range(-1.0..1.0),
+                })
+                .collect();
+            let mut ws = LemkeWorkspace::new(n);
+            let sol = ws.solve(&a, &q, &LemkeOptions::default()).unwrap();
+            assert!(sol.within_tolerance && sol.residual.violation() < 1e-9, "{:?}", sol.residual);
+            longest = longest.max(sol.pivots);
+        }
+        assert!(longest >= n, "{longest}");
+        // Paths of up to 15 N pivots are met on such problems; the default cap leaves room.
+        assert!(LemkeOptions::default().pivot_cap(n) >= 15 * n);
+    }
+
+    /// Ill-conditioned LCPs (`A = Q diag(σ) Qᵀ + skew`, `σ` from 1 down to
+    /// 1e-17, `Q` a random rotation): some paths end at a point that is no
+    /// solution. The result flags exactly those, by its own residual.
+    #[test]
+    fn ill_conditioned_solution_is_flagged() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+        let n = 8;
+        let mut flagged = 0;
+        for _ in 0..400 {
+            let g = nalgebra::DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
+            let q_rot = g.qr().q();
+            let sigma = nalgebra::DVector::from_fn(n, |i, _| 10f64.powf(-17.0 * i as f64 / (n - 1) as f64));
+            let skew = nalgebra::DMatrix::from_fn(n, n, |i, j| {
+                if i < j {
+                    1e-9 * (i + j) as f64
+                } else if i > j {
+                    -1e-9 * (i + j) as f64
+                } else {
+                    0.0
+                }
+            });
+            let m = &q_rot * nalgebra::DMatrix::from_diagonal(&sigma) * q_rot.transpose() + skew;
+            let a: Vec<f64> = m.transpose().iter().copied().collect();
+            let q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let mut ws = LemkeWorkspace::new(n);
+            if let Ok(sol) = ws.solve(&a, &q, &LemkeOptions::default()) {
+                assert_eq!(sol.within_tolerance, sol.residual.violation() <= DEFAULT_RESIDUAL_TOLERANCE);
+                if !sol.within_tolerance {
+                    flagged += 1;
+                }
+            }
+        }
+        assert!(flagged > 0, "no ill-conditioned path ended off a solution");
     }
 
     #[test]
