@@ -188,9 +188,9 @@ impl EtaFile {
         let f = &self.col;
         let xr = self.rhs[r] * inv;
         self.rhs[r] = xr;
-        for i in 0..n {
-            if i != r && f[i] != 0.0 {
-                self.rhs[i] -= f[i] * xr;
+        for (i, (x, &fi)) in self.rhs.iter_mut().zip(f).enumerate() {
+            if i != r && fi != 0.0 {
+                *x -= fi * xr;
             }
         }
     }
@@ -217,9 +217,9 @@ impl EtaFile {
             x[r] = xr;
             if xr != 0.0 {
                 let f = &self.cols[k * n..(k + 1) * n];
-                for i in 0..n {
-                    if i != r && f[i] != 0.0 {
-                        x[i] -= f[i] * xr;
+                for (i, (xi, &fi)) in x.iter_mut().zip(f).enumerate() {
+                    if i != r && fi != 0.0 {
+                        *xi -= fi * xr;
                     }
                 }
             }
