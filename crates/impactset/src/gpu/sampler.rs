@@ -435,6 +435,7 @@ impl<'c> GpuPlan<'c> {
                     energy_before: row[n + 1],
                     energy_after: row[n + 2],
                     fallback_steps: fallback_steps(i),
+                    lcp_failure: None,
                 });
             }
             done += count;

@@ -1,7 +1,7 @@
 //! One discrete Routh step (docs/model.md §4): the step LCP with per-contact
 //! normal-impulse caps `h·p`, solved under a [`Selection`] rule.
 
-use crate::lcp::{LcpError, LcpResidual, LemkeOptions, LemkeWorkspace};
+use crate::lcp::{LcpError, LcpResidual, LcpSolution, LemkeOptions, LemkeWorkspace};
 use crate::problem::ContactOperators;
 use crate::problem::operators::StepLayout;
 use crate::sampling::stream::{self, SampleStreams};
@@ -103,7 +103,9 @@ pub fn step_violation(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScal
 /// `ws` must have been built for `ops` ([`StepWorkspace::new`]).
 ///
 /// Errors: Lemke's failure (it cannot fail on a step LCP in exact arithmetic:
-/// `A_R` is copositive and the LCP feasible).
+/// `A_R` is copositive and the LCP feasible), including a solve that ended
+/// outside its residual tolerance ([`LcpError::Inaccurate`]): such an answer is
+/// never taken.
 #[allow(clippy::too_many_arguments)]
 pub fn routh_step(
     ops: &ContactOperators,
@@ -130,7 +132,7 @@ pub fn routh_step(
     };
     match selection {
         Selection::Lemke => {
-            let sol = ws.lemke.solve(a, &ws.b, &options)?;
+            let sol = checked(ws.lemke.solve(a, &ws.b, &options))?;
             Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda))
         }
         Selection::RandomLemke => {
@@ -138,7 +140,7 @@ pub fn routh_step(
                 *d = stream::cover(streams.selection_word());
             }
             let offset = stream::index(streams.selection_word(), size);
-            let sol = ws.lemke.solve_covered(a, &ws.b, Some(&ws.cover), offset, &options)?;
+            let sol = checked(ws.lemke.solve_covered(a, &ws.b, Some(&ws.cover), offset, &options))?;
             Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda))
         }
         Selection::All => {
@@ -154,7 +156,7 @@ pub fn routh_step(
             }
             if ws.valid.is_empty() {
                 // Round-off hid every vertex: fall back to the deterministic rule.
-                let sol = ws.lemke.solve(a, &ws.b, &options)?;
+                let sol = checked(ws.lemke.solve(a, &ws.b, &options))?;
                 return Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda));
             }
             let choices = ws.valid.len();
@@ -163,5 +165,13 @@ pub fn routh_step(
             let exhaustive = ws.enumerator.exhaustive();
             Ok(StepOutcome { residual, pivots: 0, choices, exhaustive })
         }
+    }
+}
+
+/// A Lemke solution outside its residual tolerance is a failure.
+fn checked(sol: Result<LcpSolution<'_>, LcpError>) -> Result<LcpSolution<'_>, LcpError> {
+    match sol {
+        Ok(s) if !s.within_tolerance => Err(LcpError::Inaccurate { pivots: s.pivots }),
+        other => other,
     }
 }

@@ -40,8 +40,9 @@ pub fn sequential_from(problem: &ImpactProblem, start: usize) -> ImpactOutcome {
                 continue;
             }
             let (a, b) = simultaneous_lcp(ops, &[i], &v);
-            if let Ok(sol) = ws.solve(&a, &b, &LemkeOptions::default()) {
-                v = apply_impulse(ops, &[i], sol.z, &v);
+            match ws.solve(&a, &b, &LemkeOptions::default()) {
+                Ok(sol) if sol.within_tolerance => v = apply_impulse(ops, &[i], sol.z, &v),
+                _ => {}
             }
         }
     }

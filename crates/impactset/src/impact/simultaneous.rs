@@ -121,8 +121,8 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
     } else {
         let mut ws = LemkeWorkspace::new(size);
         match ws.solve(&a, &b, &LemkeOptions::default()) {
-            Ok(sol) => vec![apply_impulse(ops, &contacts, sol.z, v)],
-            Err(_) => vec![],
+            Ok(sol) if sol.within_tolerance => vec![apply_impulse(ops, &contacts, sol.z, v)],
+            _ => vec![],
         }
     };
     let method = if size <= MAX_ENUMERATED_SIMULTANEOUS { SolutionMethod::Enumerated } else { SolutionMethod::Lemke };

@@ -20,6 +20,16 @@ pub enum LcpError {
         /// Pivots performed.
         pivots: usize,
     },
+    /// The path ended, but at a `z` whose residual exceeds the tolerance
+    /// (an ill-conditioned matrix): no solution was found. Raised by callers
+    /// that need a solution (the Routh step) when
+    /// [`LcpSolution::within_tolerance`](super::LcpSolution::within_tolerance)
+    /// is `false`.
+    #[error("Lemke's algorithm ended after {pivots} pivots at a point whose residual exceeds the tolerance")]
+    Inaccurate {
+        /// Pivots performed.
+        pivots: usize,
+    },
     /// Problem data and workspace sizes disagree.
     #[error("LCP data of size {got} given to a workspace of size {expected}")]
     Size {

@@ -24,6 +24,7 @@
 
 use std::cmp::Ordering;
 
+use super::eta::{EtaFile, EtaOutcome, Problem, default_eta_limit};
 use super::{LcpError, LcpResidual};
 
 /// Options of [`LemkeWorkspace::solve`]. Every field has a problem-scaled default.
@@ -37,9 +38,19 @@ pub struct LemkeOptions {
     /// tie (`|x − y| ≤ tie · max(1, |x|, |y|)`). Default (`None`): `1e-11`,
     /// well above the round-off a few pivots accumulate.
     pub tie_tolerance: Option<f64>,
-    /// Hard cap on pivots. Default (`None`): `max(100, 10 N)`.
+    /// Hard cap on pivots. Default (`None`): `max(10 000, 50 N)`, enough for
+    /// Murty's exponential example (`2^N` pivots) up to `N = 13` and for
+    /// tridiagonal problems (up to `15 N` pivots at `N = 100`).
     pub max_pivots: Option<usize>,
+    /// A solution whose residual [violation](LcpResidual::violation)
+    /// exceeds this is flagged ([`LcpSolution::within_tolerance`] is
+    /// `false`): on ill-conditioned matrices the pivots can end at a basis
+    /// whose `z` is far from a solution. Default (`None`): `1e-6`.
+    pub residual_tolerance: Option<f64>,
 }
+
+/// Default of [`LemkeOptions::residual_tolerance`].
+pub const DEFAULT_RESIDUAL_TOLERANCE: f64 = 1e-6;
 
 /// Default of [`LemkeOptions::tie_tolerance`].
 pub const DEFAULT_TIE_TOLERANCE: f64 = 1e-11;
@@ -47,7 +58,7 @@ pub const DEFAULT_TIE_TOLERANCE: f64 = 1e-11;
 impl LemkeOptions {
     /// The pivot cap for an LCP of size `n`.
     pub fn pivot_cap(&self, n: usize) -> usize {
-        self.max_pivots.unwrap_or((10 * n).max(100))
+        self.max_pivots.unwrap_or((50 * n).max(10_000))
     }
 
     /// These options with the pivot tolerance resolved for the `n × n`
@@ -70,6 +81,10 @@ pub struct LcpSolution<'a> {
     pub pivots: usize,
     /// The residual of `z`, computed by the solver itself.
     pub residual: LcpResidual,
+    /// Whether the residual's violation is within
+    /// [`LemkeOptions::residual_tolerance`]. A solution outside it is no
+    /// solution; callers must not accept it.
+    pub within_tolerance: bool,
 }
 
 /// Reusable storage for Lemke's algorithm: no allocation per solve once
@@ -93,6 +108,10 @@ pub struct LemkeWorkspace {
     basis: Vec<usize>,
     z: Vec<f64>,
     w: Vec<f64>,
+    /// The product form of the first pivots (see [`EtaFile`]).
+    etas: EtaFile,
+    /// Pivots done in product form before the tableau is built.
+    eta_limit: usize,
 }
 
 impl LemkeWorkspace {
@@ -110,7 +129,18 @@ impl LemkeWorkspace {
             self.basis = vec![0; n];
             self.z = vec![0.0; n];
             self.w = vec![0.0; n];
+            self.eta_limit = default_eta_limit(n);
+            self.etas = EtaFile::new(n, self.eta_limit);
         }
+    }
+
+    /// Sets how many pivots run in product form before the dense tableau is
+    /// built (at least 1; default `N`). Results do not depend on it; it
+    /// exists to measure the two phases.
+    #[doc(hidden)]
+    pub fn set_product_form_limit(&mut self, limit: usize) {
+        self.eta_limit = limit.max(1);
+        self.etas = EtaFile::new(self.n, self.eta_limit);
     }
 
     /// Solves the LCP `(A, q)` with covering vector `d = 1` and the natural
@@ -145,17 +175,26 @@ impl LemkeWorkspace {
             tie: options.tie_tolerance.unwrap_or(DEFAULT_TIE_TOLERANCE),
         };
         let cap = options.pivot_cap(n);
+        let offset = lex_offset % n.max(1);
         let pivots = if q.iter().all(|&x| x >= 0.0) {
             self.z.iter_mut().for_each(|z| *z = 0.0);
             0
         } else {
-            init_tableau(&mut self.tableau, &mut self.basis, a, q, cover);
-            let pivots = run_pivots(&mut self.tableau, &mut self.basis, n, lex_offset % n.max(1), tol, cap)?;
-            extract_solution(&self.tableau, &self.basis, n, &mut self.z);
+            let problem = Problem { a, q, cover };
+            let pivots = match self.etas.run(problem, &mut self.basis, offset, tol, cap, self.eta_limit)? {
+                EtaOutcome::Solved(pivots) => pivots,
+                EtaOutcome::Continue { pivots, z0_row, entering } => {
+                    self.etas.build_tableau(problem, &mut self.tableau);
+                    let state = PathState { pivots, z0_row, entering };
+                    run_pivots(&mut self.tableau, &mut self.basis, n, offset, tol, cap, state)?
+                }
+            };
+            extract_solution(&self.tableau, &self.etas, &self.basis, n, pivots, self.eta_limit, &mut self.z);
             pivots
         };
         let residual = LcpResidual::compute(a, q, &self.z, &mut self.w);
-        Ok(LcpSolution { z: &self.z, w: &self.w, pivots, residual })
+        let within_tolerance = residual.violation() <= options.residual_tolerance.unwrap_or(DEFAULT_RESIDUAL_TOLERANCE);
+        Ok(LcpSolution { z: &self.z, w: &self.w, pivots, residual, within_tolerance })
     }
 }
 
@@ -169,11 +208,11 @@ pub fn solve_lcp(a: &[f64], q: &[f64]) -> Result<(Vec<f64>, LcpResidual), LcpErr
 
 /// The two tolerances of one solve.
 #[derive(Clone, Copy, Debug)]
-struct Tolerances {
+pub(super) struct Tolerances {
     /// Column entries at most this are not pivots.
-    pivot: f64,
+    pub(super) pivot: f64,
     /// Relative tie tolerance of the ratio test.
-    tie: f64,
+    pub(super) tie: f64,
 }
 
 /// `10 · N · max(1, ‖A‖∞) · ε`.
@@ -183,6 +222,7 @@ fn default_tolerance(a: &[f64], n: usize) -> f64 {
 }
 
 /// Fills `[I | −A | −d | q]` and the initial basis `w`.
+#[cfg(test)]
 fn init_tableau(t: &mut [f64], basis: &mut [usize], a: &[f64], q: &[f64], cover: Option<&[f64]>) {
     let n = q.len();
     let stride = 2 * n + 2;
@@ -200,7 +240,7 @@ fn init_tableau(t: &mut [f64], basis: &mut [usize], a: &[f64], q: &[f64], cover:
 }
 
 /// Compares `x` and `y` with a relative tie tolerance.
-fn compare_tied(x: f64, y: f64, tie: f64) -> Ordering {
+pub(super) fn compare_tied(x: f64, y: f64, tie: f64) -> Ordering {
     let band = tie * 1f64.max(x.abs()).max(y.abs());
     if x < y - band {
         Ordering::Less
@@ -234,6 +274,7 @@ fn lex_compare(t: &[f64], n: usize, i: usize, k: usize, e: usize, offset: usize,
 
 /// The row where `z₀` enters: the lexicographic minimum of `(q_i, e_i)/d_i`,
 /// i.e. the maximum of the rows divided by their (negative) `z₀` entry.
+#[cfg(test)]
 fn first_leaving_row(t: &[f64], n: usize, offset: usize, tol: Tolerances) -> usize {
     let e = 2 * n;
     let mut best = 0;
@@ -290,11 +331,20 @@ fn pivot(t: &mut [f64], n: usize, r: usize, e: usize) {
 }
 
 /// The complement of variable `v` (`w_j ↔ z_j`).
-fn complement(v: usize, n: usize) -> usize {
+pub(super) fn complement(v: usize, n: usize) -> usize {
     if v < n { v + n } else { v - n }
 }
 
-/// Complementary pivoting from the initial tableau until `z₀` leaves.
+/// Where a path stands: pivots done, the row where `z₀` entered and the
+/// next entering variable.
+#[derive(Clone, Copy, Debug)]
+struct PathState {
+    pivots: usize,
+    z0_row: usize,
+    entering: usize,
+}
+
+/// Complementary pivoting in the dense tableau from `state` until `z₀` leaves.
 fn run_pivots(
     t: &mut [f64],
     basis: &mut [usize],
@@ -302,13 +352,10 @@ fn run_pivots(
     offset: usize,
     tol: Tolerances,
     cap: usize,
+    state: PathState,
 ) -> Result<usize, LcpError> {
     let z0 = 2 * n;
-    let z0_row = first_leaving_row(t, n, offset, tol);
-    pivot(t, n, z0_row, z0);
-    let mut entering = complement(basis[z0_row], n);
-    basis[z0_row] = z0;
-    let mut pivots = 1;
+    let PathState { mut pivots, z0_row, mut entering } = state;
     loop {
         if pivots >= cap {
             return Err(LcpError::PivotLimit { pivots });
@@ -325,14 +372,46 @@ fn run_pivots(
     }
 }
 
+/// The whole path in the dense tableau, from the initial basis (the
+/// reference the product-form phase is tested against).
+#[cfg(test)]
+fn solve_dense(
+    t: &mut [f64],
+    basis: &mut [usize],
+    p: Problem,
+    offset: usize,
+    tol: Tolerances,
+    cap: usize,
+) -> Result<usize, LcpError> {
+    let n = p.q.len();
+    init_tableau(t, basis, p.a, p.q, p.cover);
+    let z0 = 2 * n;
+    let z0_row = first_leaving_row(t, n, offset, tol);
+    pivot(t, n, z0_row, z0);
+    let entering = complement(basis[z0_row], n);
+    basis[z0_row] = z0;
+    run_pivots(t, basis, n, offset, tol, cap, PathState { pivots: 1, z0_row, entering })
+}
+
 /// Reads `z` off the final basis (basic `z_j` = its row's right-hand side,
-/// clamped at 0 against round-off; non-basic `z_j` = 0).
-fn extract_solution(t: &[f64], basis: &[usize], n: usize, z: &mut [f64]) {
+/// clamped at 0 against round-off; non-basic `z_j` = 0): from the eta file's
+/// right-hand side when the path ended within `eta_limit` pivots, else from
+/// the dense tableau.
+fn extract_solution(
+    t: &[f64],
+    etas: &EtaFile,
+    basis: &[usize],
+    n: usize,
+    pivots: usize,
+    eta_limit: usize,
+    z: &mut [f64],
+) {
     let stride = 2 * n + 2;
     z.iter_mut().for_each(|x| *x = 0.0);
     for (i, &b) in basis.iter().enumerate() {
         if (n..2 * n).contains(&b) {
-            z[b - n] = t[i * stride + 2 * n + 1].max(0.0);
+            let rhs = if pivots <= eta_limit { etas.rhs[i] } else { t[i * stride + 2 * n + 1] };
+            z[b - n] = rhs.max(0.0);
         }
     }
 }
@@ -376,6 +455,190 @@ mod tests {
         let mut ws = LemkeWorkspace::new(3);
         let sol = ws.solve(&a, &q, &LemkeOptions::default()).unwrap();
         assert!(sol.residual.violation() < 1e-12, "{:?}", sol.residual);
+    }
+
+    /// The dense path of `(a, q, cover, offset)`: `z` (as bits) and pivots.
+    fn dense_reference(
+        a: &[f64],
+        q: &[f64],
+        cover: Option<&[f64]>,
+        offset: usize,
+    ) -> Result<(Vec<u64>, usize), LcpError> {
+        let n = q.len();
+        let mut t = vec![0.0; n * (2 * n + 2)];
+        let mut basis = vec![0; n];
+        let tol = Tolerances { pivot: default_tolerance(a, n), tie: DEFAULT_TIE_TOLERANCE };
+        let cap = LemkeOptions::default().pivot_cap(n);
+        let p = Problem { a, q, cover };
+        let pivots = solve_dense(&mut t, &mut basis, p, offset, tol, cap)?;
+        let mut z = vec![0.0; n];
+        extract_solution(&t, &EtaFile::default(), &basis, n, pivots, 0, &mut z);
+        Ok((z.iter().map(|x| x.to_bits()).collect(), pivots))
+    }
+
+    /// The product-form phase (with its switch to the dense tableau at every
+    /// possible pivot) gives the dense solver's pivots and `z`, bit for bit:
+    /// on step LCPs of the paper scenes along random velocities and caps, and
+    /// on small integer LCPs full of ties (the lexicographic test decides).
+    #[test]
+    fn product_form_matches_the_dense_tableau_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut cases: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+        for id in ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack"] {
+            let s = crate::scene::builtin(id).unwrap();
+            let ops = s.problem.operators();
+            let size = ops.layout().size();
+            for _ in 0..60 {
+                let v = nalgebra::DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0));
+                let u = &ops.j * v;
+                let mut b = vec![0.0; size];
+                for x in &mut b[..ops.m] {
+                    *x = s.step_size * f64::from(rng.random_range(0u8..4)) / 4.0;
+                }
+                b[ops.m..size - ops.m].copy_from_slice(u.as_slice());
+                if rng.random_bool(0.3) {
+                    b[ops.m] = 0.0;
+                }
+                cases.push((ops.step_matrix.clone(), b));
+            }
+        }
+        for _ in 0..400 {
+            let n = rng.random_range(1..7);
+            let a: Vec<f64> = (0..n * n).map(|_| f64::from(rng.random_range(-2i8..3))).collect();
+            let q: Vec<f64> = (0..n).map(|_| f64::from(rng.random_range(-2i8..2))).collect();
+            cases.push((a, q));
+        }
+        let mut compared = 0;
+        for (a, q) in &cases {
+            let n = q.len();
+            let cover: Vec<f64> = (0..n).map(|_| 1.0 / 64.0 + f64::from(rng.random_range(0u8..8)) / 8.0).collect();
+            let offset = rng.random_range(0..n);
+            for (cover, offset) in [(None, 0), (Some(&cover[..]), offset)] {
+                let reference = dense_reference(a, q, cover, offset);
+                for limit in [2, 3, 5, n.max(2), 1000] {
+                    let mut ws = LemkeWorkspace::new(n);
+                    ws.eta_limit = limit;
+                    ws.etas = EtaFile::new(n, limit);
+                    let got = ws
+                        .solve_covered(a, q, cover, offset, &LemkeOptions::default())
+                        .map(|s| (s.z.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), s.pivots));
+                    let reference = if q.iter().all(|&x| x >= 0.0) { Ok((vec![0; n], 0)) } else { reference.clone() };
+                    assert_eq!(got, reference, "A = {a:?}, q = {q:?}, cover {cover:?}, offset {offset}, limit {limit}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 3000);
+    }
+
+    /// Murty's matrix (lower triangular, 1 on the diagonal, 2 below) with
+    /// `q = −1`: a P-matrix, so the LCP has exactly one solution, `z = e₀`
+    /// (`w_i = 2 − 1` below the first row), and Lemke needs `2^N − 1` pivots
+    /// (Murty 1978), past the old cap of `max(100, 10 N)` from `N = 7`.
+    #[test]
+    fn murty_problem_is_solved_to_its_unique_solution() {
+        for n in 7..=12 {
+            let a: Vec<f64> = (0..n * n)
+                .map(|k| match (k / n, k % n) {
+                    (i, j) if i == j => 1.0,
+                    (i, j) if i > j => 2.0,
+                    _ => 0.0,
+                })
+                .collect();
+            let q = vec![-1.0; n];
+            let mut ws = LemkeWorkspace::new(n);
+            let sol = ws.solve(&a, &q, &LemkeOptions::default()).unwrap_or_else(|e| panic!("N = {n}: {e}"));
+            let mut expected = vec![0.0; n];
+            expected[0] = 1.0;
+            assert_eq!(sol.z, &expected[..], "N = {n}");
+            assert!(sol.within_tolerance && sol.pivots > 10 * n, "N = {n}: {} pivots", sol.pivots);
+        }
+    }
+
+    /// Tridiagonal `tridiag(−1, 2, −1)` of size 100 (symmetric positive
+    /// definite: one solution) with patterned and random right-hand sides.
+    #[test]
+    fn tridiagonal_100_is_solved() {
+        use rand::{Rng, SeedableRng};
+        let n = 100;
+        let a: Vec<f64> = (0..n * n)
+            .map(|k| match (k / n) as isize - (k % n) as isize {
+                0 => 2.0,
+                1 | -1 => -1.0,
+                _ => 0.0,
+            })
+            .collect();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut longest = 0;
+        for trial in 0..40 {
+            let q: Vec<f64> = (0..n)
+                .map(|i| match trial {
+                    0 => {
+                        if i % 2 == 0 {
+                            -1.0
+                        } else {
+                            1.0
+                        }
+                    }
+                    1 => (i as f64 * 0.37).sin(),
+                    2 => -(i as f64) / n as f64 + 0.5,
+                    3 => (i as f64) / n as f64 - 0.5,
+                    4 => {
+                        if i % 3 == 0 {
+                            1.0
+                        } else {
+                            -1.0
+                        }
+                    }
+                    5 => -1.0,
+                    _ => rng.random_range(-1.0..1.0),
+                })
+                .collect();
+            let mut ws = LemkeWorkspace::new(n);
+            let sol = ws.solve(&a, &q, &LemkeOptions::default()).unwrap();
+            assert!(sol.within_tolerance && sol.residual.violation() < 1e-9, "{:?}", sol.residual);
+            longest = longest.max(sol.pivots);
+        }
+        assert!(longest >= n, "{longest}");
+        // Paths of up to 15 N pivots are met on such problems; the default cap leaves room.
+        assert!(LemkeOptions::default().pivot_cap(n) >= 15 * n);
+    }
+
+    /// Ill-conditioned LCPs (`A = Q diag(σ) Qᵀ + skew`, `σ` from 1 down to
+    /// 1e-17, `Q` a random rotation): some paths end at a point that is no
+    /// solution. The result flags exactly those, by its own residual.
+    #[test]
+    fn ill_conditioned_solution_is_flagged() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+        let n = 8;
+        let mut flagged = 0;
+        for _ in 0..400 {
+            let g = nalgebra::DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
+            let q_rot = g.qr().q();
+            let sigma = nalgebra::DVector::from_fn(n, |i, _| 10f64.powf(-17.0 * i as f64 / (n - 1) as f64));
+            let skew = nalgebra::DMatrix::from_fn(n, n, |i, j| {
+                if i < j {
+                    1e-9 * (i + j) as f64
+                } else if i > j {
+                    -1e-9 * (i + j) as f64
+                } else {
+                    0.0
+                }
+            });
+            let m = &q_rot * nalgebra::DMatrix::from_diagonal(&sigma) * q_rot.transpose() + skew;
+            let a: Vec<f64> = m.transpose().iter().copied().collect();
+            let q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let mut ws = LemkeWorkspace::new(n);
+            if let Ok(sol) = ws.solve(&a, &q, &LemkeOptions::default()) {
+                assert_eq!(sol.within_tolerance, sol.residual.violation() <= DEFAULT_RESIDUAL_TOLERANCE);
+                if !sol.within_tolerance {
+                    flagged += 1;
+                }
+            }
+        }
+        assert!(flagged > 0, "no ill-conditioned path ended off a solution");
     }
 
     #[test]

@@ -7,10 +7,13 @@
 
 mod enumerate;
 mod error;
+mod eta;
 mod lemke;
 mod residual;
 
 pub use enumerate::basic_solutions;
 pub use error::LcpError;
-pub use lemke::{DEFAULT_TIE_TOLERANCE, LcpSolution, LemkeOptions, LemkeWorkspace, solve_lcp};
+pub use lemke::{
+    DEFAULT_RESIDUAL_TOLERANCE, DEFAULT_TIE_TOLERANCE, LcpSolution, LemkeOptions, LemkeWorkspace, solve_lcp,
+};
 pub use residual::LcpResidual;

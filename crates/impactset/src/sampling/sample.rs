@@ -6,6 +6,7 @@ use super::SamplerOptions;
 use super::stream::{self, SampleStreams};
 use crate::ImpactProblem;
 use crate::impact::{Selection, StepScales, StepWorkspace, routh_step};
+use crate::lcp::LcpError;
 
 /// One sample's outcome.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -29,6 +30,32 @@ pub struct Sample {
     /// Steps where `all` selection could not enumerate exhaustively within its
     /// budget and completed the solution list with Lemke solves (0 otherwise).
     pub fallback_steps: u32,
+    /// Why the step LCP failed, when one did (the sample then stops,
+    /// unterminated, with `max_residual = ∞`). Not written when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lcp_failure: Option<LcpFailure>,
+}
+
+/// How a step LCP failed (see [`LcpError`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LcpFailure {
+    /// Secondary ray: no solution found.
+    Ray,
+    /// The pivot cap was reached.
+    PivotCap,
+    /// The path ended outside the residual tolerance.
+    Inaccurate,
+}
+
+impl From<LcpError> for LcpFailure {
+    fn from(e: LcpError) -> Self {
+        match e {
+            LcpError::Ray { .. } | LcpError::Size { .. } => LcpFailure::Ray,
+            LcpError::PivotLimit { .. } => LcpFailure::PivotCap,
+            LcpError::Inaccurate { .. } => LcpFailure::Inaccurate,
+        }
+    }
 }
 
 /// One step of a recorded trajectory.
@@ -119,6 +146,7 @@ pub(crate) fn run_sample(
     let mut max_residual: f64 = 0.0;
     let mut steps = 0u32;
     let mut fallback_steps = 0u32;
+    let mut lcp_failure = None;
     let terminated = loop {
         ws.u.gemv(1.0, &ops.j, &ws.v, 0.0);
         if ws.u.rows(0, m).min() >= term {
@@ -142,9 +170,13 @@ pub(crate) fn run_sample(
             ws.lambda.as_mut_slice(),
         );
         steps += 1;
-        let Ok(outcome) = outcome else {
-            max_residual = f64::INFINITY;
-            break false;
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                lcp_failure = Some(LcpFailure::from(e));
+                max_residual = f64::INFINITY;
+                break false;
+            }
         };
         max_residual = max_residual.max(outcome.residual);
         if options.selection == Selection::All && !outcome.exhaustive {
@@ -172,6 +204,7 @@ pub(crate) fn run_sample(
         energy_before,
         energy_after,
         fallback_steps,
+        lcp_failure,
     }
 }
 

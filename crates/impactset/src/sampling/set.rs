@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use super::sample::{SampleWorkspace, run_sample};
+use super::sample::{LcpFailure, SampleWorkspace, run_sample};
 use super::{Sample, SamplerOptions, stream};
 use crate::ImpactProblem;
 
@@ -98,6 +98,12 @@ pub struct SetTally {
     pub max_energy_ratio: f64,
     /// Steps where `all` fell back to Lemke solves.
     pub fallback_steps: u64,
+    /// Samples stopped by a step LCP that ended on a secondary ray (no solution found).
+    pub lcp_rays: usize,
+    /// Samples stopped by a step LCP that reached the pivot cap.
+    pub lcp_pivot_caps: usize,
+    /// Samples stopped by a step LCP that ended outside its residual tolerance.
+    pub lcp_inaccurate: usize,
 }
 
 impl SetTally {
@@ -113,6 +119,12 @@ impl SetTally {
                 self.max_energy_ratio = self.max_energy_ratio.max(s.energy_after / s.energy_before);
             }
             self.fallback_steps += s.fallback_steps as u64;
+            match s.lcp_failure {
+                Some(LcpFailure::Ray) => self.lcp_rays += 1,
+                Some(LcpFailure::PivotCap) => self.lcp_pivot_caps += 1,
+                Some(LcpFailure::Inaccurate) => self.lcp_inaccurate += 1,
+                None => {}
+            }
         }
     }
 

@@ -1,0 +1,300 @@
+//! Lemke's first pivots in product form: the same arithmetic as the dense
+//! tableau of [`super::lemke`], done only where it is read.
+//!
+//! Every column of the tableau evolves on its own: a Gauss–Jordan pivot on
+//! `(r, e)` scales row `r` by `1/t_re` and subtracts `t_ie` times it from
+//! every other row `i` with `t_ie ≠ 0`, so column `c` after `k` pivots is a
+//! function of its initial entries and of the entering columns of those `k`
+//! pivots alone (the *eta file*). Lemke reads, per pivot, only the
+//! right-hand side and the entering column, and the columns of `B⁻¹` only
+//! when ratios tie. This module keeps the right-hand side up to date and
+//! rebuilds any other column on demand by replaying the eta file, operation
+//! for operation as the dense pivot does it, so every value read is the one
+//! the dense tableau holds (up to the sign of zeros, which no test reads and
+//! no nonzero value inherits). A path of `k` pivots costs about `k²N/2`
+//! multiply–subtracts this way instead of `k·N(2N + 2)`; past
+//! [`default_eta_limit`] pivots the solver builds the dense tableau from the
+//! eta file and goes on there.
+
+use std::cmp::Ordering;
+
+use super::LcpError;
+use super::lemke::{Tolerances, compare_tied, complement};
+
+/// Pivots done in product form before a solve switches to the dense
+/// tableau: `N`, where replaying the eta file for one column costs about what
+/// a dense pivot does.
+pub(super) fn default_eta_limit(n: usize) -> usize {
+    n.max(2)
+}
+
+/// The data of one LCP: `A` (row-major), `q` and the covering vector.
+#[derive(Clone, Copy)]
+pub(super) struct Problem<'a> {
+    pub(super) a: &'a [f64],
+    pub(super) q: &'a [f64],
+    pub(super) cover: Option<&'a [f64]>,
+}
+
+/// How the product-form phase ended.
+pub(super) enum EtaOutcome {
+    /// `z₀` left the basis after this many pivots; the solution is in
+    /// [`EtaFile::rhs`].
+    Solved(usize),
+    /// The limit was reached: go on in the dense tableau.
+    Continue {
+        /// Pivots done.
+        pivots: usize,
+        /// The row where `z₀` entered.
+        z0_row: usize,
+        /// The next entering variable.
+        entering: usize,
+    },
+}
+
+/// The eta file of the pivots so far, the current right-hand side and
+/// scratch columns (all sized once per `N`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct EtaFile {
+    n: usize,
+    /// Pivots recorded.
+    len: usize,
+    /// Pivot row of each pivot.
+    rows: Vec<usize>,
+    /// Entering variable of each pivot (tableau column number).
+    vars: Vec<usize>,
+    /// `1 / t_re` of each pivot.
+    inv: Vec<f64>,
+    /// The entering column before each pivot, `N` entries per pivot.
+    cols: Vec<f64>,
+    /// The current right-hand side.
+    pub(super) rhs: Vec<f64>,
+    /// The current entering column.
+    col: Vec<f64>,
+    /// `rhs_i / col_i` for rows with `col_i` above the pivot tolerance.
+    ratio: Vec<f64>,
+    /// Columns of `B⁻¹` rebuilt at the current pivot (column `c` at `c·N`).
+    binv: Vec<f64>,
+    /// Which columns of `binv` are current.
+    binv_ready: Vec<bool>,
+}
+
+impl EtaFile {
+    pub(super) fn new(n: usize, limit: usize) -> Self {
+        EtaFile {
+            n,
+            len: 0,
+            rows: vec![0; limit],
+            vars: vec![0; limit],
+            inv: vec![0.0; limit],
+            cols: vec![0.0; limit * n],
+            rhs: vec![0.0; n],
+            col: vec![0.0; n],
+            ratio: vec![0.0; n],
+            binv: vec![0.0; n * n],
+            binv_ready: vec![false; n],
+        }
+    }
+
+    /// Lemke's path from the basis `w` for at most `limit` pivots, with the
+    /// rules of the dense solver (`run_pivots`).
+    pub(super) fn run(
+        &mut self,
+        p: Problem,
+        basis: &mut [usize],
+        offset: usize,
+        tol: Tolerances,
+        cap: usize,
+        limit: usize,
+    ) -> Result<EtaOutcome, LcpError> {
+        let n = self.n;
+        let z0 = 2 * n;
+        self.len = 0;
+        self.rhs.copy_from_slice(p.q);
+        for (i, b) in basis.iter_mut().enumerate() {
+            *b = i;
+        }
+        // z₀ enters at the lexicographic maximum of (q_i, e_i)/(−d_i).
+        initial_column(p, z0, &mut self.col);
+        self.start_pivot();
+        for i in 0..n {
+            self.ratio[i] = self.rhs[i] / self.col[i];
+        }
+        let mut z0_row = 0;
+        for i in 1..n {
+            if self.lex_compare(p, i, z0_row, offset, tol.tie) == Ordering::Greater {
+                z0_row = i;
+            }
+        }
+        self.push(z0_row, z0);
+        let mut entering = complement(basis[z0_row], n);
+        basis[z0_row] = z0;
+        let mut pivots = 1;
+        loop {
+            if pivots >= cap {
+                return Err(LcpError::PivotLimit { pivots });
+            }
+            if pivots >= limit {
+                return Ok(EtaOutcome::Continue { pivots, z0_row, entering });
+            }
+            let mut col = std::mem::take(&mut self.col);
+            self.column(p, entering, &mut col);
+            self.col = col;
+            self.start_pivot();
+            let r = self.leaving_row(p, z0_row, offset, tol).ok_or(LcpError::Ray { pivots })?;
+            self.push(r, entering);
+            pivots += 1;
+            let leaving = basis[r];
+            basis[r] = entering;
+            if leaving == z0 {
+                return Ok(EtaOutcome::Solved(pivots));
+            }
+            entering = complement(leaving, n);
+        }
+    }
+
+    /// Writes the dense tableau `B⁻¹[I | −A | −d | q]` of the current basis.
+    pub(super) fn build_tableau(&self, p: Problem, t: &mut [f64]) {
+        let n = self.n;
+        let stride = 2 * n + 2;
+        let mut x = vec![0.0; n];
+        for v in 0..=2 * n {
+            self.column(p, v, &mut x);
+            for (i, &xi) in x.iter().enumerate() {
+                t[i * stride + v] = xi;
+            }
+        }
+        for (i, &r) in self.rhs.iter().enumerate() {
+            t[i * stride + 2 * n + 1] = r;
+        }
+    }
+
+    /// Forgets the `B⁻¹` columns of the previous pivot.
+    fn start_pivot(&mut self) {
+        self.binv_ready.iter_mut().for_each(|r| *r = false);
+    }
+
+    /// Records the pivot on `(r, entering)` with the current entering column
+    /// and updates the right-hand side exactly as the dense pivot does.
+    fn push(&mut self, r: usize, var: usize) {
+        let n = self.n;
+        let k = self.len;
+        let inv = 1.0 / self.col[r];
+        self.rows[k] = r;
+        self.vars[k] = var;
+        self.inv[k] = inv;
+        self.cols[k * n..(k + 1) * n].copy_from_slice(&self.col);
+        self.len += 1;
+        let f = &self.col;
+        let xr = self.rhs[r] * inv;
+        self.rhs[r] = xr;
+        for (i, (x, &fi)) in self.rhs.iter_mut().zip(f).enumerate() {
+            if i != r && fi != 0.0 {
+                *x -= fi * xr;
+            }
+        }
+    }
+
+    /// Column `v` of the current tableau (`v < 2N + 1`; not the right-hand
+    /// side): its initial entries, or the unit column of the last pivot it
+    /// entered at, carried through the later pivots.
+    fn column(&self, p: Problem, v: usize, x: &mut [f64]) {
+        let n = self.n;
+        let start = match (0..self.len).rev().find(|&k| self.vars[k] == v) {
+            Some(k) => {
+                x.iter_mut().for_each(|e| *e = 0.0);
+                x[self.rows[k]] = 1.0;
+                k + 1
+            }
+            None => {
+                initial_column(p, v, x);
+                0
+            }
+        };
+        for k in start..self.len {
+            let r = self.rows[k];
+            let xr = x[r] * self.inv[k];
+            x[r] = xr;
+            if xr != 0.0 {
+                let f = &self.cols[k * n..(k + 1) * n];
+                for (i, (xi, &fi)) in x.iter_mut().zip(f).enumerate() {
+                    if i != r && fi != 0.0 {
+                        *xi -= fi * xr;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Column `c` of `B⁻¹` (the tableau's `w_c` column), rebuilt once per pivot.
+    fn binv_column(&mut self, p: Problem, c: usize) -> usize {
+        let n = self.n;
+        if !self.binv_ready[c] {
+            let mut x = std::mem::take(&mut self.binv);
+            self.column(p, c, &mut x[c * n..(c + 1) * n]);
+            self.binv = x;
+            self.binv_ready[c] = true;
+        }
+        c * n
+    }
+
+    /// The dense solver's `lex_compare` of rows `i` and `k` for the current
+    /// entering column, from `ratio` and the `B⁻¹` columns.
+    fn lex_compare(&mut self, p: Problem, i: usize, k: usize, offset: usize, tie: f64) -> Ordering {
+        let first = compare_tied(self.ratio[i], self.ratio[k], tie);
+        if first != Ordering::Equal {
+            return first;
+        }
+        let n = self.n;
+        let (ai, ak) = (self.col[i], self.col[k]);
+        for j in 0..n {
+            let c = (offset + j) % n;
+            let at = self.binv_column(p, c);
+            let o = compare_tied(self.binv[at + i] / ai, self.binv[at + k] / ak, tie);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    }
+
+    /// The dense solver's `leaving_row`.
+    fn leaving_row(&mut self, p: Problem, z0_row: usize, offset: usize, tol: Tolerances) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for i in 0..self.n {
+            if self.col[i] > tol.pivot {
+                self.ratio[i] = self.rhs[i] / self.col[i];
+                best = match best {
+                    Some(b) if self.lex_compare(p, i, b, offset, tol.tie) != Ordering::Less => Some(b),
+                    _ => Some(i),
+                };
+            }
+        }
+        let best = best?;
+        let (a0, ab) = (self.col[z0_row], self.col[best]);
+        if best != z0_row
+            && a0 > tol.pivot
+            && compare_tied(self.rhs[z0_row] / a0, self.rhs[best] / ab, tol.tie) == Ordering::Equal
+        {
+            return Some(z0_row);
+        }
+        Some(best)
+    }
+}
+
+/// Column `v` of `[I | −A | −d]`.
+fn initial_column(p: Problem, v: usize, x: &mut [f64]) {
+    let n = x.len();
+    if v < n {
+        x.iter_mut().for_each(|e| *e = 0.0);
+        x[v] = 1.0;
+    } else if v < 2 * n {
+        for (i, e) in x.iter_mut().enumerate() {
+            *e = -p.a[i * n + v - n];
+        }
+    } else {
+        for (i, e) in x.iter_mut().enumerate() {
+            *e = -p.cover.map_or(1.0, |d| d[i]);
+        }
+    }
+}
