@@ -11,7 +11,8 @@
 //! | §1 impact problem, friction cone | [`problem`] |
 //! | LCPs, Lemke | [`lcp`] |
 //! | §2 simultaneous, §3 sequential, §4 Routh step, §5b selection | [`impact`] |
-//! | §5 Algorithms 1 and 2, §7 random streams | [`sampling`] |
+//! | §5 Algorithms 1 and 2 | [`sampling`] |
+//! | §7 random streams (shared by the CPU and the GPU) | [`stream`] |
 //! | one runner for every backend (CPU threads, GPU) | [`run`] |
 //! | problem files and outputs | [`io`] |
 //! | §6 ε-nets, Hausdorff, contact modes | [`analysis`] |
@@ -44,6 +45,7 @@ pub mod problem;
 pub mod run;
 pub mod sampling;
 pub mod scene;
+pub mod stream;
 
 pub use impact::Selection;
 pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError};

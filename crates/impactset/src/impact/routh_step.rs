@@ -4,7 +4,7 @@
 use crate::lcp::{LcpError, LcpResidual, LcpSolution, LemkeOptions, LemkeWorkspace};
 use crate::problem::ContactOperators;
 use crate::problem::operators::StepLayout;
-use crate::sampling::stream::{self, SampleStreams};
+use crate::stream::{self, SampleStreams};
 
 use super::{Selection, StepEnumerator};
 
@@ -97,7 +97,7 @@ pub fn step_violation(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScal
 /// normal-impulse caps `h·p` (`m`). The LCP is
 /// `w = A_R z + b_R`, `b_R = [h·p; Jn v; JD v; 0]`, with `A_R` from
 /// [`ContactOperators::step_matrix`]. Selection words are drawn from
-/// `streams` as documented in [`crate::sampling::stream`]. The outcome's
+/// `streams` as documented in [`crate::stream`]. The outcome's
 /// residual is [`step_violation`] in `scales`.
 ///
 /// `ws` must have been built for `ops` ([`StepWorkspace::new`]).

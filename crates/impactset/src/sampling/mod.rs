@@ -4,8 +4,8 @@
 mod options;
 mod sample;
 mod set;
-pub mod stream;
 
+pub use crate::stream;
 pub use options::SamplerOptions;
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use set::sample_range;

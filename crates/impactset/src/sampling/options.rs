@@ -16,7 +16,7 @@ pub struct SamplerOptions {
     pub step_size: Option<f64>,
     /// Step cap `K` (default 10).
     pub steps: usize,
-    /// Run seed (default 0); see [`crate::sampling::stream`].
+    /// Run seed (default 0); see [`crate::stream`].
     pub seed: u64,
     /// Step-selection rule (default [`Selection::All`]).
     pub selection: Selection,

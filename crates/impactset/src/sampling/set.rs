@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::sample::{LcpFailure, SampleWorkspace, run_sample};
-use super::{Sample, SamplerOptions, stream};
+use super::{Sample, SamplerOptions};
 use crate::ImpactProblem;
+use crate::stream;
 
 /// Largest number of samples per parallel work item (and per progress report).
 const MAX_CHUNK: usize = 1024;

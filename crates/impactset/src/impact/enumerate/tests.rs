@@ -212,7 +212,7 @@ fn frictionless_contacts_and_zero_caps_match_the_oracle() {
 fn routh_step_all_reports_every_choice_and_exhaustiveness() {
     use crate::Selection;
     use crate::impact::{StepScales, StepWorkspace, routh_step};
-    use crate::sampling::stream::{SampleStreams, stream_key};
+    use crate::stream::{SampleStreams, stream_key};
 
     let mut rng = ChaCha8Rng::seed_from_u64(15);
     let mut several = 0;
