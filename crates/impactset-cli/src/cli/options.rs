@@ -6,7 +6,7 @@ use anyhow::Result;
 use super::InputError;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
-use impactset::{SamplerOptions, Selection};
+use impactset::{ImpactProblem, SamplerOptions, Selection};
 
 /// The options for `samples` samples of `spec` from `first_index`, with the
 /// problem's step size and step cap (else the sampler's defaults).
@@ -17,10 +17,7 @@ pub fn sampler_options(
     seed: u64,
     selection: Selection,
 ) -> Result<SamplerOptions> {
-    if samples == 0 {
-        return Err(InputError("--samples 0: must be at least 1".into()).into());
-    }
-    Ok(SamplerOptions {
+    let options = SamplerOptions {
         samples,
         first_index,
         step_size: Some(spec.step_size.unwrap_or_else(|| spec.problem.default_step_size())),
@@ -28,6 +25,17 @@ pub fn sampler_options(
         seed,
         selection,
         ..SamplerOptions::default()
+    };
+    validate(&options, &spec.problem)?;
+    Ok(options)
+}
+
+/// [`SamplerOptions::validate`] as an input error naming the flag
+/// (`--steps 0: must be at least 1 …`, exit 2).
+pub fn validate(options: &SamplerOptions, problem: &ImpactProblem) -> Result<()> {
+    options.validate(problem).map_err(|e| {
+        let flag = format!("--{}", e.field.replace('_', "-"));
+        InputError(format!("{flag} {}: {}", e.value, e.why)).into()
     })
 }
 
