@@ -155,7 +155,7 @@ impl ImpactProblem {
         };
         let within = |x: f64| (1.0 / RANGE..=RANGE).contains(&x);
         let inverse = ops.mass_inv.amax();
-        if !(inverse <= RANGE) {
+        if inverse.is_nan() || inverse > RANGE {
             return Err(out("mass_matrix".into(), "max |M⁻¹|", inverse));
         }
         for i in 0..ops.m {
@@ -166,7 +166,7 @@ impl ImpactProblem {
             for k in 0..ops.d {
                 let r = ops.m + i * ops.d + k;
                 let w = ops.delassus[(r, r)];
-                if !(w <= RANGE) {
+                if w.is_nan() || w > RANGE {
                     return Err(out(tangent_field(self.dimension, i), "this contact's JD M⁻¹ JDᵀ", w));
                 }
             }
