@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 echo "== Rust: cargo test --release --workspace"
 cargo test --release --workspace
 
+echo "== fuzz targets over their saved corpus"
+FUZZ_SECONDS=0 bash scripts/fuzz-smoke.sh
+
 echo "== the core library builds without the command line's or the GPU's dependencies"
 cargo check -p impactset --no-default-features --lib
 if cargo tree -p impactset -e normal --no-default-features | grep -E "(clap|indicatif|wgpu|plotters) v" >/dev/null; then

@@ -48,6 +48,6 @@ pub mod scene;
 pub mod stream;
 
 pub use impact::Selection;
-pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError};
+pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError, ProblemWarning};
 pub use sampling::{Sample, SampleSet, SamplerOptions, sample_one, sample_set, sample_set_with_progress};
 pub use scene::Scene;

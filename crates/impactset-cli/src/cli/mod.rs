@@ -8,6 +8,7 @@ mod export;
 mod figures;
 mod modes;
 mod options;
+mod outputs;
 mod sample;
 mod scenes;
 mod show;

@@ -7,7 +7,7 @@ use super::InputError;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
 use impactset::run::BackendChoice;
-use impactset::{SamplerOptions, Selection};
+use impactset::{ImpactProblem, SamplerOptions, Selection};
 
 /// The options for `samples` samples of `spec` from `first_index`, with the
 /// problem's step size and step cap (else the sampler's defaults).
@@ -18,10 +18,18 @@ pub fn sampler_options(
     seed: u64,
     selection: Selection,
 ) -> Result<SamplerOptions> {
-    if samples == 0 {
-        return Err(InputError("--samples 0: must be at least 1".into()).into());
-    }
-    Ok(SamplerOptions { samples, first_index, seed, selection, ..spec.sampler_options() })
+    let options = SamplerOptions { samples, first_index, seed, selection, ..spec.sampler_options() };
+    validate(&options, &spec.problem)?;
+    Ok(options)
+}
+
+/// [`SamplerOptions::validate`] as an input error naming the flag
+/// (`--steps 0: must be at least 1 …`, exit 2).
+pub fn validate(options: &SamplerOptions, problem: &ImpactProblem) -> Result<()> {
+    options.validate(problem).map_err(|e| {
+        let flag = format!("--{}", e.field.replace('_', "-"));
+        InputError(format!("{flag} {}: {}", e.value, e.why)).into()
+    })
 }
 
 /// `--selection`: the library's rule names, with one line of help each.

@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{InputError, options, source};
+use super::{InputError, options, outputs, source};
 use impactset::analysis::{
     BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, ModeTally, baseline_distances,
     baseline_outcomes, held_out_certificate, velocity_norm,
@@ -17,7 +17,7 @@ use impactset::impact::ImpactOutcome;
 use impactset::io::{SampleWriter, write_json};
 use impactset::plot::{Marker, SetPlotOptions, plot_post_impact_set};
 use impactset::run::{Backend, BackendChoice, OpenError, RunControl, RunError, RunSummary, sample_chunks};
-use impactset::sampling::{DEFAULT_CHUNK, SetTally};
+use impactset::sampling::SetTally;
 use impactset::sampling::{first_trajectories, sample_trajectory};
 use impactset::{SampleSet, SamplerOptions, Selection};
 use serde::Serialize;
@@ -79,9 +79,9 @@ pub struct SampleArgs {
     #[arg(long, default_value_t = 0)]
     heldout: usize,
     /// Samples computed and written per chunk: memory holds one chunk (the
-    /// results do not depend on it).
-    #[arg(long, default_value_t = DEFAULT_CHUNK)]
-    chunk: usize,
+    /// results do not depend on it) [default: as many as fit in 256 MiB, at most 2¹⁸].
+    #[arg(long)]
+    chunk: Option<usize>,
 }
 
 /// The summary JSON: the run's counts and settings, the joint contact modes,
@@ -117,7 +117,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if args.samples == Some(0) {
         return Err(InputError("--samples 0: must be at least 1".into()).into());
     }
-    if args.chunk == 0 {
+    if args.chunk == Some(0) {
         return Err(InputError("--chunk 0: must be at least 1".into()).into());
     }
     if args.threads == Some(0) {
@@ -129,6 +129,12 @@ pub fn run(args: SampleArgs) -> Result<()> {
             return Err(InputError(format!("--out {}: the file must end in .npy or .csv", out.display())).into());
         }
     }
+    outputs::preflight(&[
+        ("--out", args.out.as_deref()),
+        ("--summary", args.summary.as_deref()),
+        ("--plot", args.plot.as_deref()),
+        ("--trajectories", args.trajectories.as_deref()),
+    ])?;
     let base = spec.sampler_options();
     let options = SamplerOptions {
         samples: args.samples.unwrap_or(base.samples),
@@ -140,6 +146,11 @@ pub fn run(args: SampleArgs) -> Result<()> {
         threads: args.threads,
         ..base
     };
+    options::validate(&options, problem)?;
+    let chunk = args.chunk.unwrap_or_else(|| impactset::sampling::default_chunk(problem.n()));
+    if let Some(out) = &args.out {
+        outputs::warn_if_disk_short("--out", out, outputs::sample_file_bytes(out, options.samples, problem.n()));
+    }
     let (backend, backend_reason) =
         Backend::open(args.backend, args.precision, problem, options.selection, options.threads).map_err(
             |e| match e {
@@ -161,7 +172,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     let mut first_chunk: Option<SampleSet> = None;
     let progress = |k: usize| bar.inc(k as u64);
     let control = RunControl { progress: &progress, cancel: None };
-    let elapsed_s = sample_chunks::<anyhow::Error>(&backend, problem, &options, args.chunk, &control, &mut |chunk| {
+    let elapsed_s = sample_chunks::<anyhow::Error>(&backend, problem, &options, chunk, &control, &mut |chunk| {
         tally.add(&chunk);
         mode_tally.add_accepted(&chunk);
         if let Some(writer) = &mut writer {
@@ -228,12 +239,16 @@ pub fn run(args: SampleArgs) -> Result<()> {
         }
         let trajectories = first_trajectories(problem, &options, args.trajectory_count.min(options.samples));
         let plot_options = SetPlotOptions { title: spec.name.clone(), ..SetPlotOptions::default() };
-        plot_post_impact_set(path, problem, &set, &trajectories, &markers(baselines()), &plot_options)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        outputs::write_atomically(path, |tmp| {
+            plot_post_impact_set(tmp, problem, &set, &trajectories, &markers(baselines()), &plot_options)
+        })?;
     }
     if !args.json {
         print_summary(&summary);
         println!("{modes}");
+    }
+    if let Some(advice) = summary.advice() {
+        eprintln!("warning: {advice}");
     }
     Ok(())
 }
@@ -266,8 +281,8 @@ fn print_summary(s: &RunSummary) {
         s.accepted, s.terminated, s.rejected_unterminated, s.rejected_residual
     );
     println!(
-        "  mean LCP steps {:.3}, max residual {:.2e}, max E⁺/E⁻ {:.6}",
-        s.mean_steps, s.max_residual, s.max_energy_ratio
+        "  mean LCP steps {:.3}, max residual {:.2e}, max E⁺/E⁻ {:.6} (accepted), Lemke fallback steps {}",
+        s.mean_steps, s.max_residual, s.max_energy_ratio, s.fallback_steps
     );
     println!("  h = {}, K = {}, seed {}", s.step_size, s.steps, s.seed);
     if !s.backend_reason.is_empty() {

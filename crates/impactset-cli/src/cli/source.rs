@@ -8,11 +8,17 @@ use super::InputError;
 use impactset::io::{ProblemSpec, load_problem};
 use impactset::scene;
 
-/// Loads a problem file, or a built-in scene when no such file exists.
+/// Loads a problem file, or a built-in scene when no such file exists; says
+/// on standard error what looks unintended about a file's problem
+/// ([`impactset::ImpactProblem::warnings`]).
 pub fn load(target: &str) -> Result<ProblemSpec> {
     let path = Path::new(target);
     if path.exists() {
-        return load_problem(path).map_err(|e| InputError(e.to_string()).into());
+        let spec = load_problem(path).map_err(|e| InputError(e.to_string()))?;
+        for warning in spec.problem.warnings() {
+            eprintln!("warning: {}: {warning}", path.display());
+        }
+        return Ok(spec);
     }
     if let Some(scene) = scene::builtin(target) {
         return Ok(scene_spec(scene));

@@ -9,7 +9,7 @@ mod simultaneous;
 
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
-pub use enumerate::{EnumeratorOptions, StepEnumerator};
+pub use enumerate::{EnumeratorOptions, MAX_SEARCH_CONTACTS, StepEnumerator};
 pub use routh_step::{ENUMERATED_VIOLATION, StepOutcome, StepScales, StepWorkspace, routh_step, step_violation};
 pub use selection::Selection;
 pub use sequential::{MAX_ROUNDS, sequential, sequential_from};

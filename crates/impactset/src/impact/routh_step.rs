@@ -18,6 +18,9 @@ pub struct StepWorkspace {
     lemke_options: LemkeOptions,
     enumerator: StepEnumerator,
     b: Vec<f64>,
+    /// `b / c` and the rescaled solution of a Lemke solve ([`lemke_scale`]).
+    b_scaled: Vec<f64>,
+    z: Vec<f64>,
     cover: Vec<f64>,
     w: Vec<f64>,
     /// The enumerated solutions kept (index, step violation).
@@ -33,6 +36,8 @@ impl StepWorkspace {
             lemke_options: LemkeOptions::default().resolved_for(&ops.step_matrix, size),
             enumerator: StepEnumerator::new(ops),
             b: vec![0.0; size],
+            b_scaled: vec![0.0; size],
+            z: vec![0.0; size],
             cover: vec![0.0; size],
             w: vec![0.0; size],
             valid: Vec::new(),
@@ -72,6 +77,18 @@ pub struct StepScales {
 /// mode system solved near a degenerate boundary can pass the enumerator's
 /// own checks with violations of 1e-7.
 pub const ENUMERATED_VIOLATION: f64 = 1e-10;
+
+/// The power of two `c` by which a step's right-hand side is divided before
+/// a Lemke solve (the solution is multiplied back: `LCP(A, b/c)` is solved by
+/// `z/c`, exactly, as `c` is a power of two). Lemke's pivot and tie
+/// tolerances have absolute floors (model.md §9), so a velocity scale `s`
+/// far from 1 is brought near 1; within `[2⁻²⁰, 2²⁰]` it is left alone
+/// (`c = 1`), so problems of ordinary scale solve exactly as written.
+pub fn lemke_scale(velocity_scale: f64) -> f64 {
+    const LIMIT: i32 = 20;
+    let k = velocity_scale.log2().round();
+    if !k.is_finite() || k.abs() <= LIMIT as f64 { 1.0 } else { 2f64.powi(k as i32) }
+}
 
 /// The violation of a step-LCP candidate `z` with `w = A_R z + b_R`, in the
 /// problem's units: `max(0, −z_i/[z_i], −w_i/[w_i], |z_i w_i|/(V·I))` where
@@ -126,22 +143,39 @@ pub fn routh_step(
     let a = &ops.step_matrix;
     let options = ws.lemke_options;
     let impulses = layout.impulses();
-    let lemke_outcome = |z: &[f64], w: &[f64], pivots: usize, lambda: &mut [f64]| {
-        lambda.copy_from_slice(&z[impulses.clone()]);
-        StepOutcome { residual: step_violation(layout, z, w, scales), pivots, choices: 1, exhaustive: false }
-    };
+    let c = lemke_scale(scales.velocity);
+    for (x, b) in ws.b_scaled.iter_mut().zip(&ws.b) {
+        *x = b / c;
+    }
+    // A Lemke solution of b/c, multiplied back by c, and its outcome.
+    let lemke_outcome =
+        |sol: crate::lcp::LcpSolution, z: &mut [f64], w: &mut [f64], lambda: &mut [f64]| -> StepOutcome {
+            for (x, y) in z.iter_mut().zip(sol.z) {
+                *x = y * c;
+            }
+            for (x, y) in w.iter_mut().zip(sol.w) {
+                *x = y * c;
+            }
+            lambda.copy_from_slice(&z[impulses.clone()]);
+            StepOutcome {
+                residual: step_violation(layout, z, w, scales),
+                pivots: sol.pivots,
+                choices: 1,
+                exhaustive: false,
+            }
+        };
     match selection {
         Selection::Lemke => {
-            let sol = checked(ws.lemke.solve(a, &ws.b, &options))?;
-            Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda))
+            let sol = checked(ws.lemke.solve(a, &ws.b_scaled, &options))?;
+            Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
         }
         Selection::RandomLemke => {
             for d in ws.cover.iter_mut() {
                 *d = stream::cover(streams.selection_word());
             }
             let offset = stream::index(streams.selection_word(), size);
-            let sol = checked(ws.lemke.solve_covered(a, &ws.b, Some(&ws.cover), offset, &options))?;
-            Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda))
+            let sol = checked(ws.lemke.solve_covered(a, &ws.b_scaled, Some(&ws.cover), offset, &options))?;
+            Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
         }
         Selection::All => {
             let word = streams.selection_word();
@@ -156,8 +190,8 @@ pub fn routh_step(
             }
             if ws.valid.is_empty() {
                 // Round-off hid every vertex: fall back to the deterministic rule.
-                let sol = checked(ws.lemke.solve(a, &ws.b, &options))?;
-                return Ok(lemke_outcome(sol.z, sol.w, sol.pivots, lambda));
+                let sol = checked(ws.lemke.solve(a, &ws.b_scaled, &options))?;
+                return Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda));
             }
             let choices = ws.valid.len();
             let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];

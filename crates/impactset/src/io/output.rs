@@ -1,13 +1,14 @@
-//! Sample outputs: NPY (accepted `v⁺`), CSV (every sample) and the summary JSON.
+//! Sample outputs: NPY (accepted `v⁺`), CSV (every sample) and the summary
+//! JSON. Every output is atomic ([`super::atomic`]): it appears complete, or
+//! not at all and the previous file is left as it was.
 
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use npyz::WriterBuilder;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
+use super::atomic::AtomicFile;
 use crate::SampleSet;
 
 /// Writes the accepted `v⁺` as an `accepted × n` float64 NPY array.
@@ -21,100 +22,170 @@ pub fn write_npy(path: &Path, set: &SampleSet) -> Result<()> {
 /// chunk, holding none of them: the output of a run of any size
 /// ([`crate::sampling::sample_set_chunks`]).
 ///
-/// An NPY header states the row count, unknown until the run ends, so the
-/// accepted rows go to `<path>.partial` (raw little-endian f64) and
-/// [`finish`](Self::finish) writes the NPY file from it (npyz) and removes it.
+/// The file is written beside the target under a temporary name and renamed
+/// over it by [`finish`](Self::finish); dropping the writer unfinished (an
+/// error) removes it. An NPY header states the row count, unknown until the
+/// run ends: the header is written with room for any count (NPY headers are
+/// padded to 64 bytes; this one is 128 whatever the count) and rewritten in
+/// place at the end.
 pub struct SampleWriter {
     path: PathBuf,
     n: usize,
-    format: Format,
+    file: AtomicFile,
+    /// NPY: rows written so far; `None` for CSV.
+    rows: Option<u64>,
 }
 
-enum Format {
-    Npy { partial: PathBuf, raw: BufWriter<File>, rows: u64 },
-    Csv(BufWriter<File>),
+/// The NPY (version 1.0) header of a C-order `rows × n` float64 array, as
+/// numpy and npyz write it: the dict, spaces to a multiple of 64 bytes, `\n`.
+fn npy_header(rows: u64, n: usize) -> Vec<u8> {
+    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {n}, ), }}");
+    let before_text = 10;
+    let pad = 63 - (dict.len() + before_text) % 64;
+    let mut text = dict.into_bytes();
+    text.extend(std::iter::repeat_n(b' ', pad));
+    text.push(b'\n');
+    let mut header = b"\x93NUMPY\x01\x00".to_vec();
+    header.extend((text.len() as u16).to_le_bytes());
+    header.extend(text);
+    header
 }
 
 impl SampleWriter {
     /// Creates the output for samples with `n` velocities; the format follows
     /// the extension (`.npy`, anything else CSV).
     pub fn create(path: &Path, n: usize) -> Result<Self> {
-        let create = |p: &Path| File::create(p).with_context(|| format!("{}: cannot create", p.display()));
-        let format = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy")) {
-            let mut partial = path.as_os_str().to_owned();
-            partial.push(".partial");
-            let partial = PathBuf::from(partial);
-            Format::Npy { raw: BufWriter::new(create(&partial)?), partial, rows: 0 }
+        let mut file = AtomicFile::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+        let npy = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+        let written = if npy {
+            file.write_all(&npy_header(u64::MAX, n))
         } else {
-            let mut out = BufWriter::new(create(path)?);
             let columns: Vec<String> = (0..n).map(|j| format!("v{j}")).collect();
-            writeln!(out, "index,steps,terminated,accepted,residual,energy_before,energy_after,{}", columns.join(","))
-                .with_context(|| format!("{}: cannot write", path.display()))?;
-            Format::Csv(out)
+            writeln!(file, "index,steps,terminated,accepted,residual,energy_before,energy_after,{}", columns.join(","))
         };
-        Ok(SampleWriter { path: path.to_path_buf(), n, format })
+        written.with_context(|| format!("{}: cannot write", path.display()))?;
+        Ok(SampleWriter { path: path.to_path_buf(), n, file, rows: npy.then_some(0) })
     }
 
     /// Appends the samples of `set` (the next chunk, in index order).
     pub fn write(&mut self, set: &SampleSet) -> Result<()> {
         let context = || format!("{}: cannot write", self.path.display());
-        match &mut self.format {
-            Format::Npy { raw, rows, .. } => {
+        match &mut self.rows {
+            Some(rows) => {
                 for s in set.accepted() {
                     for x in &s.v_plus {
-                        raw.write_all(&x.to_le_bytes()).with_context(context)?;
+                        self.file.write_all(&x.to_le_bytes()).with_context(context)?;
                     }
                     *rows += 1;
                 }
             }
-            Format::Csv(out) => write_csv_rows(out, set).with_context(context)?,
+            None => write_csv_rows(&mut self.file, set).with_context(context)?,
         }
         Ok(())
     }
 
-    /// Completes the file.
-    pub fn finish(self) -> Result<()> {
+    /// Completes the file and renames it over the target.
+    pub fn finish(mut self) -> Result<()> {
         let context = || format!("{}: cannot write", self.path.display());
-        match self.format {
-            Format::Npy { partial, raw, rows } => {
-                raw.into_inner().map_err(|e| e.into_error()).with_context(context)?;
-                let file =
-                    File::create(&self.path).with_context(|| format!("{}: cannot create", self.path.display()))?;
-                let mut writer = npyz::WriteOptions::<f64>::new()
-                    .default_dtype()
-                    .shape(&[rows, self.n as u64])
-                    .writer(BufWriter::new(file))
-                    .begin_nd()
-                    .with_context(context)?;
-                let mut raw = BufReader::new(
-                    File::open(&partial).with_context(|| format!("{}: cannot read", partial.display()))?,
-                );
-                let mut bytes = [0u8; 8];
-                for _ in 0..rows * self.n as u64 {
-                    raw.read_exact(&mut bytes).with_context(|| format!("{}: cannot read", partial.display()))?;
-                    writer.push(&f64::from_le_bytes(bytes)).with_context(context)?;
-                }
-                writer.finish().with_context(context)?;
-                std::fs::remove_file(&partial).with_context(|| format!("{}: cannot remove", partial.display()))?;
+        if let Some(rows) = self.rows {
+            let header = npy_header(rows, self.n);
+            if header.len() != npy_header(u64::MAX, self.n).len() {
+                bail!("{}: the NPY header changed length", self.path.display());
             }
-            Format::Csv(mut out) => out.flush().with_context(context)?,
+            let out = self.file.writer();
+            out.flush().with_context(context)?;
+            out.seek(SeekFrom::Start(0)).with_context(context)?;
+            out.write_all(&header).with_context(context)?;
         }
-        Ok(())
+        self.file.commit().with_context(context)
     }
 }
 
-/// Reads an `N × n` float64 NPY array as rows.
+/// Reads an `N × n` float64 NPY array as rows (C or Fortran order, little-
+/// or big-endian `f8`, format versions 1 to 3). The header is checked against
+/// the file's length before anything is allocated.
 pub fn read_npy(path: &Path) -> Result<Vec<Vec<f64>>> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let npy = npyz::NpyFile::new(&bytes[..]).with_context(|| format!("{}: not an NPY file", path.display()))?;
-    let shape = npy.shape().to_vec();
-    let (rows, cols) = match shape[..] {
-        [r, c] => (r as usize, c as usize),
-        [r] => (r as usize, 1),
-        _ => bail!("{}: expected a 2-D array, found shape {shape:?}", path.display()),
+    parse_npy(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// [`read_npy`] on the bytes of a file; the error says what is wrong.
+pub fn parse_npy(bytes: &[u8]) -> Result<Vec<Vec<f64>>, String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not an NPY file (no \\x93NUMPY magic)".into());
+    }
+    let (header_len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        v => return Err(format!("unsupported NPY format version {v}")),
     };
-    let data: Vec<f64> = npy.into_vec().with_context(|| format!("{}: expected a float64 array", path.display()))?;
-    Ok((0..rows).map(|r| data[r * cols..(r + 1) * cols].to_vec()).collect())
+    let data_start = start + header_len;
+    if data_start > bytes.len() {
+        return Err(format!("the NPY header claims {header_len} bytes, the file holds {}", bytes.len() - start));
+    }
+    let header = std::str::from_utf8(&bytes[start..data_start]).map_err(|_| "the NPY header is not text")?;
+    let (descr, fortran, shape) = parse_npy_header(header)?;
+    let big_endian = match descr.as_str() {
+        "<f8" => false,
+        ">f8" => true,
+        other => return Err(format!("expected a float64 array (descr '<f8'), found descr '{other}'")),
+    };
+    let (rows, cols) = match shape[..] {
+        [r, c] => (r, c),
+        [r] => (r, 1),
+        _ => return Err(format!("expected a 2-D array, found shape {shape:?}")),
+    };
+    let data = &bytes[data_start..];
+    let needed = rows.checked_mul(cols).and_then(|k| k.checked_mul(8));
+    if needed != Some(data.len() as u64) {
+        return Err(format!(
+            "the header's shape ({rows}, {cols}) needs {rows}·{cols}·8 bytes of data, the file holds {}",
+            data.len()
+        ));
+    }
+    if cols == 0 && rows > 0 {
+        return Err(format!("shape ({rows}, 0): rows without entries"));
+    }
+    let (rows, cols) = (rows as usize, cols as usize);
+    let value = |k: usize| {
+        let b: [u8; 8] = data[8 * k..8 * k + 8].try_into().expect("8 bytes");
+        if big_endian { f64::from_be_bytes(b) } else { f64::from_le_bytes(b) }
+    };
+    Ok((0..rows)
+        .map(|r| (0..cols).map(|c| value(if fortran { c * rows + r } else { r * cols + c })).collect())
+        .collect())
+}
+
+/// `descr`, `fortran_order` and `shape` of an NPY header dict
+/// (`{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }`).
+fn parse_npy_header(header: &str) -> Result<(String, bool, Vec<u64>), String> {
+    let value_of = |key: &str| -> Result<&str, String> {
+        let at = ["'", "\""]
+            .iter()
+            .find_map(|q| header.find(&format!("{q}{key}{q}")).map(|i| i + key.len() + 2))
+            .ok_or_else(|| format!("the NPY header has no '{key}'"))?;
+        let rest = header[at..].trim_start();
+        rest.strip_prefix(':').map(str::trim_start).ok_or_else(|| format!("the NPY header's '{key}' has no value"))
+    };
+    let descr = value_of("descr")?;
+    let quote =
+        descr.chars().next().filter(|c| *c == '\'' || *c == '"').ok_or("the NPY header's descr is not a string")?;
+    let descr = descr[1..].split(quote).next().unwrap_or_default().to_string();
+    let fortran = match value_of("fortran_order")? {
+        v if v.starts_with("True") => true,
+        v if v.starts_with("False") => false,
+        _ => return Err("the NPY header's fortran_order is neither True nor False".into()),
+    };
+    let shape = value_of("shape")?;
+    let inner =
+        shape.strip_prefix('(').and_then(|s| s.split(')').next()).ok_or("the NPY header's shape is not a tuple")?;
+    let shape = inner
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<u64>().map_err(|_| format!("the NPY header's shape holds '{s}', not a count")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((descr, fortran, shape))
 }
 
 /// Writes every sample as CSV: `index, steps, terminated, accepted, residual,
@@ -141,8 +212,27 @@ fn write_csv_rows(out: &mut impl Write, set: &SampleSet) -> std::io::Result<()> 
     Ok(())
 }
 
-/// Writes any serializable value as pretty JSON.
+/// Writes any serializable value as pretty JSON (atomically).
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("{}: cannot write", path.display()))
+    let context = || format!("{}: cannot write", path.display());
+    let mut file = AtomicFile::create(path).with_context(context)?;
+    file.write_all(text.as_bytes()).with_context(context)?;
+    file.write_all(b"\n").with_context(context)?;
+    file.commit().with_context(context)
+}
+
+/// Serializes a float as a JSON number when finite, else as the string
+/// `"inf"`, `"-inf"` or `"nan"` (JSON has no such numbers; serde_json would
+/// write `null`).
+pub fn finite_or_string<S: Serializer>(x: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    if x.is_finite() {
+        serializer.serialize_f64(*x)
+    } else if x.is_nan() {
+        serializer.serialize_str("nan")
+    } else if *x > 0.0 {
+        serializer.serialize_str("inf")
+    } else {
+        serializer.serialize_str("-inf")
+    }
 }

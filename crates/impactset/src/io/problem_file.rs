@@ -18,8 +18,8 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::problem::{Contact, Dimension, ImpactProblem, ProblemError, default_contact_name};
-use crate::sampling::SamplerOptions;
+use crate::problem::{Contact, Dimension, ImpactProblem, RANGE, default_contact_name};
+use crate::sampling::{MAX_STEPS, SamplerOptions};
 
 /// A problem with the sampling defaults a file or scene gives it.
 #[derive(Clone, Debug)]
@@ -138,7 +138,11 @@ pub fn load_problem(path: &Path) -> Result<ProblemSpec, FileError> {
         serde_path_to_error::deserialize(de).map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?
     } else {
         let mut de = serde_json::Deserializer::from_str(&text);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?
+        let file = serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?;
+        // Only whitespace may follow the object.
+        de.end().map_err(|e| syntax(format!("text after the problem object ({e})")))?;
+        file
     };
     let default_name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     file.into_spec(default_name).map_err(|(field, message)| FileError::Invalid {
@@ -201,6 +205,19 @@ impl ProblemFile {
         {
             return Err(("step_size".into(), format!("{h} is not a positive number")));
         }
+        if let Some(h) = self.step_size
+            && !(1.0 / RANGE..=RANGE).contains(&h)
+        {
+            return Err((
+                "step_size".into(),
+                format!("{h:e} is outside [{:e}, {RANGE:e}]; rescale the units", 1.0 / RANGE),
+            ));
+        }
+        if let Some(k) = self.steps
+            && !(1..=MAX_STEPS).contains(&k)
+        {
+            return Err(("steps".into(), format!("{k} is outside 1 … {MAX_STEPS}")));
+        }
         if self.samples == Some(0) {
             return Err(("samples".into(), "must be at least 1".into()));
         }
@@ -210,7 +227,7 @@ impl ProblemFile {
             contacts,
             self.friction_directions,
         )
-        .map_err(|e| (problem_field(&e), e.to_string()))?;
+        .map_err(|e| (e.field(), e.detail()))?;
         Ok(ProblemSpec {
             name: self.name.unwrap_or(default_name),
             problem,
@@ -244,23 +261,6 @@ impl ProblemFile {
             steps: spec.steps,
             samples: spec.samples,
         }
-    }
-}
-
-/// The file field a problem error is about.
-fn problem_field(e: &ProblemError) -> String {
-    match e {
-        ProblemError::Empty => "velocity".into(),
-        ProblemError::NoContacts => "contacts".into(),
-        ProblemError::MassShape { .. } | ProblemError::NotSymmetric { .. } | ProblemError::NotPositiveDefinite => {
-            "mass_matrix".into()
-        }
-        ProblemError::RowLength { contact, field, .. } => format!("contacts[{contact}].{field}"),
-        ProblemError::NonFinite { field, .. } => field.clone(),
-        ProblemError::NegativeFriction { contact, .. } => format!("contacts[{contact}].friction"),
-        ProblemError::Tangents { contact, .. } => format!("contacts[{contact}].tangents"),
-        ProblemError::ZeroNormal { contact } => format!("contacts[{contact}].normal"),
-        ProblemError::FrictionDirections { .. } => "friction_directions".into(),
     }
 }
 

@@ -36,6 +36,10 @@ pub const DEFAULT_SPATIAL_DIRECTIONS: usize = 8;
 /// Smallest number of friction directions accepted for spatial contacts.
 pub const MIN_SPATIAL_DIRECTIONS: usize = 4;
 
+/// Largest number of friction directions accepted for spatial contacts: the
+/// contact-mode search keeps a contact's polygon vertices in a 64-bit set.
+pub const MAX_SPATIAL_DIRECTIONS: usize = 62;
+
 /// The coefficients of friction direction `k` of `d` on the tangent rows.
 ///
 /// Planar: `[+1]` or `[−1]`. Spatial: `[cos(2πk/d), sin(2πk/d)]`. Values

@@ -1,41 +1,135 @@
-//! Why an impact problem was rejected.
+//! Why an impact problem was rejected, and what is suspicious about one that
+//! was accepted.
 
 use thiserror::Error;
 
 /// A reason an [`ImpactProblem`](super::ImpactProblem) could not be built.
+///
+/// Every error names the problem-file field it is about ([`field`](Self::field))
+/// and says what is wrong with it ([`detail`](Self::detail)); its `Display` is
+/// `"{field}: {detail}"`.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[error("{}: {}", self.field(), self.detail())]
 pub enum ProblemError {
     /// The problem has no generalized velocities.
-    #[error("the problem has no generalized velocities (n = 0)")]
     Empty,
     /// There is no contact.
-    #[error("the problem has no contacts (m = 0)")]
     NoContacts,
     /// The mass matrix is not `n × n`.
-    #[error("mass_matrix is {rows}×{cols}, expected {n}×{n} (velocity has {n} entries)")]
     MassShape { rows: usize, cols: usize, n: usize },
     /// A row of a Jacobian has the wrong length.
-    #[error("contact {contact}: {field} has {len} entries, expected {n}")]
     RowLength { contact: usize, field: &'static str, len: usize, n: usize },
-    /// A non-finite (NaN or infinite) entry.
-    #[error("{field} has a non-finite entry ({value}) at {position}")]
-    NonFinite { field: String, position: String, value: f64 },
+    /// A non-finite (NaN or infinite) entry; `field` includes the entry's
+    /// position (`velocity[1]`, `mass_matrix[0][1]`).
+    NonFinite { field: String, value: f64 },
+    /// An entry, or a quantity derived from the data, outside the range the
+    /// arithmetic can represent with headroom (model.md §1, "Range").
+    OutOfRange {
+        /// The problem-file field (with position) it comes from.
+        field: String,
+        /// What is out of range, e.g. `|entry|` or `Jn M⁻¹ Jnᵀ`.
+        quantity: String,
+        /// Its value.
+        value: f64,
+        /// The accepted range `[low, high]` of its magnitude.
+        low: f64,
+        /// See `low`.
+        high: f64,
+    },
     /// The mass matrix is not symmetric.
-    #[error("mass_matrix is not symmetric: entry ({i},{j}) = {a} but ({j},{i}) = {b}")]
     NotSymmetric { i: usize, j: usize, a: f64, b: f64 },
     /// The mass matrix is not positive definite.
-    #[error("mass_matrix is not positive definite (its Cholesky factorization fails)")]
     NotPositiveDefinite,
     /// A negative friction coefficient.
-    #[error("contact {contact}: friction {value} is negative")]
     NegativeFriction { contact: usize, value: f64 },
     /// Contacts mix one and two tangents, or have none or more than two.
-    #[error("contact {contact}: {count} tangent rows; every contact needs 1 (planar) or 2 (spatial), all alike")]
     Tangents { contact: usize, count: usize },
     /// A zero normal row (the contact cannot act on the system).
-    #[error("contact {contact}: the normal row is zero")]
     ZeroNormal { contact: usize },
     /// A bad number of friction directions.
-    #[error("friction_directions = {d}: {why}")]
     FrictionDirections { d: usize, why: &'static str },
+    /// The step LCP would be too large to hold and solve.
+    TooLarge { m: usize, d: usize, size: usize },
+}
+
+impl ProblemError {
+    /// The problem-file field the error is about (`contacts[2].normal[1]`,
+    /// `mass_matrix`, …).
+    pub fn field(&self) -> String {
+        match self {
+            ProblemError::Empty => "velocity".into(),
+            ProblemError::NoContacts | ProblemError::TooLarge { .. } => "contacts".into(),
+            ProblemError::MassShape { .. } | ProblemError::NotSymmetric { .. } | ProblemError::NotPositiveDefinite => {
+                "mass_matrix".into()
+            }
+            ProblemError::RowLength { contact, field, .. } => format!("contacts[{contact}].{field}"),
+            ProblemError::NonFinite { field, .. } | ProblemError::OutOfRange { field, .. } => field.clone(),
+            ProblemError::NegativeFriction { contact, .. } => format!("contacts[{contact}].friction"),
+            ProblemError::Tangents { contact, .. } => format!("contacts[{contact}].tangents"),
+            ProblemError::ZeroNormal { contact } => format!("contacts[{contact}].normal"),
+            ProblemError::FrictionDirections { .. } => "friction_directions".into(),
+        }
+    }
+
+    /// What is wrong, without the field.
+    pub fn detail(&self) -> String {
+        match self {
+            ProblemError::Empty => "is empty: the problem has no generalized velocities (n = 0)".into(),
+            ProblemError::NoContacts => "is empty: the problem has no contacts (m = 0)".into(),
+            ProblemError::MassShape { rows, cols, n } => {
+                format!("is {rows}×{cols}, expected {n}×{n} (velocity has {n} entries)")
+            }
+            ProblemError::RowLength { len, n, .. } => format!("has {len} entries, expected {n}"),
+            ProblemError::NonFinite { value, .. } => format!("{value} is not a finite number"),
+            ProblemError::OutOfRange { quantity, value, low, high, .. } if *low == 0.0 => format!(
+                "{quantity} {value:e} exceeds {high:e} in magnitude, more than the arithmetic handles with \
+                 headroom (model.md §1, Range); rescale the units"
+            ),
+            ProblemError::OutOfRange { quantity, value, low, high, .. } => format!(
+                "{quantity} = {value:e} is outside [{low:e}, {high:e}], the range the arithmetic handles with \
+                 headroom (model.md §1, Range); rescale the units"
+            ),
+            ProblemError::NotSymmetric { i, j, a, b } => {
+                format!("is not symmetric: entry ({i},{j}) = {a} but ({j},{i}) = {b}")
+            }
+            ProblemError::NotPositiveDefinite => "is not positive definite (its Cholesky factorization fails)".into(),
+            ProblemError::NegativeFriction { value, .. } => format!("{value} is negative"),
+            ProblemError::Tangents { count, .. } => {
+                format!("{count} tangent rows; every contact needs 1 (planar) or 2 (spatial), all alike")
+            }
+            ProblemError::ZeroNormal { .. } => "the normal row is zero".into(),
+            ProblemError::FrictionDirections { d, why } => format!("{d}: {why}"),
+            ProblemError::TooLarge { m, d, size } => format!(
+                "{m} contacts with {d} friction directions make a step LCP of size N = m(3 + d) = {size}, \
+                 above the limit {} (model.md §1)",
+                super::MAX_STEP_LCP_SIZE
+            ),
+        }
+    }
+}
+
+/// Something legal but probably unintended about a problem: it runs, but the
+/// result may not be what the user meant, or may be slow.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ProblemWarning {
+    /// No contact collides: every sample ends after 0 steps with `v⁺ = v⁻`.
+    #[error(
+        "no contact is colliding (every (Jn v⁻)_i ≥ 0): every sample ends after 0 steps with v⁺ = v⁻; \
+         normals point so that positive = separating, check their sign"
+    )]
+    NothingColliding,
+    /// A tangent row is zero (or does not move the system): that contact's
+    /// friction acts on nothing and the step LCP is degenerate (slow).
+    #[error(
+        "contacts[{contact}].{field}: the tangent row {what}: this contact's friction acts on nothing, \
+         and the degenerate step LCPs make sampling much slower; give a unit tangent or set friction to 0"
+    )]
+    DeadTangent {
+        /// The contact.
+        contact: usize,
+        /// `tangent` or `tangents[k]`.
+        field: String,
+        /// `is zero` or `has J M⁻¹ Jᵀ = 0`.
+        what: &'static str,
+    },
 }

@@ -7,7 +7,7 @@ mod error;
 pub mod operators;
 
 pub use cone::Dimension;
-pub use error::ProblemError;
+pub use error::{ProblemError, ProblemWarning};
 pub use operators::{ContactOperators, StepLayout};
 
 use nalgebra::{DMatrix, DVector};
@@ -41,6 +41,21 @@ impl Contact {
         Contact { name: name.into(), normal, tangents: vec![t1, t2], friction }
     }
 }
+
+/// The magnitudes the arithmetic handles with headroom (model.md §1,
+/// "Range"): every entry of `M`, `v⁻` and the contact rows, `M⁻¹`, the
+/// Delassus matrix `J M⁻¹ Jᵀ`, the velocity scale `s` and the step size `h`
+/// must be at most `RANGE` in magnitude, and the diagonal of `W`, `s` and `h`
+/// at least `1/RANGE`, so that every product of two of them stays a normal
+/// `f64` (`10⁻³⁰⁰ … 10³⁰⁰`). Beyond, sums of squares overflow (an SVD of a
+/// matrix holding `inf` never returns) or underflow to zero; a problem outside
+/// the range is refused, never clamped: rescale its units.
+pub const RANGE: f64 = 1e150;
+
+/// The largest step LCP accepted, `N = m(3 + d)` (model.md §1): the step
+/// matrix holds `N²` and each worker's Lemke tableau `2N²` doubles (64 MiB
+/// at the limit), and a Lemke solve costs `O(N³)`.
+pub const MAX_STEP_LCP_SIZE: usize = 2048;
 
 /// The name contact `i` gets when none is given: `A`, `B`, …, `Z`, `AA`, ….
 pub fn default_contact_name(i: usize) -> String {
@@ -115,9 +130,90 @@ impl ImpactProblem {
         let dimension = check_contacts(&contacts, n)?;
         check_symmetric(&mass)?;
         let d = check_directions(dimension, d)?;
+        let size = contacts.len().saturating_mul(3 + d);
+        if size > MAX_STEP_LCP_SIZE {
+            return Err(ProblemError::TooLarge { m: contacts.len(), d, size });
+        }
         let operators = ContactOperators::new(&mass, &velocity, &contacts, dimension, d)?;
         let velocity_scale = velocity_scale(&mass, &velocity, &operators);
-        Ok(ImpactProblem { mass, velocity, contacts, dimension, friction_directions: d, operators, velocity_scale })
+        let problem =
+            ImpactProblem { mass, velocity, contacts, dimension, friction_directions: d, operators, velocity_scale };
+        problem.check_range()?;
+        Ok(problem)
+    }
+
+    /// The derived quantities of model.md §1, "Range" (the entries were
+    /// checked on the way in).
+    fn check_range(&self) -> Result<(), ProblemError> {
+        let ops = &self.operators;
+        let out = |field: String, quantity: &str, value: f64| ProblemError::OutOfRange {
+            field,
+            quantity: quantity.to_string(),
+            value,
+            low: 1.0 / RANGE,
+            high: RANGE,
+        };
+        let within = |x: f64| (1.0 / RANGE..=RANGE).contains(&x);
+        let inverse = ops.mass_inv.amax();
+        if inverse.is_nan() || inverse > RANGE {
+            return Err(out("mass_matrix".into(), "max |M⁻¹|", inverse));
+        }
+        for i in 0..ops.m {
+            let w = ops.delassus[(i, i)];
+            if !within(w) {
+                return Err(out(format!("contacts[{i}].normal"), "this contact's Jn M⁻¹ Jnᵀ", w));
+            }
+            for k in 0..ops.d {
+                let r = ops.m + i * ops.d + k;
+                let w = ops.delassus[(r, r)];
+                if w.is_nan() || w > RANGE {
+                    return Err(out(tangent_field(self.dimension, i), "this contact's JD M⁻¹ JDᵀ", w));
+                }
+            }
+        }
+        let s = self.velocity_scale;
+        if !within(s) {
+            return Err(out("velocity".into(), "the velocity scale s", s));
+        }
+        let energy = self.kinetic_energy(&self.velocity);
+        if !energy.is_finite() {
+            return Err(out("velocity".into(), "the kinetic energy ½ v⁻ᵀ M v⁻", energy));
+        }
+        let h = self.default_step_size();
+        if !within(h) {
+            return Err(out("velocity".into(), "the default step size h", h));
+        }
+        Ok(())
+    }
+
+    /// What is legal but probably unintended about this problem (see
+    /// [`ProblemWarning`]): no colliding contact, a tangent row that does not
+    /// move the system on a contact with friction.
+    pub fn warnings(&self) -> Vec<ProblemWarning> {
+        let mut warnings = Vec::new();
+        if self.colliding().is_empty() {
+            warnings.push(ProblemWarning::NothingColliding);
+        }
+        let ops = &self.operators;
+        let t = self.dimension.tangents();
+        for (i, c) in self.contacts.iter().enumerate() {
+            if c.friction == 0.0 {
+                continue;
+            }
+            for (a, row) in c.tangents.iter().enumerate() {
+                let field = if t == 1 { "tangent".to_string() } else { format!("tangents[{a}]") };
+                let what = if row.amax() == 0.0 {
+                    Some("is zero")
+                } else {
+                    let w = row.dot(&(&ops.mass_inv * row));
+                    (w <= 1e-12 * ops.delassus[(i, i)]).then_some("barely moves the system (Jt M⁻¹ Jtᵀ ≈ 0)")
+                };
+                if let Some(what) = what {
+                    warnings.push(ProblemWarning::DeadTangent { contact: i, field, what });
+                }
+            }
+        }
+        warnings
     }
 
     /// Number of generalized velocities `n`.
@@ -222,15 +318,36 @@ fn velocity_scale(mass: &DMatrix<f64>, velocity: &DVector<f64>, ops: &ContactOpe
     if s > 0.0 { s } else { 1.0 }
 }
 
+/// The problem-file field of contact `i`'s tangent rows.
+fn tangent_field(dimension: Dimension, i: usize) -> String {
+    match dimension {
+        Dimension::Planar => format!("contacts[{i}].tangent"),
+        Dimension::Spatial => format!("contacts[{i}].tangents"),
+    }
+}
+
+/// Every entry finite and at most [`RANGE`] in magnitude; errors name the
+/// entry (`velocity[1]`, `mass_matrix[0][1]`: row, column), scanned row by
+/// row.
 fn check_finite<R: nalgebra::Dim, C: nalgebra::Dim, S: nalgebra::RawStorage<f64, R, C>>(
     field: &str,
     x: &nalgebra::Matrix<f64, R, C, S>,
 ) -> Result<(), ProblemError> {
-    for (j, col) in x.column_iter().enumerate() {
-        for (i, value) in col.iter().enumerate() {
+    for i in 0..x.nrows() {
+        for j in 0..x.ncols() {
+            let value = x[(i, j)];
+            let field = || if x.ncols() == 1 { format!("{field}[{i}]") } else { format!("{field}[{i}][{j}]") };
             if !value.is_finite() {
-                let position = if x.ncols() == 1 { format!("[{i}]") } else { format!("[{i}][{j}]") };
-                return Err(ProblemError::NonFinite { field: field.to_string(), position, value: *value });
+                return Err(ProblemError::NonFinite { field: field(), value });
+            }
+            if value.abs() > RANGE {
+                return Err(ProblemError::OutOfRange {
+                    field: field(),
+                    quantity: "entry".into(),
+                    value,
+                    low: 0.0,
+                    high: RANGE,
+                });
             }
         }
     }
@@ -252,17 +369,24 @@ fn check_contacts(contacts: &[Contact], n: usize) -> Result<Dimension, ProblemEr
             return Err(ProblemError::RowLength { contact: i, field: "normal", len: c.normal.len(), n });
         }
         check_finite(&format!("contacts[{i}].normal"), &c.normal)?;
-        for t in &c.tangents {
+        for (a, t) in c.tangents.iter().enumerate() {
+            let field =
+                if tangents == 1 { format!("contacts[{i}].tangent") } else { format!("contacts[{i}].tangents[{a}]") };
             if t.len() != n {
                 return Err(ProblemError::RowLength { contact: i, field: "tangent", len: t.len(), n });
             }
-            check_finite(&format!("contacts[{i}].tangent"), t)?;
+            check_finite(&field, t)?;
         }
         if !c.friction.is_finite() {
-            return Err(ProblemError::NonFinite {
+            return Err(ProblemError::NonFinite { field: format!("contacts[{i}].friction"), value: c.friction });
+        }
+        if c.friction > RANGE {
+            return Err(ProblemError::OutOfRange {
                 field: format!("contacts[{i}].friction"),
-                position: String::new(),
+                quantity: "μ".into(),
                 value: c.friction,
+                low: 0.0,
+                high: RANGE,
             });
         }
         if c.friction < 0.0 {
@@ -301,6 +425,10 @@ fn check_directions(dimension: Dimension, d: Option<usize>) -> Result<usize, Pro
         (Dimension::Spatial, Some(d)) if d < cone::MIN_SPATIAL_DIRECTIONS => {
             Err(ProblemError::FrictionDirections { d, why: "spatial contacts need at least 4 directions" })
         }
+        (Dimension::Spatial, Some(d)) if d > cone::MAX_SPATIAL_DIRECTIONS => Err(ProblemError::FrictionDirections {
+            d,
+            why: "spatial contacts take at most 62 directions (the contact-mode search's limit)",
+        }),
         (Dimension::Spatial, Some(d)) => Ok(d),
     }
 }

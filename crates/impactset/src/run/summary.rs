@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::Backend;
 use crate::SamplerOptions;
+use crate::io::finite_or_string;
 use crate::sampling::SetTally;
 
 /// The summary of a run of Algorithm 2.
@@ -24,12 +25,15 @@ pub struct RunSummary {
     pub rejected_residual: usize,
     /// Total LCP solves divided by samples.
     pub mean_steps: f64,
-    /// Largest LCP residual violation.
+    /// Largest LCP residual violation (`"inf"` when a step's LCP solve
+    /// failed).
+    #[serde(serialize_with = "finite_or_string")]
     pub max_residual: f64,
     /// Steps where `all` could not enumerate exhaustively within its budget
     /// and completed its list with Lemke solves.
     pub fallback_steps: u64,
-    /// Largest `E⁺/E⁻`.
+    /// Largest `E⁺/E⁻` of the accepted samples.
+    #[serde(serialize_with = "finite_or_string")]
     pub max_energy_ratio: f64,
     /// Run seed.
     pub seed: u64,
@@ -88,5 +92,43 @@ impl RunSummary {
             steps: options.steps,
             first_index: options.first_index,
         }
+    }
+}
+
+impl RunSummary {
+    /// What went wrong when fewer than 99% of the samples were accepted, and
+    /// what to do (docs/model.md §11); `None` otherwise.
+    pub fn advice(&self) -> Option<String> {
+        if self.samples == 0 || self.accepted as f64 >= 0.99 * self.samples as f64 {
+            return None;
+        }
+        let percent = |k: usize| 100.0 * k as f64 / self.samples as f64;
+        let mut parts = vec![format!(
+            "only {} of {} samples ({:.1}%) were accepted",
+            self.accepted,
+            self.samples,
+            percent(self.accepted)
+        )];
+        if self.rejected_unterminated > 0 {
+            parts.push(format!(
+                "{} ({:.1}%) did not end the impact within K = {} steps of h = {} (mean {:.2} steps): \
+                 raise --steps, or --step-size so that K·h exceeds the normal impulse the impact needs",
+                self.rejected_unterminated,
+                percent(self.rejected_unterminated),
+                self.steps,
+                self.step_size,
+                self.mean_steps
+            ));
+        }
+        if self.rejected_residual > 0 {
+            parts.push(format!(
+                "{} ({:.1}%) ended with a step LCP residual above the tolerance (largest {:e}): the problem \
+                 may be badly conditioned; try another --selection",
+                self.rejected_residual,
+                percent(self.rejected_residual),
+                self.max_residual
+            ));
+        }
+        Some(parts.join("; "))
     }
 }

@@ -6,7 +6,10 @@ mod sample;
 mod set;
 
 pub use crate::stream;
-pub use options::SamplerOptions;
+pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use set::sample_range;
-pub use set::{DEFAULT_CHUNK, SampleSet, SetTally, chunks, sample_set, sample_set_chunks, sample_set_with_progress};
+pub use set::{
+    DEFAULT_CHUNK, DEFAULT_CHUNK_BYTES, SampleSet, SetTally, chunks, default_chunk, sample_set, sample_set_chunks,
+    sample_set_with_progress,
+};

@@ -1,7 +1,29 @@
 //! Parameters of Algorithms 1 and 2.
 
+use thiserror::Error;
+
 use crate::ImpactProblem;
 use crate::impact::Selection;
+use crate::problem::RANGE;
+
+/// The largest step cap `K` accepted: a sample that never terminates stops
+/// after `K` steps, so `K` bounds a run's time.
+pub const MAX_STEPS: usize = 1_000_000;
+
+/// The most worker threads accepted (each holds a workspace).
+pub const MAX_THREADS: usize = 1024;
+
+/// A [`SamplerOptions`] field outside its domain.
+#[derive(Clone, Debug, Error, PartialEq)]
+#[error("{field} {value}: {why}")]
+pub struct OptionsError {
+    /// The field (`samples`, `steps`, `step_size`, `threads`, `first_index`).
+    pub field: &'static str,
+    /// Its value, as given.
+    pub value: String,
+    /// What is wrong.
+    pub why: String,
+}
 
 /// Parameters of the Routh sampler. Every field has a documented default.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,6 +71,53 @@ impl Default for SamplerOptions {
 }
 
 impl SamplerOptions {
+    /// Checks every field's domain (for `problem`, whose default step size
+    /// is used when none is set): `samples ≥ 1`, `1 ≤ K ≤` [`MAX_STEPS`],
+    /// `h` within `[1/RANGE, RANGE]` ([`RANGE`](crate::problem::RANGE)),
+    /// `1 ≤ threads ≤` [`MAX_THREADS`], `first_index + samples ≤ 2⁶⁴`
+    /// (indices do not wrap), tolerances finite and non-negative.
+    pub fn validate(&self, problem: &ImpactProblem) -> Result<(), OptionsError> {
+        let err = |field: &'static str, value: String, why: &str| Err(OptionsError { field, value, why: why.into() });
+        if self.samples == 0 {
+            return err("samples", "0".into(), "must be at least 1");
+        }
+        if self.steps == 0 {
+            return err("steps", "0".into(), "must be at least 1 (no sample could end its impact)");
+        }
+        if self.steps > MAX_STEPS {
+            return err("steps", self.steps.to_string(), &format!("must be at most {MAX_STEPS}"));
+        }
+        let h = self.step_size_for(problem);
+        if !(h.is_finite() && h > 0.0) {
+            return err("step_size", h.to_string(), "must be a positive number");
+        }
+        if !(1.0 / RANGE..=RANGE).contains(&h) {
+            return err(
+                "step_size",
+                format!("{h:e}"),
+                &format!("must lie within [{:e}, {RANGE:e}] (model.md §1, Range); rescale the units", 1.0 / RANGE),
+            );
+        }
+        if let Some(t) = self.threads
+            && !(1..=MAX_THREADS).contains(&t)
+        {
+            return err("threads", t.to_string(), &format!("must lie within 1 … {MAX_THREADS}"));
+        }
+        if self.first_index.checked_add(self.samples as u64).is_none() {
+            return err(
+                "first_index",
+                self.first_index.to_string(),
+                &format!("with {} samples the indices would pass 2⁶⁴ and wrap", self.samples),
+            );
+        }
+        for (field, x) in [("termination_tol", self.termination_tol), ("residual_tol", self.residual_tol)] {
+            if !(x.is_finite() && x >= 0.0) {
+                return err(field, x.to_string(), "must be a finite non-negative number");
+            }
+        }
+        Ok(())
+    }
+
     /// The step size `h` used for `problem`.
     pub fn step_size_for(&self, problem: &ImpactProblem) -> f64 {
         self.step_size.unwrap_or_else(|| problem.default_step_size())

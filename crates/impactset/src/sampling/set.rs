@@ -58,7 +58,7 @@ impl SampleSet {
         self.tally().max_residual
     }
 
-    /// The largest `E⁺/E⁻` over all samples (0 when `E⁻ = 0`).
+    /// The largest `E⁺/E⁻` over the accepted samples (0 when `E⁻ = 0`).
     pub fn max_energy_ratio(&self) -> f64 {
         self.tally().max_energy_ratio
     }
@@ -95,7 +95,8 @@ pub struct SetTally {
     pub steps: u64,
     /// The largest residual violation.
     pub max_residual: f64,
-    /// The largest `E⁺/E⁻` (samples with `E⁻ > 0`).
+    /// The largest `E⁺/E⁻` of the accepted samples with `E⁻ > 0` (a rejected
+    /// sample's `v` is not an outcome).
     pub max_energy_ratio: f64,
     /// Steps where `all` fell back to Lemke solves.
     pub fallback_steps: u64,
@@ -116,7 +117,7 @@ impl SetTally {
             self.terminated += s.terminated as usize;
             self.steps += s.steps as u64;
             self.max_residual = self.max_residual.max(s.max_residual);
-            if s.energy_before > 0.0 {
+            if s.accepted && s.energy_before > 0.0 {
                 self.max_energy_ratio = self.max_energy_ratio.max(s.energy_after / s.energy_before);
             }
             self.fallback_steps += s.fallback_steps as u64;
@@ -148,6 +149,17 @@ impl SetTally {
 /// Samples per chunk of [`sample_set_chunks`] by default: 2¹⁸, about 25 MB
 /// of samples for a 4-velocity problem.
 pub const DEFAULT_CHUNK: usize = 1 << 18;
+
+/// Bytes of samples a chunk holds by default ([`default_chunk`]): 256 MiB.
+pub const DEFAULT_CHUNK_BYTES: usize = 256 << 20;
+
+/// Samples per chunk for `n` velocities: as many as fit in
+/// [`DEFAULT_CHUNK_BYTES`] (a [`Sample`] with its `v⁺`), at least 1 and at
+/// most [`DEFAULT_CHUNK`].
+pub fn default_chunk(n: usize) -> usize {
+    let per_sample = std::mem::size_of::<Sample>() + 8 * n;
+    (DEFAULT_CHUNK_BYTES / per_sample).clamp(1, DEFAULT_CHUNK)
+}
 
 /// Algorithm 2 in consecutive chunks of at most `chunk` samples: `sink`
 /// receives each chunk's [`SampleSet`] in index order and may drop it, so a

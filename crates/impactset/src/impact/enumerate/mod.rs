@@ -183,6 +183,16 @@ const RANK_TOLERANCE: f64 = 1e-12;
 const ROOT_ROUNDS: usize = 1;
 /// Relative tolerance of "same velocity change".
 pub(crate) const SAME_DV: f64 = 1e-7;
+/// The most contacts the mode search handles (it keeps sets of contacts in
+/// 64-bit masks); with more, every enumeration is the Lemke fallback alone
+/// (not exhaustive), and no search buffer is allocated.
+pub const MAX_SEARCH_CONTACTS: usize = 64;
+/// Iterations of the SVD that gives `rank W` before it gives up (the same
+/// tolerance as nalgebra's `svd`, which would iterate without end on a
+/// matrix holding `inf`; `W` is finite, model.md §1, but a cap keeps any
+/// input from looping); without convergence the rank is taken as full, which
+/// only disables the rank cut.
+const SVD_SWEEPS: usize = 10_000;
 
 /// Enumerates the solutions of the step LCPs of one problem: a reusable
 /// per-thread workspace (docs/model.md §4, §5b; method, order and tolerances in the
@@ -281,7 +291,7 @@ impl StepEnumerator {
     /// An enumerator for the step LCPs of `ops`.
     pub fn with_options(ops: &ContactOperators, options: EnumeratorOptions) -> Self {
         let (m, d, n) = (ops.m, ops.d, ops.n);
-        assert!(m <= 64, "the mode search handles at most 64 contacts");
+        let searchable = m <= MAX_SEARCH_CONTACTS;
         let t = ops.dimension.tangents();
         let s = 1 + t;
         let dim = m * s;
@@ -296,9 +306,18 @@ impl StepEnumerator {
         let w_rows: Vec<f64> = (0..dim * dim).map(|k| w[(k / dim, k % dim)]).collect();
         let dv_map: Vec<f64> = (0..n * dim).map(|k| b[(k / dim, k % dim)]).collect();
         let w_max = w_rows.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let sigma = w.clone().svd(false, false).singular_values;
-        let sigma_max = sigma.iter().fold(0.0f64, |a, &x| a.max(x));
-        let rank = sigma.iter().filter(|&&x| x > RANK_TOLERANCE * sigma_max).count();
+        let rank = if searchable {
+            match nalgebra::SVD::try_new_unordered(w.clone(), false, false, 5.0 * f64::EPSILON, SVD_SWEEPS) {
+                Some(svd) => {
+                    let sigma = svd.singular_values;
+                    let sigma_max = sigma.iter().fold(0.0f64, |a, &x| a.max(x));
+                    sigma.iter().filter(|&&x| x > RANK_TOLERANCE * sigma_max).count()
+                }
+                None => dim,
+            }
+        } else {
+            dim
+        };
         // Σ_k d_k d_kᵀ (t × t) and its inverse applied to each d_k.
         let mut g = [[0.0; 2]; 2];
         for dk in &ops.directions {
@@ -337,30 +356,41 @@ impl StepEnumerator {
         };
         let size = ops.layout().size();
         let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
-        let scratch = Scratch {
-            u: vec![0.0; dim],
-            caps: vec![0.0; m],
-            tableaux: vec![0.0; (m + 1) * reduced.tableau_len()],
-            eq: vec![0.0; 3 * reduced.stride()],
-            r: vec![0.0; 9],
-            allowed: vec![0; (m + 1) * m * max_modes],
-            allowed_count: vec![0; (m + 1) * m],
-            max_modes,
-            hull: vec![u64::MAX; (m + 1) * m],
-            probe: vec![0.0; reduced.tableau_len()],
-            first_level: vec![0.0; first_modes * reduced.tableau_len()],
-            first_level_fixed: vec![false; first_modes],
-            node_hull: vec![0; m],
-            next_hull: vec![u64::MAX; m],
-            choice: vec![0; m],
-            x: vec![0.0; dim],
-            up: vec![0.0; dim],
-            mat: vec![0.0; dim * dim],
-            rhs: vec![0.0; dim],
-            u0: vec![0.0; dim],
-            z: vec![0.0; size],
-            dv: vec![0.0; n],
-            cover: vec![0.0; size],
+        let scratch = if !searchable {
+            Scratch {
+                u: vec![0.0; dim],
+                caps: vec![0.0; m],
+                z: vec![0.0; size],
+                dv: vec![0.0; n],
+                cover: vec![0.0; size],
+                ..empty_scratch()
+            }
+        } else {
+            Scratch {
+                u: vec![0.0; dim],
+                caps: vec![0.0; m],
+                tableaux: vec![0.0; (m + 1) * reduced.tableau_len()],
+                eq: vec![0.0; 3 * reduced.stride()],
+                r: vec![0.0; 9],
+                allowed: vec![0; (m + 1) * m * max_modes],
+                allowed_count: vec![0; (m + 1) * m],
+                max_modes,
+                hull: vec![u64::MAX; (m + 1) * m],
+                probe: vec![0.0; reduced.tableau_len()],
+                first_level: vec![0.0; first_modes * reduced.tableau_len()],
+                first_level_fixed: vec![false; first_modes],
+                node_hull: vec![0; m],
+                next_hull: vec![u64::MAX; m],
+                choice: vec![0; m],
+                x: vec![0.0; dim],
+                up: vec![0.0; dim],
+                mat: vec![0.0; dim * dim],
+                rhs: vec![0.0; dim],
+                u0: vec![0.0; dim],
+                z: vec![0.0; size],
+                dv: vec![0.0; n],
+                cover: vec![0.0; size],
+            }
         };
         const RESERVED: usize = 16;
         StepEnumerator {
@@ -409,10 +439,13 @@ impl StepEnumerator {
             }
         }
         self.scales = self.step_scales(&self.scratch.u, &self.scratch.caps);
-        let scratch = std::mem::replace(&mut self.scratch, empty_scratch());
-        let mut scratch = scratch;
-        self.search(ops, &mut scratch);
-        self.scratch = scratch;
+        if m > MAX_SEARCH_CONTACTS {
+            self.exhaustive = false;
+        } else {
+            let mut scratch = std::mem::replace(&mut self.scratch, empty_scratch());
+            self.search(ops, &mut scratch);
+            self.scratch = scratch;
+        }
         if !self.exhaustive {
             self.fallback(ops, b);
         }

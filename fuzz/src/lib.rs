@@ -1,0 +1,134 @@
+//! The fuzz targets' bodies: each takes arbitrary bytes and must return
+//! without panicking, hanging or aborting on an allocation; where it gets an
+//! answer it checks it.
+
+use impactset::io::{ProblemFile, parse_npy};
+use impactset::lcp::{LcpResidual, LemkeOptions, LemkeWorkspace};
+use impactset::{SamplerOptions, Selection};
+
+/// A problem file: the first byte picks JSON or TOML, the rest is the text.
+/// Parsing and validation either fail with a message naming a field or give
+/// a problem that samples.
+pub fn problem_file(data: &[u8]) {
+    let Some((&kind, text)) = data.split_first() else { return };
+    let Ok(text) = std::str::from_utf8(text) else { return };
+    let file: Option<ProblemFile> =
+        if kind % 2 == 0 { serde_json::from_str(text).ok() } else { toml::from_str(text).ok() };
+    let Some(file) = file else { return };
+    match file.into_spec("fuzz".into()) {
+        Ok(spec) => sample_briefly(&spec.problem, spec.step_size),
+        Err((field, message)) => assert!(!field.is_empty() && !message.is_empty()),
+    }
+}
+
+/// Two samples of every rule, at most 4 steps each: finite outputs, no
+/// energy gain beyond round-off in an accepted sample.
+fn sample_briefly(problem: &impactset::ImpactProblem, step_size: Option<f64>) {
+    if problem.operators().step_size_n() > 64 {
+        return;
+    }
+    for selection in Selection::ALL {
+        let options =
+            SamplerOptions { samples: 2, steps: 4, step_size, selection, threads: Some(1), ..Default::default() };
+        if options.validate(problem).is_err() {
+            return;
+        }
+        let set = impactset::sample_set(problem, &options);
+        for s in set.accepted() {
+            assert!(s.v_plus.iter().all(|x| x.is_finite()), "{s:?}");
+            assert!(s.energy_after <= s.energy_before * (1.0 + 1e-9) + 1e-300, "{s:?}");
+        }
+    }
+}
+
+/// An NPY file: an error, or rows of equal length whose count and length
+/// the file's size allows.
+pub fn npy(data: &[u8]) {
+    if let Ok(rows) = parse_npy(data) {
+        let cols = rows.first().map_or(0, Vec::len);
+        assert!(rows.iter().all(|r| r.len() == cols));
+        assert!(rows.len() * cols * 8 <= data.len());
+    }
+}
+
+/// Reads `f64`s from bytes: 8 bytes each, any bit pattern (NaN, ∞, subnormal).
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn byte(&mut self) -> u8 {
+        let Some((&b, rest)) = self.0.split_first() else { return 0 };
+        self.0 = rest;
+        b
+    }
+    fn f64(&mut self) -> f64 {
+        let mut b = [0u8; 8];
+        for x in &mut b {
+            *x = self.byte();
+        }
+        f64::from_le_bytes(b)
+    }
+    /// A float from a small menu of ordinary values, or raw bits.
+    fn value(&mut self) -> f64 {
+        match self.byte() % 8 {
+            0 => 0.0,
+            1 => 1.0,
+            2 => -1.0,
+            3 => (self.byte() as f64 - 128.0) / 16.0,
+            4 => 10f64.powi(self.byte() as i32 - 128),
+            _ => self.f64(),
+        }
+    }
+}
+
+/// A problem of 1–3 contacts built from bytes (planar or spatial), validated,
+/// then one Routh step of each rule: validation refuses it, or every step
+/// returns a finite impulse or an error.
+pub fn routh_step(data: &[u8]) {
+    use nalgebra::{DMatrix, DVector};
+    let mut r = Reader(data);
+    let spatial = r.byte() % 2 == 1;
+    let n = 1 + r.byte() as usize % 6;
+    let m = 1 + r.byte() as usize % 3;
+    let l = DMatrix::from_fn(n, n, |i, j| {
+        if i == j {
+            1.0 + r.value().abs().min(1e3)
+        } else if i > j {
+            r.value()
+        } else {
+            0.0
+        }
+    });
+    let mass = &l * l.transpose();
+    let velocity = DVector::from_fn(n, |_, _| r.value());
+    let contacts = (0..m)
+        .map(|_| {
+            let mut row = || DVector::from_fn(n, |_, _| r.value());
+            let normal = row();
+            let tangents = if spatial { vec![row(), row()] } else { vec![row()] };
+            impactset::Contact { name: String::new(), normal, tangents, friction: r.value() }
+        })
+        .collect();
+    let d = spatial.then(|| 4 + 2 * (r.byte() as usize % 4));
+    let Ok(problem) = impactset::ImpactProblem::with_friction_directions(mass, velocity, contacts, d) else { return };
+    let h = problem.default_step_size();
+    sample_briefly(&problem, Some(h));
+}
+
+/// Lemke on an LCP of size 1–8 from bytes (any floats, NaN and ∞ included):
+/// an error, or a `z` whose residual, recomputed here, is the one reported.
+pub fn lemke(data: &[u8]) {
+    let mut r = Reader(data);
+    let size = 1 + r.byte() as usize % 8;
+    let a: Vec<f64> = (0..size * size).map(|_| r.value()).collect();
+    let q: Vec<f64> = (0..size).map(|_| r.value()).collect();
+    let mut ws = LemkeWorkspace::new(size);
+    let options = LemkeOptions::default();
+    if let Ok(sol) = ws.solve(&a, &q, &options) {
+        let z = sol.z.to_vec();
+        let reported = sol.residual;
+        let mut w = vec![0.0; size];
+        let again = LcpResidual::compute(&a, &q, &z, &mut w);
+        let same = |x: f64, y: f64| x == y || (x.is_nan() && y.is_nan());
+        assert!(same(again.violation(), reported.violation()), "{again:?} vs {reported:?}");
+    }
+}

@@ -1,0 +1,37 @@
+//! Every fuzz target over its saved corpus (`corpus/<target>/`), without
+//! libFuzzer: the inputs that found bugs stay regression tests.
+
+use std::path::Path;
+
+fn run(target: &str, body: fn(&[u8])) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        let data = std::fs::read(&path).unwrap();
+        let outcome = std::panic::catch_unwind(|| body(&data));
+        assert!(outcome.is_ok(), "{target}: {} fails", path.display());
+        count += 1;
+    }
+    assert!(count > 0, "{target}: empty corpus");
+}
+
+#[test]
+fn problem_file() {
+    run("problem_file", impactset_fuzz::problem_file);
+}
+
+#[test]
+fn npy() {
+    run("npy", impactset_fuzz::npy);
+}
+
+#[test]
+fn routh_step() {
+    run("routh_step", impactset_fuzz::routh_step);
+}
+
+#[test]
+fn lemke() {
+    run("lemke", impactset_fuzz::lemke);
+}
