@@ -99,3 +99,42 @@ fn sample_outputs_match_the_reference_files() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A scene exported as JSON or TOML samples bit for bit like the built-in
+/// scene, under every selection rule.
+#[test]
+fn exported_scenes_sample_like_the_built_in_ones() {
+    let dir = scratch("export");
+    for scene in scenes() {
+        for format in ["json", "toml"] {
+            let file = dir.join(format!("{scene}.{format}"));
+            let mut args = vec!["export", scene.as_str(), "--out", file.to_str().unwrap()];
+            if format == "toml" {
+                args.push("--toml");
+            }
+            impactset(&args);
+            for rule in ["lemke", "random-lemke", "all"] {
+                let npy = |source: &str, tag: &str| {
+                    let out = dir.join(format!("{scene}-{rule}-{tag}.npy"));
+                    impactset(&[
+                        "sample",
+                        source,
+                        "-n",
+                        "48",
+                        "--seed",
+                        "11",
+                        "--selection",
+                        rule,
+                        "--out",
+                        out.to_str().unwrap(),
+                    ]);
+                    out
+                };
+                let built_in = npy(&scene, "built-in");
+                let exported = npy(file.to_str().unwrap(), format);
+                assert_same_bytes(&exported, &built_in);
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
