@@ -251,8 +251,13 @@ fn bench_writes_rows_with_the_documented_keys() {
             assert!(row.get(key).is_some(), "row lacks {key}");
         }
         assert!(row["kernel_ms"].is_null(), "a CPU row has no kernel time");
-        let (rate, per_sample) = (row["samples_per_s"].as_f64().unwrap(), row["us_per_sample"].as_f64().unwrap());
-        assert!((rate * per_sample / 1e6 - 1.0).abs() < 1e-9, "samples/s and µs/sample disagree");
+        // The bench's LCPs per sample are the mean steps of the same run
+        // (seed 0, the scene's step size and cap) made by `sample`.
+        let sample = impactset(&["sample", "rocking-block", "-n", "512", "--selection", "random-lemke", "--json"]);
+        assert!(sample.status.success());
+        let summary: serde_json::Value = serde_json::from_slice(&sample.stdout).unwrap();
+        assert_eq!(row["lcps_per_sample"], summary["mean_steps"], "bench and sample ran different samples");
+        assert_eq!(row["samples"], 512);
     }
     let out = impactset(&["bench", "rocking-block", "--backends", "tpu"]);
     assert_eq!(out.status.code(), Some(2));
