@@ -14,13 +14,11 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use impactset::impact::StepEnumerator;
 use impactset::lcp::{LemkeOptions, LemkeWorkspace};
-use impactset::{Contact, ImpactProblem, scene};
-use nalgebra::{DMatrix, DVector};
-use rand::{Rng, SeedableRng};
+use impactset::scene;
+use impactset::scene::random::{coupled_problem, random_step_rhs};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
-
-const SCENES: [&str; 5] = ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack"];
 
 /// `b_R = [h·p; J v⁻; 0]` of a scene's first step.
 fn first_step(id: &str) -> (impactset::Scene, Vec<f64>) {
@@ -36,7 +34,7 @@ fn first_step(id: &str) -> (impactset::Scene, Vec<f64>) {
 
 fn step_lcp(c: &mut Criterion) {
     let mut group = c.benchmark_group("step_lcp");
-    for id in SCENES {
+    for id in scene::PAPER_SCENES {
         let (s, b) = first_step(id);
         let ops = s.problem.operators();
         let size = b.len();
@@ -58,48 +56,6 @@ fn step_lcp(c: &mut Criterion) {
     group.finish();
 }
 
-/// A random impact problem with coupled contacts: SPD `M`, `m` contacts
-/// (planar, or spatial with `d` directions) whose rows are perturbations of
-/// one another, `μ ∈ [2, 4)` (compass-gait-like steps with several solutions).
-fn coupled_problem(rng: &mut ChaCha8Rng, n: usize, m: usize, spatial: Option<usize>) -> ImpactProblem {
-    let a = DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
-    let mass = &a * a.transpose() + DMatrix::identity(n, n) * (0.2 * n as f64);
-    let vec = |rng: &mut ChaCha8Rng| DVector::from_fn(n, |_, _| rng.random_range(-1.0..1.0));
-    let base_n = vec(rng);
-    let base_t = [vec(rng), vec(rng)];
-    let contacts = (0..m)
-        .map(|i| {
-            let normal = &base_n + vec(rng) * 0.6;
-            let t1 = &base_t[0] + vec(rng) * 0.6;
-            let mu = rng.random_range(2.0..4.0);
-            match spatial {
-                None => Contact::planar(format!("{i}"), normal, t1, mu),
-                Some(_) => Contact::spatial(format!("{i}"), normal, [t1, &base_t[1] + vec(rng) * 0.6], mu),
-            }
-        })
-        .collect();
-    let v = vec(rng) * 2.0;
-    ImpactProblem::with_friction_directions(mass, v, contacts, spatial).expect("valid random problem")
-}
-
-/// `b = [h p; J v; 0]`: `h` the default step times `U[0.2, 2)`, `p ~ U[0, 1)`,
-/// `v` the problem's velocity or a random one.
-fn random_b(rng: &mut ChaCha8Rng, problem: &ImpactProblem) -> Vec<f64> {
-    let ops = problem.operators();
-    let h = problem.default_step_size() * rng.random_range(0.2..2.0);
-    let v = if rng.random_bool(0.5) {
-        problem.velocity().clone()
-    } else {
-        DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0))
-    };
-    let u = &ops.j * v;
-    let m = ops.m;
-    let mut b = vec![0.0; ops.step_size_n()];
-    b[..m].iter_mut().for_each(|x| *x = h * rng.random_range(0.0..1.0));
-    b[m..m + u.len()].copy_from_slice(u.as_slice());
-    b
-}
-
 fn enumerate(c: &mut Criterion) {
     let cases = [
         ("2 planar contacts (n = 4)", 4, 2, None),
@@ -115,9 +71,9 @@ fn enumerate(c: &mut Criterion) {
         let mut steps: Vec<(usize, Vec<f64>)> = Vec::new();
         let mut problems = Vec::new();
         for p in 0..20 {
-            let problem = coupled_problem(&mut rng, n, m, spatial);
+            let problem = coupled_problem(&mut rng, n, m, spatial, 0.6, 2.0..4.0);
             for _ in 0..50 {
-                steps.push((p, random_b(&mut rng, &problem)));
+                steps.push((p, random_step_rhs(&mut rng, &problem)));
             }
             problems.push(problem);
         }

@@ -5,25 +5,15 @@ mod common;
 
 use impactset::gpu::{GpuError, GpuLcp, MAX_LCP_SIZE, Precision, sample_set_gpu, solve_lcps_gpu};
 use impactset::lcp::{LemkeOptions, LemkeWorkspace};
-use impactset::{Contact, ImpactProblem, SamplerOptions, Selection};
-use nalgebra::{DMatrix, DVector};
+use impactset::scene::random::coupled_problem;
+use impactset::{ImpactProblem, SamplerOptions, Selection};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// A random problem with `m` contacts (spatial with `d` directions, or planar)
-/// on `n` velocities.
+/// A random problem with `m` independent contacts (spatial with `d`
+/// directions, or planar) on `n` velocities.
 fn random_problem(rng: &mut ChaCha8Rng, n: usize, m: usize, spatial: Option<usize>) -> ImpactProblem {
-    let b = DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
-    let mass = &b * b.transpose() + DMatrix::identity(n, n) * 0.5;
-    let mut row = || DVector::from_fn(n, |_, _| rng.random_range(-1.0..1.0));
-    let contacts: Vec<Contact> = (0..m)
-        .map(|i| match spatial {
-            Some(_) => Contact::spatial(format!("c{i}"), row(), [row(), row()], 0.3 + 0.1 * i as f64),
-            None => Contact::planar(format!("c{i}"), row(), row(), 0.3 + 0.1 * i as f64),
-        })
-        .collect();
-    let v = DVector::from_fn(n, |_, _| rng.random_range(-1.0..1.0));
-    ImpactProblem::with_friction_directions(mass, v, contacts, spatial).unwrap()
+    coupled_problem(rng, n, m, spatial, f64::INFINITY, 0.3..0.8)
 }
 
 /// Random step LCPs `(A_R, [h·p; u; 0])` of one problem, with random covers and offsets.

@@ -5,14 +5,54 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
 use serde::{Serialize, Serializer};
 
 use super::atomic::AtomicFile;
 use crate::SampleSet;
 
+/// Why an output could not be written or an NPY file not be read; the
+/// message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The file system refused (`action`: create, write, read).
+    #[error("{}: cannot {action}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file's content is not what was expected.
+    #[error("{}: {reason}", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A value could not be written as JSON.
+    #[error("{}: cannot write JSON: {source}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The serializer's error.
+        source: serde_json::Error,
+    },
+}
+
+/// Result of the output functions.
+type OutResult<T> = Result<T, OutputError>;
+
+/// `OutputError::Io` for `path`.
+fn io_error<'p>(path: &'p Path, action: &'static str) -> impl FnOnce(std::io::Error) -> OutputError + 'p {
+    move |source| OutputError::Io { path: path.to_path_buf(), action, source }
+}
+
 /// Writes the accepted `v⁺` as an `accepted × n` float64 NPY array.
-pub fn write_npy(path: &Path, set: &SampleSet) -> Result<()> {
+pub fn write_npy(path: &Path, set: &SampleSet) -> OutResult<()> {
     let mut writer = SampleWriter::create(path, set.n)?;
     writer.write(set)?;
     writer.finish()
@@ -54,8 +94,8 @@ fn npy_header(rows: u64, n: usize) -> Vec<u8> {
 impl SampleWriter {
     /// Creates the output for samples with `n` velocities; the format follows
     /// the extension (`.npy`, anything else CSV).
-    pub fn create(path: &Path, n: usize) -> Result<Self> {
-        let mut file = AtomicFile::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    pub fn create(path: &Path, n: usize) -> OutResult<Self> {
+        let mut file = AtomicFile::create(path).map_err(io_error(path, "create"))?;
         let npy = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy"));
         let written = if npy {
             file.write_all(&npy_header(u64::MAX, n))
@@ -63,50 +103,52 @@ impl SampleWriter {
             let columns: Vec<String> = (0..n).map(|j| format!("v{j}")).collect();
             writeln!(file, "index,steps,terminated,accepted,residual,energy_before,energy_after,{}", columns.join(","))
         };
-        written.with_context(|| format!("{}: cannot write", path.display()))?;
+        written.map_err(io_error(path, "write"))?;
         Ok(SampleWriter { path: path.to_path_buf(), n, file, rows: npy.then_some(0) })
     }
 
     /// Appends the samples of `set` (the next chunk, in index order).
-    pub fn write(&mut self, set: &SampleSet) -> Result<()> {
-        let context = || format!("{}: cannot write", self.path.display());
+    pub fn write(&mut self, set: &SampleSet) -> OutResult<()> {
+        let path = self.path.clone();
+        let context = || io_error(&path, "write");
         match &mut self.rows {
             Some(rows) => {
                 for s in set.accepted() {
                     for x in &s.v_plus {
-                        self.file.write_all(&x.to_le_bytes()).with_context(context)?;
+                        self.file.write_all(&x.to_le_bytes()).map_err(context())?;
                     }
                     *rows += 1;
                 }
             }
-            None => write_csv_rows(&mut self.file, set).with_context(context)?,
+            None => write_csv_rows(&mut self.file, set).map_err(context())?,
         }
         Ok(())
     }
 
     /// Completes the file and renames it over the target.
-    pub fn finish(mut self) -> Result<()> {
-        let context = || format!("{}: cannot write", self.path.display());
+    pub fn finish(mut self) -> OutResult<()> {
+        let path = self.path.clone();
+        let context = || io_error(&path, "write");
         if let Some(rows) = self.rows {
             let header = npy_header(rows, self.n);
             if header.len() != npy_header(u64::MAX, self.n).len() {
-                bail!("{}: the NPY header changed length", self.path.display());
+                return Err(OutputError::Format { path, reason: "the NPY header changed length".into() });
             }
             let out = self.file.writer();
-            out.flush().with_context(context)?;
-            out.seek(SeekFrom::Start(0)).with_context(context)?;
-            out.write_all(&header).with_context(context)?;
+            out.flush().map_err(context())?;
+            out.seek(SeekFrom::Start(0)).map_err(context())?;
+            out.write_all(&header).map_err(context())?;
         }
-        self.file.commit().with_context(context)
+        self.file.commit().map_err(context())
     }
 }
 
 /// Reads an `N × n` float64 NPY array as rows (C or Fortran order, little-
 /// or big-endian `f8`, format versions 1 to 3). The header is checked against
 /// the file's length before anything is allocated.
-pub fn read_npy(path: &Path) -> Result<Vec<Vec<f64>>> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    parse_npy(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+pub fn read_npy(path: &Path) -> OutResult<Vec<Vec<f64>>> {
+    let bytes = std::fs::read(path).map_err(io_error(path, "read"))?;
+    parse_npy(&bytes).map_err(|reason| OutputError::Format { path: path.to_path_buf(), reason })
 }
 
 /// [`read_npy`] on the bytes of a file; the error says what is wrong.
@@ -191,7 +233,7 @@ fn parse_npy_header(header: &str) -> Result<(String, bool, Vec<u64>), String> {
 /// Writes every sample as CSV: `index, steps, terminated, accepted, residual,
 /// energy_before, energy_after, v0 … v(n−1)`. Floats are written in Rust's
 /// shortest round-trip form, so they read back bit-exactly.
-pub fn write_csv(path: &Path, set: &SampleSet) -> Result<()> {
+pub fn write_csv(path: &Path, set: &SampleSet) -> OutResult<()> {
     let mut writer = SampleWriter::create(path, set.n)?;
     writer.write(set)?;
     writer.finish()
@@ -213,13 +255,13 @@ fn write_csv_rows(out: &mut impl Write, set: &SampleSet) -> std::io::Result<()> 
 }
 
 /// Writes any serializable value as pretty JSON (atomically).
-pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
-    let context = || format!("{}: cannot write", path.display());
-    let mut file = AtomicFile::create(path).with_context(context)?;
-    file.write_all(text.as_bytes()).with_context(context)?;
-    file.write_all(b"\n").with_context(context)?;
-    file.commit().with_context(context)
+pub fn write_json(path: &Path, value: &impl Serialize) -> OutResult<()> {
+    let text =
+        serde_json::to_string_pretty(value).map_err(|source| OutputError::Json { path: path.to_path_buf(), source })?;
+    let mut file = AtomicFile::create(path).map_err(io_error(path, "write"))?;
+    file.write_all(text.as_bytes()).map_err(io_error(path, "write"))?;
+    file.write_all(b"\n").map_err(io_error(path, "write"))?;
+    file.commit().map_err(io_error(path, "write"))
 }
 
 /// Serializes a float as a JSON number when finite, else as the string

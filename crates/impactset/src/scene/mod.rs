@@ -17,6 +17,7 @@
 mod library;
 mod model;
 pub mod planar;
+pub mod random;
 pub mod spatial;
 
 pub use model::{ContactCoordinates, Model};

@@ -1,80 +1,24 @@
 //! Tests of the mode enumerator against the brute-force oracle and Lemke.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{EnumeratorOptions, StepEnumerator, brute_force};
 use crate::lcp::{LcpResidual, LemkeOptions, LemkeWorkspace};
+use crate::scene::random::{coupled_problem, random_step_rhs as random_b};
 use crate::{Contact, ImpactProblem};
 
-/// A random impact problem: SPD `M`, `m` contacts (planar, or spatial with
-/// `d` directions). `coupled`: the contacts' rows are small perturbations of
-/// one another and friction is high (compass-gait-like steps with several
+/// A random impact problem: `m` contacts (planar, or spatial with `d`
+/// directions). `coupled`: the contacts' rows are small perturbations of one
+/// another and friction is high (compass-gait-like steps with several
 /// solutions).
 fn random_problem(rng: &mut ChaCha8Rng, n: usize, m: usize, spatial: Option<usize>, coupled: bool) -> ImpactProblem {
     if coupled {
-        random_problem_with(rng, n, m, spatial, 0.6, 2.0, 4.0)
+        coupled_problem(rng, n, m, spatial, 0.6, 2.0..4.0)
     } else {
-        random_problem_with(rng, n, m, spatial, f64::INFINITY, 0.0, 1.5)
+        coupled_problem(rng, n, m, spatial, f64::INFINITY, 0.0..1.5)
     }
-}
-
-/// `coupling`: size of the random perturbation between contacts' rows
-/// (`∞`: independent rows); `μ ~ U[mu_lo, mu_hi)`.
-fn random_problem_with(
-    rng: &mut ChaCha8Rng,
-    n: usize,
-    m: usize,
-    spatial: Option<usize>,
-    coupling: f64,
-    mu_lo: f64,
-    mu_hi: f64,
-) -> ImpactProblem {
-    let coupled = coupling.is_finite();
-    let a = DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
-    let mass = &a * a.transpose() + DMatrix::identity(n, n) * (0.2 * n as f64);
-    let vec = |rng: &mut ChaCha8Rng| DVector::from_fn(n, |_, _| rng.random_range(-1.0..1.0));
-    let base_n = vec(rng);
-    let base_t = [vec(rng), vec(rng)];
-    let contacts = (0..m)
-        .map(|i| {
-            let mix = |b: &DVector<f64>, rng: &mut ChaCha8Rng| {
-                if coupled { b + vec(rng) * coupling } else { vec(rng) }
-            };
-            let normal = mix(&base_n, rng);
-            let t1 = mix(&base_t[0], rng);
-            let mu = rng.random_range(mu_lo..mu_hi);
-            let name = format!("{i}");
-            match spatial {
-                None => Contact::planar(name, normal, t1, mu),
-                Some(_) => {
-                    let t2 = mix(&base_t[1], rng);
-                    Contact::spatial(name, normal, [t1, t2], mu)
-                }
-            }
-        })
-        .collect();
-    let v = vec(rng) * 2.0;
-    ImpactProblem::with_friction_directions(mass, v, contacts, spatial).unwrap()
-}
-
-/// `b = [h p; J v; 0]` for a random `p ∈ (0, 1)`, `v` the problem's velocity
-/// (or a random one) and `h` the default step times a random factor.
-fn random_b(rng: &mut ChaCha8Rng, problem: &ImpactProblem) -> Vec<f64> {
-    let ops = problem.operators();
-    let h = problem.default_step_size() * rng.random_range(0.2..2.0);
-    let v = if rng.random_bool(0.5) {
-        problem.velocity().clone()
-    } else {
-        DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0))
-    };
-    let u = &ops.j * v;
-    let m = ops.m;
-    let mut b = vec![0.0; ops.step_size_n()];
-    b[..m].iter_mut().for_each(|x| *x = h * rng.random_range(0.0..1.0));
-    b[m..m + u.len()].copy_from_slice(u.as_slice());
-    b
 }
 
 /// Scale of velocity changes for comparisons.
@@ -425,7 +369,7 @@ fn high_friction_agrees_with_oracle(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut several = 0;
     for case in 0..cases {
-        let problem = random_problem_with(&mut rng, n, m, spatial, 0.6, mu, 2.0 * mu);
+        let problem = coupled_problem(&mut rng, n, m, spatial, 0.6, mu..2.0 * mu);
         let ops = problem.operators();
         let mut e = StepEnumerator::new(ops);
         for step in 0..3 {
