@@ -11,15 +11,18 @@
 //                                  h, termination threshold −ε_term·s,
 //                                  pivot tolerance, residual tolerance,
 //                                  tie tolerance (see solve_covered)
-//   2  out_values  array<scalar>   per sample (stride n + 3): v (v⁺ when
-//                                  done), max residual, energy before, after
-//   3  out_words   array<u32>      per sample (stride 4): steps, FLAG_* bits,
-//                                  cap-stream and selection-stream positions
+//   2  out_v       array<scalar>   per sample (stride n): v (v⁺ when done)
+//   3  out_words   array<u32>      per sample (stride 2): steps, FLAG_* bits
+//   4  out_stats   array<scalar>   per sample (stride 3): max residual,
+//                                  energy before, energy after
+//   5  stream_pos  array<u32>      per sample (stride 2): cap-stream and
+//                                  selection-stream positions
 //
+// One buffer per output, so that the host reads back only those asked for.
 // A sample takes at most `steps_per_dispatch` steps per dispatch and keeps
-// its state (v, residual, steps, stream positions) in out_values/out_words;
-// the host dispatches until every sample is FLAG_DONE (out_words zeroed
-// first). The result does not depend on `steps_per_dispatch`.
+// its state (v, residual, steps, stream positions) in these buffers;
+// the host dispatches until every sample is FLAG_DONE (out_words and
+// stream_pos zeroed first). The result does not depend on `steps_per_dispatch`.
 //   7  lemke_tableau array<scalar> N · tableau_stride(N) scratch scalars per sample (lemke.wgsl)
 //   8  enum_values   array<scalar> `all`: per sample, the step's caps and the
 //                                  kept velocity changes (enumerate.wgsl)
@@ -28,8 +31,10 @@
 
 @group(0) @binding(0) var<storage, read> params: RouthParams;
 @group(0) @binding(1) var<storage, read> constants: array<scalar>;
-@group(0) @binding(2) var<storage, read_write> out_values: array<scalar>;
+@group(0) @binding(2) var<storage, read_write> out_v: array<scalar>;
 @group(0) @binding(3) var<storage, read_write> out_words: array<u32>;
+@group(0) @binding(4) var<storage, read_write> out_stats: array<scalar>;
+@group(0) @binding(5) var<storage, read_write> stream_pos: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -87,8 +92,8 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i >= params.count || n > MAX_DOF || size > MAX_N || impulses > size || m == 0u {
         return;
     }
-    let stride = params.out_stride;
-    var flags = out_words[4u * i + 1u];
+    let stride = params.v_stride;
+    var flags = out_words[2u * i + 1u];
     if (flags & FLAG_DONE) != 0u {
         return;
     }
@@ -113,19 +118,19 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         energy_before = kinetic_energy(n);
         flags = FLAG_STARTED;
-        if params.selection == 2u {
+        if params.selection == SELECTION_ALL {
             reset_fallback_steps(i);
         }
     } else {
         for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = out_values[i * stride + k];
+            v[k] = out_v[i * stride + k];
         }
-        max_residual = out_values[i * stride + n];
-        energy_before = out_values[i * stride + n + 1u];
-        steps = out_words[4u * i];
+        max_residual = out_stats[3u * i];
+        energy_before = out_stats[3u * i + 1u];
+        steps = out_words[2u * i];
     }
-    var caps = stream_at(params.key, lo, hi, out_words[4u * i + 2u]);
-    var choice = stream_at(params.key, lo, hi ^ 0x80000000u, out_words[4u * i + 3u]);
+    var caps = stream_at(params.key, lo, hi, stream_pos[2u * i]);
+    var choice = stream_at(params.key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
 
     var taken = 0u;
     // At most steps_per_dispatch steps and one more check; with `all`, a step
@@ -150,7 +155,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
             if taken >= params.steps_per_dispatch {
                 break;
             }
-            if params.selection == 2u && params.filter_chunk != 0u && taken > 0u {
+            if params.selection == SELECTION_ALL && params.filter_chunk != 0u && taken > 0u {
                 // `all` on CPU adapters: a step starts (with its root filter)
                 // in a dispatch of its own (lavapipe's loop budget).
                 break;
@@ -170,7 +175,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         var offset = 0u;
         var enumerated = false;
-        if params.selection == 2u {
+        if params.selection == SELECTION_ALL {
             // all: one word, the pick among the distinct solutions within
             // tolerance; Lemke (cover 1) when none is.
             if !resuming {
@@ -197,7 +202,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 count_fallback_step(i);
             }
         }
-        if params.selection == 1u {
+        if params.selection == SELECTION_RANDOM_LEMKE {
             // random-lemke: covering vector d_j ∈ [1/64, 1 + 1/64), then the column offset.
             for (var c = 0u; c < size && c < MAX_N; c++) {
                 lcp_cover[c] = cover(next_word(&choice));
@@ -226,12 +231,12 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 
     for (var k = 0u; k < n && k < MAX_DOF; k++) {
-        out_values[i * stride + k] = v[k];
+        out_v[i * stride + k] = v[k];
     }
-    out_values[i * stride + n] = max_residual;
-    out_values[i * stride + n + 1u] = energy_before;
+    out_stats[3u * i] = max_residual;
+    out_stats[3u * i + 1u] = energy_before;
     if (flags & FLAG_DONE) != 0u {
-        out_values[i * stride + n + 2u] = kinetic_energy(n);
+        out_stats[3u * i + 2u] = kinetic_energy(n);
         if (flags & FLAG_TERMINATED) != 0u && (flags & FLAG_LCP_FAILED) == 0u && max_residual <= residual_tol {
             flags |= FLAG_ACCEPTED;
         }
@@ -244,10 +249,10 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     if probe != params.probe {
         flags |= FLAG_LOOP_LIMIT;
     }
-    out_words[4u * i] = steps;
-    out_words[4u * i + 1u] = flags;
-    out_words[4u * i + 2u] = caps.words;
-    out_words[4u * i + 3u] = choice.words;
+    out_words[2u * i] = steps;
+    out_words[2u * i + 1u] = flags;
+    stream_pos[2u * i] = caps.words;
+    stream_pos[2u * i + 1u] = choice.words;
 }
 
 // Σ_j A_R[i][j] z_j in index order, four terms per loop iteration (lavapipe's

@@ -35,7 +35,7 @@ pub(crate) struct RouthParams {
     pub first_lo: u32,
     pub first_hi: u32,
     pub pivot_cap: u32,
-    pub out_stride: u32,
+    pub v_stride: u32,
     pub off_a: u32,
     pub off_j: u32,
     pub off_minv_jt: u32,
@@ -83,7 +83,12 @@ const _: () = assert!(std::mem::size_of::<RouthParams>() == 208);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 const _: () = assert!(MAX_PIVOTS == if 10 * MAX_LCP_SIZE > 100 { 10 * MAX_LCP_SIZE } else { 100 });
 
-/// Flags of `out_words[4i + 1]`, mirroring `FLAG_*` in `types.wgsl`.
+/// Selection rules of `RouthParams::selection`, mirroring `SELECTION_*` in `types.wgsl`.
+pub(crate) const SELECTION_LEMKE: u32 = 0;
+pub(crate) const SELECTION_RANDOM_LEMKE: u32 = 1;
+pub(crate) const SELECTION_ALL: u32 = 2;
+
+/// Flags of `out_words[2i + 1]`, mirroring `FLAG_*` in `types.wgsl`.
 pub(crate) const FLAG_TERMINATED: u32 = 1;
 pub(crate) const FLAG_ACCEPTED: u32 = 2;
 pub(crate) const FLAG_LCP_FAILED: u32 = 4;
