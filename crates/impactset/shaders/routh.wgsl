@@ -82,6 +82,32 @@ fn apply_impulse(n: u32, m: u32, impulses: u32) {
     }
 }
 
+// The equilibration of A_R (norms::equilibrate on the host; all 1 in f64):
+// lcp_matrix is diag(r) A_R diag(c).
+fn row_scale(i: u32) -> scalar {
+    return constants[params.off_scale + i];
+}
+
+fn col_scale(j: u32) -> scalar {
+    return constants[params.off_scale + params.size + j];
+}
+
+// solve_covered on the equilibrated step LCP: q and the covering vector d
+// scaled by r (Lemke then pivots as on the original with d), z' mapped back
+// to z = c z'. The scales are powers of two, so q is restored exactly.
+fn solve_scaled(size: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        lcp_q[c] *= row_scale(c);
+        lcp_cover[c] *= row_scale(c);
+    }
+    let result = solve_covered(size, offset, tol, tie, cap);
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        lcp_q[c] /= row_scale(c);
+        lcp_z[c] *= col_scale(c);
+    }
+    return result;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -215,7 +241,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         var result = PivotResult(0u, LEMKE_SOLVED);
         if !enumerated {
-            result = solve_covered(size, offset, tol, tie, params.pivot_cap);
+            result = solve_scaled(size, offset, tol, tie, params.pivot_cap);
         }
         steps += 1u;
         taken += 1u;
@@ -255,21 +281,23 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     stream_pos[2u * i + 1u] = choice.words;
 }
 
-// Σ_j A_R[i][j] z_j in index order, four terms per loop iteration (lavapipe's
-// loop limiter counts iterations, docs/gpu-lavapipe.md).
+// Σ_j A_R[i][j] z_j in index order from the equilibrated matrix
+// (r_i A_R[i][j] c_j · z_j / c_j, divided by r_i; exact scalings), four terms
+// per loop iteration (lavapipe's loop limiter counts iterations,
+// docs/gpu-lavapipe.md).
 fn matrix_row_times_z(i: u32, size: u32) -> scalar {
     var sum = scalar(0.0);
     var j = 0u;
     for (; j + 4u <= size && j + 4u <= MAX_N; j += 4u) {
-        sum += lcp_matrix(i, j, size) * lcp_z[j];
-        sum += lcp_matrix(i, j + 1u, size) * lcp_z[j + 1u];
-        sum += lcp_matrix(i, j + 2u, size) * lcp_z[j + 2u];
-        sum += lcp_matrix(i, j + 3u, size) * lcp_z[j + 3u];
+        sum += lcp_matrix(i, j, size) * (lcp_z[j] / col_scale(j));
+        sum += lcp_matrix(i, j + 1u, size) * (lcp_z[j + 1u] / col_scale(j + 1u));
+        sum += lcp_matrix(i, j + 2u, size) * (lcp_z[j + 2u] / col_scale(j + 2u));
+        sum += lcp_matrix(i, j + 3u, size) * (lcp_z[j + 3u] / col_scale(j + 3u));
     }
     for (; j < size && j < MAX_N; j++) {
-        sum += lcp_matrix(i, j, size) * lcp_z[j];
+        sum += lcp_matrix(i, j, size) * (lcp_z[j] / col_scale(j));
     }
-    return sum;
+    return sum / row_scale(i);
 }
 
 // `step_violation` of src/impact/routh_step.rs: the residual of lcp_z in the

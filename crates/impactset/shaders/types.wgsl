@@ -42,7 +42,7 @@ struct RouthParams {
     steps_per_dispatch: u32, // steps a sample takes per dispatch before it yields
     probe: u32,        // 2: iterations of the loop-limiter probe
     interleave: u32,   // 1: interleaved Lemke tableaus, 0: contiguous (lemke.wgsl)
-    pad0: u32,
+    off_scale: u32,    // row scales r (N), then column scales c (N) of A_R (see routh.wgsl)
     key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words
     // Selection `all` only (enumerate.wgsl; zero otherwise). Offsets into
     // `constants`:

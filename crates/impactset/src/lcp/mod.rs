@@ -8,6 +8,7 @@
 mod enumerate;
 mod error;
 mod lemke;
+pub mod norms;
 mod residual;
 
 pub use enumerate::basic_solutions;

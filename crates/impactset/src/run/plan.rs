@@ -1,8 +1,8 @@
 //! One problem and one set of sampler options prepared for a backend.
 
 use super::{Backend, RunControl, RunError};
-use crate::sampling::sample_range;
 use crate::sampling::FlatSamples;
+use crate::sampling::sample_range;
 use crate::{ImpactProblem, SampleSet, SamplerOptions};
 
 /// `problem` and `options` prepared once for a [`Backend`]

@@ -132,7 +132,13 @@ impl FlatSamples {
             return Vec::new();
         }
         let n = self.n;
-        self.accepted.iter().enumerate().filter(|(_, a)| **a).flat_map(|(i, _)| &self.v_plus[i * n..(i + 1) * n]).copied().collect()
+        self.accepted
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| **a)
+            .flat_map(|(i, _)| &self.v_plus[i * n..(i + 1) * n])
+            .copied()
+            .collect()
     }
 
     /// The run's counts and extremes, as [`SampleSet::tally`] gives them.
