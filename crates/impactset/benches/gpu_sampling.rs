@@ -2,9 +2,15 @@
 //! per paper scene, rule and precision, next to `sampling.rs`'s CPU figures.
 //! Without an adapter the group is empty and a notice is printed. The kernel
 //! time alone (timestamp queries) is in `impactset bench`'s `kernel ms`.
+//!
+//! With `GPU_SWEEP=<samples>` in the environment the binary instead prints
+//! wall and kernel milliseconds of `GpuPlan` runs for every combination of
+//! batch size, workgroup size, tableau layout and steps per dispatch
+//! (compass-gait, rocking-block and box-wall, random-lemke, both
+//! precisions): the measurements behind the GPU defaults.
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use impactset::gpu::{GpuContext, sample_set_gpu};
+use criterion::{Criterion, Throughput, criterion_group};
+use impactset::gpu::{GpuContext, GpuPlan, GpuRunOptions, TableauLayout, sample_set_gpu};
 use impactset::{SamplerOptions, Selection, scene};
 
 fn algorithm_2_gpu(c: &mut Criterion) {
@@ -46,5 +52,88 @@ fn algorithm_2_gpu(c: &mut Criterion) {
     group.finish();
 }
 
+/// Median wall and kernel milliseconds (plan built each run, 1 warm-up, 5 runs).
+fn time_runs(
+    ctx: &GpuContext,
+    id: &str,
+    samples: usize,
+    precision: impactset::gpu::Precision,
+    run: &GpuRunOptions,
+) -> Option<(f64, f64, usize)> {
+    let s = scene::builtin(id).unwrap();
+    let o = SamplerOptions {
+        samples,
+        step_size: Some(s.step_size),
+        steps: s.steps,
+        selection: Selection::RandomLemke,
+        ..Default::default()
+    };
+    let once = || -> Option<(f64, usize)> {
+        let start = std::time::Instant::now();
+        let mut plan = GpuPlan::new(ctx, &s.problem, &o, precision, run).ok()?;
+        let flat = plan.sample_range_flat(0, samples, &|_| {}, &|| false).ok()??;
+        let accepted = flat.accepted.iter().filter(|&&a| a).count();
+        Some((start.elapsed().as_secs_f64() * 1e3, accepted))
+    };
+    once()?;
+    ctx.take_kernel_time();
+    let (mut walls, mut kernels, mut accepted) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..5 {
+        let (w, a) = once()?;
+        walls.push(w);
+        accepted = a;
+        kernels.push(ctx.take_kernel_time().unwrap_or(0.0) * 1e3);
+    }
+    walls.sort_by(f64::total_cmp);
+    kernels.sort_by(f64::total_cmp);
+    Some((walls[2], kernels[2], accepted))
+}
+
+fn sweep(samples: usize) {
+    let ctx = GpuContext::new().expect("a GPU adapter");
+    println!("GPU: {}  samples: {samples}", ctx.describe());
+    println!("scene prec batch wg layout steps/disp wall_ms kernel_ms accepted");
+    for precision in ctx.precisions() {
+        for id in ["compass-gait", "rocking-block", "box-wall"] {
+            for batch in [1usize << 16, 1 << 18, 1 << 20] {
+                for wg in [32u32, 64, 128, 256] {
+                    for layout in TableauLayout::ALL {
+                        for steps in [None, Some(1)] {
+                            if steps.is_some() && (batch != 1 << 18 || wg != 64) {
+                                continue;
+                            }
+                            if (wg != 64 || layout != TableauLayout::Interleaved) && id != "compass-gait" {
+                                continue;
+                            }
+                            let run = GpuRunOptions {
+                                batch_size: Some(batch),
+                                workgroup_size: Some(wg),
+                                tableau_layout: Some(layout),
+                                steps_per_dispatch: steps,
+                                ..Default::default()
+                            };
+                            match time_runs(&ctx, id, samples, precision, &run) {
+                                Some((w, k, a)) => println!(
+                                    "{id} {precision} {batch} {wg} {layout:?} {} {w:.2} {k:.2} {a}",
+                                    steps.map_or("K".into(), |s| s.to_string())
+                                ),
+                                None => println!("{id} {precision} {batch} {wg} {layout:?} failed"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 criterion_group!(benches, algorithm_2_gpu);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(samples) = std::env::var("GPU_SWEEP").ok().and_then(|s| s.parse().ok()) {
+        sweep(samples);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

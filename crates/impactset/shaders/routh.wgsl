@@ -11,15 +11,18 @@
 //                                  h, termination threshold −ε_term·s,
 //                                  pivot tolerance, residual tolerance,
 //                                  tie tolerance (see solve_covered)
-//   2  out_values  array<scalar>   per sample (stride n + 3): v (v⁺ when
-//                                  done), max residual, energy before, after
-//   3  out_words   array<u32>      per sample (stride 4): steps, FLAG_* bits,
-//                                  cap-stream and selection-stream positions
+//   2  out_v       array<scalar>   per sample (stride n): v (v⁺ when done)
+//   3  out_words   array<u32>      per sample (stride 2): steps, FLAG_* bits
+//   4  out_stats   array<scalar>   per sample (stride 3): max residual,
+//                                  energy before, energy after
+//   5  stream_pos  array<u32>      per sample (stride 2): cap-stream and
+//                                  selection-stream positions
 //
+// One buffer per output, so that the host reads back only those asked for.
 // A sample takes at most `steps_per_dispatch` steps per dispatch and keeps
-// its state (v, residual, steps, stream positions) in out_values/out_words;
-// the host dispatches until every sample is FLAG_DONE (out_words zeroed
-// first). The result does not depend on `steps_per_dispatch`.
+// its state (v, residual, steps, stream positions) in these buffers;
+// the host dispatches until every sample is FLAG_DONE (out_words and
+// stream_pos zeroed first). The result does not depend on `steps_per_dispatch`.
 //   7  lemke_tableau array<scalar> N · tableau_stride(N) scratch scalars per sample (lemke.wgsl)
 //   8  enum_values   array<scalar> `all`: per sample, the step's caps and the
 //                                  kept velocity changes (enumerate.wgsl)
@@ -28,8 +31,10 @@
 
 @group(0) @binding(0) var<storage, read> params: RouthParams;
 @group(0) @binding(1) var<storage, read> constants: array<scalar>;
-@group(0) @binding(2) var<storage, read_write> out_values: array<scalar>;
+@group(0) @binding(2) var<storage, read_write> out_v: array<scalar>;
 @group(0) @binding(3) var<storage, read_write> out_words: array<u32>;
+@group(0) @binding(4) var<storage, read_write> out_stats: array<scalar>;
+@group(0) @binding(5) var<storage, read_write> stream_pos: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -77,6 +82,32 @@ fn apply_impulse(n: u32, m: u32, impulses: u32) {
     }
 }
 
+// The equilibration of A_R (norms::equilibrate on the host; all 1 in f64):
+// lcp_matrix is diag(r) A_R diag(c).
+fn row_scale(i: u32) -> scalar {
+    return constants[params.off_scale + i];
+}
+
+fn col_scale(j: u32) -> scalar {
+    return constants[params.off_scale + params.size + j];
+}
+
+// solve_covered on the equilibrated step LCP: q and the covering vector d
+// scaled by r (Lemke then pivots as on the original with d), z' mapped back
+// to z = c z'. The scales are powers of two, so q is restored exactly.
+fn solve_scaled(size: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        lcp_q[c] *= row_scale(c);
+        lcp_cover[c] *= row_scale(c);
+    }
+    let result = solve_covered(size, offset, tol, tie, cap);
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        lcp_q[c] /= row_scale(c);
+        lcp_z[c] *= col_scale(c);
+    }
+    return result;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -87,8 +118,8 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i >= params.count || n > MAX_DOF || size > MAX_N || impulses > size || m == 0u {
         return;
     }
-    let stride = params.out_stride;
-    var flags = out_words[4u * i + 1u];
+    let stride = params.v_stride;
+    var flags = out_words[2u * i + 1u];
     if (flags & FLAG_DONE) != 0u {
         return;
     }
@@ -113,19 +144,19 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         energy_before = kinetic_energy(n);
         flags = FLAG_STARTED;
-        if params.selection == 2u {
+        if params.selection == SELECTION_ALL {
             reset_fallback_steps(i);
         }
     } else {
         for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = out_values[i * stride + k];
+            v[k] = out_v[i * stride + k];
         }
-        max_residual = out_values[i * stride + n];
-        energy_before = out_values[i * stride + n + 1u];
-        steps = out_words[4u * i];
+        max_residual = out_stats[3u * i];
+        energy_before = out_stats[3u * i + 1u];
+        steps = out_words[2u * i];
     }
-    var caps = stream_at(params.key, lo, hi, out_words[4u * i + 2u]);
-    var choice = stream_at(params.key, lo, hi ^ 0x80000000u, out_words[4u * i + 3u]);
+    var caps = stream_at(params.key, lo, hi, stream_pos[2u * i]);
+    var choice = stream_at(params.key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
 
     var taken = 0u;
     // At most steps_per_dispatch steps and one more check; with `all`, a step
@@ -150,7 +181,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
             if taken >= params.steps_per_dispatch {
                 break;
             }
-            if params.selection == 2u && params.filter_chunk != 0u && taken > 0u {
+            if params.selection == SELECTION_ALL && params.filter_chunk != 0u && taken > 0u {
                 // `all` on CPU adapters: a step starts (with its root filter)
                 // in a dispatch of its own (lavapipe's loop budget).
                 break;
@@ -170,7 +201,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         var offset = 0u;
         var enumerated = false;
-        if params.selection == 2u {
+        if params.selection == SELECTION_ALL {
             // all: one word, the pick among the distinct solutions within
             // tolerance; Lemke (cover 1) when none is.
             if !resuming {
@@ -197,7 +228,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 count_fallback_step(i);
             }
         }
-        if params.selection == 1u {
+        if params.selection == SELECTION_RANDOM_LEMKE {
             // random-lemke: covering vector d_j ∈ [1/64, 1 + 1/64), then the column offset.
             for (var c = 0u; c < size && c < MAX_N; c++) {
                 lcp_cover[c] = cover(next_word(&choice));
@@ -210,7 +241,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         var result = PivotResult(0u, LEMKE_SOLVED);
         if !enumerated {
-            result = solve_covered(size, offset, tol, tie, params.pivot_cap);
+            result = solve_scaled(size, offset, tol, tie, params.pivot_cap);
         }
         steps += 1u;
         taken += 1u;
@@ -226,12 +257,12 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 
     for (var k = 0u; k < n && k < MAX_DOF; k++) {
-        out_values[i * stride + k] = v[k];
+        out_v[i * stride + k] = v[k];
     }
-    out_values[i * stride + n] = max_residual;
-    out_values[i * stride + n + 1u] = energy_before;
+    out_stats[3u * i] = max_residual;
+    out_stats[3u * i + 1u] = energy_before;
     if (flags & FLAG_DONE) != 0u {
-        out_values[i * stride + n + 2u] = kinetic_energy(n);
+        out_stats[3u * i + 2u] = kinetic_energy(n);
         if (flags & FLAG_TERMINATED) != 0u && (flags & FLAG_LCP_FAILED) == 0u && max_residual <= residual_tol {
             flags |= FLAG_ACCEPTED;
         }
@@ -244,27 +275,29 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     if probe != params.probe {
         flags |= FLAG_LOOP_LIMIT;
     }
-    out_words[4u * i] = steps;
-    out_words[4u * i + 1u] = flags;
-    out_words[4u * i + 2u] = caps.words;
-    out_words[4u * i + 3u] = choice.words;
+    out_words[2u * i] = steps;
+    out_words[2u * i + 1u] = flags;
+    stream_pos[2u * i] = caps.words;
+    stream_pos[2u * i + 1u] = choice.words;
 }
 
-// Σ_j A_R[i][j] z_j in index order, four terms per loop iteration (lavapipe's
-// loop limiter counts iterations, docs/gpu-lavapipe.md).
+// Σ_j A_R[i][j] z_j in index order from the equilibrated matrix
+// (r_i A_R[i][j] c_j · z_j / c_j, divided by r_i; exact scalings), four terms
+// per loop iteration (lavapipe's loop limiter counts iterations,
+// docs/gpu-lavapipe.md).
 fn matrix_row_times_z(i: u32, size: u32) -> scalar {
     var sum = scalar(0.0);
     var j = 0u;
     for (; j + 4u <= size && j + 4u <= MAX_N; j += 4u) {
-        sum += lcp_matrix(i, j, size) * lcp_z[j];
-        sum += lcp_matrix(i, j + 1u, size) * lcp_z[j + 1u];
-        sum += lcp_matrix(i, j + 2u, size) * lcp_z[j + 2u];
-        sum += lcp_matrix(i, j + 3u, size) * lcp_z[j + 3u];
+        sum += lcp_matrix(i, j, size) * (lcp_z[j] / col_scale(j));
+        sum += lcp_matrix(i, j + 1u, size) * (lcp_z[j + 1u] / col_scale(j + 1u));
+        sum += lcp_matrix(i, j + 2u, size) * (lcp_z[j + 2u] / col_scale(j + 2u));
+        sum += lcp_matrix(i, j + 3u, size) * (lcp_z[j + 3u] / col_scale(j + 3u));
     }
     for (; j < size && j < MAX_N; j++) {
-        sum += lcp_matrix(i, j, size) * lcp_z[j];
+        sum += lcp_matrix(i, j, size) * (lcp_z[j] / col_scale(j));
     }
-    return sum;
+    return sum / row_scale(i);
 }
 
 // `step_violation` of src/impact/routh_step.rs: the residual of lcp_z in the

@@ -27,12 +27,12 @@ struct RouthParams {
     size: u32,         // step LCP size N = m(3 + d)
     impulses: u32,     // m + m d: rows of J, entries of λ = [λn; λD]
     max_steps: u32,    // step cap K
-    selection: u32,    // 0 lemke, 1 random-lemke, 2 all (enumerate.wgsl)
+    selection: u32,    // SELECTION_LEMKE, SELECTION_RANDOM_LEMKE or SELECTION_ALL
     count: u32,        // samples in this dispatch
     first_lo: u32,     // index of this dispatch's first sample, low word
     first_hi: u32,     // ... high word
     pivot_cap: u32,    // Lemke pivot cap max(100, 10 N)
-    out_stride: u32,   // scalars per sample in `out_values`: n + 3
+    v_stride: u32,     // scalars per sample in `out_v`: n
     off_a: u32,        // offsets into `constants`: A_R (N×N, row-major)
     off_j: u32,        // J = [Jn; JD] (impulses×n, row-major)
     off_minv_jt: u32,  // M⁻¹Jᵀ (n×impulses, row-major)
@@ -42,7 +42,7 @@ struct RouthParams {
     steps_per_dispatch: u32, // steps a sample takes per dispatch before it yields
     probe: u32,        // 2: iterations of the loop-limiter probe
     interleave: u32,   // 1: interleaved Lemke tableaus, 0: contiguous (lemke.wgsl)
-    pad0: u32,
+    off_scale: u32,    // row scales r (N), then column scales c (N) of A_R (see routh.wgsl)
     key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words
     // Selection `all` only (enumerate.wgsl; zero otherwise). Offsets into
     // `constants`:
@@ -76,7 +76,7 @@ struct TestParams {
     key: array<u32, 8>,
 }
 
-// Sample flags in `out_words[4 i + 1]`.
+// Sample flags in `out_words[2 i + 1]`.
 const FLAG_TERMINATED: u32 = 1u;
 const FLAG_ACCEPTED: u32 = 2u;
 const FLAG_LCP_FAILED: u32 = 4u;
@@ -85,6 +85,11 @@ const FLAG_DONE: u32 = 16u;       // Algorithm 1 has stopped
 const FLAG_LOOP_LIMIT: u32 = 32u; // the driver cut a loop short
 const FLAG_ENUMERATING: u32 = 64u; // a step's enumeration is in progress (`all`)
 const FLAG_TOO_MANY_SOLUTIONS: u32 = 128u; // a step had more distinct solutions than `kept_cap`
+
+// Selection rules (`RouthParams::selection`).
+const SELECTION_LEMKE: u32 = 0u;
+const SELECTION_RANDOM_LEMKE: u32 = 1u;
+const SELECTION_ALL: u32 = 2u;       // enumerate.wgsl
 
 // Lemke status codes.
 const LEMKE_SOLVED: u32 = 0u;

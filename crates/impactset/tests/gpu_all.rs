@@ -176,6 +176,7 @@ fn gpu_all_does_not_depend_on_batching_or_dispatch_splits() {
                 steps_per_dispatch: Some(2),
                 tuples_per_dispatch: Some(tuples[1]),
                 tableau_layout: Some(TableauLayout::Interleaved),
+                ..Default::default()
             },
             GpuRunOptions { tuples_per_dispatch: Some(tuples[0]), steps_per_dispatch: Some(1), ..Default::default() },
         ];

@@ -12,7 +12,7 @@ use super::{InputError, options, options::sampler_options, source};
 use impactset::gpu::{GpuContext, Precision};
 use impactset::io::write_json;
 use impactset::run::{self, Backend, RunControl};
-use impactset::{SampleSet, SamplerOptions, Selection, scene};
+use impactset::{SamplerOptions, Selection, scene};
 
 /// Arguments of `impactset bench`.
 #[derive(Args, Debug)]
@@ -146,9 +146,19 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 Backend::Gpu { context, .. } => context.take_kernel_time(),
                 Backend::Cpu { .. } => None,
             };
+            // The mean LCP steps per sample of one run (the GPU's samples read
+            // into columns, the CPU's as a SampleSet).
             let run = || {
-                run::sample(&backend, &spec.problem, &options, &RunControl::default())
-                    .map_err(|e| anyhow::anyhow!("{}: {name}: {e}", spec.name))
+                let control = RunControl::default();
+                let steps = if backend.is_cpu() {
+                    run::sample(&backend, &spec.problem, &options, &control).map(|set| set.mean_steps())
+                } else {
+                    backend
+                        .plan(&spec.problem, &options)
+                        .and_then(|mut plan| plan.sample_range_flat(options.first_index, options.samples, &control))
+                        .map(|flat| flat.mean_steps())
+                };
+                steps.map_err(|e| anyhow::anyhow!("{}: {name}: {e}", spec.name))
             };
             let threads = if backend.is_cpu() { backend.threads() } else { 0 };
             let row = match measure(
@@ -207,10 +217,9 @@ fn measure(
     options: &SamplerOptions,
     repetitions: usize,
     kernel_time: &dyn Fn() -> Option<f64>,
-    mut run: impl FnMut() -> Result<SampleSet>,
+    mut run: impl FnMut() -> Result<f64>,
 ) -> Result<Row> {
-    let warm = run()?;
-    let lcps_per_sample = warm.mean_steps();
+    let lcps_per_sample = run()?;
     let mut rates: Vec<f64> = Vec::with_capacity(repetitions);
     let mut kernel: Vec<f64> = Vec::with_capacity(repetitions);
     kernel_time();

@@ -1,16 +1,23 @@
 //! [`GpuContext`]: the adapter, device, queue and compiled pipelines, built
 //! once and shared by every call.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
 
 use super::shaders::{self, Module};
 use super::{GpuError, Precision};
 
-/// Threads per workgroup (the `WORKGROUP_SIZE` pipeline override).
+/// Threads per workgroup by default (the `WORKGROUP_SIZE` pipeline override).
 pub(crate) const WORKGROUP_SIZE: u32 = 64;
+
+/// Pipelines compiled so far: module, precision, workgroup size.
+type KernelCache = Vec<((Module, Precision, u32), Result<Arc<Kernels>, GpuError>)>;
+
+/// Timestamp queries of one submission: the query set, its resolve buffer
+/// and a mappable copy.
+pub(crate) type Timing = (wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer);
 
 /// The compiled pipelines of one module in one precision.
 pub(crate) struct Kernels {
@@ -42,7 +49,7 @@ pub struct GpuContext {
     /// Kernel time measured by timestamp queries since the last
     /// [`GpuContext::take_kernel_time`], in nanoseconds.
     kernel_nanos: AtomicU64,
-    kernels: [[OnceLock<Result<Kernels, GpuError>>; 2]; 2],
+    kernels: Mutex<KernelCache>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -141,19 +148,34 @@ impl GpuContext {
     }
 
     /// The pipelines of `module` in `precision`, compiled on first use.
-    pub(crate) fn kernels(&self, module: Module, precision: Precision) -> Result<&Kernels, GpuError> {
-        self.check_precision(precision)?;
-        let slot = match module {
-            Module::Routh => 0,
-            Module::Tests => 1,
-        };
-        self.kernels[slot][precision.slot()]
-            .get_or_init(|| self.compile(module, precision))
-            .as_ref()
-            .map_err(Clone::clone)
+    pub(crate) fn kernels(&self, module: Module, precision: Precision) -> Result<Arc<Kernels>, GpuError> {
+        self.kernels_sized(module, precision, WORKGROUP_SIZE)
     }
 
-    fn compile(&self, module: Module, precision: Precision) -> Result<Kernels, GpuError> {
+    /// [`kernels`](Self::kernels) with `workgroup_size` threads per workgroup.
+    pub(crate) fn kernels_sized(
+        &self,
+        module: Module,
+        precision: Precision,
+        workgroup_size: u32,
+    ) -> Result<Arc<Kernels>, GpuError> {
+        self.check_precision(precision)?;
+        let key = (module, precision, workgroup_size);
+        let mut cache = self.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, kernels)) = cache.iter().find(|(k, _)| *k == key) {
+            return kernels.clone();
+        }
+        let kernels = self.compile(module, precision, workgroup_size).map(Arc::new);
+        cache.push((key, kernels.clone()));
+        kernels
+    }
+
+    /// Nanoseconds per timestamp tick, when the device has timestamp queries.
+    pub(crate) fn timestamp_period(&self) -> Option<f64> {
+        self.timestamp_period
+    }
+
+    fn compile(&self, module: Module, precision: Precision, workgroup_size: u32) -> Result<Kernels, GpuError> {
         let entries: &[&'static str] = match module {
             Module::Routh => &["routh_sample"],
             Module::Tests => &["chacha_words", "lemke_solve"],
@@ -163,7 +185,7 @@ impl GpuContext {
             label: Some("impactset"),
             source: wgpu::ShaderSource::Wgsl(shaders::source(module, precision).into()),
         });
-        let constants = [("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
+        let constants = [("WORKGROUP_SIZE", workgroup_size as f64)];
         let pipelines = entries
             .iter()
             .map(|&entry| {
@@ -206,6 +228,114 @@ impl GpuContext {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         })
+    }
+
+    /// A mappable buffer of `size` bytes (at least 16) that outputs are copied into.
+    pub(crate) fn readback(&self, size: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: size.max(16).next_multiple_of(8),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// A query set of two timestamps with its resolve and read-back buffers.
+    pub(crate) fn timestamp_queries(&self) -> Timing {
+        let queries = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("kernel time"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let buffer = |usage| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("kernel time"),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let resolved = buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
+        let stage = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+        (queries, resolved, stage)
+    }
+
+    /// Submits, in one command buffer: zeroing the first bytes of each
+    /// buffer in `clear`, `passes` compute passes of `groups` workgroups of
+    /// `pipeline` with `bind_group` (each pass sees the previous one's
+    /// writes), the copies `(from, to, bytes)`, and with `timing` timestamps
+    /// of the first pass's start and the last one's end. Returns without
+    /// waiting ([`wait`](Self::wait)).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn submit_passes(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        bind_group: &wgpu::BindGroup,
+        groups: u32,
+        passes: u32,
+        clear: &[(&wgpu::Buffer, u64)],
+        copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)],
+        timing: Option<&Timing>,
+    ) -> Result<wgpu::SubmissionIndex, GpuError> {
+        self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        for &(buffer, size) in clear {
+            encoder.clear_buffer(buffer, 0, Some(size.max(8).next_multiple_of(8).min(buffer.size())));
+        }
+        for k in 0..passes {
+            let (first, last) = (k == 0, k + 1 == passes);
+            let timestamp_writes =
+                timing.filter(|_| first || last).map(|(queries, _, _)| wgpu::ComputePassTimestampWrites {
+                    query_set: queries,
+                    beginning_of_pass_write_index: first.then_some(0),
+                    end_of_pass_write_index: last.then_some(1),
+                });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        for &(from, to, size) in copies {
+            encoder.copy_buffer_to_buffer(from, 0, to, 0, size.max(8).next_multiple_of(8).min(from.size()));
+        }
+        if let Some((queries, resolved, stage)) = timing {
+            encoder.resolve_query_set(queries, 0..2, resolved, 0);
+            encoder.copy_buffer_to_buffer(resolved, 0, stage, 0, 16);
+        }
+        let submission = self.queue.submit(Some(encoder.finish()));
+        if let Some(error) = pollster::block_on(self.device.pop_error_scope()) {
+            return Err(GpuError::Device(error.to_string()));
+        }
+        Ok(submission)
+    }
+
+    /// Blocks until `submission` has run (and the map callbacks of its buffers have been called).
+    pub(crate) fn wait(&self, submission: &wgpu::SubmissionIndex) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission.clone()), timeout: None })
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Adds the kernel time that `timing` measured in `submission` (see
+    /// [`take_kernel_time`](Self::take_kernel_time)).
+    pub(crate) fn record_kernel_time(
+        &self,
+        (_, _, stage): &Timing,
+        submission: &wgpu::SubmissionIndex,
+    ) -> Result<(), GpuError> {
+        let Some(period) = self.timestamp_period else { return Ok(()) };
+        let (tx, rx) = std::sync::mpsc::channel();
+        stage.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait(submission)?;
+        rx.recv().map_err(|e| GpuError::Readback(e.to_string()))?.map_err(|e| GpuError::Readback(e.to_string()))?;
+        let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&stage.slice(..).get_mapped_range()[..16]);
+        stage.unmap();
+        let nanos = (ticks[1].saturating_sub(ticks[0]) as f64 * period).round() as u64;
+        self.kernel_nanos.fetch_add(nanos, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Runs `groups` workgroups of `pipeline` with `buffers` bound at the

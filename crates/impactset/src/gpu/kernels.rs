@@ -9,7 +9,7 @@ use super::types::{
     LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words, tableau_stride,
 };
 use super::{GpuError, Precision};
-use crate::lcp::{DEFAULT_TIE_TOLERANCE, LcpError, LemkeOptions};
+use crate::lcp::{DEFAULT_TIE_TOLERANCE, LcpError, LemkeOptions, norms};
 use crate::sampling::stream;
 
 /// Words per stream [`chacha_words_gpu`] can produce.
@@ -73,10 +73,9 @@ pub struct GpuLcpSolution {
 /// `100 · N · max(1, ‖A‖∞) · ε_f32` (measured: fewer f32 failures than
 /// `10 · N`, far fewer than `10`).
 pub fn pivot_tolerance(a: &[f64], n: usize, precision: Precision) -> f64 {
-    let norm = (0..n).map(|i| a[i * n..(i + 1) * n].iter().map(|x| x.abs()).sum::<f64>()).fold(1.0, f64::max);
     match precision {
-        Precision::F64 => 10.0 * n as f64 * norm * f64::EPSILON,
-        Precision::F32 => 100.0 * n as f64 * norm * f32::EPSILON as f64,
+        Precision::F64 => norms::pivot_tolerance(a, n, 10.0, f64::EPSILON),
+        Precision::F32 => norms::pivot_tolerance(a, n, 100.0, f32::EPSILON as f64),
     }
 }
 

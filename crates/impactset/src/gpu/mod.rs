@@ -30,8 +30,8 @@ pub use kernels::{
     F32_TIE_TOLERANCE, GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu, tie_tolerance,
 };
 pub use sampler::{
-    DEFAULT_BATCH, F32_TERMINATION_FLOOR, GpuPlan, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS,
-    TableauLayout, sample_set_gpu, sample_set_gpu_with,
+    DEFAULT_BATCH, DEFAULT_GPU_BATCH, F32_TERMINATION_FLOOR, GpuPlan, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE,
+    MAX_GPU_STEPS, TableauLayout, sample_set_gpu, sample_set_gpu_with,
 };
 pub use types::{MAX_LCP_SIZE, MAX_VELOCITIES};
 
@@ -79,13 +79,6 @@ impl Precision {
         match self {
             Precision::F32 => 4,
             Precision::F64 => 8,
-        }
-    }
-
-    pub(crate) fn slot(self) -> usize {
-        match self {
-            Precision::F32 => 0,
-            Precision::F64 => 1,
         }
     }
 }

@@ -3,23 +3,28 @@
 
 use super::context::{GpuContext, WORKGROUP_SIZE};
 use super::enumerate::{self, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
-use super::kernels::{from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
+use super::kernels::{pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
 use super::types::{
     FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS, MAX_LCP_SIZE,
-    MAX_VELOCITIES, RouthParams, key_words, tableau_stride,
+    MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words, tableau_stride,
 };
 use super::{GpuError, Precision};
 use crate::impact::Selection;
-use crate::lcp::LemkeOptions;
+use crate::lcp::{LemkeOptions, norms};
+use crate::sampling::FlatSamples;
 use crate::sampling::stream;
-use crate::{ImpactProblem, Sample, SampleSet, SamplerOptions};
+use crate::{ImpactProblem, SampleSet, SamplerOptions};
 
 /// Largest step cap `K` the GPU accepts (keeps the shader's loop bound finite).
 pub const MAX_GPU_STEPS: usize = 1 << 20;
 
-/// Default samples per dispatch.
+/// Default samples per batch on CPU adapters.
 pub const DEFAULT_BATCH: usize = 1 << 16;
+
+/// Default samples per batch on GPUs (lowered to what the device's buffer
+/// and dispatch limits allow): large enough to fill a large GPU.
+pub const DEFAULT_GPU_BATCH: usize = 1 << 18;
 
 /// Single-precision floor of the termination tolerance (relative to the
 /// velocity scale): `256 · ε_f32 ≈ 3.1e-5`. Round-off in `J v` is of order
@@ -29,8 +34,9 @@ pub const F32_TERMINATION_FLOOR: f64 = 256.0 * f32::EPSILON as f64;
 /// How a GPU run is split (results do not depend on it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GpuRunOptions {
-    /// Samples per dispatch. Default (`None`): [`DEFAULT_BATCH`], lowered to
-    /// what the device's dispatch and buffer limits allow.
+    /// Samples per batch (one submission). Default (`None`): [`DEFAULT_BATCH`]
+    /// on CPU adapters, [`DEFAULT_GPU_BATCH`] on GPUs, lowered to what the
+    /// device's dispatch and buffer limits allow.
     pub batch_size: Option<usize>,
     /// Steps a sample takes per dispatch before the next dispatch resumes it.
     /// Default (`None`): 1 on CPU adapters (lavapipe stops any invocation
@@ -46,6 +52,17 @@ pub struct GpuRunOptions {
     /// every tuple of a step up to 8192 (a step of three spatial contacts,
     /// 42 875 tuples, is split).
     pub tuples_per_dispatch: Option<usize>,
+    /// Threads per workgroup. Default (`None`): 64.
+    pub workgroup_size: Option<u32>,
+    /// Leave `v⁺` on the device: [`GpuPlan::sample_range_flat`] returns
+    /// empty velocities (counts and statistics only). Default: `false`.
+    pub skip_velocities: bool,
+    /// f32 only: run Lemke on the equilibrated step LCP
+    /// ([`crate::lcp::norms::equilibrate`]) and accept badly scaled problems
+    /// (RAMone) instead of refusing them. Default: `false` (measured on
+    /// lavapipe, RAMone f32 agrees with the CPU on 80% (lemke) and 62%
+    /// (random-lemke) of samples within 1e-3, short of the 99% target).
+    pub equilibrate: bool,
 }
 
 /// Where each invocation's Lemke tableau lives in the shared scratch buffer
@@ -148,31 +165,63 @@ pub fn sample_set_gpu_with(
 /// Algorithm 2 on the GPU for one problem and one set of sampler options,
 /// prepared once: the options validated for the device, the tolerances of
 /// the precision resolved, the per-problem constants (`A_R`, `J`, `M⁻¹Jᵀ`,
-/// `M`, `v⁻`, the enumerator's tables for `all`) uploaded and the batch
-/// buffers allocated. [`GpuPlan::sample_range`] then runs any range of sample
-/// indices; a sample's outcome depends only on its index, so splitting a run
-/// into ranges changes nothing.
+/// `M`, `v⁻`, the enumerator's tables for `all`) uploaded, and the batch
+/// buffers, the read-back buffers and the bind group allocated.
+/// [`GpuPlan::sample_range`] then runs any range of sample indices; a
+/// sample's outcome depends only on its index, so splitting a run into
+/// ranges changes nothing.
+///
+/// A range runs in batches of [`GpuPlan::batch_size`] samples, one
+/// submission each (the dispatches of a batch, then copies of its outputs
+/// into mappable buffers). Two sets of read-back buffers alternate: batch
+/// `k + 1` is submitted before batch `k` is read back, so the device
+/// computes while the host converts. Each output has its own buffer (`v⁺`,
+/// steps and flags, residual and energies), read straight into the columns
+/// of [`FlatSamples`].
 pub struct GpuPlan<'c> {
     ctx: &'c GpuContext,
-    pipeline: &'c wgpu::ComputePipeline,
+    pipeline: wgpu::ComputePipeline,
     precision: Precision,
     n: usize,
     all: bool,
     batch: usize,
-    out_stride: usize,
-    bytes_per_sample: u64,
+    workgroup_size: u32,
     word_stride: usize,
+    read_velocities: bool,
     params: RouthParams,
     /// Dispatches per round, and the most a batch may take in all.
     round: u32,
     max_passes: u64,
-    constants: wgpu::Buffer,
-    values_out: wgpu::Buffer,
+    params_buf: wgpu::Buffer,
+    v_out: wgpu::Buffer,
     words_out: wgpu::Buffer,
-    tableau: wgpu::Buffer,
-    enum_values: wgpu::Buffer,
+    stats_out: wgpu::Buffer,
+    stream_pos: wgpu::Buffer,
     enum_words: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    slots: [ReadbackSlot; 2],
 }
+
+/// Mappable copies of one batch's outputs, and its timestamp queries.
+struct ReadbackSlot {
+    v: wgpu::Buffer,
+    words: wgpu::Buffer,
+    stats: wgpu::Buffer,
+    /// `all` only: the enumeration words (the Lemke fallback steps).
+    enum_words: Option<wgpu::Buffer>,
+    timing: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
+}
+
+/// A batch submitted and not yet read back.
+struct Pending {
+    slot: usize,
+    first: u64,
+    count: usize,
+    submission: wgpu::SubmissionIndex,
+}
+
+/// Largest workgroup size [`GpuRunOptions::workgroup_size`] may ask for.
+const MAX_WORKGROUP_SIZE: u32 = 1024;
 
 impl<'c> GpuPlan<'c> {
     /// Validates `options` for the device and `precision` and uploads the
@@ -192,13 +241,13 @@ impl<'c> GpuPlan<'c> {
         let size = ops.step_size_n();
         let impulses = m + m * d;
         let selection = match options.selection {
-            Selection::Lemke => 0,
-            Selection::RandomLemke => 1,
+            Selection::Lemke => SELECTION_LEMKE,
+            Selection::RandomLemke => SELECTION_RANDOM_LEMKE,
             Selection::All => {
                 if m > MAX_GPU_ALL_CONTACTS {
                     return Err(GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS });
                 }
-                2
+                SELECTION_ALL
             }
         };
         if size > MAX_LCP_SIZE {
@@ -207,28 +256,38 @@ impl<'c> GpuPlan<'c> {
         if n > MAX_VELOCITIES {
             return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });
         }
-        let tolerance = pivot_tolerance(&ops.step_matrix, size, precision);
-        if precision == Precision::F32 && tolerance > MAX_F32_PIVOT_TOLERANCE {
+        // With `equilibrate`, in f32 the step LCP is equilibrated (powers of two, exact): Lemke runs
+        // on diag(r) A_R diag(c), whose entries share one magnitude, and the
+        // shader maps q, the covering vector and z (norms::equilibrate). In
+        // f64 the scales are 1 and A_R is uploaded as it is.
+        let (row_scale, col_scale) = match precision {
+            Precision::F32 if run.equilibrate => norms::equilibrate(&ops.step_matrix, size),
+            _ => (vec![1.0; size], vec![1.0; size]),
+        };
+        let scaled_a: Vec<f64> =
+            (0..size * size).map(|k| row_scale[k / size] * ops.step_matrix[k] * col_scale[k % size]).collect();
+        let tolerance = pivot_tolerance(&scaled_a, size, precision);
+        if precision == Precision::F32 && tolerance > MAX_F32_PIVOT_TOLERANCE && !run.equilibrate {
             let norm = tolerance / (100.0 * size as f64 * f32::EPSILON as f64);
             return Err(GpuError::PoorlyScaled { norm, tolerance });
         }
         if options.steps > MAX_GPU_STEPS {
             return Err(GpuError::Unsupported(format!("a step cap above {MAX_GPU_STEPS}")));
         }
-        let kernels = ctx.kernels(Module::Routh, precision)?;
-        let pipeline = kernels.get("routh_sample");
+        let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
+        let kernels = ctx.kernels_sized(Module::Routh, precision, workgroup_size)?;
+        let pipeline = kernels.get("routh_sample").clone();
 
         // Per-problem constants, uploaded once: A_R, J, M⁻¹Jᵀ, M, v⁻, scalars.
         let h = options.step_size_for(problem);
         let s = problem.velocity_scale();
-        let a_norm = (0..size)
-            .map(|i| ops.step_matrix[i * size..(i + 1) * size].iter().map(|x| x.abs()).sum::<f64>())
-            .fold(1.0, f64::max);
+        let a_norm = norms::infinity_norm(&scaled_a, size).max(1.0);
         let (termination_tol, residual_tol) = match precision {
             Precision::F64 => (options.termination_tol, options.residual_tol),
             Precision::F32 => {
                 // The residual violation is relative (LcpResidual::violation), so
-                // f32 round-off bounds it by a multiple of ε_f32 ‖A_R‖∞.
+                // f32 round-off bounds it by a multiple of ε_f32 ‖A‖∞ of the
+                // (equilibrated) matrix Lemke pivots on.
                 let floor = 1024.0 * f32::EPSILON as f64 * a_norm;
                 (options.termination_tol.max(F32_TERMINATION_FLOOR), options.residual_tol.max(floor))
             }
@@ -239,7 +298,8 @@ impl<'c> GpuPlan<'c> {
             constants.extend(values);
             offset
         };
-        let off_a = push(&mut ops.step_matrix.iter().copied());
+        let off_a = push(&mut scaled_a.iter().copied());
+        let off_scale = push(&mut row_scale.iter().chain(&col_scale).copied());
         let off_j = push(&mut ops.j.transpose().iter().copied()); // row-major J
         let off_minv_jt = push(&mut ops.minv_jt.transpose().iter().copied()); // row-major M⁻¹Jᵀ
         let off_mass = push(&mut problem.mass().transpose().iter().copied());
@@ -260,23 +320,22 @@ impl<'c> GpuPlan<'c> {
         }
         let constants = ctx.storage_init("constants", &to_bytes(&constants, precision));
 
-        let out_stride = n + 3;
-        let bytes_per_sample = (out_stride * precision.bytes()) as u64;
+        let scalar = precision.bytes() as u64;
         let max_binding = (ctx.limits.max_storage_buffer_binding_size as u64).min(ctx.limits.max_buffer_size);
-        let limit_by_buffer = max_binding.checked_div(bytes_per_sample).unwrap_or(1) as usize;
-        let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * WORKGROUP_SIZE as usize;
-        let tableau_bytes = (size * tableau_stride(size) * precision.bytes()) as u64;
-        let limit_by_tableau = max_binding.checked_div(tableau_bytes).unwrap_or(1) as usize;
-        // `all`'s per-sample scratch (enumerate.wgsl); one word otherwise.
+        let per_sample_limit = |bytes: u64| max_binding.checked_div(bytes.max(1)).unwrap_or(1) as usize;
+        let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * workgroup_size as usize;
+        let tableau_bytes = size as u64 * tableau_stride(size) as u64 * scalar;
+        // `all`'s per-sample scratch (enumerate.wgsl).
         let (value_stride, word_stride) =
-            if all { (enumerate::value_stride(n), enumerate::word_stride()) } else { (1, 1) };
-        let limit_by_scratch = max_binding.checked_div((value_stride * precision.bytes()) as u64).unwrap_or(1) as usize;
+            if all { (enumerate::value_stride(n), enumerate::word_stride()) } else { (0, 0) };
+        let default_batch = if cpu_adapter { DEFAULT_BATCH } else { DEFAULT_GPU_BATCH };
         let batch = run
             .batch_size
-            .unwrap_or(DEFAULT_BATCH)
-            .min(limit_by_buffer)
-            .min(limit_by_tableau)
-            .min(limit_by_scratch)
+            .unwrap_or(default_batch)
+            .min(per_sample_limit(n as u64 * scalar))
+            .min(per_sample_limit(tableau_bytes))
+            .min(per_sample_limit(value_stride as u64 * scalar))
+            .min(per_sample_limit(word_stride as u64 * 4))
             .min(limit_by_dispatch)
             .max(1);
 
@@ -293,20 +352,21 @@ impl<'c> GpuPlan<'c> {
             max_steps: options.steps as u32,
             selection,
             pivot_cap: LemkeOptions::default().pivot_cap(size) as u32,
-            out_stride: out_stride as u32,
+            v_stride: n as u32,
             off_a,
             off_j,
             off_minv_jt,
             off_mass,
             off_v,
             off_scalars,
+            off_scale,
             steps_per_dispatch: steps_per_dispatch as u32,
             probe: 2,
             interleave: (run.tableau_layout.unwrap_or_else(|| TableauLayout::for_adapter(ctx))
                 == TableauLayout::Interleaved) as u32,
             key: key_words(&stream::stream_key(options.seed)),
-            enum_value_stride: if all { value_stride as u32 } else { 0 },
-            enum_word_stride: if all { word_stride as u32 } else { 0 },
+            enum_value_stride: value_stride as u32,
+            enum_word_stride: word_stride as u32,
             ..enumeration
         };
         // Dispatches per round: enough for every sample to take every step when a
@@ -324,6 +384,41 @@ impl<'c> GpuPlan<'c> {
             if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 + filter_dispatches } else { 1 };
         let max_passes = options.steps as u64 * dispatches_per_step as u64 + passes as u64;
         let round = if all { passes.max(dispatches_per_step) } else { passes };
+
+        let b = batch as u64;
+        let params_buf = ctx.storage_init("params", bytemuck::bytes_of(&params));
+        let v_out = ctx.storage_out("v", b * n as u64 * scalar);
+        let words_out = ctx.storage_out("steps and flags", b * 8);
+        let stats_out = ctx.storage_out("residuals and energies", b * 3 * scalar);
+        let stream_pos = ctx.storage_out("stream positions", b * 8);
+        let tableau = ctx.storage_out("tableau", b * tableau_bytes);
+        let enum_values = ctx.storage_out("enumeration values", b * value_stride as u64 * scalar);
+        let enum_words = ctx.storage_out("enumeration words", b * word_stride as u64 * 4);
+        let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("routh_sample"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                (0, &params_buf),
+                (1, &constants),
+                (2, &v_out),
+                (3, &words_out),
+                (4, &stats_out),
+                (5, &stream_pos),
+                (7, &tableau),
+                (8, &enum_values),
+                (9, &enum_words),
+            ]
+            .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }),
+        });
+        let read_velocities = !run.skip_velocities;
+        let slot = || ReadbackSlot {
+            v: ctx.readback(if read_velocities { b * n as u64 * scalar } else { 8 }),
+            words: ctx.readback(b * 8),
+            stats: ctx.readback(b * 3 * scalar),
+            enum_words: all.then(|| ctx.readback(b * word_stride as u64 * 4)),
+            timing: ctx.timestamp_period().map(|_| ctx.timestamp_queries()),
+        };
+        let slots = [slot(), slot()];
         Ok(GpuPlan {
             ctx,
             pipeline,
@@ -331,25 +426,31 @@ impl<'c> GpuPlan<'c> {
             n,
             all,
             batch,
-            out_stride,
-            bytes_per_sample,
+            workgroup_size,
             word_stride,
+            read_velocities,
             params,
             round,
             max_passes,
-            constants,
-            values_out: ctx.storage_out("v+", batch as u64 * bytes_per_sample),
-            words_out: ctx.storage_out("steps", batch as u64 * 16),
-            tableau: ctx.storage_out("tableau", batch as u64 * tableau_bytes),
-            enum_values: ctx
-                .storage_out("enumeration values", batch as u64 * (value_stride * precision.bytes()) as u64),
-            enum_words: ctx.storage_out("enumeration words", batch as u64 * (word_stride * 4) as u64),
+            params_buf,
+            v_out,
+            words_out,
+            stats_out,
+            stream_pos,
+            enum_words,
+            bind_group,
+            slots,
         })
     }
 
     /// Samples per dispatch.
     pub fn batch_size(&self) -> usize {
         self.batch
+    }
+
+    /// Threads per workgroup.
+    pub fn workgroup_size(&self) -> u32 {
+        self.workgroup_size
     }
 
     /// Samples `first_index .. first_index + samples`, in batches, calling
@@ -360,87 +461,258 @@ impl<'c> GpuPlan<'c> {
         samples: usize,
         progress: &dyn Fn(usize),
     ) -> Result<SampleSet, GpuError> {
-        let (ctx, n, all, out_stride, word_stride) = (self.ctx, self.n, self.all, self.out_stride, self.word_stride);
-        let mut out = Vec::with_capacity(samples);
+        let flat = self.sample_range_flat(first_index, samples, progress, &|| false)?;
+        Ok(flat.expect("a run without cancellation completes").into_sample_set())
+    }
+
+    /// [`sample_range`](Self::sample_range) as columns ([`FlatSamples`]),
+    /// checking `cancelled()` before each batch is submitted: `Ok(None)` when
+    /// it returned `true`. `v⁺` is left empty when
+    /// [`GpuRunOptions::skip_velocities`] was set.
+    pub fn sample_range_flat(
+        &mut self,
+        first_index: u64,
+        samples: usize,
+        progress: &dyn Fn(usize),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Option<FlatSamples>, GpuError> {
+        let mut out = FlatSamples::with_capacity(self.n, first_index, samples);
+        let mut pending: Option<Pending> = None;
         let mut done = 0usize;
+        let mut batches = 0usize;
         while done < samples {
+            if cancelled() {
+                return Ok(None);
+            }
             let count = self.batch.min(samples - done);
             let first = first_index.wrapping_add(done as u64);
-            self.params.count = count as u32;
-            self.params.first_lo = first as u32;
-            self.params.first_hi = (first >> 32) as u32;
-            let params_buf = ctx.storage_init("params", bytemuck::bytes_of(&self.params));
-            let groups = (count as u32).div_ceil(WORKGROUP_SIZE);
-            let buffers = [
-                (0, &params_buf),
-                (1, &self.constants),
-                (2, &self.values_out),
-                (3, &self.words_out),
-                (7, &self.tableau),
-                (8, &self.enum_values),
-                (9, &self.enum_words),
-            ];
-            let mut outputs =
-                vec![(&self.values_out, count as u64 * self.bytes_per_sample), (&self.words_out, count as u64 * 16)];
-            if all {
-                // The Lemke fallback steps (word 3 of each sample's enum_words).
-                outputs.push((&self.enum_words, (count * word_stride * 4) as u64));
-            }
-            // Rounds of `passes` dispatches until every sample is done (one round
-            // unless `all` steps span several dispatches), at most `max_passes`.
-            let round = self.round;
-            let mut bytes =
-                ctx.dispatch_passes(self.pipeline, &buffers, groups, round, &[&self.words_out], &outputs)?;
-            let mut dispatched = round as u64;
-            let all_done = |bytes: &[Vec<u8>]| {
-                let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
-                (0..count).all(|i| words[4 * i + 1] & (FLAG_DONE | FLAG_LOOP_LIMIT) != 0)
-            };
-            while all && dispatched < self.max_passes && !all_done(&bytes) {
-                let next = (round as u64).min(self.max_passes - dispatched) as u32;
-                bytes = ctx.dispatch_passes(self.pipeline, &buffers, groups, next, &[], &outputs)?;
-                dispatched += next as u64;
-            }
-            let values = from_bytes(&bytes[0], self.precision);
-            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
-            let flags_of = |i: usize| words[4 * i + 1];
-            let enum_state: Vec<u32> = if all { bytemuck::pod_collect_to_vec(&bytes[2]) } else { Vec::new() };
-            let fallback_steps = |i: usize| if all { enum_state[i * word_stride + 3] } else { 0 };
-            if let Some(i) = (0..count).find(|&i| flags_of(i) & FLAG_DONE == 0) {
-                if flags_of(i) & FLAG_LOOP_LIMIT != 0 {
-                    return Err(GpuError::LoopLimit { adapter: ctx.describe() });
+            let slot = batches % 2;
+            if self.all {
+                // `all` may need more rounds: read each batch back before the next.
+                let submission = self.run_all_batch(slot, first, count)?;
+                self.read_back(slot, count, &submission, &mut out)?;
+            } else {
+                let submission = self.submit(slot, first, count, true, self.round)?;
+                // While this batch runs, read the previous one back.
+                if let Some(previous) = pending.take() {
+                    self.finish(&previous, &mut out)?;
+                    progress(previous.count);
                 }
-                return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
+                pending = Some(Pending { slot, first, count, submission });
             }
-            // With `all` the tuple budget per dispatch is planned to fit the
-            // loop limiter: a cut there is an error, not a failed sample.
-            if all && (0..count).any(|i| flags_of(i) & FLAG_LOOP_LIMIT != 0) {
-                return Err(GpuError::LoopLimit { adapter: ctx.describe() });
-            }
-            if (0..count).any(|i| flags_of(i) & FLAG_TOO_MANY_SOLUTIONS != 0) {
-                return Err(GpuError::TooManySolutions { max: MAX_GPU_ALL_SOLUTIONS });
-            }
-            for i in 0..count {
-                let row = &values[i * out_stride..(i + 1) * out_stride];
-                let flags = flags_of(i);
-                out.push(Sample {
-                    index: first.wrapping_add(i as u64),
-                    v_plus: row[..n].to_vec(),
-                    steps: words[4 * i],
-                    // A sample whose loops the driver cut short failed like an LCP
-                    // over its pivot cap (lavapipe's loop limiter, docs/gpu-lavapipe.md).
-                    terminated: flags & FLAG_TERMINATED != 0 && flags & FLAG_LOOP_LIMIT == 0,
-                    accepted: flags & FLAG_ACCEPTED != 0 && flags & FLAG_LOOP_LIMIT == 0,
-                    max_residual: if flags & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 { f64::INFINITY } else { row[n] },
-                    energy_before: row[n + 1],
-                    energy_after: row[n + 2],
-                    fallback_steps: fallback_steps(i),
-                    lcp_failure: None,
-                });
+            if self.all {
+                progress(count);
             }
             done += count;
-            progress(count);
+            batches += 1;
         }
-        Ok(SampleSet { n, samples: out })
+        if let Some(previous) = pending.take() {
+            self.finish(&previous, &mut out)?;
+            progress(previous.count);
+        }
+        Ok(Some(out))
+    }
+
+    /// Submits `passes` dispatches of the batch `first .. first + count`
+    /// (after zeroing its flags and stream positions when `clear`), then the
+    /// copies of its outputs into read-back slot `slot`.
+    fn submit(
+        &mut self,
+        slot: usize,
+        first: u64,
+        count: usize,
+        clear: bool,
+        passes: u32,
+    ) -> Result<wgpu::SubmissionIndex, GpuError> {
+        let ctx = self.ctx;
+        self.params.count = count as u32;
+        self.params.first_lo = first as u32;
+        self.params.first_hi = (first >> 32) as u32;
+        ctx.queue.write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
+        let scalar = self.precision.bytes() as u64;
+        let c = count as u64;
+        let read = &self.slots[slot];
+        let mut copies = vec![(&self.words_out, &read.words, c * 8), (&self.stats_out, &read.stats, c * 3 * scalar)];
+        if self.read_velocities {
+            copies.push((&self.v_out, &read.v, c * self.n as u64 * scalar));
+        }
+        if let Some(enum_read) = &read.enum_words {
+            copies.push((&self.enum_words, enum_read, c * self.word_stride as u64 * 4));
+        }
+        let clear: Vec<(&wgpu::Buffer, u64)> =
+            if clear { vec![(&self.words_out, c * 8), (&self.stream_pos, c * 8)] } else { Vec::new() };
+        let groups = (count as u32).div_ceil(self.workgroup_size);
+        ctx.submit_passes(&self.pipeline, &self.bind_group, groups, passes, &clear, &copies, read.timing.as_ref())
+    }
+
+    /// Waits for `pending`'s batch and appends it to `out`.
+    fn finish(&self, pending: &Pending, out: &mut FlatSamples) -> Result<(), GpuError> {
+        debug_assert_eq!(out.first_index.wrapping_add(out.len() as u64), pending.first);
+        self.read_back(pending.slot, pending.count, &pending.submission, out)
+    }
+
+    /// Runs one batch of `all` to the end: rounds of dispatches until every
+    /// sample is done, at most `max_passes` dispatches. Returns the last
+    /// submission.
+    fn run_all_batch(&mut self, slot: usize, first: u64, count: usize) -> Result<wgpu::SubmissionIndex, GpuError> {
+        let round = self.round;
+        let mut submission = self.submit(slot, first, count, true, round)?;
+        let mut dispatched = round as u64;
+        while dispatched < self.max_passes && !self.all_done(slot, count, &submission)? {
+            let next = (round as u64).min(self.max_passes - dispatched) as u32;
+            submission = self.submit(slot, first, count, false, next)?;
+            dispatched += next as u64;
+        }
+        Ok(submission)
+    }
+
+    /// Whether every sample of the batch in `slot` has stopped.
+    fn all_done(&self, slot: usize, count: usize, submission: &wgpu::SubmissionIndex) -> Result<bool, GpuError> {
+        let read = &self.slots[slot];
+        if let Some(timing) = &read.timing {
+            self.ctx.record_kernel_time(timing, submission)?;
+        }
+        let mapped = Mapped::new(self.ctx, &[(&read.words, count as u64 * 8)], submission)?;
+        let words: &[u32] = bytemuck::cast_slice(&mapped.views[0]);
+        Ok((0..count).all(|i| words[2 * i + 1] & (FLAG_DONE | FLAG_LOOP_LIMIT) != 0))
+    }
+
+    /// Reads the batch of `count` samples in `slot` (submitted as
+    /// `submission`) into `out`'s columns.
+    fn read_back(
+        &self,
+        slot: usize,
+        count: usize,
+        submission: &wgpu::SubmissionIndex,
+        out: &mut FlatSamples,
+    ) -> Result<(), GpuError> {
+        let (ctx, n, precision) = (self.ctx, self.n, self.precision);
+        let read = &self.slots[slot];
+        let scalar = precision.bytes() as u64;
+        let c = count as u64;
+        if let Some(timing) = &read.timing {
+            ctx.record_kernel_time(timing, submission)?;
+        }
+        let mut buffers = vec![(&read.words, c * 8), (&read.stats, c * 3 * scalar)];
+        if self.read_velocities {
+            buffers.push((&read.v, c * n as u64 * scalar));
+        }
+        if let Some(enum_read) = &read.enum_words {
+            buffers.push((enum_read, c * self.word_stride as u64 * 4));
+        }
+        let mapped = Mapped::new(ctx, &buffers, submission)?;
+        let words: &[u32] = bytemuck::cast_slice(&mapped.views[0]);
+        let flags = |i: usize| words[2 * i + 1];
+        if let Some(i) = (0..count).find(|&i| flags(i) & FLAG_DONE == 0) {
+            if flags(i) & FLAG_LOOP_LIMIT != 0 {
+                return Err(GpuError::LoopLimit { adapter: ctx.describe() });
+            }
+            return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
+        }
+        // With `all` the tuple budget per dispatch is planned to fit the
+        // loop limiter: a cut there is an error, not a failed sample.
+        if self.all && (0..count).any(|i| flags(i) & FLAG_LOOP_LIMIT != 0) {
+            return Err(GpuError::LoopLimit { adapter: ctx.describe() });
+        }
+        if (0..count).any(|i| flags(i) & FLAG_TOO_MANY_SOLUTIONS != 0) {
+            return Err(GpuError::TooManySolutions { max: MAX_GPU_ALL_SOLUTIONS });
+        }
+        let start = out.len();
+        out.steps.extend((0..count).map(|i| words[2 * i]));
+        // A sample whose loops the driver cut short failed like an LCP
+        // over its pivot cap (lavapipe's loop limiter, docs/gpu-lavapipe.md).
+        let ok = |f: u32, bit: u32| f & bit != 0 && f & FLAG_LOOP_LIMIT == 0;
+        out.terminated.extend((0..count).map(|i| ok(flags(i), FLAG_TERMINATED)));
+        out.accepted.extend((0..count).map(|i| ok(flags(i), FLAG_ACCEPTED)));
+        let failed = |i: usize| flags(i) & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0;
+        let stats = Scalars::new(&mapped.views[1], precision);
+        out.max_residual.extend((0..count).map(|i| if failed(i) { f64::INFINITY } else { stats.get(3 * i) }));
+        out.energy_before.extend((0..count).map(|i| stats.get(3 * i + 1)));
+        out.energy_after.extend((0..count).map(|i| stats.get(3 * i + 2)));
+        let mut next = 2;
+        if self.read_velocities {
+            Scalars::new(&mapped.views[next], precision).extend_into(&mut out.v_plus);
+            next += 1;
+        }
+        if read.enum_words.is_some() {
+            let stride = self.word_stride;
+            let enum_words: &[u32] = bytemuck::cast_slice(&mapped.views[next]);
+            out.fallback_steps.resize(start, 0);
+            out.fallback_steps.extend((0..count).map(|i| enum_words[i * stride + 3]));
+        }
+        Ok(())
+    }
+}
+
+/// Read-back buffers mapped for reading until dropped.
+struct Mapped<'a> {
+    buffers: Vec<&'a wgpu::Buffer>,
+    views: Vec<wgpu::BufferView>,
+}
+
+impl<'a> Mapped<'a> {
+    /// Maps the first `size` bytes of each buffer once `submission` (which
+    /// wrote them) is done.
+    fn new(
+        ctx: &GpuContext,
+        buffers: &[(&'a wgpu::Buffer, u64)],
+        submission: &wgpu::SubmissionIndex,
+    ) -> Result<Self, GpuError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for &(buffer, size) in buffers {
+            let tx = tx.clone();
+            buffer.slice(..size.max(8).next_multiple_of(8)).map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+        }
+        drop(tx);
+        ctx.wait(submission)?;
+        let mut mapped = Mapped { buffers: Vec::new(), views: Vec::new() };
+        for r in rx.iter() {
+            r.map_err(|e| GpuError::Readback(e.to_string()))?;
+        }
+        for &(buffer, size) in buffers {
+            mapped.buffers.push(buffer);
+            mapped.views.push(buffer.slice(..size.max(8).next_multiple_of(8)).get_mapped_range());
+        }
+        Ok(mapped)
+    }
+}
+
+impl Drop for Mapped<'_> {
+    fn drop(&mut self) {
+        self.views.clear();
+        for buffer in &self.buffers {
+            buffer.unmap();
+        }
+    }
+}
+
+/// Scalars of the shader's type in mapped bytes.
+enum Scalars<'a> {
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+}
+
+impl<'a> Scalars<'a> {
+    fn new(bytes: &'a [u8], precision: Precision) -> Self {
+        match precision {
+            Precision::F32 => Scalars::F32(bytemuck::cast_slice(bytes)),
+            Precision::F64 => Scalars::F64(bytemuck::cast_slice(bytes)),
+        }
+    }
+
+    fn get(&self, i: usize) -> f64 {
+        match self {
+            Scalars::F32(x) => x[i] as f64,
+            Scalars::F64(x) => x[i],
+        }
+    }
+
+    fn extend_into(&self, out: &mut Vec<f64>) {
+        match self {
+            Scalars::F32(x) => out.extend(x.iter().map(|&v| v as f64)),
+            Scalars::F64(x) => out.extend_from_slice(x),
+        }
     }
 }

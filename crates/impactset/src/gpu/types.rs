@@ -35,7 +35,7 @@ pub(crate) struct RouthParams {
     pub first_lo: u32,
     pub first_hi: u32,
     pub pivot_cap: u32,
-    pub out_stride: u32,
+    pub v_stride: u32,
     pub off_a: u32,
     pub off_j: u32,
     pub off_minv_jt: u32,
@@ -45,7 +45,7 @@ pub(crate) struct RouthParams {
     pub steps_per_dispatch: u32,
     pub probe: u32,
     pub interleave: u32,
-    pub pad0: u32,
+    pub off_scale: u32,
     pub key: [u32; 8],
     pub off_enum_scalars: u32,
     pub off_w: u32,
@@ -83,7 +83,12 @@ const _: () = assert!(std::mem::size_of::<RouthParams>() == 208);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 const _: () = assert!(MAX_PIVOTS == if 10 * MAX_LCP_SIZE > 100 { 10 * MAX_LCP_SIZE } else { 100 });
 
-/// Flags of `out_words[4i + 1]`, mirroring `FLAG_*` in `types.wgsl`.
+/// Selection rules of `RouthParams::selection`, mirroring `SELECTION_*` in `types.wgsl`.
+pub(crate) const SELECTION_LEMKE: u32 = 0;
+pub(crate) const SELECTION_RANDOM_LEMKE: u32 = 1;
+pub(crate) const SELECTION_ALL: u32 = 2;
+
+/// Flags of `out_words[2i + 1]`, mirroring `FLAG_*` in `types.wgsl`.
 pub(crate) const FLAG_TERMINATED: u32 = 1;
 pub(crate) const FLAG_ACCEPTED: u32 = 2;
 pub(crate) const FLAG_LCP_FAILED: u32 = 4;
@@ -99,4 +104,78 @@ pub(crate) const LEMKE_LOOP_EXHAUSTED: u32 = 3;
 /// The key words of a 32-byte ChaCha key (little-endian).
 pub(crate) fn key_words(key: &[u8; 32]) -> [u32; 8] {
     std::array::from_fn(|i| u32::from_le_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    fn module() -> naga::Module {
+        naga::front::wgsl::parse_str(include_str!("../../shaders/types.wgsl")).expect("types.wgsl parses")
+    }
+
+    /// Member name → byte offset, and the size, of the WGSL struct `name`.
+    fn wgsl_struct(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
+        let ty = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).expect(name).1;
+        match &ty.inner {
+            naga::TypeInner::Struct { members, span } => {
+                (members.iter().map(|m| (m.name.clone().unwrap(), m.offset)).collect(), *span)
+            }
+            other => panic!("{name} is {other:?}"),
+        }
+    }
+
+    fn wgsl_u32(module: &naga::Module, name: &str) -> u32 {
+        let constant = module.constants.iter().find(|(_, c)| c.name.as_deref() == Some(name)).expect(name).1;
+        match module.global_expressions[constant.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => v,
+            ref other => panic!("{name} = {other:?}"),
+        }
+    }
+
+    macro_rules! offsets {
+        ($ty:ty; $($field:ident),* $(,)?) => {
+            vec![$((stringify!($field).to_string(), offset_of!($ty, $field) as u32)),*]
+        };
+    }
+
+    #[test]
+    fn wgsl_structs_have_the_host_layout() {
+        let module = module();
+        let routh = offsets!(RouthParams; n, m, d, size, impulses, max_steps, selection, count, first_lo, first_hi,
+            pivot_cap, v_stride, off_a, off_j, off_minv_jt, off_mass, off_v, off_scalars, steps_per_dispatch, probe,
+            interleave, off_scale, key, off_enum_scalars, off_w, off_b, off_recovery, off_dirs, off_mu, off_modes,
+            off_ineq, s, dim, rank, tuples, tuples_per_dispatch, kept_cap, enum_value_stride, enum_word_stride,
+            inequalities, filter_chunk, mode_start);
+        assert_eq!(wgsl_struct(&module, "RouthParams"), (routh, std::mem::size_of::<RouthParams>() as u32));
+        let test = offsets!(TestParams; count, size, pivot_cap, interleave, key);
+        assert_eq!(wgsl_struct(&module, "TestParams"), (test, std::mem::size_of::<TestParams>() as u32));
+    }
+
+    #[test]
+    fn wgsl_constants_are_the_hosts() {
+        let module = module();
+        for (name, value) in [
+            ("MAX_N", MAX_LCP_SIZE as u32),
+            ("MAX_DOF", MAX_VELOCITIES as u32),
+            ("MAX_PIVOTS", MAX_PIVOTS as u32),
+            ("MAX_STRIDE", tableau_stride(MAX_LCP_SIZE) as u32),
+            ("MAX_TABLEAU", (MAX_LCP_SIZE * tableau_stride(MAX_LCP_SIZE)) as u32),
+            ("SELECTION_LEMKE", SELECTION_LEMKE),
+            ("SELECTION_RANDOM_LEMKE", SELECTION_RANDOM_LEMKE),
+            ("SELECTION_ALL", SELECTION_ALL),
+            ("FLAG_TERMINATED", FLAG_TERMINATED),
+            ("FLAG_ACCEPTED", FLAG_ACCEPTED),
+            ("FLAG_LCP_FAILED", FLAG_LCP_FAILED),
+            ("FLAG_DONE", FLAG_DONE),
+            ("FLAG_LOOP_LIMIT", FLAG_LOOP_LIMIT),
+            ("FLAG_TOO_MANY_SOLUTIONS", FLAG_TOO_MANY_SOLUTIONS),
+            ("LEMKE_SOLVED", LEMKE_SOLVED),
+            ("LEMKE_RAY", LEMKE_RAY),
+            ("LEMKE_LOOP_EXHAUSTED", LEMKE_LOOP_EXHAUSTED),
+        ] {
+            assert_eq!(wgsl_u32(&module, name), value, "{name}");
+        }
+    }
 }

@@ -9,6 +9,7 @@ mod enumerate;
 mod error;
 mod eta;
 mod lemke;
+pub mod norms;
 mod residual;
 
 pub use enumerate::basic_solutions;

@@ -1,6 +1,7 @@
 //! One problem and one set of sampler options prepared for a backend.
 
 use super::{Backend, RunControl, RunError};
+use crate::sampling::FlatSamples;
 use crate::sampling::sample_range;
 use crate::{ImpactProblem, SampleSet, SamplerOptions};
 
@@ -60,21 +61,32 @@ impl<'b> Plan<'b> {
                 Ok(SampleSet { n: problem.n(), samples: samples.ok_or(RunError::Cancelled)? })
             }
             #[cfg(feature = "gpu")]
+            Kind::Gpu(_) => Ok(self.sample_range_flat(first_index, samples, control)?.into_sample_set()),
+        }
+    }
+
+    /// [`sample_range`](Self::sample_range) as columns ([`FlatSamples`]):
+    /// the GPU reads its outputs straight into them, without a
+    /// [`crate::Sample`] per sample; the CPU's samples are converted.
+    pub fn sample_range_flat(
+        &mut self,
+        first_index: u64,
+        samples: usize,
+        control: &RunControl,
+    ) -> Result<FlatSamples, RunError> {
+        if control.cancelled() {
+            return Err(RunError::Cancelled);
+        }
+        match &mut self.kind {
+            Kind::Cpu { .. } => {
+                let set = self.sample_range(first_index, samples, control)?;
+                Ok(FlatSamples { first_index, ..FlatSamples::from_set(&set) })
+            }
+            #[cfg(feature = "gpu")]
             Kind::Gpu(plan) => {
                 // The GPU checks the flag between batches.
-                let mut set = SampleSet { n: problem.n(), samples: Vec::with_capacity(samples) };
-                let batch = plan.batch_size();
-                let mut done = 0;
-                while done < samples {
-                    if control.cancelled() {
-                        return Err(RunError::Cancelled);
-                    }
-                    let count = batch.min(samples - done);
-                    let part = plan.sample_range(first_index.wrapping_add(done as u64), count, control.progress)?;
-                    set.samples.extend(part.samples);
-                    done += count;
-                }
-                Ok(set)
+                plan.sample_range_flat(first_index, samples, control.progress, &|| control.cancelled())?
+                    .ok_or(RunError::Cancelled)
             }
         }
     }

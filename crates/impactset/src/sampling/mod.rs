@@ -1,11 +1,13 @@
 //! Sampling the post-impact set (docs/model.md §5): Algorithm 1 (one sample) and
 //! Algorithm 2 (the set, in parallel), with the random streams of §7.
 
+mod flat;
 mod options;
 mod sample;
 mod set;
 
 pub use crate::stream;
+pub use flat::FlatSamples;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use set::sample_range;
