@@ -8,5 +8,6 @@ pub mod stream;
 
 pub use options::SamplerOptions;
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
+pub(crate) use sample::{SampleWorkspace, run_sample};
 pub(crate) use set::sample_range;
 pub use set::{DEFAULT_CHUNK, SampleSet, SetTally, chunks, sample_set, sample_set_chunks, sample_set_with_progress};
