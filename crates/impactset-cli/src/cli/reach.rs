@@ -31,7 +31,7 @@ pub struct ReachArgs {
     /// With --velocities: exactly one problem, the configuration.
     #[arg(required = true)]
     problems: Vec<String>,
-    /// Pre-impact velocities, a K × n array (`.npy`, or `.csv` with one state
+    /// Pre-impact velocities, a B × n array (`.npy`, or `.csv` with one state
     /// per line): one state each, at the problem's configuration.
     #[arg(long)]
     velocities: Option<PathBuf>,
@@ -71,9 +71,9 @@ pub struct ReachArgs {
     /// Skip the simultaneous and sequential baselines and their distances.
     #[arg(long)]
     no_baselines: bool,
-    /// Run only shard I of K (`I/K`, 0 ≤ I < K): the states
-    /// ⌊I·S/K⌋ … ⌊(I+1)·S/K⌋ − 1 of S; `reach-merge` joins the shards.
-    #[arg(long, value_name = "I/K")]
+    /// Run only shard I of J (`I/J`, 0 ≤ I < J): the states
+    /// ⌊I·B/J⌋ … ⌊(I+1)·B/J⌋ − 1 of B; `reach-merge` joins the shards.
+    #[arg(long, value_name = "I/J")]
     shard: Option<String>,
     /// Where to run (the GPU runs the states one by one).
     #[arg(long, value_parser = options::backend_parser(), default_value = "cpu")]
@@ -203,7 +203,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
 
 /// Runs `impactset reach-merge`.
 pub fn merge(args: MergeArgs) -> Result<()> {
-    if args.sets_out.is_some() != !args.sets.is_empty() {
+    if args.sets_out.is_some() == args.sets.is_empty() {
         return Err(input_error("--sets and --sets-out go together".into()));
     }
     if !args.sets.is_empty() && args.sets.len() != args.tables.len() {
@@ -324,14 +324,14 @@ fn parse_direction(text: &str) -> Result<Direction> {
     Ok(Direction { name: name.trim().to_string(), kind: DirectionKind::Vector(c) })
 }
 
-/// `I/K` → the states of shard `I` of `K`.
+/// `I/J` → the states of shard `I` of `J`.
 fn shard_range(text: &str, states: usize) -> Result<std::ops::Range<usize>> {
     let parsed = text
         .split_once('/')
         .and_then(|(i, k)| Some((i.trim().parse::<usize>().ok()?, k.trim().parse::<usize>().ok()?)));
     match parsed {
         Some((i, k)) if k > 0 && i < k => Ok(i * states / k..(i + 1) * states / k),
-        _ => Err(input_error(format!("--shard {text}: expected I/K with 0 ≤ I < K"))),
+        _ => Err(input_error(format!("--shard {text}: expected I/J with 0 ≤ I < J"))),
     }
 }
 

@@ -92,7 +92,7 @@ pub(crate) fn state_row(
         let distance = |v: &[f64]| index.nearest(&embedding.apply(v)).map_or(f64::INFINITY, |(_, d)| d);
         sim = simultaneous(problem).outcomes.iter().map(|o| distance(&o.v_plus)).collect();
         seq = sequential(problem).iter().map(|o| distance(&o.v_plus)).collect();
-        outside = sim.iter().chain(&seq).filter(|d| !(**d <= epsilon)).count() as u64;
+        outside = sim.iter().chain(&seq).filter(|d| **d > epsilon || epsilon.is_nan()).count() as u64;
     }
 
     let kept = options.keep_sets.then(|| set.accepted_velocities());

@@ -35,16 +35,16 @@ pub struct ReachInput {
 
 #[derive(Clone, Debug)]
 enum States {
-    /// One configuration (`M`, contacts), `K` pre-impact velocities,
-    /// row-major `K × n`.
-    Velocities { base: StateProblem, velocities: Vec<f64> },
+    /// One configuration (`M`, contacts), `B` pre-impact velocities,
+    /// row-major `B × n`.
+    Velocities { base: Box<StateProblem>, velocities: Vec<f64> },
     /// Problems of equal sizes.
     Problems(Vec<StateProblem>),
 }
 
 impl ReachInput {
     /// The states `(M, contacts, v_k)` for every row `v_k` of the row-major
-    /// `K × n` array `velocities`; `base` gives the configuration, the name
+    /// `B × n` array `velocities`; `base` gives the configuration, the name
     /// and the step size (its own `v⁻` is not a state).
     ///
     /// Errors: [`ReachError::Velocities`] when the length is not a multiple
@@ -60,7 +60,7 @@ impl ReachInput {
         if let Some(at) = velocities.iter().position(|x| !x.is_finite()) {
             return Err(ReachError::Velocities(format!("velocities[{}][{}] = {}", at / n, at % n, velocities[at])));
         }
-        Ok(ReachInput { states: States::Velocities { base, velocities } })
+        Ok(ReachInput { states: States::Velocities { base: Box::new(base), velocities } })
     }
 
     /// One state per problem. All must have the sizes of the first: `n`,
@@ -85,7 +85,7 @@ impl ReachInput {
         Ok(ReachInput { states: States::Problems(problems) })
     }
 
-    /// Number of states `K`.
+    /// Number of states `B`.
     pub fn len(&self) -> usize {
         match &self.states {
             States::Velocities { base, velocities } => velocities.len() / base.problem.n(),
@@ -102,7 +102,7 @@ impl ReachInput {
     /// the configuration's), `None` for an empty list of problems.
     pub fn template(&self) -> Option<&StateProblem> {
         match &self.states {
-            States::Velocities { base, .. } => Some(base),
+            States::Velocities { base, .. } => Some(base.as_ref()),
             States::Problems(problems) => problems.first(),
         }
     }

@@ -56,7 +56,7 @@ use crate::run::RunError;
 /// Why a batch could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ReachError {
-    /// The pre-impact velocities are not a `K × n` array of finite numbers.
+    /// The pre-impact velocities are not a `B × n` array of finite numbers.
     #[error("velocities: {0}")]
     Velocities(String),
     /// A problem of the list has other sizes than the first.
