@@ -14,6 +14,7 @@
 //! | §5 Algorithms 1 and 2 | [`sampling`] |
 //! | §7 random streams (shared by the CPU and the GPU) | [`stream`] |
 //! | one runner for every backend (CPU threads, GPU) | [`run`] |
+//! | §12 batches of pre-impact states, one table row each | [`reach`] |
 //! | problem files and outputs | [`io`] |
 //! | §6 ε-nets, Hausdorff, contact modes | [`analysis`] |
 //! | figures (SVG/PNG) | [`plot`] |
@@ -42,6 +43,7 @@ pub mod lcp;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod problem;
+pub mod reach;
 pub mod run;
 pub mod sampling;
 pub mod scene;

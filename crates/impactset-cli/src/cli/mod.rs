@@ -9,6 +9,7 @@ mod figures;
 mod modes;
 mod options;
 mod outputs;
+mod reach;
 mod sample;
 mod scenes;
 mod show;
@@ -53,6 +54,10 @@ enum Command {
     Modes(modes::ModesArgs),
     /// Draw the post-impact set and convergence figures of scenes (default: the five paper scenes).
     Figures(figures::FiguresArgs),
+    /// The post-impact sets of many pre-impact states: one table row per state (Parquet/CSV), the sets as NPY.
+    Reach(reach::ReachArgs),
+    /// Join the tables (and sets) of `reach --shard` runs.
+    ReachMerge(reach::MergeArgs),
 }
 
 /// An error in what the user gave (file, field, value): exit code 2.
@@ -81,6 +86,8 @@ pub fn main() -> ExitCode {
         Command::Analyze(args) => analyze::run(args),
         Command::Modes(args) => modes::run(args),
         Command::Figures(args) => figures::run(args),
+        Command::Reach(args) => reach::run(args),
+        Command::ReachMerge(args) => reach::merge(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,6 +10,7 @@ pub use crate::stream;
 pub use flat::FlatSamples;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
+pub(crate) use sample::{SampleWorkspace, run_sample};
 pub(crate) use set::sample_range;
 pub use set::{
     DEFAULT_CHUNK, DEFAULT_CHUNK_BYTES, SampleSet, SetTally, chunks, default_chunk, sample_set, sample_set_chunks,

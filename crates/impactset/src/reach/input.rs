@@ -1,0 +1,158 @@
+//! The states of a batch: one problem with many pre-impact velocities, or
+//! many problems of equal sizes.
+
+use std::borrow::Cow;
+
+use nalgebra::DVector;
+
+use super::ReachError;
+use crate::io::ProblemSpec;
+use crate::{Dimension, ImpactProblem};
+
+/// One state given as a whole problem.
+#[derive(Clone, Debug)]
+pub struct StateProblem {
+    /// Name written in the table's `problem` column.
+    pub name: String,
+    /// The problem (its `v⁻` is the state's pre-impact velocity).
+    pub problem: ImpactProblem,
+    /// Impulse step `h` of this state, if its file or scene gives one
+    /// (else [`ImpactProblem::default_step_size`] unless the batch sets one).
+    pub step_size: Option<f64>,
+}
+
+impl From<ProblemSpec> for StateProblem {
+    fn from(spec: ProblemSpec) -> Self {
+        StateProblem { name: spec.name, problem: spec.problem, step_size: spec.step_size }
+    }
+}
+
+/// The pre-impact states of a batch, in state order `k = 0, 1, …`.
+#[derive(Clone, Debug)]
+pub struct ReachInput {
+    states: States,
+}
+
+#[derive(Clone, Debug)]
+enum States {
+    /// One configuration (`M`, contacts), `B` pre-impact velocities,
+    /// row-major `B × n`.
+    Velocities { base: Box<StateProblem>, velocities: Vec<f64> },
+    /// Problems of equal sizes.
+    Problems(Vec<StateProblem>),
+}
+
+impl ReachInput {
+    /// The states `(M, contacts, v_k)` for every row `v_k` of the row-major
+    /// `B × n` array `velocities`; `base` gives the configuration, the name
+    /// and the step size (its own `v⁻` is not a state).
+    ///
+    /// Errors: [`ReachError::Velocities`] when the length is not a multiple
+    /// of `n` or an entry is not finite.
+    pub fn velocities(base: StateProblem, velocities: Vec<f64>) -> Result<Self, ReachError> {
+        let n = base.problem.n();
+        if velocities.len() % n != 0 {
+            return Err(ReachError::Velocities(format!(
+                "{} entries is not a whole number of rows of n = {n}",
+                velocities.len()
+            )));
+        }
+        if let Some(at) = velocities.iter().position(|x| !x.is_finite()) {
+            return Err(ReachError::Velocities(format!("velocities[{}][{}] = {}", at / n, at % n, velocities[at])));
+        }
+        Ok(ReachInput { states: States::Velocities { base: Box::new(base), velocities } })
+    }
+
+    /// One state per problem. All must have the sizes of the first: `n`,
+    /// `m`, planar or spatial, `d` (one table has one set of columns).
+    ///
+    /// Errors: [`ReachError::Shape`] naming the first state that differs.
+    pub fn problems(problems: Vec<StateProblem>) -> Result<Self, ReachError> {
+        if let Some(first) = problems.first() {
+            let sizes = Sizes::of(&first.problem);
+            for (k, p) in problems.iter().enumerate().skip(1) {
+                let other = Sizes::of(&p.problem);
+                if other != sizes {
+                    return Err(ReachError::Shape {
+                        state: k,
+                        name: p.name.clone(),
+                        found: other.to_string(),
+                        expected: sizes.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(ReachInput { states: States::Problems(problems) })
+    }
+
+    /// Number of states `B`.
+    pub fn len(&self) -> usize {
+        match &self.states {
+            States::Velocities { base, velocities } => velocities.len() / base.problem.n(),
+            States::Problems(problems) => problems.len(),
+        }
+    }
+
+    /// No states.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A problem with the batch's sizes and contacts (the first state's, or
+    /// the configuration's), `None` for an empty list of problems.
+    pub fn template(&self) -> Option<&StateProblem> {
+        match &self.states {
+            States::Velocities { base, .. } => Some(base.as_ref()),
+            States::Problems(problems) => problems.first(),
+        }
+    }
+
+    /// Whether every state has the same `M` and contacts, so per-thread
+    /// workspaces of one state serve every other.
+    pub(crate) fn shares_operators(&self) -> bool {
+        matches!(self.states, States::Velocities { .. })
+    }
+
+    /// State `k` (`k < len()`).
+    ///
+    /// Errors: [`ReachError::Problem`] when the state's problem is invalid.
+    pub fn state(&self, k: usize) -> Result<Cow<'_, StateProblem>, ReachError> {
+        match &self.states {
+            States::Velocities { base, velocities } => {
+                let p = &base.problem;
+                let n = p.n();
+                let v = DVector::from_column_slice(&velocities[k * n..(k + 1) * n]);
+                let problem = ImpactProblem::with_friction_directions(
+                    p.mass().clone(),
+                    v,
+                    p.contacts().to_vec(),
+                    Some(p.friction_directions()),
+                )
+                .map_err(|source| ReachError::Problem { state: k, source })?;
+                Ok(Cow::Owned(StateProblem { name: base.name.clone(), problem, step_size: base.step_size }))
+            }
+            States::Problems(problems) => Ok(Cow::Borrowed(&problems[k])),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Sizes {
+    n: usize,
+    m: usize,
+    dimension: Dimension,
+    d: usize,
+}
+
+impl Sizes {
+    fn of(p: &ImpactProblem) -> Self {
+        Sizes { n: p.n(), m: p.m(), dimension: p.dimension(), d: p.friction_directions() }
+    }
+}
+
+impl std::fmt::Display for Sizes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.dimension == Dimension::Planar { "planar" } else { "spatial" };
+        write!(f, "n = {}, m = {} {kind} contacts, d = {}", self.n, self.m, self.d)
+    }
+}

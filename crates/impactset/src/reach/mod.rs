@@ -1,0 +1,99 @@
+//! Batch reachability (docs/model.md §12): the post-impact sets of many
+//! pre-impact states, one table row per state.
+//!
+//! * [`ReachInput`]: the states — one configuration with many pre-impact
+//!   velocities ([`ReachInput::velocities`]), or many problems of equal
+//!   sizes ([`ReachInput::problems`]).
+//! * [`ReachOptions`]: samples per state, the sampler's settings, support
+//!   [`Direction`]s, the ε split, baselines, whether to keep the sets.
+//! * [`reach_stream`]: any range of states on a [`Backend`], each state's
+//!   [`StateResult`] handed over in state order (the table streams to disk);
+//!   [`reach`] collects them.
+//! * [`ReachSchema`] and [`ReachRow`]: the table's stable, documented
+//!   columns.
+//!
+//! Sample `i` of state `k` is sample `i` of a run with seed
+//! [`state_seed`]`(seed, k)`, so rows and sets are the same bit for bit for
+//! any thread count, window, shard split or machine.
+//!
+//! ```
+//! use impactset::reach::{ReachInput, ReachOptions, StateProblem, reach};
+//! use impactset::run::{Backend, RunControl};
+//! use impactset::{Contact, ImpactProblem, SamplerOptions};
+//! use nalgebra::{dmatrix, dvector};
+//!
+//! // A point mass hitting a floor with friction 0.5, at three velocities.
+//! let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+//! let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![0.0, -1.0], vec![floor])?;
+//! let base = StateProblem { name: "point".into(), problem, step_size: None };
+//! let input = ReachInput::velocities(base, vec![0.0, -1.0, 0.2, -1.0, 2.0, -1.0])?;
+//! let options = ReachOptions { sampler: SamplerOptions { samples: 64, ..Default::default() }, ..Default::default() };
+//! let batch = reach(&Backend::cpu(Some(2))?, &input, &options, &RunControl::default())?;
+//! assert_eq!(batch.rows.len(), 3);
+//! // Sliding at 2 with μ = 0.5 and a unit normal impulse leaves 1.5.
+//! assert!((batch.rows[2].support_max[0] - 1.5).abs() < 1e-9);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod analyse;
+mod input;
+mod options;
+mod runner;
+mod stream;
+mod table;
+
+pub use input::{ReachInput, StateProblem};
+pub use options::{Direction, DirectionKind, ReachOptions, column_name};
+pub use runner::{Reach, ReachRun, StateResult, directions, reach, reach_stream, schema};
+pub use stream::{STATE_STREAM_OFFSET, state_seed};
+pub use table::{Column, ColumnKind, ReachRow, ReachSchema, Value, mode_stem};
+
+use crate::ProblemError;
+#[cfg(doc)]
+use crate::run::Backend;
+use crate::run::RunError;
+
+/// Why a batch could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ReachError {
+    /// The pre-impact velocities are not a `B × n` array of finite numbers.
+    #[error("velocities: {0}")]
+    Velocities(String),
+    /// A problem of the list has other sizes than the first.
+    #[error("state {state} ({name}): {found}, the batch has {expected}")]
+    Shape {
+        /// State index.
+        state: usize,
+        /// Its name.
+        name: String,
+        /// Its sizes.
+        found: String,
+        /// The first state's sizes.
+        expected: String,
+    },
+    /// A state's problem is invalid.
+    #[error("state {state}: {source}")]
+    Problem {
+        /// State index.
+        state: usize,
+        /// Why.
+        source: ProblemError,
+    },
+    /// A support direction does not fit the problems.
+    #[error("direction {name}: {why}")]
+    Direction {
+        /// Its name.
+        name: String,
+        /// Why.
+        why: String,
+    },
+    /// A list of no problems (its columns are unknown).
+    #[error("no states: the list of problems is empty")]
+    Empty,
+    /// An option out of range.
+    #[error("{0}")]
+    Options(String),
+    /// The run failed or was cancelled.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
