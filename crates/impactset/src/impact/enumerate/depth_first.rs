@@ -1,8 +1,8 @@
 //! The depth-first mode search of [`StepEnumerator`]: root filter, search
 //! nodes with pruning and forward checking, leaves (see the module docs of
-//! `enumerate` and `search.rs` for the tableau and the bounds).
+//! `enumerate` and `tableau.rs` for the tableau and the bounds).
 
-use super::search::{Reduced, StepData};
+use super::tableau::{Reduced, StepData, StepScales, low_bits};
 use super::{ACCEPT, PRUNE, ROOT_ROUNDS, Scratch, StepEnumerator};
 use crate::problem::ContactOperators;
 
@@ -126,7 +126,7 @@ impl StepEnumerator {
                 filtered = true;
                 let budget = self.options.node_budget;
                 let node = Node { depth, from, equations, deferred: deferred_here };
-                let alive = filter_free_modes(red, sc, node, step_scales(&step), &mut self.nodes, budget);
+                let alive = filter_free_modes(red, sc, node, step.scales(), &mut self.nodes, budget);
                 if self.nodes > budget {
                     self.exhaustive = false;
                     return;
@@ -186,11 +186,6 @@ impl StepEnumerator {
     }
 }
 
-/// `(velocity scale, impulse scale, normal impulse scale)` of a step.
-fn step_scales(step: &StepData) -> (f64, f64, f64) {
-    (step.velocity_scale, step.impulse_scale, step.normal_scale)
-}
-
 /// A search node: contacts `0..=depth` fixed, the tableau at level
 /// `depth + 1` with zero columns before `from`.
 #[derive(Clone, Copy, Debug)]
@@ -215,7 +210,7 @@ fn filter_free_modes(
     red: &Reduced,
     sc: &mut Scratch,
     node: Node,
-    (velocity_scale, impulse_scale, normal_scale): (f64, f64, f64),
+    StepScales { velocity: velocity_scale, impulse: impulse_scale, normal: normal_scale }: StepScales,
     nodes: &mut usize,
     budget: usize,
 ) -> bool {
@@ -258,9 +253,4 @@ fn filter_free_modes(
         }
     }
     true
-}
-
-/// The bit set `{0, …, k − 1}`.
-fn low_bits(k: usize) -> u64 {
-    if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
 }

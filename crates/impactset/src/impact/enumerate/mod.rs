@@ -28,7 +28,7 @@
 //! the LCP to round-off.
 //!
 //! The modes are searched depth-first over the contacts in index order (see
-//! `search.rs`): fixing a contact's mode is one rank-`q` block elimination
+//! `tableau.rs`, the search in `depth_first.rs`): fixing a contact's mode is one rank-`q` block elimination
 //! step on an affine tableau, and a subtree is pruned as soon as some fixed
 //! contact's inequality cannot hold for any admissible impulses of the free
 //! contacts (`λn_j ∈ [0, h p_j]`, `f_j` in the friction cone, restricted to the
@@ -95,33 +95,14 @@
 //!
 //! # Cost and fallback
 //!
-//! Measured on the shared 2-core development box (a parallel build running),
-//! release mode, `cargo bench --bench step_lcp -- enumerate`: per case 1000
-//! steps (20 random problems with coupled contacts and `μ ∈ [2, 4)`, 50
-//! steps each with `h` = the problem's default step times `U[0.2, 2)`,
-//! `p ~ U[0, 1)`, velocities `v⁻` or random), mean time per step (criterion's
-//! estimate; the spread of the estimate is a few percent). "Fixes" counts
-//! search nodes plus forward-checking probes. Costs per step are heavy-tailed:
-//! an earlier measurement (fastest of three runs per step) put the median at
-//! 2.6 µs, 35 µs, 25 µs, 125 µs and 0.76 ms for the five cases and the worst
-//! steps at 9.5 µs, 2.4 ms, 0.24 ms, 86 ms and 60 ms, before the
-//! implementation speed-ups of issue 6 (same search, same nodes).
-//!
-//! | case | `N` | mean per step | fixes/step |
-//! |---|---|---|---|
-//! | 2 planar contacts (compass-gait size, `n = 4`) | 10 | 2.2 µs | 7 |
-//! | 5 planar contacts (disk-stack size, `n = 9`; `7⁵ = 16807` tuples) | 25 | 111 µs | 322 |
-//! | 2 spatial contacts, `d = 8` (`n = 6`; `35² = 1225` tuples) | 22 | 23 µs | 68 |
-//! | 4 spatial contacts, `d = 8` (`n = 12`; `35⁴ ≈ 1.5·10⁶` tuples) | 44 | 2.8 ms | 6828 |
-//! | 4 spatial contacts on one body, `d = 8` (`n = 6`, `W` of rank 6) | 44 | 4.5 ms | 12091 |
-//!
-//! (Before those speed-ups, same bench and conditions: 3.0 µs, 127 µs,
-//! 42 µs, 4.1 ms, 6.8 ms.) With the default budget, 10 of the 1000
-//! four-contact spatial steps and 46 of the 1000 single-body ones (none of
-//! the others) were cut short and completed by Lemke (below); a fix costs
-//! about 0.4 µs there. Exact enumeration is affordable up to about three
-//! spatial or five planar contacts; beyond, expect the fallback on a few
-//! percent of steps.
+//! The cost of a step grows with the number of mode tuples the pruning
+//! leaves: microseconds for two planar contacts, about a tenth of a
+//! millisecond for five planar or two spatial ones, milliseconds for four
+//! spatial contacts, where a few percent of the steps exhaust the node budget
+//! and are completed by Lemke (below). `cargo bench --bench step_lcp --
+//! enumerate` measures it on random problems (the figures are in the
+//! README's performance section). Exact enumeration is affordable up to
+//! about three spatial or five planar contacts.
 //!
 //! The search stops after [`EnumeratorOptions::node_budget`] mode nodes; the
 //! enumeration is then *not exhaustive*: the solutions found so far are
@@ -137,7 +118,7 @@ mod fallback;
 mod gauss;
 mod modes;
 mod rebuild;
-mod search;
+mod tableau;
 
 #[cfg(test)]
 pub(crate) mod brute_force;
@@ -149,7 +130,7 @@ use crate::problem::ContactOperators;
 
 #[cfg(feature = "gpu")]
 pub(crate) use modes::{Normal, Tangential};
-use search::{Reduced, StepData};
+use tableau::{Reduced, StepData, StepScales};
 
 /// Options of [`StepEnumerator`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,13 +220,13 @@ pub struct StepEnumerator {
     count: usize,
     exhaustive: bool,
     nodes: usize,
-    /// `(velocity, impulse, normal impulse)` scales of the step being enumerated.
-    scales: (f64, f64, f64),
+    /// The scales of the step being enumerated.
+    scales: StepScales,
     lemke: LemkeWorkspace,
 }
 
 /// Buffers of one enumeration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Scratch {
     u: Vec<f64>,
     caps: Vec<f64>,
@@ -363,7 +344,7 @@ impl StepEnumerator {
                 z: vec![0.0; size],
                 dv: vec![0.0; n],
                 cover: vec![0.0; size],
-                ..empty_scratch()
+                ..Scratch::default()
             }
         } else {
             Scratch {
@@ -408,7 +389,7 @@ impl StepEnumerator {
             count: 0,
             exhaustive: true,
             nodes: 0,
-            scales: (0.0, 0.0, 0.0),
+            scales: StepScales::default(),
             lemke: LemkeWorkspace::new(size),
         }
     }
@@ -442,7 +423,7 @@ impl StepEnumerator {
         if m > MAX_SEARCH_CONTACTS {
             self.exhaustive = false;
         } else {
-            let mut scratch = std::mem::replace(&mut self.scratch, empty_scratch());
+            let mut scratch = std::mem::take(&mut self.scratch);
             self.search(ops, &mut scratch);
             self.scratch = scratch;
         }
@@ -498,19 +479,22 @@ impl StepEnumerator {
 
     /// The step's data and scales (see the module docs, Tolerances).
     fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64], hull: &'a [u64]) -> StepData<'a> {
-        let (velocity_scale, impulse_scale, normal_scale) = self.scales;
+        let StepScales { velocity: velocity_scale, impulse: impulse_scale, normal: normal_scale } = self.scales;
         StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale }
     }
 
-    /// `(velocity scale, impulse scale, normal impulse scale)` of the step
-    /// `(u, caps)`: computed once per enumeration, read by
-    /// [`step_data`](Self::step_data).
-    fn step_scales(&self, u: &[f64], caps: &[f64]) -> (f64, f64, f64) {
+    /// The scales of the step `(u, caps)`: computed once per enumeration,
+    /// read by [`step_data`](Self::step_data).
+    fn step_scales(&self, u: &[f64], caps: &[f64]) -> StepScales {
         let red = &self.reduced;
         let impulse_scale = (0..red.m).map(|i| caps[i].abs() * (1.0 + red.friction[i])).fold(0.0f64, f64::max);
         let normal_scale = caps.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let u_max = u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        (u_max.max(red.s as f64 * red.w_max * impulse_scale), impulse_scale, normal_scale)
+        StepScales {
+            velocity: u_max.max(red.s as f64 * red.w_max * impulse_scale),
+            impulse: impulse_scale,
+            normal: normal_scale,
+        }
     }
 
     /// Appends `(z, Δv)` unless an equal `Δv` is already kept (`normal_scale`:
@@ -528,34 +512,5 @@ impl StepEnumerator {
             self.changes.extend_from_slice(dv);
             self.count += 1;
         }
-    }
-}
-
-/// A placeholder while the scratch buffers are lent out (allocates nothing).
-fn empty_scratch() -> Scratch {
-    Scratch {
-        u: Vec::new(),
-        caps: Vec::new(),
-        tableaux: Vec::new(),
-        eq: Vec::new(),
-        r: Vec::new(),
-        allowed: Vec::new(),
-        allowed_count: Vec::new(),
-        max_modes: 0,
-        hull: Vec::new(),
-        probe: Vec::new(),
-        first_level: Vec::new(),
-        first_level_fixed: Vec::new(),
-        node_hull: Vec::new(),
-        next_hull: Vec::new(),
-        choice: Vec::new(),
-        x: Vec::new(),
-        up: Vec::new(),
-        mat: Vec::new(),
-        rhs: Vec::new(),
-        u0: Vec::new(),
-        z: Vec::new(),
-        dv: Vec::new(),
-        cover: Vec::new(),
     }
 }

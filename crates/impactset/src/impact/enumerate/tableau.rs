@@ -1,4 +1,6 @@
-//! The reduced step problem and the depth-first mode search over it.
+//! The reduced step problem and its tableau algebra: fixing a contact's
+//! mode as a block elimination, and the exact bounds the search prunes with
+//! (the search itself is `depth_first.rs`).
 //!
 //! Unknowns are the reduced impulses `x = (x_0, …, x_(m−1))`,
 //! `x_i = (λn_i, f_i)` (`s = 1 + t` each, `D = m·s` in all), and the step
@@ -68,7 +70,24 @@ pub(crate) struct StepData<'a> {
     pub normal_scale: f64,
 }
 
+/// The scales a step's tolerances are relative to (see the module docs of
+/// `enumerate`, Tolerances).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct StepScales {
+    /// `max(‖u‖∞, max|W| · s · impulse)`.
+    pub velocity: f64,
+    /// `max_i h p_i (1 + μ_i)`.
+    pub impulse: f64,
+    /// `max_i h p_i`.
+    pub normal: f64,
+}
+
 impl StepData<'_> {
+    /// The step's scales.
+    pub fn scales(&self) -> StepScales {
+        StepScales { velocity: self.velocity_scale, impulse: self.impulse_scale, normal: self.normal_scale }
+    }
+
     /// The absolute slack of `ineq` for relative tolerance `rel`: each term
     /// weighted by the scale of what it multiplies (`u⁺`: velocity; `λn` and
     /// `h p`: normal impulse; `f`: impulse).
@@ -436,7 +455,7 @@ impl Reduced {
 }
 
 /// The bit set `{0, …, k − 1}`.
-fn low_bits(k: usize) -> u64 {
+pub(super) fn low_bits(k: usize) -> u64 {
     if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
 }
 
