@@ -2,14 +2,15 @@
 //! single Lemke solves, for parity tests against [`crate::sampling::stream`]
 //! and [`crate::lcp::LemkeWorkspace`].
 
+use super::GpuError;
 use super::context::{GpuContext, WORKGROUP_SIZE};
-use super::sampler::TableauLayout;
+use super::layout::TableauLayout;
+use super::precision::{Precision, from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
 use super::types::{
     LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words, tableau_stride,
 };
-use super::{GpuError, Precision};
-use crate::lcp::{DEFAULT_TIE_TOLERANCE, LcpError, LemkeOptions, norms};
+use crate::lcp::{LcpError, LemkeOptions};
 use crate::sampling::stream;
 
 /// Words per stream [`chacha_words_gpu`] can produce.
@@ -66,38 +67,6 @@ pub struct GpuLcpSolution {
     pub pivots: usize,
     /// The residual violation computed in the shader.
     pub violation: f64,
-}
-
-/// The Lemke pivot tolerance of `A` in `precision`: f64 the CPU's default
-/// `10 · N · max(1, ‖A‖∞) · ε_f64` ([`LemkeOptions`]); f32
-/// `100 · N · max(1, ‖A‖∞) · ε_f32` (measured: fewer f32 failures than
-/// `10 · N`, far fewer than `10`).
-pub fn pivot_tolerance(a: &[f64], n: usize, precision: Precision) -> f64 {
-    match precision {
-        Precision::F64 => norms::pivot_tolerance(a, n, 10.0, f64::EPSILON),
-        Precision::F32 => norms::pivot_tolerance(a, n, 100.0, f32::EPSILON as f64),
-    }
-}
-
-/// The f32 tie tolerance of [`tie_tolerance`]: `1e-5 ≈ 84 ε_f32`.
-///
-/// Measured on lavapipe (tests/gpu_lemke.rs, tests/gpu_parity.rs): at `1e-6`
-/// to `4e-6` a few random step LCPs (N = 22, covers down to 0.01) end the
-/// f32 Lemke path on a spurious ray, round-off having broken a degenerate
-/// tie the wrong way; at `1e-4` and `1e-3` ratios that differ genuinely tie
-/// (spatial lemke agreement with the CPU 98.0% and 59.2% within 1e-3); at
-/// `1e-5` every test LCP solves and every parity case is ≥ 99.8% within 1e-3.
-pub const F32_TIE_TOLERANCE: f64 = 1e-5;
-
-/// The Lemke tie tolerance in `precision` (ratios tie when
-/// `|x − y| ≤ tie · max(1, |x|, |y|)`, [`LemkeOptions::tie_tolerance`]): f64
-/// the CPU's [`DEFAULT_TIE_TOLERANCE`]; f32 [`F32_TIE_TOLERANCE`], scaled to
-/// single-precision round-off.
-pub fn tie_tolerance(precision: Precision) -> f64 {
-    match precision {
-        Precision::F64 => DEFAULT_TIE_TOLERANCE,
-        Precision::F32 => F32_TIE_TOLERANCE,
-    }
 }
 
 /// Solves LCPs of one size `N ≤ MAX_LCP_SIZE` on the GPU, one per
@@ -173,20 +142,4 @@ pub fn solve_lcps_gpu(
             }
         })
         .collect())
-}
-
-/// Scalars as the shader's scalar type, little-endian bytes.
-pub(crate) fn to_bytes(x: &[f64], precision: Precision) -> Vec<u8> {
-    match precision {
-        Precision::F32 => x.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect(),
-        Precision::F64 => x.iter().flat_map(|&v| v.to_le_bytes()).collect(),
-    }
-}
-
-/// The inverse of [`to_bytes`].
-pub(crate) fn from_bytes(bytes: &[u8], precision: Precision) -> Vec<f64> {
-    match precision {
-        Precision::F32 => bytemuck::pod_collect_to_vec::<u8, f32>(bytes).into_iter().map(f64::from).collect(),
-        Precision::F64 => bytemuck::pod_collect_to_vec(bytes),
-    }
 }

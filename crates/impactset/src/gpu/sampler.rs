@@ -1,15 +1,16 @@
 //! Algorithm 2 on the GPU: one invocation per sample running Algorithm 1
 //! (`shaders/routh.wgsl`), in batches so that any sample count runs.
 
+use super::GpuError;
 use super::context::{GpuContext, WORKGROUP_SIZE};
 use super::enumerate::{self, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
-use super::kernels::{pivot_tolerance, tie_tolerance, to_bytes};
+use super::layout::TableauLayout;
+use super::precision::{Precision, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
 use super::types::{
     FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS, MAX_LCP_SIZE,
     MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words, tableau_stride,
 };
-use super::{GpuError, Precision};
 use crate::impact::Selection;
 use crate::lcp::{LemkeOptions, norms};
 use crate::sampling::FlatSamples;
@@ -63,34 +64,6 @@ pub struct GpuRunOptions {
     /// lavapipe, RAMone f32 agrees with the CPU on 80% (lemke) and 62%
     /// (random-lemke) of samples within 1e-3, short of the 99% target).
     pub equilibrate: bool,
-}
-
-/// Where each invocation's Lemke tableau lives in the shared scratch buffer
-/// (the results do not depend on it; `shaders/lemke.wgsl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TableauLayout {
-    /// Entry `x` of invocation `i` (of `count`) at `x · count + i`:
-    /// neighbouring invocations touch neighbouring words, so a GPU's memory
-    /// accesses coalesce. The default on GPUs.
-    Interleaved,
-    /// Entry `x` of invocation `i` at `i · N · stride + x`. The default on CPU
-    /// adapters: on lavapipe it measured ~20 % faster than interleaved
-    /// (compass-gait and disk-stack, f32, 4096 samples).
-    Contiguous,
-}
-
-impl TableauLayout {
-    /// Both layouts.
-    pub const ALL: [TableauLayout; 2] = [TableauLayout::Interleaved, TableauLayout::Contiguous];
-
-    /// The default for `ctx`'s adapter: contiguous on CPU adapters, else interleaved.
-    pub fn for_adapter(ctx: &GpuContext) -> TableauLayout {
-        if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu {
-            TableauLayout::Contiguous
-        } else {
-            TableauLayout::Interleaved
-        }
-    }
 }
 
 /// Algorithm 2 (docs/model.md §5) on the GPU: samples

@@ -217,8 +217,7 @@ pub(super) struct Tolerances {
 
 /// `10 · N · max(1, ‖A‖∞) · ε`.
 fn default_tolerance(a: &[f64], n: usize) -> f64 {
-    let norm = (0..n).map(|i| a[i * n..(i + 1) * n].iter().map(|x| x.abs()).sum::<f64>()).fold(1.0, f64::max);
-    10.0 * n as f64 * norm * f64::EPSILON
+    super::norms::pivot_tolerance(a, n, 10.0, f64::EPSILON)
 }
 
 /// Fills `[I | −A | −d | q]` and the initial basis `w`.
