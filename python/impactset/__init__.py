@@ -92,8 +92,8 @@ def sample(
 
     >>> import impactset
     >>> s = impactset.sample(impactset.Problem.scene("compass-gait"), 2000, seed=3)
-    >>> s.v_plus.shape, s.summary["selection"], len(s) == s.summary["accepted"]
-    ((2000, 4), 'all', True)
+    >>> s.summary["samples"], s.summary["selection"], s.v_plus.shape == (s.summary["accepted"], 4)
+    (2000, 'all', True)
     >>> s.mode_labels[0]
     'A sticks, B separates'
     """

@@ -13,8 +13,8 @@ import impactset
 
 SCENES = [s["id"] for s in impactset.scenes()]
 RULES = ["lemke", "random-lemke", "all"]
-# Enough samples for several of the Python side's chunks (the first holds
-# 256) and for rejected samples to appear where a scene has them.
+# Enough samples for several of the Python side's chunks (they start at 32
+# samples and double) and for rejected samples to appear where a scene has them.
 SAMPLES = 700
 
 

@@ -103,8 +103,8 @@ pub(crate) fn integer(name: &str, obj: &Bound<'_, PyAny>, min: i128, max: i128) 
         .map_err(|_| PyValueError::new_err(format!("{name}: {} is out of range", obj.str().map(|s| s.to_string()).unwrap_or_default())))?;
     if value < min || value > max {
         let range = match (min, max) {
-            (min, i128::MAX) => format!("an integer ≥ {min}"),
             (0, max) if max == u64::MAX as i128 => "an integer in [0, 2**64)".to_string(),
+            (min, max) if max >= u32::MAX as i128 => format!("an integer ≥ {min}"),
             (min, max) => format!("an integer in [{min}, {max}]"),
         };
         return Err(PyValueError::new_err(format!("{name}: expected {range}, got {value}")));

@@ -23,9 +23,9 @@ use crate::problem::Problem;
 
 /// Samples of the first chunk; later chunks grow or shrink so that each
 /// takes about [`CHUNK_SECONDS`] (the samples do not depend on it).
-const FIRST_CHUNK: usize = 256;
+const FIRST_CHUNK: usize = 32;
 /// Bounds of the chunk size.
-const MIN_CHUNK: usize = 64;
+const MIN_CHUNK: usize = 8;
 const MAX_CHUNK: usize = 1 << 20;
 
 /// The samples of one run, as ndarrays, with the run's summary.
