@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 pub(crate) const POLL: Duration = Duration::from_millis(50);
 
 /// The target duration of one chunk of work between two cancellation checks.
-pub(crate) const CHUNK_SECONDS: f64 = 0.2;
+pub(crate) const CHUNK_SECONDS: f64 = 0.5;
 
 /// What the worker sees: a cancel flag to poll and a progress counter to
 /// bump.
