@@ -97,10 +97,12 @@ pub(crate) fn integer(name: &str, obj: &Bound<'_, PyAny>, min: i128, max: i128) 
     if obj.is_instance_of::<PyBool>() || !(obj.is_instance_of::<PyInt>() || obj.hasattr("__index__")?) {
         return Err(PyTypeError::new_err(format!("{name}: expected an integer, got {}", type_name(obj))));
     }
-    let value: i128 = obj
-        .call_method0("__index__")?
-        .extract()
-        .map_err(|_| PyValueError::new_err(format!("{name}: {} is out of range", obj.str().map(|s| s.to_string()).unwrap_or_default())))?;
+    let value: i128 = obj.call_method0("__index__")?.extract().map_err(|_| {
+        PyValueError::new_err(format!(
+            "{name}: {} is out of range",
+            obj.str().map(|s| s.to_string()).unwrap_or_default()
+        ))
+    })?;
     if value < min || value > max {
         let range = match (min, max) {
             (0, max) if max == u64::MAX as i128 => "an integer in [0, 2**64)".to_string(),
@@ -123,7 +125,9 @@ pub(crate) fn optional_count(name: &str, obj: Option<&Bound<'_, PyAny>>, min: us
 
 /// `obj` as a finite positive float (ints allowed).
 pub(crate) fn positive_float(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    if obj.is_instance_of::<PyBool>() || !(obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() || obj.hasattr("__float__")?) {
+    if obj.is_instance_of::<PyBool>()
+        || !(obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() || obj.hasattr("__float__")?)
+    {
         return Err(PyTypeError::new_err(format!("{name}: expected a positive number, got {}", type_name(obj))));
     }
     let x: f64 = obj.call_method0("__float__")?.extract()?;
@@ -135,7 +139,9 @@ pub(crate) fn positive_float(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<f64
 
 /// `obj` as a float in the open interval `(lo, hi)`.
 pub(crate) fn float_in(name: &str, obj: &Bound<'_, PyAny>, lo: f64, hi: f64) -> PyResult<f64> {
-    if obj.is_instance_of::<PyBool>() || !(obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() || obj.hasattr("__float__")?) {
+    if obj.is_instance_of::<PyBool>()
+        || !(obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() || obj.hasattr("__float__")?)
+    {
         return Err(PyTypeError::new_err(format!("{name}: expected a number in ({lo}, {hi}), got {}", type_name(obj))));
     }
     let x: f64 = obj.call_method0("__float__")?.extract()?;
@@ -162,6 +168,7 @@ pub(crate) fn choice<'a>(name: &str, obj: &Bound<'_, PyAny>, choices: &[&'a str]
 
 /// A path argument (`str` or `os.PathLike`) as a `PathBuf`.
 pub(crate) fn path(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<std::path::PathBuf> {
-    obj.extract::<std::path::PathBuf>()
-        .map_err(|_| PyTypeError::new_err(format!("{name}: expected a path (str or os.PathLike), got {}", type_name(obj))))
+    obj.extract::<std::path::PathBuf>().map_err(|_| {
+        PyTypeError::new_err(format!("{name}: expected a path (str or os.PathLike), got {}", type_name(obj)))
+    })
 }

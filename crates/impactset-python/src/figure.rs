@@ -45,7 +45,8 @@ impl SetFigureJob<'_> {
             if control.cancelled() {
                 return Ok(false);
             }
-            let options = SetPlotOptions { title: self.title, max_points: self.max_points, ..SetPlotOptions::default() };
+            let options =
+                SetPlotOptions { title: self.title, max_points: self.max_points, ..SetPlotOptions::default() };
             plot_post_impact_set(&tmp, self.problem, self.set, &trajectories, &markers, &options)?;
             if control.cancelled() {
                 let _ = std::fs::remove_file(&tmp);

@@ -366,7 +366,12 @@ fn problem_from_arrays(
     let ms = args::shape_of(mass);
     let n = match ms[..] {
         [r, c] if r == c && r > 0 => r,
-        _ => return Err(value_error(format!("M: expected a square 2-D array (n, n) with n ≥ 1, got shape {}", shape_str(&ms)))),
+        _ => {
+            return Err(value_error(format!(
+                "M: expected a square 2-D array (n, n) with n ≥ 1, got shape {}",
+                shape_str(&ms)
+            )));
+        }
     };
     let vs = args::shape_of(velocity);
     if vs != [n] {
@@ -374,12 +379,19 @@ fn problem_from_arrays(
     }
     let js = args::shape_of(jn);
     let k = match js[..] {
-        [k, _] if k == 0 => {
+        [0, _] => {
             return Err(value_error(format!("Jn: expected at least one contact, got shape {}", shape_str(&js))));
         }
         [k, c] if c == n => k,
-        [k, _] => return Err(value_error(format!("Jn: expected shape {}, got {}", shape_str(&[k, n]), shape_str(&js)))),
-        _ => return Err(value_error(format!("Jn: expected a 2-D array of shape (k, {n}), got shape {}", shape_str(&js)))),
+        [k, _] => {
+            return Err(value_error(format!("Jn: expected shape {}, got {}", shape_str(&[k, n]), shape_str(&js))));
+        }
+        _ => {
+            return Err(value_error(format!(
+                "Jn: expected a 2-D array of shape (k, {n}), got shape {}",
+                shape_str(&js)
+            )));
+        }
     };
     let ts = args::shape_of(jt);
     let spatial = match ts[..] {
