@@ -12,6 +12,7 @@
 //! | LCPs, Lemke | [`lcp`] |
 //! | §2 simultaneous, §3 sequential, §4 Routh step, §5b selection | [`impact`] |
 //! | §5 Algorithms 1 and 2, §7 random streams | [`sampling`] |
+//! | one runner for every backend (CPU threads, GPU) | [`run`] |
 //! | problem files and outputs | [`io`] |
 //! | §6 ε-nets, Hausdorff, contact modes | [`analysis`] |
 //! | figures (SVG/PNG) | [`plot`] |
@@ -40,6 +41,7 @@ pub mod lcp;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod problem;
+pub mod run;
 pub mod sampling;
 pub mod scene;
 

@@ -8,7 +8,8 @@
 mod common;
 
 use impactset::analysis::{Metric, hausdorff};
-use impactset::gpu::{Comparison, GpuError, Precision, compare_backends};
+use impactset::gpu::{GpuError, Precision};
+use impactset::run::{Comparison, compare_backends};
 use impactset::{SamplerOptions, Selection, sample_set, scene};
 
 const SAMPLES: usize = 512;

@@ -1,6 +1,7 @@
 //! `impactset bench`: throughput per scene and backend, Table-3 style.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -8,12 +9,10 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{InputError, options, options::sampler_options, source};
-use impactset::gpu::{GpuContext, GpuRunOptions, Precision, sample_set_gpu_with};
+use impactset::gpu::{GpuContext, Precision};
 use impactset::io::write_json;
-use impactset::{SampleSet, SamplerOptions, Selection, sample_set};
-
-/// The paper's five scenes, the default.
-const PAPER_SCENES: [&str; 5] = ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack"];
+use impactset::run::{self, Backend, RunControl};
+use impactset::{SampleSet, SamplerOptions, Selection, scene};
 
 /// Arguments of `impactset bench`.
 #[derive(Args, Debug)]
@@ -81,7 +80,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         return Err(InputError("--repetitions 0: must be at least 1".into()).into());
     }
     let scenes: Vec<String> =
-        if args.scenes.is_empty() { PAPER_SCENES.map(String::from).to_vec() } else { args.scenes.clone() };
+        if args.scenes.is_empty() { scene::PAPER_SCENES.map(String::from).to_vec() } else { args.scenes.clone() };
     let specs = scenes.iter().map(|s| source::load(s)).collect::<Result<Vec<_>>>()?;
     let explicit = !args.backends.is_empty();
     let backends: Vec<String> =
@@ -91,7 +90,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     let gpu = if backends.iter().any(|b| b == "gpu") {
         match GpuContext::new() {
-            Ok(ctx) => Some(ctx),
+            Ok(ctx) => Some(Arc::new(ctx)),
             Err(e) if explicit => return Err(anyhow::anyhow!("--backends gpu: {e}")),
             Err(e) => {
                 eprintln!("note: no GPU ({e}); benchmarking the CPU only");
@@ -134,35 +133,42 @@ pub fn run(args: BenchArgs) -> Result<()> {
         let options =
             SamplerOptions { selection: args.selection, ..sampler_options(spec, args.samples, 0, 0, args.selection)? };
         let mut cpu1_rate = None;
-        for backend in &backends {
-            let row = match backend.as_str() {
-                "cpu1" => measure(&spec.name, "cpu1", "f64", 1, &options, args.repetitions, &|| None, || {
-                    Ok(sample_set(&spec.problem, &SamplerOptions { threads: Some(1), ..options.clone() }))
-                })?,
-                "cpu" => {
-                    let threads = rayon::current_num_threads();
-                    measure(&spec.name, "cpu", "f64", threads, &options, args.repetitions, &|| None, || {
-                        Ok(sample_set(&spec.problem, &options))
-                    })?
-                }
-                _ => {
-                    let Some(ctx) = &gpu else { continue };
-                    let run = || {
-                        sample_set_gpu_with(ctx, &spec.problem, &options, precision, &GpuRunOptions::default(), &|_| {})
-                            .map_err(|e| anyhow::anyhow!("{}: gpu: {e}", spec.name))
-                    };
-                    let kernel_time = || ctx.take_kernel_time();
-                    match measure(&spec.name, "gpu", precision.name(), 0, &options, args.repetitions, &kernel_time, run)
-                    {
-                        Ok(row) => row,
-                        Err(e) => {
-                            eprintln!("note: {e:#}; row skipped");
-                            continue;
-                        }
-                    }
-                }
+        for name in &backends {
+            let backend = match name.as_str() {
+                "cpu1" => Backend::cpu(Some(1))?,
+                "cpu" => Backend::cpu(None)?,
+                _ => match &gpu {
+                    Some(ctx) => Backend::gpu(ctx.clone(), Some(precision)),
+                    None => continue,
+                },
             };
-            if backend == "cpu1" {
+            let kernel_time = || match &backend {
+                Backend::Gpu { context, .. } => context.take_kernel_time(),
+                Backend::Cpu { .. } => None,
+            };
+            let run = || {
+                run::sample(&backend, &spec.problem, &options, &RunControl::default())
+                    .map_err(|e| anyhow::anyhow!("{}: {name}: {e}", spec.name))
+            };
+            let threads = if backend.is_cpu() { backend.threads() } else { 0 };
+            let row = match measure(
+                &spec.name,
+                name,
+                backend.precision_name(),
+                threads,
+                &options,
+                args.repetitions,
+                &kernel_time,
+                run,
+            ) {
+                Ok(row) => row,
+                Err(e) if !backend.is_cpu() => {
+                    eprintln!("note: {e:#}; row skipped");
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            if name == "cpu1" {
                 cpu1_rate = Some(row.samples_per_s);
             }
             let row = Row { speedup_vs_cpu1: cpu1_rate.map(|r| row.samples_per_s / r), ..row };

@@ -5,7 +5,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{InputError, options, source};
-use impactset::gpu::{Comparison, GpuContext, Precision, compare_backends};
+use impactset::gpu::{GpuContext, Precision};
+use impactset::run::{Comparison, compare_backends};
 use impactset::{SamplerOptions, Selection};
 
 /// Arguments of `impactset compare`.

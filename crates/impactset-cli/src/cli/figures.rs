@@ -16,10 +16,7 @@ use impactset::plot::{
     ConvergencePlotOptions, SetPlotOptions, baseline_markers, plot_convergence, plot_post_impact_set,
 };
 use impactset::sampling::first_trajectories;
-use impactset::{SampleSet, Selection, sample_set};
-
-/// The five scenes of the paper, drawn when no scene is named.
-pub const PAPER_SCENES: [&str; 5] = ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack"];
+use impactset::{SampleSet, Selection, sample_set, scene};
 
 /// Image formats written by `impactset figures`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -97,8 +94,11 @@ pub fn run(args: FiguresArgs) -> Result<()> {
     if args.reference_factor == 0 {
         return Err(InputError("--reference-factor 0: must be at least 1".into()).into());
     }
-    let scenes: Vec<String> =
-        if args.scenes.is_empty() { PAPER_SCENES.iter().map(|s| s.to_string()).collect() } else { args.scenes.clone() };
+    let scenes: Vec<String> = if args.scenes.is_empty() {
+        scene::PAPER_SCENES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.scenes.clone()
+    };
     // Resolve every scene first: a typo fails before minutes of sampling.
     let specs = scenes.iter().map(|s| source::load(s)).collect::<Result<Vec<_>>>()?;
     std::fs::create_dir_all(&args.out_dir)

@@ -6,6 +6,7 @@ use anyhow::Result;
 use super::InputError;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
+use impactset::run::BackendChoice;
 use impactset::{SamplerOptions, Selection};
 
 /// The options for `samples` samples of `spec` from `first_index`, with the
@@ -20,15 +21,7 @@ pub fn sampler_options(
     if samples == 0 {
         return Err(InputError("--samples 0: must be at least 1".into()).into());
     }
-    Ok(SamplerOptions {
-        samples,
-        first_index,
-        step_size: Some(spec.step_size.unwrap_or_else(|| spec.problem.default_step_size())),
-        steps: spec.steps.unwrap_or(10),
-        seed,
-        selection,
-        ..SamplerOptions::default()
-    })
+    Ok(SamplerOptions { samples, first_index, seed, selection, ..spec.sampler_options() })
 }
 
 /// `--selection`: the library's rule names, with one line of help each.
@@ -43,4 +36,11 @@ pub fn precision_parser() -> impl clap::builder::TypedValueParser<Value = Precis
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new(Precision::ALL.map(|p| PossibleValue::new(p.name()).help(p.summary())))
         .map(|name| name.parse::<Precision>().expect("clap admits only the possible values"))
+}
+
+/// `--backend`: `cpu`, `gpu` or `auto`, with one line of help each.
+pub fn backend_parser() -> impl clap::builder::TypedValueParser<Value = BackendChoice> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(BackendChoice::ALL.map(|b| PossibleValue::new(b.name()).help(b.summary())))
+        .map(|name| name.parse::<BackendChoice>().expect("clap admits only the possible values"))
 }

@@ -2,7 +2,6 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
@@ -13,28 +12,16 @@ use impactset::analysis::{
     BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, ModeTally, baseline_distances,
     baseline_outcomes, held_out_certificate, velocity_norm,
 };
-use impactset::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision, sample_set_gpu_with};
+use impactset::gpu::Precision;
 use impactset::impact::ImpactOutcome;
-use impactset::io::{SampleWriter, Summary, write_json};
+use impactset::io::{SampleWriter, write_json};
 use impactset::plot::{Marker, SetPlotOptions, plot_post_impact_set};
-use impactset::sampling::{DEFAULT_CHUNK, SetTally, chunks};
+use impactset::run::{Backend, BackendChoice, OpenError, RunControl, RunError, RunSummary, sample_chunks};
+use impactset::sampling::{DEFAULT_CHUNK, SetTally};
 use impactset::sampling::{first_trajectories, sample_trajectory};
-use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set_with_progress};
+use impactset::{SampleSet, SamplerOptions, Selection};
 use serde::Serialize;
 use std::cell::OnceCell;
-
-/// Where Algorithm 2 runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Backend {
-    /// The f64 CPU reference, on all cores (rayon).
-    Cpu,
-    /// The WGSL compute shaders (wgpu, Vulkan).
-    Gpu,
-    /// The GPU when an adapter exists and runs the selection rule on this
-    /// problem (`all`: at most three contacts), else the CPU; the summary
-    /// says which ran and why.
-    Auto,
-}
 
 /// Arguments of `impactset sample`.
 #[derive(Args, Debug)]
@@ -72,8 +59,8 @@ pub struct SampleArgs {
     #[arg(long)]
     json: bool,
     /// Where to run.
-    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
-    backend: Backend,
+    #[arg(long, value_parser = options::backend_parser(), default_value = "cpu")]
+    backend: BackendChoice,
     /// GPU scalar type [default: f64 where the adapter has it, else f32]; the CPU always runs f64.
     #[arg(long, value_parser = options::precision_parser())]
     precision: Option<Precision>,
@@ -102,7 +89,7 @@ pub struct SampleArgs {
 #[derive(Serialize)]
 struct Report {
     #[serde(flatten)]
-    summary: Summary,
+    summary: RunSummary,
     modes: ModeHistogram,
     baselines: Vec<ImpactOutcome>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,17 +129,27 @@ pub fn run(args: SampleArgs) -> Result<()> {
             return Err(InputError(format!("--out {}: the file must end in .npy or .csv", out.display())).into());
         }
     }
+    let base = spec.sampler_options();
     let options = SamplerOptions {
-        samples: args.samples.or(spec.samples).unwrap_or(4096),
+        samples: args.samples.unwrap_or(base.samples),
         first_index: args.first_index,
-        step_size: Some(args.step_size.or(spec.step_size).unwrap_or_else(|| problem.default_step_size())),
-        steps: args.steps.or(spec.steps).unwrap_or(10),
+        step_size: args.step_size.or(base.step_size),
+        steps: args.steps.unwrap_or(base.steps),
         seed: args.seed,
         selection: args.selection,
         threads: args.threads,
-        ..SamplerOptions::default()
+        ..base
     };
-    let (engine, backend_reason) = Engine::open(problem, args.backend, args.precision, options.selection)?;
+    let (backend, backend_reason) =
+        Backend::open(args.backend, args.precision, problem, options.selection, options.threads).map_err(
+            |e| match e {
+                OpenError::CpuIsF64 => anyhow::Error::from(InputError(e.to_string())),
+                e => anyhow::anyhow!("--backend {}: {e}", args.backend),
+            },
+        )?;
+    if args.backend == BackendChoice::Auto && backend.is_cpu() {
+        eprintln!("note: {backend_reason}; running on the CPU");
+    }
     let bar = progress_bar(options.samples as u64);
     // The run goes chunk by chunk and keeps only what the outputs need: the
     // counts, the mode tally, the first chunk for the plot and, with
@@ -162,7 +159,9 @@ pub fn run(args: SampleArgs) -> Result<()> {
     let mut mode_tally = ModeTally::new(problem, &ModeOptions::default());
     let mut accepted = Vec::new();
     let mut first_chunk: Option<SampleSet> = None;
-    let elapsed_s = engine.run(problem, &options, args.chunk, &|k| bar.inc(k as u64), &mut |chunk| {
+    let progress = |k: usize| bar.inc(k as u64);
+    let control = RunControl { progress: &progress, cancel: None };
+    let elapsed_s = sample_chunks::<anyhow::Error>(&backend, problem, &options, args.chunk, &control, &mut |chunk| {
         tally.add(&chunk);
         mode_tally.add_accepted(&chunk);
         if let Some(writer) = &mut writer {
@@ -175,15 +174,16 @@ pub fn run(args: SampleArgs) -> Result<()> {
             first_chunk = Some(chunk);
         }
         Ok(())
+    })
+    .map_err(|e| match e.downcast_ref::<RunError>() {
+        Some(_) => e.context(format!("--backend {}", args.backend)),
+        None => e,
     })?;
     bar.finish_and_clear();
     if let Some(writer) = writer {
         writer.finish()?;
     }
-    let mut summary = summarize(&spec.name, &tally, &options, elapsed_s);
-    summary.backend = engine.name();
-    summary.backend_reason = backend_reason;
-    summary.precision = engine.precision().to_string();
+    let summary = RunSummary::new(&spec.name, &tally, &options, &backend, &backend_reason, elapsed_s);
     let modes = mode_tally.histogram();
     // The baselines (the simultaneous enumeration takes seconds on large
     // problems) are computed once, only if the summary or the plot needs them.
@@ -238,103 +238,6 @@ pub fn run(args: SampleArgs) -> Result<()> {
     Ok(())
 }
 
-/// Where the samples are computed, chosen once per run.
-enum Engine {
-    Cpu,
-    Gpu { context: Box<GpuContext>, precision: Precision },
-}
-
-impl Engine {
-    /// The backend for `backend` and why it was chosen (for the summary);
-    /// `auto` takes the GPU when an adapter exists and the GPU runs the
-    /// selection rule on this problem (`all`: at most
-    /// [`MAX_GPU_ALL_CONTACTS`] contacts), else the CPU, and says why on
-    /// standard error.
-    fn open(
-        problem: &ImpactProblem,
-        backend: Backend,
-        precision: Option<Precision>,
-        selection: Selection,
-    ) -> Result<(Engine, String)> {
-        if backend == Backend::Cpu {
-            if precision == Some(Precision::F32) {
-                return Err(
-                    InputError("--precision f32: the CPU backend runs in f64 only (use --backend gpu)".into()).into()
-                );
-            }
-            return Ok((Engine::Cpu, "--backend cpu".into()));
-        }
-        let m = problem.contacts().len();
-        if selection == Selection::All && backend == Backend::Auto && m > MAX_GPU_ALL_CONTACTS {
-            let reason = format!(
-                "--selection all runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
-            );
-            eprintln!("note: {reason}; running on the CPU");
-            return Ok((Engine::Cpu, reason));
-        }
-        let context = match GpuContext::new() {
-            Ok(context) => context,
-            Err(e) if backend == Backend::Auto => {
-                let reason = format!("no GPU ({e})");
-                eprintln!("note: {reason}; running on the CPU");
-                return Ok((Engine::Cpu, reason));
-            }
-            Err(e) => return Err(anyhow::anyhow!("--backend gpu: {e}")),
-        };
-        let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
-        let reason = match backend {
-            Backend::Auto if selection == Selection::All => {
-                format!("--backend auto: a GPU adapter, and {m} ≤ {MAX_GPU_ALL_CONTACTS} contacts for --selection all")
-            }
-            Backend::Auto => "--backend auto: a GPU adapter".to_string(),
-            _ => "--backend gpu".to_string(),
-        };
-        Ok((Engine::Gpu { context: Box::new(context), precision }, reason))
-    }
-
-    /// `cpu`, or `gpu (<adapter>)`.
-    fn name(&self) -> String {
-        match self {
-            Engine::Cpu => "cpu".into(),
-            Engine::Gpu { context, .. } => format!("gpu ({})", context.describe()),
-        }
-    }
-
-    fn precision(&self) -> &'static str {
-        match self {
-            Engine::Cpu => "f64",
-            Engine::Gpu { precision, .. } => precision.name(),
-        }
-    }
-
-    /// Algorithm 2 in chunks of `chunk` samples, each handed to `sink` in
-    /// index order; returns the seconds spent sampling (without the sink's
-    /// time).
-    fn run(
-        &self,
-        problem: &ImpactProblem,
-        options: &SamplerOptions,
-        chunk: usize,
-        progress: &(dyn Fn(usize) + Sync),
-        sink: &mut dyn FnMut(SampleSet) -> Result<()>,
-    ) -> Result<f64> {
-        let mut elapsed = 0.0;
-        for part in chunks(options, chunk) {
-            let start = Instant::now();
-            let chunk = match self {
-                Engine::Cpu => sample_set_with_progress(problem, &part, progress),
-                Engine::Gpu { context, precision } => {
-                    sample_set_gpu_with(context, problem, &part, *precision, &GpuRunOptions::default(), progress)
-                        .map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?
-                }
-            };
-            elapsed += start.elapsed().as_secs_f64();
-            sink(chunk)?;
-        }
-        Ok(elapsed)
-    }
-}
-
 /// Baseline outcomes as labelled figure markers.
 fn markers(outcomes: Vec<ImpactOutcome>) -> Vec<Marker> {
     outcomes.into_iter().map(Marker::from).collect()
@@ -353,32 +256,7 @@ fn progress_bar(total: u64) -> ProgressBar {
     bar
 }
 
-fn summarize(name: &str, tally: &SetTally, options: &SamplerOptions, elapsed_s: f64) -> Summary {
-    Summary {
-        problem: name.to_string(),
-        samples: tally.samples,
-        accepted: tally.accepted,
-        terminated: tally.terminated,
-        rejected_unterminated: tally.rejected_unterminated(),
-        rejected_residual: tally.rejected_residual(),
-        mean_steps: tally.mean_steps(),
-        max_residual: tally.max_residual,
-        fallback_steps: tally.fallback_steps,
-        max_energy_ratio: tally.max_energy_ratio,
-        seed: options.seed,
-        selection: options.selection.name().to_string(),
-        backend: "cpu".into(),
-        backend_reason: String::new(),
-        precision: "f64".into(),
-        threads: options.threads.unwrap_or_else(rayon::current_num_threads),
-        elapsed_s,
-        step_size: options.step_size.unwrap_or(f64::NAN),
-        steps: options.steps,
-        first_index: options.first_index,
-    }
-}
-
-fn print_summary(s: &Summary) {
+fn print_summary(s: &RunSummary) {
     println!(
         "{}: {} samples, selection {}, {} backend ({}, {} threads), {:.3} s",
         s.problem, s.samples, s.selection, s.backend, s.precision, s.threads, s.elapsed_s

@@ -6,8 +6,6 @@
 //!
 //! * [`GpuContext`]: adapter, device, queue and pipelines, built once.
 //! * [`sample_set_gpu`]: Algorithm 2 on the GPU, in batches.
-//! * [`compare_backends`]: the CPU and the GPU on the same seed, sample by
-//!   sample.
 //! * [`chacha_words_gpu`], [`solve_lcps_gpu`]: the building blocks alone, for
 //!   parity tests.
 //!
@@ -17,7 +15,6 @@
 //!
 //! Shaders live in `shaders/` (types, chacha, lemke, enumerate, routh, tests).
 
-mod compare;
 mod context;
 mod enumerate;
 mod error;
@@ -26,7 +23,6 @@ mod sampler;
 mod shaders;
 mod types;
 
-pub use compare::{Comparison, compare_backends};
 pub use context::GpuContext;
 pub use enumerate::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
 pub use error::GpuError;
@@ -34,8 +30,8 @@ pub use kernels::{
     F32_TIE_TOLERANCE, GpuLcp, GpuLcpSolution, chacha_words_gpu, pivot_tolerance, solve_lcps_gpu, tie_tolerance,
 };
 pub use sampler::{
-    DEFAULT_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS, TableauLayout,
-    sample_set_gpu, sample_set_gpu_with,
+    DEFAULT_BATCH, F32_TERMINATION_FLOOR, GpuPlan, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS,
+    TableauLayout, sample_set_gpu, sample_set_gpu_with,
 };
 pub use types::{MAX_LCP_SIZE, MAX_VELOCITIES};
 

@@ -3,5 +3,5 @@
 mod output;
 mod problem_file;
 
-pub use output::{SampleWriter, Summary, read_npy, write_csv, write_json, write_npy};
+pub use output::{SampleWriter, read_npy, write_csv, write_json, write_npy};
 pub use problem_file::{ContactFile, FileError, ProblemFile, ProblemSpec, load_problem};

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::problem::{Contact, Dimension, ImpactProblem, ProblemError, default_contact_name};
+use crate::sampling::SamplerOptions;
 
 /// A problem with the sampling defaults a file or scene gives it.
 #[derive(Clone, Debug)]
@@ -33,6 +34,22 @@ pub struct ProblemSpec {
     pub steps: Option<usize>,
     /// Sample count, if given.
     pub samples: Option<usize>,
+}
+
+impl ProblemSpec {
+    /// The sampler options this problem asks for: its sample count (else
+    /// 4096), step cap `K` (else 10) and impulse step `h` (else
+    /// [`ImpactProblem::default_step_size`]), every other field at its
+    /// default. Callers override what the user sets.
+    pub fn sampler_options(&self) -> SamplerOptions {
+        let defaults = SamplerOptions::default();
+        SamplerOptions {
+            samples: self.samples.unwrap_or(defaults.samples),
+            steps: self.steps.unwrap_or(defaults.steps),
+            step_size: Some(self.step_size.unwrap_or_else(|| self.problem.default_step_size())),
+            ..defaults
+        }
+    }
 }
 
 /// The serialized form of a problem file.

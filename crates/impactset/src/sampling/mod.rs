@@ -8,4 +8,5 @@ pub mod stream;
 
 pub use options::SamplerOptions;
 pub use sample::{Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
+pub(crate) use set::sample_range;
 pub use set::{DEFAULT_CHUNK, SampleSet, SetTally, chunks, sample_set, sample_set_chunks, sample_set_with_progress};

@@ -1,5 +1,7 @@
 //! Algorithm 2: the post-impact set, sampled in parallel.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use super::sample::{SampleWorkspace, run_sample};
@@ -197,27 +199,7 @@ pub fn sample_set_with_progress(
     options: &SamplerOptions,
     progress: &(dyn Fn(usize) + Sync),
 ) -> SampleSet {
-    let key = stream::stream_key(options.seed);
-    let first = options.first_index;
-    let total = options.samples;
-    let run = || -> Vec<Sample> {
-        let chunk = chunk_size(total);
-        let chunks: Vec<Vec<Sample>> = (0..total.div_ceil(chunk))
-            .into_par_iter()
-            .map_init(
-                || SampleWorkspace::new(problem),
-                |ws, c| {
-                    let range = c * chunk..((c + 1) * chunk).min(total);
-                    let len = range.len();
-                    let out: Vec<Sample> =
-                        range.map(|i| run_sample(problem, options, &key, first + i as u64, ws, None)).collect();
-                    progress(len);
-                    out
-                },
-            )
-            .collect();
-        chunks.into_iter().flatten().collect()
-    };
+    let run = || sample_range(problem, options, options.first_index, options.samples, progress, None);
     let samples = match options.threads {
         Some(t) => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {
             Ok(pool) => pool.install(run),
@@ -225,7 +207,44 @@ pub fn sample_set_with_progress(
         },
         None => run(),
     };
-    SampleSet { n: problem.n(), samples }
+    SampleSet { n: problem.n(), samples: samples.expect("a run without a cancel flag completes") }
+}
+
+/// Samples `first .. first + total` of the run `options` on the current
+/// rayon pool, in index order; `None` as soon as `cancel` is set (checked
+/// before every sample).
+pub(crate) fn sample_range(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    first: u64,
+    total: usize,
+    progress: &(dyn Fn(usize) + Sync),
+    cancel: Option<&AtomicBool>,
+) -> Option<Vec<Sample>> {
+    let key = stream::stream_key(options.seed);
+    let cancelled = || cancel.is_some_and(|flag| flag.load(Ordering::Relaxed));
+    let chunk = chunk_size(total);
+    let chunks: Option<Vec<Vec<Sample>>> = (0..total.div_ceil(chunk))
+        .into_par_iter()
+        .map_init(
+            || SampleWorkspace::new(problem),
+            |ws, c| {
+                let range = c * chunk..((c + 1) * chunk).min(total);
+                let len = range.len();
+                let out: Option<Vec<Sample>> = range
+                    .map(|i| {
+                        (!cancelled())
+                            .then(|| run_sample(problem, options, &key, first.wrapping_add(i as u64), ws, None))
+                    })
+                    .collect();
+                if out.is_some() {
+                    progress(len);
+                }
+                out
+            },
+        )
+        .collect();
+    Some(chunks?.into_iter().flatten().collect())
 }
 
 #[cfg(test)]

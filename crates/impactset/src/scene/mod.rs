@@ -84,6 +84,10 @@ pub fn catalog() -> Vec<SceneInfo> {
     library::CATALOG.iter().map(|(info, _)| *info).collect()
 }
 
+/// The five experiments of Halm & Posa's paper, in its order: the default
+/// set of the figures and benchmarks.
+pub const PAPER_SCENES: [&str; 5] = ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack"];
+
 /// Builds the built-in scene `id`, or `None` if there is none by that name.
 pub fn builtin(id: &str) -> Option<Scene> {
     library::CATALOG.iter().find(|(info, _)| info.id == id).map(|(_, build)| build())

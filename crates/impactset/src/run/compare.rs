@@ -4,8 +4,8 @@
 use nalgebra::DVector;
 use serde::Serialize;
 
-use super::{GpuContext, GpuError, Precision, sample_set_gpu};
 use crate::analysis::{Metric, covering_radius, hausdorff};
+use crate::gpu::{GpuContext, GpuError, Precision, sample_set_gpu};
 use crate::{ImpactProblem, SampleSet, SamplerOptions, sample_set};
 
 /// The outcome of [`compare_backends`]. Distances are in the energy norm
@@ -48,11 +48,12 @@ pub struct Comparison {
 
 /// Runs [`crate::sample_set`] and [`sample_set_gpu`] with the same `options`
 /// (seed, sample indices, step size and cap, selection rule) and compares
-/// them sample by sample. `tolerance` is relative to `‖v⁻‖_M`; the issue's
-/// targets are 99.9% within `1e-9` in f64 and 99% within `1e-3` in f32.
+/// them sample by sample. `tolerance` is relative to `‖v⁻‖_M`; the project's
+/// parity targets are 99.9% within `1e-9` in f64 and 99% within `1e-3` in f32.
 ///
 /// ```no_run
-/// use impactset::gpu::{GpuContext, Precision, compare_backends};
+/// use impactset::gpu::{GpuContext, Precision};
+/// use impactset::run::compare_backends;
 /// use impactset::{SamplerOptions, Selection, scene};
 ///
 /// let scene = scene::builtin("rocking-block").unwrap();

@@ -1,0 +1,217 @@
+//! Where Algorithm 2 runs: the CPU reference on a thread pool, or the GPU.
+
+use std::sync::Arc;
+
+use super::{Plan, RunError};
+#[cfg(feature = "gpu")]
+use crate::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision};
+#[cfg(feature = "gpu")]
+use crate::impact::Selection;
+use crate::{ImpactProblem, SamplerOptions};
+
+/// A user's choice of backend, before it is resolved for a problem.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BackendChoice {
+    /// The f64 CPU reference, on all cores (rayon). The default.
+    #[default]
+    Cpu,
+    /// The WGSL compute shaders (wgpu).
+    Gpu,
+    /// The GPU when an adapter exists and runs the selection rule on the
+    /// problem (`all`: at most three contacts), else the CPU.
+    Auto,
+}
+
+impl BackendChoice {
+    /// Every choice, in the order the command line lists them.
+    pub const ALL: [BackendChoice; 3] = [BackendChoice::Cpu, BackendChoice::Gpu, BackendChoice::Auto];
+
+    /// `cpu`, `gpu` or `auto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Cpu => "cpu",
+            BackendChoice::Gpu => "gpu",
+            BackendChoice::Auto => "auto",
+        }
+    }
+
+    /// One line on the choice (for help texts).
+    pub fn summary(self) -> &'static str {
+        match self {
+            BackendChoice::Cpu => "the f64 CPU reference, on all cores",
+            BackendChoice::Gpu => "the WGSL compute shaders (wgpu, Vulkan)",
+            BackendChoice::Auto => "the GPU when an adapter exists and runs the rule on this problem, else the CPU",
+        }
+    }
+}
+
+/// A backend name other than `cpu`, `gpu` and `auto`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend {0:?}: expected cpu, gpu or auto")]
+pub struct UnknownBackend(pub String);
+
+impl std::str::FromStr for BackendChoice {
+    type Err = UnknownBackend;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        BackendChoice::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| UnknownBackend(s.to_string()))
+    }
+}
+
+impl std::fmt::Display for BackendChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where samples are computed, opened once and used for any number of runs.
+#[derive(Clone)]
+pub enum Backend {
+    /// The f64 CPU reference on a rayon pool: its own pool of `threads`
+    /// workers, or (`None`) the global pool over all cores.
+    Cpu {
+        /// Worker threads (`None`: all cores).
+        threads: Option<usize>,
+        /// The pool (`None`: rayon's global pool).
+        pool: Option<Arc<rayon::ThreadPool>>,
+    },
+    /// The GPU in `precision`, with how runs are split into dispatches.
+    #[cfg(feature = "gpu")]
+    Gpu {
+        /// Device, queue and pipelines.
+        context: Arc<GpuContext>,
+        /// Scalar type of the shaders.
+        precision: Precision,
+        /// Batching and layout (results do not depend on them).
+        options: GpuRunOptions,
+    },
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Backend({}, {}, {} threads)", self.name(), self.precision_name(), self.threads())
+    }
+}
+
+impl Backend {
+    /// The CPU backend with `threads` workers (`None`: all cores).
+    ///
+    /// Errors: [`RunError::ThreadPool`] for 0 threads or when the system
+    /// cannot start them.
+    pub fn cpu(threads: Option<usize>) -> Result<Backend, RunError> {
+        if threads == Some(0) {
+            return Err(RunError::ThreadPool { threads: 0, reason: "at least one is needed".into() });
+        }
+        let pool = match threads {
+            None => None,
+            Some(t) => Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .map_err(|e| RunError::ThreadPool { threads: t, reason: e.to_string() })?,
+            )),
+        };
+        Ok(Backend::Cpu { threads, pool })
+    }
+
+    /// The GPU backend on `context` in `precision` (`None`: f64 where the
+    /// adapter has it, else f32), with the default batching.
+    #[cfg(feature = "gpu")]
+    pub fn gpu(context: Arc<GpuContext>, precision: Option<Precision>) -> Backend {
+        let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
+        Backend::Gpu { context, precision, options: GpuRunOptions::default() }
+    }
+
+    /// Resolves `choice` for `problem` and `selection`: the backend and why it
+    /// was chosen (for run summaries). `auto` takes the GPU when an adapter
+    /// exists and the GPU runs `selection` on this problem (`all`: at most
+    /// three contacts), else the CPU. `precision` applies to the GPU; the CPU
+    /// runs f64 only, so asking it for f32 is an error.
+    #[cfg(feature = "gpu")]
+    pub fn open(
+        choice: BackendChoice,
+        precision: Option<Precision>,
+        problem: &ImpactProblem,
+        selection: Selection,
+        threads: Option<usize>,
+    ) -> Result<(Backend, String), OpenError> {
+        if choice == BackendChoice::Cpu {
+            if precision == Some(Precision::F32) {
+                return Err(OpenError::CpuIsF64);
+            }
+            return Ok((Backend::cpu(threads)?, "--backend cpu".into()));
+        }
+        let m = problem.contacts().len();
+        if selection == Selection::All && choice == BackendChoice::Auto && m > MAX_GPU_ALL_CONTACTS {
+            let reason = format!(
+                "--selection all runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
+            );
+            return Ok((Backend::cpu(threads)?, reason));
+        }
+        let context = match GpuContext::new() {
+            Ok(context) => context,
+            Err(e) if choice == BackendChoice::Auto => {
+                return Ok((Backend::cpu(threads)?, format!("no GPU ({e})")));
+            }
+            Err(e) => return Err(OpenError::Run(RunError::Gpu(e))),
+        };
+        let reason = match choice {
+            BackendChoice::Auto if selection == Selection::All => {
+                format!("--backend auto: a GPU adapter, and {m} ≤ {MAX_GPU_ALL_CONTACTS} contacts for --selection all")
+            }
+            BackendChoice::Auto => "--backend auto: a GPU adapter".to_string(),
+            _ => "--backend gpu".to_string(),
+        };
+        Ok((Backend::gpu(Arc::new(context), precision), reason))
+    }
+
+    /// `cpu`, or `gpu (<adapter>)`.
+    pub fn name(&self) -> String {
+        match self {
+            Backend::Cpu { .. } => "cpu".into(),
+            #[cfg(feature = "gpu")]
+            Backend::Gpu { context, .. } => format!("gpu ({})", context.describe()),
+        }
+    }
+
+    /// Whether this is the CPU backend.
+    pub fn is_cpu(&self) -> bool {
+        matches!(self, Backend::Cpu { .. })
+    }
+
+    /// `f64` on the CPU, the GPU's precision otherwise.
+    pub fn precision_name(&self) -> &'static str {
+        match self {
+            Backend::Cpu { .. } => "f64",
+            #[cfg(feature = "gpu")]
+            Backend::Gpu { precision, .. } => precision.name(),
+        }
+    }
+
+    /// CPU worker threads (0 for the GPU).
+    pub fn threads(&self) -> usize {
+        match self {
+            Backend::Cpu { threads, .. } => threads.unwrap_or_else(rayon::current_num_threads),
+            #[cfg(feature = "gpu")]
+            Backend::Gpu { .. } => 0,
+        }
+    }
+
+    /// `problem` and `options` prepared for this backend (on the GPU: the
+    /// options validated, constants uploaded, buffers allocated).
+    pub fn plan<'b>(&'b self, problem: &'b ImpactProblem, options: &SamplerOptions) -> Result<Plan<'b>, RunError> {
+        Plan::new(self, problem, options)
+    }
+}
+
+/// Why [`Backend::open`] could not open a backend.
+#[cfg(feature = "gpu")]
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// `f32` was asked of the CPU backend.
+    #[error("--precision f32: the CPU backend runs in f64 only (use --backend gpu)")]
+    CpuIsF64,
+    /// The backend could not start.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
