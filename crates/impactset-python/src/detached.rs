@@ -2,8 +2,8 @@
 //! the calling thread, detached from Python (the GIL released, so other
 //! Python threads run), wakes every [`POLL`] to report progress and check
 //! for Ctrl-C. On a signal it sets the cancel flag, waits for the worker to
-//! notice (the samplers check it between chunks of about [`CHUNK_SECONDS`])
-//! and raises the signal's exception (`KeyboardInterrupt`).
+//! notice (the CPU sampler checks it before every sample, the GPU between
+//! batches) and raises the signal's exception (`KeyboardInterrupt`).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
@@ -14,9 +14,6 @@ use pyo3::prelude::*;
 
 /// How often the calling thread checks for signals and reports progress.
 pub(crate) const POLL: Duration = Duration::from_millis(50);
-
-/// The target duration of one chunk of work between two cancellation checks.
-pub(crate) const CHUNK_SECONDS: f64 = 0.5;
 
 /// What the worker sees: a cancel flag to poll and a progress counter to
 /// bump.
@@ -29,6 +26,11 @@ impl Control {
     /// Whether the caller asked the work to stop.
     pub(crate) fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// The cancel flag, for the library's [`RunControl`](impactset::run::RunControl).
+    pub(crate) fn flag(&self) -> &AtomicBool {
+        &self.cancel
     }
 
     /// Reports `k` more units done.

@@ -77,7 +77,7 @@ impl Problem {
     /// The step size `sample` uses by default: the problem's, else
     /// [`ImpactProblem::default_step_size`] (as the command line).
     pub(crate) fn resolved_step_size(&self) -> f64 {
-        self.spec.step_size.unwrap_or_else(|| self.spec.problem.default_step_size())
+        self.spec.sampler_options().step_size_for(&self.spec.problem)
     }
 }
 

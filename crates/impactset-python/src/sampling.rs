@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -12,21 +11,20 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use impactset::analysis::{ContactMode, ModeClassifier, ModeOptions};
-use impactset::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision, sample_set_gpu_with};
+use impactset::gpu::{GpuContext, MAX_GPU_ALL_CONTACTS, Precision};
+use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::SetTally;
-use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions, Selection, sample_set_with_progress};
+use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions, Selection};
 
 use crate::args;
 use crate::convert::{matrix, vector};
-use crate::detached::{self, CHUNK_SECONDS, Control};
+use crate::detached::{self, Control};
 use crate::problem::Problem;
 
-/// Samples of the first chunk; later chunks grow or shrink so that each
-/// takes about [`CHUNK_SECONDS`] (the samples do not depend on it).
-const FIRST_CHUNK: usize = 32;
-/// Bounds of the chunk size.
-const MIN_CHUNK: usize = 8;
-const MAX_CHUNK: usize = 1 << 20;
+/// Samples per chunk of a run: memory holds one chunk of the library's
+/// samples besides the result buffers (about 8 MB for a 4-velocity problem);
+/// the samples do not depend on it.
+const CHUNK: usize = 1 << 16;
 
 /// The samples of one run, as ndarrays, with the run's summary.
 ///
@@ -230,28 +228,6 @@ impl SampleSet {
     }
 }
 
-/// Where the samples are computed, chosen once per call.
-enum Engine {
-    Cpu,
-    Gpu { context: Arc<GpuContext>, precision: Precision },
-}
-
-impl Engine {
-    fn name(&self) -> String {
-        match self {
-            Engine::Cpu => "cpu".into(),
-            Engine::Gpu { context, .. } => format!("gpu ({})", context.describe()),
-        }
-    }
-
-    fn precision(&self) -> &'static str {
-        match self {
-            Engine::Cpu => "f64",
-            Engine::Gpu { precision, .. } => precision.name(),
-        }
-    }
-}
-
 /// The GPU context, built once per process (adapter, device, pipelines).
 fn gpu_context() -> Result<Arc<GpuContext>, String> {
     static CONTEXT: Mutex<Option<Arc<GpuContext>>> = Mutex::new(None);
@@ -264,37 +240,41 @@ fn gpu_context() -> Result<Arc<GpuContext>, String> {
     Ok(context)
 }
 
-/// The engine for `backend` and why (the command line's rules: `auto`
-/// takes the GPU when there is one and it runs the selection rule here).
-fn open_engine(
+/// The backend for `backend` and why (the command line's rules: `auto`
+/// takes the GPU when there is one and it runs the selection rule here);
+/// the GPU context is shared by every call in the process.
+fn open_backend(
     problem: &ImpactProblem,
     backend: &str,
     precision: Option<Precision>,
     selection: Selection,
-) -> PyResult<(Engine, String)> {
+    threads: Option<usize>,
+) -> PyResult<(Backend, String)> {
+    let cpu = |reason: String| -> PyResult<(Backend, String)> {
+        let backend = Backend::cpu(threads).map_err(|e| PyRuntimeError::new_err(format!("threads: {e}")))?;
+        Ok((backend, reason))
+    };
     if backend == "cpu" {
         if precision == Some(Precision::F32) {
             return Err(PyValueError::new_err(
                 "precision: 'f32' runs on the GPU only (backend='gpu' or 'auto'); the CPU runs in f64",
             ));
         }
-        return Ok((Engine::Cpu, "backend='cpu'".into()));
+        return cpu("backend='cpu'".into());
     }
     let m = problem.m();
     if selection == Selection::All && backend == "auto" && m > MAX_GPU_ALL_CONTACTS {
-        let reason = format!(
+        return cpu(format!(
             "selection='all' runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
-        );
-        return Ok((Engine::Cpu, reason));
+        ));
     }
     let context = match gpu_context() {
         Ok(context) => context,
-        Err(e) if backend == "auto" => return Ok((Engine::Cpu, format!("no GPU ({e})"))),
+        Err(e) if backend == "auto" => return cpu(format!("no GPU ({e})")),
         Err(e) => return Err(PyRuntimeError::new_err(format!("backend='gpu': {e}"))),
     };
-    let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
     let reason = if backend == "auto" { "backend='auto': a GPU adapter" } else { "backend='gpu'" };
-    Ok((Engine::Gpu { context, precision }, reason.to_string()))
+    Ok((Backend::gpu(context, precision), reason.to_string()))
 }
 
 /// What a run keeps of each chunk: flat buffers that become the ndarrays.
@@ -378,51 +358,25 @@ impl Collected {
     }
 }
 
-/// Runs Algorithm 2 on `engine` in chunks of about [`CHUNK_SECONDS`],
-/// stopping between chunks when cancelled; `None` when cancelled.
+/// Runs Algorithm 2 on `backend` chunk by chunk (cancelled through
+/// `control` between any two samples on the CPU, between batches on the
+/// GPU), keeping each chunk in the result buffers.
 fn run_chunks(
     problem: &ImpactProblem,
     options: &SamplerOptions,
-    engine: &Engine,
+    backend: &Backend,
     control: &Control,
-) -> Result<Option<Collected>, String> {
+) -> Result<Collected, RunError> {
     let classifier = ModeClassifier::new(problem, &ModeOptions::default());
     let mut collected = Collected::new(problem.n(), options.samples);
-    let mut done = 0usize;
-    let mut chunk = FIRST_CHUNK;
-    while done < options.samples {
-        if control.cancelled() {
-            return Ok(None);
-        }
-        let part = SamplerOptions {
-            samples: chunk.min(options.samples - done),
-            first_index: options.first_index.wrapping_add(done as u64),
-            threads: None,
-            ..options.clone()
-        };
-        let start = Instant::now();
-        let set = match engine {
-            Engine::Cpu => sample_set_with_progress(problem, &part, &|k| control.advance(k)),
-            Engine::Gpu { context, precision } => {
-                sample_set_gpu_with(context, problem, &part, *precision, &GpuRunOptions::default(), &|k| {
-                    control.advance(k)
-                })
-                .map_err(|e| format!("backend='gpu': {e}"))?
-            }
-        };
-        let seconds = start.elapsed().as_secs_f64();
-        collected.elapsed_s += seconds;
-        collected.add(&set, &classifier);
-        drop(set);
-        done += part.samples;
-        if seconds < 0.5 * CHUNK_SECONDS {
-            chunk = (chunk * 2).min(MAX_CHUNK);
-        } else if seconds > 2.0 * CHUNK_SECONDS {
-            chunk = (chunk / 2).max(MIN_CHUNK);
-        }
-    }
+    let run = RunControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
+    let elapsed = sample_chunks(backend, problem, options, CHUNK, &run, &mut |chunk| {
+        collected.add(&chunk, &classifier);
+        Ok::<_, RunError>(())
+    })?;
+    collected.elapsed_s = elapsed;
     collected.sort_modes();
-    Ok(Some(collected))
+    Ok(collected)
 }
 
 /// An argument that was given and is not None.
@@ -456,9 +410,11 @@ pub fn sample_native(
     })?;
     let pyproblem = problem_obj.get();
     let spec = &pyproblem.spec;
+    // The problem's defaults, as the command line resolves them.
+    let defaults = spec.sampler_options();
     let samples = match some(n) {
         Some(n) => args::integer("n", &n, 1, usize::MAX as i128)? as usize,
-        None => spec.samples.unwrap_or(4096),
+        None => defaults.samples,
     };
     let seed = match some(seed) {
         Some(s) => args::integer("seed", &s, 0, u64::MAX as i128)? as u64,
@@ -472,11 +428,11 @@ pub fn sample_native(
     };
     let steps = match some(steps) {
         Some(k) => args::integer("steps", &k, 0, u32::MAX as i128)? as usize,
-        None => spec.steps.unwrap_or(10),
+        None => defaults.steps,
     };
     let step_size = match some(step_size) {
         Some(h) => args::positive_float("step_size", &h)?,
-        None => pyproblem.resolved_step_size(),
+        None => defaults.step_size_for(pyproblem.problem()),
     };
     let backend = match some(backend) {
         Some(b) => args::choice("backend", &b, &["cpu", "gpu", "auto"])?,
@@ -515,44 +471,17 @@ pub fn sample_native(
         ..SamplerOptions::default()
     };
     let problem = pyproblem.problem();
-    let (engine, backend_reason) = py.detach(|| open_engine(problem, backend, precision, selection))?;
-    let pool = match threads {
-        Some(t) => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| PyRuntimeError::new_err(format!("threads: {e}")))?,
-        ),
-        None => None,
-    };
-    let thread_count = pool.as_ref().map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-    let collected = detached::run(py, progress.as_ref(), |control| match &pool {
-        Some(pool) => pool.install(|| run_chunks(problem, &options, &engine, control)),
-        None => run_chunks(problem, &options, &engine, control),
-    })?
-    .map_err(PyRuntimeError::new_err)?;
-    // Cancelled runs end in the signal's exception above; a cancelled run
-    // that reached here had its flag set by nothing else.
-    let collected = collected.ok_or_else(|| PyRuntimeError::new_err("sampling was cancelled"))?;
-    let run = RunInfo {
-        name: &spec.name,
-        options: &options,
-        backend: engine.name(),
-        backend_reason,
-        precision: engine.precision(),
-        threads: thread_count,
-    };
-    finish(py, problem_obj.clone().unbind(), problem, options.clone(), collected, &run)
-}
-
-/// The settings a summary reports.
-struct RunInfo<'a> {
-    name: &'a str,
-    options: &'a SamplerOptions,
-    backend: String,
-    backend_reason: String,
-    precision: &'static str,
-    threads: usize,
+    let (backend, backend_reason) = py.detach(|| open_backend(problem, backend, precision, selection, threads))?;
+    let collected = detached::run(py, progress.as_ref(), |control| run_chunks(problem, &options, &backend, control))?
+        .map_err(|e| match e {
+            // Cancelled runs end in the signal's exception above, so this
+            // is only reached if something else set the flag.
+            RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
+            other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
+        })?;
+    let summary =
+        RunSummary::new(&spec.name, &collected.tally, &options, &backend, &backend_reason, collected.elapsed_s);
+    finish(py, problem_obj.clone().unbind(), problem, options, collected, &summary)
 }
 
 /// The collected buffers as a `SampleSet` (the ndarrays take the buffers
@@ -563,7 +492,7 @@ fn finish(
     problem: &ImpactProblem,
     options: SamplerOptions,
     mut c: Collected,
-    run: &RunInfo<'_>,
+    run: &RunSummary,
 ) -> PyResult<SampleSet> {
     let n = problem.n();
     // The buffer was sized for every sample; give back a large unused tail
@@ -601,31 +530,29 @@ fn summary_dict<'py>(
     c: &Collected,
     labels: &[String],
     table: &[Vec<String>],
-    run: &RunInfo<'_>,
+    s: &RunSummary,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let t = &c.tally;
-    let o = run.options;
     let d = PyDict::new(py);
-    d.set_item("problem", run.name)?;
-    d.set_item("samples", t.samples)?;
-    d.set_item("accepted", t.accepted)?;
-    d.set_item("terminated", t.terminated)?;
-    d.set_item("rejected_unterminated", t.rejected_unterminated())?;
-    d.set_item("rejected_residual", t.rejected_residual())?;
-    d.set_item("mean_steps", t.mean_steps())?;
-    d.set_item("max_residual", t.max_residual)?;
-    d.set_item("fallback_steps", t.fallback_steps)?;
-    d.set_item("max_energy_ratio", t.max_energy_ratio)?;
-    d.set_item("seed", o.seed)?;
-    d.set_item("selection", o.selection.name())?;
-    d.set_item("backend", &run.backend)?;
-    d.set_item("backend_reason", &run.backend_reason)?;
-    d.set_item("precision", run.precision)?;
-    d.set_item("threads", run.threads)?;
-    d.set_item("elapsed_s", c.elapsed_s)?;
-    d.set_item("step_size", o.step_size.unwrap_or(f64::NAN))?;
-    d.set_item("steps", o.steps)?;
-    d.set_item("first_index", o.first_index)?;
+    d.set_item("problem", &s.problem)?;
+    d.set_item("samples", s.samples)?;
+    d.set_item("accepted", s.accepted)?;
+    d.set_item("terminated", s.terminated)?;
+    d.set_item("rejected_unterminated", s.rejected_unterminated)?;
+    d.set_item("rejected_residual", s.rejected_residual)?;
+    d.set_item("mean_steps", s.mean_steps)?;
+    d.set_item("max_residual", s.max_residual)?;
+    d.set_item("fallback_steps", s.fallback_steps)?;
+    d.set_item("max_energy_ratio", s.max_energy_ratio)?;
+    d.set_item("seed", s.seed)?;
+    d.set_item("selection", &s.selection)?;
+    d.set_item("backend", &s.backend)?;
+    d.set_item("backend_reason", &s.backend_reason)?;
+    d.set_item("precision", &s.precision)?;
+    d.set_item("threads", s.threads)?;
+    d.set_item("elapsed_s", s.elapsed_s)?;
+    d.set_item("step_size", s.step_size)?;
+    d.set_item("steps", s.steps)?;
+    d.set_item("first_index", s.first_index)?;
     let histogram = PyDict::new(py);
     histogram.set_item("contacts", problem.contacts().iter().map(|c| c.name.clone()).collect::<Vec<_>>())?;
     histogram.set_item("total", c.indices.len())?;
