@@ -474,11 +474,11 @@ pub fn sample_native(
     let (backend, backend_reason) = py.detach(|| open_backend(problem, backend, precision, selection, threads))?;
     let collected = detached::run(py, progress.as_ref(), |control| run_chunks(problem, &options, &backend, control))?
         .map_err(|e| match e {
-            // Cancelled runs end in the signal's exception above, so this
-            // is only reached if something else set the flag.
-            RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
-            other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
-        })?;
+        // Cancelled runs end in the signal's exception above, so this
+        // is only reached if something else set the flag.
+        RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
+        other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
+    })?;
     let summary =
         RunSummary::new(&spec.name, &collected.tally, &options, &backend, &backend_reason, collected.elapsed_s);
     finish(py, problem_obj.clone().unbind(), problem, options, collected, &summary)
