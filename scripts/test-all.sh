@@ -11,8 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== Rust: cargo test --release --workspace"
-cargo test --release --workspace
+# The default members: the core and the command line. The Python binding
+# (crates/impactset-python) is built and tested by maturin and pytest below.
+echo "== Rust: cargo test --release"
+cargo test --release
 
 echo "== fuzz targets over their saved corpus"
 FUZZ_SECONDS=0 bash scripts/fuzz-smoke.sh
@@ -24,3 +26,14 @@ if cargo tree -p impactset -e normal --no-default-features | grep -E "(clap|indi
     cargo tree -p impactset -e normal --no-default-features | grep -E "(clap|indicatif|wgpu|plotters|parquet|arrow-array) v" >&2
     exit 1
 fi
+
+echo "== Python: the impactset package (maturin develop --release into .venv), pytest with doctests"
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.23" "pytest>=7"
+# maturin develop builds the extension into python/impactset/ and installs
+# the package into .venv in editable mode.
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet
+IMPACTSET_CLI="$PWD/target/release/impactset" .venv/bin/python -m pytest -q

@@ -1,0 +1,40 @@
+//! The native module of the `impactset` Python package (`impactset._impactset`).
+//!
+//! The package (`python/impactset`) re-exports everything here and adds the
+//! pure-Python parts (the progress bar). Each file is one concept:
+//!
+//! * [`args`]: Python arguments to checked Rust values, with errors that name
+//!   the argument, what was expected and what was found;
+//! * [`problem`]: `Problem` (arrays, scenes, problem files);
+//! * [`sampling`]: `sample` and `SampleSet`;
+//! * [`analysis`]: baselines, contact modes, covering radius, Hausdorff
+//!   distance, held-out certificates;
+//! * [`detached`]: long calls run off the interpreter, with Ctrl-C and
+//!   progress reports;
+//! * [`convert`]: results to ndarrays and Python objects.
+
+mod analysis;
+mod args;
+mod convert;
+mod detached;
+mod figure;
+mod problem;
+mod sampling;
+
+use pyo3::prelude::*;
+
+/// The native part of `impactset`: use the `impactset` package instead.
+#[pymodule]
+fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<problem::Problem>()?;
+    m.add_class::<sampling::SampleSet>()?;
+    m.add_function(wrap_pyfunction!(sampling::sample_native, m)?)?;
+    m.add_function(wrap_pyfunction!(problem::scenes, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::baseline, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::contact_modes, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::covering_radius, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::hausdorff, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::held_out_certificate, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,509 @@
+//! `impactset.Problem`: an impact problem (`M`, `v⁻`, `Jn`, `Jt`, `μ`)
+//! with its sampling defaults, from arrays, a built-in scene or a problem
+//! file.
+
+use nalgebra::{DMatrix, DVector};
+use numpy::ndarray::{Array1, Array2, Array3, ArrayViewD};
+use numpy::{PyArray1, PyArray2, PyArray3, PyReadonlyArrayDyn};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use impactset::io::{FileError, ProblemFile, ProblemSpec, load_problem};
+use impactset::problem::default_contact_name;
+use impactset::{Contact, Dimension, ImpactProblem, ProblemError, scene};
+
+use crate::args::{self, float_array, shape_str};
+use crate::convert::read_only;
+
+/// An impact problem: mass matrix `M` (n, n), pre-impact velocity `v` (n,),
+/// contact Jacobians `Jn` (k, n) and `Jt` ((k, n) planar, (k, 2, n) spatial)
+/// and friction coefficients `mu` (k,), with the sampling defaults of its
+/// scene or file (`step_size`, `steps`, `samples`).
+///
+/// Build one with :meth:`Problem.from_arrays`, :meth:`Problem.scene` or
+/// :meth:`Problem.load`. Its parts are read-only float64 ndarrays.
+///
+/// >>> import numpy as np, impactset
+/// >>> p = impactset.Problem.from_arrays(np.eye(2), [0.0, -1.0], [[0.0, 1.0]], [[1.0, 0.0]], [0.5])
+/// >>> p.n, p.m, p.dimension, p.names
+/// (2, 1, 'planar', ['A'])
+/// >>> p.M.flags.writeable
+/// False
+#[pyclass(module = "impactset", frozen, name = "Problem")]
+pub struct Problem {
+    pub(crate) spec: ProblemSpec,
+    m_array: Py<PyArray2<f64>>,
+    v_array: Py<PyArray1<f64>>,
+    jn_array: Py<PyArray2<f64>>,
+    jt_array: Py<PyAny>,
+    mu_array: Py<PyArray1<f64>>,
+}
+
+impl Problem {
+    /// Wraps a validated problem, building its read-only arrays once.
+    pub(crate) fn new(py: Python<'_>, spec: ProblemSpec) -> PyResult<Self> {
+        let p = &spec.problem;
+        let (n, k) = (p.n(), p.m());
+        let mass = Array2::from_shape_fn((n, n), |(i, j)| p.mass()[(i, j)]);
+        let v = Array1::from_iter(p.velocity().iter().copied());
+        let jn = Array2::from_shape_fn((k, n), |(i, j)| p.contacts()[i].normal[j]);
+        let mu = Array1::from_iter(p.contacts().iter().map(|c| c.friction));
+        let jt: Py<PyAny> = match p.dimension() {
+            Dimension::Planar => {
+                let jt = Array2::from_shape_fn((k, n), |(i, j)| p.contacts()[i].tangents[0][j]);
+                read_only(PyArray2::from_owned_array(py, jt))?.into_any().unbind()
+            }
+            Dimension::Spatial => {
+                let jt = Array3::from_shape_fn((k, 2, n), |(i, t, j)| p.contacts()[i].tangents[t][j]);
+                read_only(PyArray3::from_owned_array(py, jt))?.into_any().unbind()
+            }
+        };
+        Ok(Problem {
+            m_array: read_only(PyArray2::from_owned_array(py, mass))?.unbind(),
+            v_array: read_only(PyArray1::from_owned_array(py, v))?.unbind(),
+            jn_array: read_only(PyArray2::from_owned_array(py, jn))?.unbind(),
+            jt_array: jt,
+            mu_array: read_only(PyArray1::from_owned_array(py, mu))?.unbind(),
+            spec,
+        })
+    }
+
+    /// The validated problem.
+    pub(crate) fn problem(&self) -> &ImpactProblem {
+        &self.spec.problem
+    }
+
+    /// The step size `sample` uses by default: the problem's, else
+    /// [`ImpactProblem::default_step_size`] (as the command line).
+    pub(crate) fn resolved_step_size(&self) -> f64 {
+        self.spec.sampler_options().step_size_for(&self.spec.problem)
+    }
+}
+
+#[pymethods]
+impl Problem {
+    /// A problem from arrays (any real dtype and memory order; float64
+    /// arrays are read in place).
+    ///
+    /// ``M`` (n, n) symmetric positive definite; ``v`` (n,) the pre-impact
+    /// velocity; ``Jn`` (k, n) one normal row per contact; ``Jt`` (k, n) for
+    /// planar contacts or (k, 2, n) for spatial ones; ``mu`` (k,) friction
+    /// coefficients ≥ 0; ``names`` k contact names (default ``A``, ``B``, …).
+    /// Keyword-only: ``name`` (default ``"problem"``), ``friction_directions``
+    /// (spatial only: even, ≥ 4, default 8), and the sampling defaults
+    /// ``step_size``, ``steps``, ``samples`` that :func:`impactset.sample`
+    /// and problem files use.
+    ///
+    /// Raises ``ValueError``/``TypeError`` naming the argument, e.g.
+    /// ``Jn: expected shape (2, 7), got (2, 6)``.
+    ///
+    /// >>> import numpy as np, impactset
+    /// >>> M = np.diag([1.0, 1.0, 0.2])
+    /// >>> p = impactset.Problem.from_arrays(
+    /// ...     M, [0.5, -1.0, 0.3],
+    /// ...     Jn=[[0, 1, 0.3], [0, 1, -0.4]], Jt=[[1, 0, 0.2], [1, 0, -0.1]],
+    /// ...     mu=[0.6, 0.6], names=["left", "right"])
+    /// >>> p.Jn.shape, p.Jt.shape, p.names
+    /// ((2, 3), (2, 3), ['left', 'right'])
+    /// >>> impactset.Problem.from_arrays(M, [0.5, -1.0, 0.3], [[0, 1]], [[1, 0]], [0.6])
+    /// Traceback (most recent call last):
+    /// ...
+    /// ValueError: Jn: expected shape (1, 3), got (1, 2)
+    #[staticmethod]
+    #[allow(non_snake_case)]
+    #[pyo3(signature = (M, v, Jn, Jt, mu, names=None, *, name=None, friction_directions=None, step_size=None, steps=None, samples=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_arrays(
+        py: Python<'_>,
+        M: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+        Jn: &Bound<'_, PyAny>,
+        Jt: &Bound<'_, PyAny>,
+        mu: &Bound<'_, PyAny>,
+        names: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
+        friction_directions: Option<&Bound<'_, PyAny>>,
+        step_size: Option<&Bound<'_, PyAny>>,
+        steps: Option<&Bound<'_, PyAny>>,
+        samples: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let mass = float_array("M", M)?;
+        let velocity = float_array("v", v)?;
+        let jn = float_array("Jn", Jn)?;
+        let jt = float_array("Jt", Jt)?;
+        let friction = float_array("mu", mu)?;
+        let problem = problem_from_arrays(&mass, &velocity, &jn, &jt, &friction, names, friction_directions)?;
+        let name = match name {
+            Some(n) if !n.is_none() => n
+                .cast::<PyString>()
+                .map_err(|_| PyTypeError::new_err(format!("name: expected a str, got {}", args::type_name(n))))?
+                .to_str()?
+                .to_string(),
+            _ => "problem".into(),
+        };
+        let step_size = match step_size {
+            Some(h) if !h.is_none() => Some(args::positive_float("step_size", h)?),
+            _ => None,
+        };
+        let steps = args::optional_count("steps", steps, 0)?;
+        let samples = args::optional_count("samples", samples, 1)?;
+        Problem::new(py, ProblemSpec { name, problem, step_size, steps, samples })
+    }
+
+    /// The built-in scene ``name`` (see :func:`impactset.scenes`), with its
+    /// step size, step cap and sample count as defaults, so that
+    /// ``sample(Problem.scene(name), n)`` matches ``impactset sample name -n n``.
+    ///
+    /// >>> import impactset
+    /// >>> p = impactset.Problem.scene("rocking-block")
+    /// >>> p.n, p.m, p.step_size, p.steps, p.samples
+    /// (3, 2, 0.3, 10, 16384)
+    #[staticmethod]
+    fn scene(py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let id = name
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err(format!("name: expected a str, got {}", args::type_name(name))))?
+            .to_str()?;
+        let scene = scene::builtin(id).ok_or_else(|| {
+            PyValueError::new_err(format!("name: no built-in scene '{id}' (scenes: {})", scene::ids().join(", ")))
+        })?;
+        let spec = ProblemSpec {
+            name: scene.id.to_string(),
+            problem: scene.problem,
+            step_size: Some(scene.step_size),
+            steps: Some(scene.steps),
+            samples: Some(scene.samples),
+        };
+        Problem::new(py, spec)
+    }
+
+    /// Reads a problem file (JSON, or TOML for ``.toml``), as the command
+    /// line does. A missing file raises ``FileNotFoundError``; a malformed
+    /// one ``ValueError`` naming the file and field.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let path = args::path("path", path)?;
+        let spec = py.detach(|| load_problem(&path)).map_err(|e| match e {
+            FileError::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                PyFileNotFoundError::new_err(e.to_string())
+            }
+            FileError::Io { .. } => PyOSError::new_err(e.to_string()),
+            other => PyValueError::new_err(other.to_string()),
+        })?;
+        Problem::new(py, spec)
+    }
+
+    /// Writes the problem and its sampling defaults as a problem file (JSON,
+    /// or TOML for ``.toml``) that :meth:`load` and the command line read
+    /// back bit for bit. The file is written whole or not at all.
+    ///
+    /// >>> import impactset, tempfile, os, numpy as np
+    /// >>> p = impactset.Problem.scene("compass-gait")
+    /// >>> path = os.path.join(tempfile.mkdtemp(), "gait.json")
+    /// >>> p.save(path)
+    /// >>> q = impactset.Problem.load(path)
+    /// >>> np.array_equal(p.M, q.M) and q.name == "compass-gait"
+    /// True
+    fn save(&self, py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<()> {
+        let path = args::path("path", path)?;
+        let file = ProblemFile::from_spec(&self.spec);
+        let toml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+        let text = if toml {
+            toml::to_string_pretty(&file).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?
+        } else {
+            let mut text = serde_json::to_string_pretty(&file)
+                .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+            text.push('\n');
+            text
+        };
+        py.detach(|| crate::convert::write_atomically(&path, text.as_bytes()))
+            .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))
+    }
+
+    /// The mass matrix (n, n), read-only.
+    #[getter(M)]
+    fn mass(&self, py: Python<'_>) -> Py<PyArray2<f64>> {
+        self.m_array.clone_ref(py)
+    }
+
+    /// The pre-impact velocity (n,), read-only.
+    #[getter]
+    fn v(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
+        self.v_array.clone_ref(py)
+    }
+
+    /// The normal Jacobian (k, n), read-only.
+    #[getter(Jn)]
+    fn jn(&self, py: Python<'_>) -> Py<PyArray2<f64>> {
+        self.jn_array.clone_ref(py)
+    }
+
+    /// The tangent Jacobian, (k, n) planar or (k, 2, n) spatial, read-only.
+    #[getter(Jt)]
+    fn jt(&self, py: Python<'_>) -> Py<PyAny> {
+        self.jt_array.clone_ref(py)
+    }
+
+    /// The friction coefficients (k,), read-only.
+    #[getter]
+    fn mu(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
+        self.mu_array.clone_ref(py)
+    }
+
+    /// The contact names.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.spec.problem.contacts().iter().map(|c| c.name.clone()).collect()
+    }
+
+    /// The problem's name (the scene id, the file's ``name`` or stem).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// Number of generalized velocities.
+    #[getter]
+    fn n(&self) -> usize {
+        self.spec.problem.n()
+    }
+
+    /// Number of contacts.
+    #[getter]
+    fn m(&self) -> usize {
+        self.spec.problem.m()
+    }
+
+    /// ``"planar"`` or ``"spatial"``.
+    #[getter]
+    fn dimension(&self) -> &'static str {
+        match self.spec.problem.dimension() {
+            Dimension::Planar => "planar",
+            Dimension::Spatial => "spatial",
+        }
+    }
+
+    /// Friction directions per contact (2 planar; spatial: even, ≥ 4).
+    #[getter]
+    fn friction_directions(&self) -> usize {
+        self.spec.problem.friction_directions()
+    }
+
+    /// The impulse step ``h`` of the problem's scene or file, or None.
+    #[getter]
+    fn step_size(&self) -> Option<f64> {
+        self.spec.step_size
+    }
+
+    /// The step cap ``K`` of the problem's scene or file, or None.
+    #[getter]
+    fn steps(&self) -> Option<usize> {
+        self.spec.steps
+    }
+
+    /// The sample count of the problem's scene or file, or None.
+    #[getter]
+    fn samples(&self) -> Option<usize> {
+        self.spec.samples
+    }
+
+    /// The impulse step :func:`impactset.sample` uses when none is given:
+    /// :attr:`step_size`, else half the largest single-contact plastic
+    /// impulse.
+    #[getter]
+    fn default_step_size(&self) -> f64 {
+        self.resolved_step_size()
+    }
+
+    /// The problem as the dict of a JSON problem file.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = serde_json::to_value(ProblemFile::from_spec(&self.spec))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        crate::convert::json_to_py(py, &value)
+    }
+
+    fn __repr__(&self) -> String {
+        let p = &self.spec.problem;
+        format!("Problem('{}', n={}, m={}, {})", self.spec.name, p.n(), p.m(), self.dimension())
+    }
+}
+
+/// The built-in scenes: a list of dicts with ``id``, ``description``,
+/// ``n``, ``m`` and ``dimension``.
+///
+/// >>> import impactset
+/// >>> [s["id"] for s in impactset.scenes()][:2]
+/// ['rocking-block', 'compass-gait']
+#[pyfunction]
+pub fn scenes<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for info in scene::catalog() {
+        let d = PyDict::new(py);
+        d.set_item("id", info.id)?;
+        d.set_item("description", info.description)?;
+        d.set_item("n", info.n)?;
+        d.set_item("m", info.m)?;
+        d.set_item("dimension", if info.dimension == Dimension::Planar { "planar" } else { "spatial" })?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// Validates the arrays of `Problem.from_arrays` (shapes, finiteness,
+/// friction, normals, `M` symmetric positive definite) and builds the
+/// problem; every error names the argument.
+fn problem_from_arrays(
+    mass: &PyReadonlyArrayDyn<'_, f64>,
+    velocity: &PyReadonlyArrayDyn<'_, f64>,
+    jn: &PyReadonlyArrayDyn<'_, f64>,
+    jt: &PyReadonlyArrayDyn<'_, f64>,
+    friction: &PyReadonlyArrayDyn<'_, f64>,
+    names: Option<&Bound<'_, PyAny>>,
+    friction_directions: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ImpactProblem> {
+    let value_error = |s: String| PyValueError::new_err(s);
+    let ms = args::shape_of(mass);
+    let n = match ms[..] {
+        [r, c] if r == c && r > 0 => r,
+        _ => {
+            return Err(value_error(format!(
+                "M: expected a square 2-D array (n, n) with n ≥ 1, got shape {}",
+                shape_str(&ms)
+            )));
+        }
+    };
+    let vs = args::shape_of(velocity);
+    if vs != [n] {
+        return Err(value_error(format!("v: expected shape {}, got {}", shape_str(&[n]), shape_str(&vs))));
+    }
+    let js = args::shape_of(jn);
+    let k = match js[..] {
+        [0, _] => {
+            return Err(value_error(format!("Jn: expected at least one contact, got shape {}", shape_str(&js))));
+        }
+        [k, c] if c == n => k,
+        [k, _] => {
+            return Err(value_error(format!("Jn: expected shape {}, got {}", shape_str(&[k, n]), shape_str(&js))));
+        }
+        _ => {
+            return Err(value_error(format!(
+                "Jn: expected a 2-D array of shape (k, {n}), got shape {}",
+                shape_str(&js)
+            )));
+        }
+    };
+    let ts = args::shape_of(jt);
+    let spatial = match ts[..] {
+        [a, b] if a == k && b == n => false,
+        [a, 2, b] if a == k && b == n => true,
+        _ => {
+            return Err(value_error(format!(
+                "Jt: expected shape {} (planar) or {} (spatial), got {}",
+                shape_str(&[k, n]),
+                shape_str(&[k, 2, n]),
+                shape_str(&ts)
+            )));
+        }
+    };
+    let fs = args::shape_of(friction);
+    if fs != [k] {
+        return Err(value_error(format!("mu: expected shape {}, got {}", shape_str(&[k]), shape_str(&fs))));
+    }
+    for (label, a) in [("M", mass), ("v", velocity), ("Jn", jn), ("Jt", jt), ("mu", friction)] {
+        args::check_finite(label, a)?;
+    }
+    let (mass, velocity, jn, jt, friction) =
+        (mass.as_array(), velocity.as_array(), jn.as_array(), jt.as_array(), friction.as_array());
+    for (i, mu) in friction.iter().enumerate() {
+        if *mu < 0.0 {
+            return Err(value_error(format!("mu[{i}] = {}: friction coefficients must be ≥ 0", args::float_str(*mu))));
+        }
+    }
+    for i in 0..k {
+        if (0..n).all(|j| jn[[i, j]] == 0.0) {
+            return Err(value_error(format!("Jn[{i}] is all zeros: every contact needs a normal direction")));
+        }
+    }
+    let m = DMatrix::from_fn(n, n, |i, j| mass[[i, j]]);
+    check_spd(&m)?;
+    let names = contact_names(names, k)?;
+    let row = |a: &ArrayViewD<'_, f64>, index: &dyn Fn(usize) -> Vec<usize>| {
+        DVector::from_fn(n, |j, _| a[index(j).as_slice()])
+    };
+    let contacts: Vec<Contact> = (0..k)
+        .map(|i| {
+            let normal = row(&jn, &|j| vec![i, j]);
+            let tangents = if spatial {
+                (0..2).map(|t| row(&jt, &|j| vec![i, t, j])).collect()
+            } else {
+                vec![row(&jt, &|j| vec![i, j])]
+            };
+            Contact { name: names[i].clone(), normal, tangents, friction: friction[[i]] }
+        })
+        .collect();
+    let d = args::optional_count("friction_directions", friction_directions, 0)?;
+    let v = DVector::from_fn(n, |i, _| velocity[[i]]);
+    ImpactProblem::with_friction_directions(m, v, contacts, d).map_err(|e| value_error(problem_message(&e)))
+}
+
+/// `M` symmetric (to the library's relative `1e-12`) and positive definite;
+/// the error gives the offending pair or the smallest eigenvalue.
+fn check_spd(m: &DMatrix<f64>) -> PyResult<()> {
+    let scale = m.amax().max(f64::MIN_POSITIVE);
+    for i in 0..m.nrows() {
+        for j in 0..i {
+            let (a, b) = (m[(j, i)], m[(i, j)]);
+            if (a - b).abs() > 1e-12 * scale {
+                return Err(PyValueError::new_err(format!(
+                    "M is not symmetric: M[{j}, {i}] = {a} but M[{i}, {j}] = {b}"
+                )));
+            }
+        }
+    }
+    if nalgebra::Cholesky::new(m.clone()).is_none() {
+        let smallest = m.clone().symmetric_eigenvalues().min();
+        return Err(PyValueError::new_err(format!(
+            "M is not symmetric positive definite: smallest eigenvalue {}",
+            args::sci(smallest, 1)
+        )));
+    }
+    Ok(())
+}
+
+/// `names` (None or a sequence of `k` strings) as contact names.
+fn contact_names(names: Option<&Bound<'_, PyAny>>, k: usize) -> PyResult<Vec<String>> {
+    let Some(names) = names.filter(|n| !n.is_none()) else {
+        return Ok((0..k).map(default_contact_name).collect());
+    };
+    if names.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!("names: expected a sequence of {k} str, got str")));
+    }
+    let items: Vec<Bound<'_, PyAny>> = names
+        .try_iter()
+        .map_err(|_| {
+            PyTypeError::new_err(format!("names: expected a sequence of {k} str, got {}", args::type_name(names)))
+        })?
+        .collect::<PyResult<_>>()?;
+    if items.len() != k {
+        return Err(PyValueError::new_err(format!("names: expected {k} names (one per contact), got {}", items.len())));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            item.cast::<PyString>()
+                .map_err(|_| PyTypeError::new_err(format!("names[{i}]: expected a str, got {}", args::type_name(item))))
+                .and_then(|s| Ok(s.to_str()?.to_string()))
+        })
+        .collect()
+}
+
+/// A library problem error in the Python arguments' names.
+fn problem_message(e: &ProblemError) -> String {
+    match e {
+        ProblemError::FrictionDirections { d, why } => format!("friction_directions: {d}: {why}"),
+        ProblemError::NotPositiveDefinite => "M is not symmetric positive definite".into(),
+        other => other.to_string(),
+    }
+}

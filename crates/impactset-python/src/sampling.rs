@@ -1,0 +1,571 @@
+//! `impactset.sample` and `impactset.SampleSet`: Algorithm 2 run chunk by
+//! chunk off the interpreter, each chunk's results appended to flat buffers
+//! that become the ndarrays without a further copy.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use impactset::analysis::{ContactMode, ModeClassifier, ModeOptions};
+use impactset::gpu::{GpuContext, MAX_GPU_ALL_CONTACTS, Precision};
+use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
+use impactset::sampling::SetTally;
+use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions, Selection};
+
+use crate::args;
+use crate::convert::{matrix, vector};
+use crate::detached::{self, Control};
+use crate::problem::Problem;
+
+/// Samples per chunk of a run: memory holds one chunk of the library's
+/// samples besides the result buffers (about 8 MB for a 4-velocity problem);
+/// the samples do not depend on it.
+const CHUNK: usize = 1 << 16;
+
+/// The samples of one run, as ndarrays, with the run's summary.
+///
+/// * ``v_plus`` (accepted, n) float64: the accepted post-impact velocities,
+///   in sample order (the rows of the command line's ``--out x.npy``);
+/// * ``accepted`` (samples,) bool, ``steps`` (samples,) uint32,
+///   ``energy_ratio`` (samples,) float64 (E⁺/E⁻), ``residual`` (samples,)
+///   float64 (largest step-LCP residual; inf where Lemke failed): one entry
+///   per sample, accepted or not;
+/// * ``indices`` (accepted,) uint64: the sample index of each row of
+///   ``v_plus``;
+/// * ``modes`` (accepted,) int32: each accepted sample's joint contact mode,
+///   an index into ``mode_labels`` (most frequent first) and
+///   ``mode_table`` (one phrase per contact);
+/// * ``summary``: the command line's summary as a dict, with the mode
+///   histogram under ``"modes"``.
+///
+/// The arrays are read-only; ``len(s)`` is the number of accepted samples.
+#[pyclass(module = "impactset", frozen, name = "SampleSet")]
+pub struct SampleSet {
+    problem: Py<Problem>,
+    options: SamplerOptions,
+    v_plus: Py<PyArray2<f64>>,
+    accepted: Py<PyArray1<bool>>,
+    indices: Py<PyArray1<u64>>,
+    steps: Py<PyArray1<u32>>,
+    energy_ratio: Py<PyArray1<f64>>,
+    residual: Py<PyArray1<f64>>,
+    modes: Py<PyArray1<i32>>,
+    mode_labels: Vec<String>,
+    mode_table: Vec<Vec<String>>,
+    summary: Py<PyDict>,
+    accepted_count: usize,
+}
+
+#[pymethods]
+impl SampleSet {
+    /// The accepted post-impact velocities (accepted, n), read-only.
+    #[getter]
+    fn v_plus(&self, py: Python<'_>) -> Py<PyArray2<f64>> {
+        self.v_plus.clone_ref(py)
+    }
+
+    /// Which samples were accepted (samples,).
+    #[getter]
+    fn accepted(&self, py: Python<'_>) -> Py<PyArray1<bool>> {
+        self.accepted.clone_ref(py)
+    }
+
+    /// The sample index of each row of ``v_plus`` (accepted,).
+    #[getter]
+    fn indices(&self, py: Python<'_>) -> Py<PyArray1<u64>> {
+        self.indices.clone_ref(py)
+    }
+
+    /// LCP steps each sample took (samples,).
+    #[getter]
+    fn steps(&self, py: Python<'_>) -> Py<PyArray1<u32>> {
+        self.steps.clone_ref(py)
+    }
+
+    /// ``E⁺/E⁻`` of each sample (samples,); 1 where ``E⁻ = 0``.
+    #[getter]
+    fn energy_ratio(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
+        self.energy_ratio.clone_ref(py)
+    }
+
+    /// The largest step-LCP residual violation of each sample (samples,).
+    #[getter]
+    fn residual(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
+        self.residual.clone_ref(py)
+    }
+
+    /// Each accepted sample's joint contact mode (accepted,), an index into
+    /// :attr:`mode_labels`.
+    #[getter]
+    fn modes(&self, py: Python<'_>) -> Py<PyArray1<i32>> {
+        self.modes.clone_ref(py)
+    }
+
+    /// Labels of the joint contact modes, most frequent first, e.g.
+    /// ``"A sticks, B separates"``.
+    #[getter]
+    fn mode_labels(&self) -> Vec<String> {
+        self.mode_labels.clone()
+    }
+
+    /// Per joint mode, what each contact does (``separates``, ``sticks``,
+    /// ``slides +t``, ``slides −t``, ``slides``).
+    #[getter]
+    fn mode_table(&self) -> Vec<Vec<String>> {
+        self.mode_table.clone()
+    }
+
+    /// The run summary (counts, settings, backend, mode histogram) as a
+    /// dict: the command line's ``--summary`` without baselines.
+    #[getter]
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        // A copy, so that the set stays as it was sampled.
+        self.summary.bind(py).call_method0("copy")
+    }
+
+    /// The problem that was sampled.
+    #[getter]
+    fn problem(&self, py: Python<'_>) -> Py<Problem> {
+        self.problem.clone_ref(py)
+    }
+
+    /// Draws the accepted outcomes projected on contact-frame velocities
+    /// (one panel per pair of contact velocities, coloured by joint contact
+    /// mode), the intermediate velocities of the first ``trajectories``
+    /// samples and, with ``baselines``, the simultaneous and sequential
+    /// outcomes; ``path`` ends in ``.svg`` or ``.png`` (PNG needs a
+    /// TrueType font). The file is written whole or not at all, also on
+    /// Ctrl-C.
+    ///
+    /// >>> import impactset, tempfile, os
+    /// >>> s = impactset.sample(impactset.Problem.scene("rocking-block"), 512)
+    /// >>> path = os.path.join(tempfile.mkdtemp(), "block.svg")
+    /// >>> s.plot(path)
+    /// >>> open(path).read().startswith("<svg")
+    /// True
+    #[pyo3(signature = (path, *, trajectories=None, baselines=true, title=None, max_points=None))]
+    fn plot(
+        &self,
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        trajectories: Option<&Bound<'_, PyAny>>,
+        baselines: bool,
+        title: Option<String>,
+        max_points: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let path = args::path("path", path)?;
+        let trajectories = args::optional_count("trajectories", trajectories, 0)?.unwrap_or(32);
+        let max_points = args::optional_count("max_points", max_points, 1)?.unwrap_or(20_000);
+        let problem = self.problem.get();
+        let set = self.rust_set(py)?;
+        let title = title.unwrap_or_else(|| problem.spec.name.clone());
+        let figure = crate::figure::SetFigureJob {
+            problem: problem.problem(),
+            options: &self.options,
+            set: &set,
+            trajectories,
+            baselines,
+            title,
+            max_points,
+        };
+        figure.run(py, &path)
+    }
+
+    fn __len__(&self) -> usize {
+        self.accepted_count
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let samples = self.accepted.bind(py).len();
+        format!(
+            "SampleSet('{}', accepted {} of {} samples, {} contact modes)",
+            self.problem.get().spec.name,
+            self.accepted_count,
+            samples,
+            self.mode_labels.len()
+        )
+    }
+}
+
+impl SampleSet {
+    /// The library's sample set: the accepted samples' `v⁺` and
+    /// placeholders for the rejected ones (what the figure needs).
+    fn rust_set(&self, py: Python<'_>) -> PyResult<RustSampleSet> {
+        let n = self.problem.get().problem().n();
+        let v = self.v_plus.bind(py).readonly();
+        let v = v.as_array();
+        let accepted = self.accepted.bind(py).readonly();
+        let accepted = accepted.as_slice().map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let mut row = 0;
+        let samples = accepted
+            .iter()
+            .enumerate()
+            .map(|(i, &ok)| {
+                let v_plus = if ok {
+                    row += 1;
+                    v.row(row - 1).to_vec()
+                } else {
+                    Vec::new()
+                };
+                impactset::Sample {
+                    index: self.options.first_index + i as u64,
+                    v_plus,
+                    steps: 0,
+                    terminated: ok,
+                    accepted: ok,
+                    max_residual: 0.0,
+                    energy_before: 0.0,
+                    energy_after: 0.0,
+                    fallback_steps: 0,
+                }
+            })
+            .collect();
+        Ok(RustSampleSet { n, samples })
+    }
+}
+
+/// The GPU context, built once per process (adapter, device, pipelines).
+fn gpu_context() -> Result<Arc<GpuContext>, String> {
+    static CONTEXT: Mutex<Option<Arc<GpuContext>>> = Mutex::new(None);
+    let mut slot = CONTEXT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(context) = slot.as_ref() {
+        return Ok(context.clone());
+    }
+    let context = Arc::new(GpuContext::new().map_err(|e| e.to_string())?);
+    *slot = Some(context.clone());
+    Ok(context)
+}
+
+/// The backend for `backend` and why (the command line's rules: `auto`
+/// takes the GPU when there is one and it runs the selection rule here);
+/// the GPU context is shared by every call in the process.
+fn open_backend(
+    problem: &ImpactProblem,
+    backend: &str,
+    precision: Option<Precision>,
+    selection: Selection,
+    threads: Option<usize>,
+) -> PyResult<(Backend, String)> {
+    let cpu = |reason: String| -> PyResult<(Backend, String)> {
+        let backend = Backend::cpu(threads).map_err(|e| PyRuntimeError::new_err(format!("threads: {e}")))?;
+        Ok((backend, reason))
+    };
+    if backend == "cpu" {
+        if precision == Some(Precision::F32) {
+            return Err(PyValueError::new_err(
+                "precision: 'f32' runs on the GPU only (backend='gpu' or 'auto'); the CPU runs in f64",
+            ));
+        }
+        return cpu("backend='cpu'".into());
+    }
+    let m = problem.m();
+    if selection == Selection::All && backend == "auto" && m > MAX_GPU_ALL_CONTACTS {
+        return cpu(format!(
+            "selection='all' runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
+        ));
+    }
+    let context = match gpu_context() {
+        Ok(context) => context,
+        Err(e) if backend == "auto" => return cpu(format!("no GPU ({e})")),
+        Err(e) => return Err(PyRuntimeError::new_err(format!("backend='gpu': {e}"))),
+    };
+    let reason = if backend == "auto" { "backend='auto': a GPU adapter" } else { "backend='gpu'" };
+    Ok((Backend::gpu(context, precision), reason.to_string()))
+}
+
+/// What a run keeps of each chunk: flat buffers that become the ndarrays.
+struct Collected {
+    n: usize,
+    v_plus: Vec<f64>,
+    indices: Vec<u64>,
+    accepted: Vec<bool>,
+    steps: Vec<u32>,
+    energy_ratio: Vec<f64>,
+    residual: Vec<f64>,
+    modes: Vec<i32>,
+    mode_ids: HashMap<Vec<ContactMode>, i32>,
+    mode_list: Vec<Vec<ContactMode>>,
+    mode_counts: Vec<usize>,
+    tally: SetTally,
+    elapsed_s: f64,
+}
+
+impl Collected {
+    fn new(n: usize, samples: usize) -> Self {
+        Collected {
+            n,
+            // Room for every sample to be accepted, so that the buffer is
+            // never moved while it grows.
+            v_plus: Vec::with_capacity(samples * n),
+            indices: Vec::with_capacity(samples),
+            accepted: Vec::with_capacity(samples),
+            steps: Vec::with_capacity(samples),
+            energy_ratio: Vec::with_capacity(samples),
+            residual: Vec::with_capacity(samples),
+            modes: Vec::with_capacity(samples),
+            mode_ids: HashMap::new(),
+            mode_list: Vec::new(),
+            mode_counts: Vec::new(),
+            tally: SetTally::default(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    fn add(&mut self, chunk: &RustSampleSet, classifier: &ModeClassifier<'_>) {
+        self.tally.add(chunk);
+        for s in &chunk.samples {
+            self.accepted.push(s.accepted);
+            self.steps.push(s.steps);
+            self.residual.push(s.max_residual);
+            self.energy_ratio.push(if s.energy_before > 0.0 { s.energy_after / s.energy_before } else { 1.0 });
+            if s.accepted {
+                debug_assert_eq!(s.v_plus.len(), self.n);
+                self.v_plus.extend_from_slice(&s.v_plus);
+                self.indices.push(s.index);
+                let modes = classifier.classify(&s.v_plus);
+                let next = self.mode_list.len() as i32;
+                let id = *self.mode_ids.entry(modes.clone()).or_insert(next);
+                if id == next {
+                    self.mode_list.push(modes);
+                    self.mode_counts.push(0);
+                }
+                self.mode_counts[id as usize] += 1;
+                self.modes.push(id);
+            }
+        }
+    }
+
+    /// Renumbers the modes most frequent first (ties in mode order), as the
+    /// histogram lists them.
+    fn sort_modes(&mut self) {
+        let mut order: Vec<usize> = (0..self.mode_list.len()).collect();
+        order.sort_by(|&a, &b| {
+            self.mode_counts[b].cmp(&self.mode_counts[a]).then_with(|| self.mode_list[a].cmp(&self.mode_list[b]))
+        });
+        let mut new_id = vec![0i32; order.len()];
+        for (rank, &old) in order.iter().enumerate() {
+            new_id[old] = rank as i32;
+        }
+        for id in &mut self.modes {
+            *id = new_id[*id as usize];
+        }
+        self.mode_list = order.iter().map(|&i| self.mode_list[i].clone()).collect();
+        self.mode_counts = order.iter().map(|&i| self.mode_counts[i]).collect();
+    }
+}
+
+/// Runs Algorithm 2 on `backend` chunk by chunk (cancelled through
+/// `control` between any two samples on the CPU, between batches on the
+/// GPU), keeping each chunk in the result buffers.
+fn run_chunks(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    backend: &Backend,
+    control: &Control,
+) -> Result<Collected, RunError> {
+    let classifier = ModeClassifier::new(problem, &ModeOptions::default());
+    let mut collected = Collected::new(problem.n(), options.samples);
+    let run = RunControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
+    let elapsed = sample_chunks(backend, problem, options, CHUNK, &run, &mut |chunk| {
+        collected.add(&chunk, &classifier);
+        Ok::<_, RunError>(())
+    })?;
+    collected.elapsed_s = elapsed;
+    collected.sort_modes();
+    Ok(collected)
+}
+
+/// An argument that was given and is not None.
+fn some<'py>(o: Option<&Bound<'py, PyAny>>) -> Option<Bound<'py, PyAny>> {
+    o.filter(|x| !x.is_none()).cloned()
+}
+
+/// The native `sample`; `impactset.sample` adds the progress bar.
+#[pyfunction]
+#[pyo3(signature = (problem, n=None, *, seed=None, selection=None, steps=None, step_size=None, backend=None, precision=None, threads=None, progress=None, first_index=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn sample_native(
+    py: Python<'_>,
+    problem: &Bound<'_, PyAny>,
+    n: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
+    selection: Option<&Bound<'_, PyAny>>,
+    steps: Option<&Bound<'_, PyAny>>,
+    step_size: Option<&Bound<'_, PyAny>>,
+    backend: Option<&Bound<'_, PyAny>>,
+    precision: Option<&Bound<'_, PyAny>>,
+    threads: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
+    first_index: Option<&Bound<'_, PyAny>>,
+) -> PyResult<SampleSet> {
+    let problem_obj = problem.cast::<Problem>().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "problem: expected an impactset.Problem, got {}",
+            args::type_name(problem)
+        ))
+    })?;
+    let pyproblem = problem_obj.get();
+    let spec = &pyproblem.spec;
+    // The problem's defaults, as the command line resolves them.
+    let defaults = spec.sampler_options();
+    let samples = match some(n) {
+        Some(n) => args::integer("n", &n, 1, usize::MAX as i128)? as usize,
+        None => defaults.samples,
+    };
+    let seed = match some(seed) {
+        Some(s) => args::integer("seed", &s, 0, u64::MAX as i128)? as u64,
+        None => 0,
+    };
+    let selection = match some(selection) {
+        Some(s) => args::choice("selection", &s, &["lemke", "random-lemke", "all"])?
+            .parse::<Selection>()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        None => Selection::All,
+    };
+    let steps = match some(steps) {
+        Some(k) => args::integer("steps", &k, 0, u32::MAX as i128)? as usize,
+        None => defaults.steps,
+    };
+    let step_size = match some(step_size) {
+        Some(h) => args::positive_float("step_size", &h)?,
+        None => defaults.step_size_for(pyproblem.problem()),
+    };
+    let backend = match some(backend) {
+        Some(b) => args::choice("backend", &b, &["cpu", "gpu", "auto"])?,
+        None => "cpu",
+    };
+    let precision = match some(precision) {
+        Some(p) => Some(
+            args::choice("precision", &p, &["f64", "f32"])?
+                .parse::<Precision>()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let threads = args::optional_count("threads", threads, 1)?;
+    let first_index = match some(first_index) {
+        Some(i) => args::integer("first_index", &i, 0, u64::MAX as i128)? as u64,
+        None => 0,
+    };
+    let progress = some(progress);
+    if let Some(p) = &progress
+        && !p.is_callable()
+    {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "progress: expected a callable taking the number of samples newly done, got {}",
+            args::type_name(p)
+        )));
+    }
+    let options = SamplerOptions {
+        samples,
+        first_index,
+        step_size: Some(step_size),
+        steps,
+        seed,
+        selection,
+        threads,
+        ..SamplerOptions::default()
+    };
+    let problem = pyproblem.problem();
+    let (backend, backend_reason) = py.detach(|| open_backend(problem, backend, precision, selection, threads))?;
+    let collected = detached::run(py, progress.as_ref(), |control| run_chunks(problem, &options, &backend, control))?
+        .map_err(|e| match e {
+        // Cancelled runs end in the signal's exception above, so this
+        // is only reached if something else set the flag.
+        RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
+        other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
+    })?;
+    let summary =
+        RunSummary::new(&spec.name, &collected.tally, &options, &backend, &backend_reason, collected.elapsed_s);
+    finish(py, problem_obj.clone().unbind(), problem, options, collected, &summary)
+}
+
+/// The collected buffers as a `SampleSet` (the ndarrays take the buffers
+/// over) with its summary.
+fn finish(
+    py: Python<'_>,
+    problem_obj: Py<Problem>,
+    problem: &ImpactProblem,
+    options: SamplerOptions,
+    mut c: Collected,
+    run: &RunSummary,
+) -> PyResult<SampleSet> {
+    let n = problem.n();
+    // The buffer was sized for every sample; give back a large unused tail
+    // (one copy, only when many samples were rejected).
+    if c.v_plus.capacity() > c.v_plus.len() + c.v_plus.len() / 4 + n {
+        c.v_plus.shrink_to_fit();
+    }
+    let accepted_count = c.indices.len();
+    let labels: Vec<String> =
+        c.mode_list.iter().map(|modes| impactset::analysis::joint_label(problem, modes)).collect();
+    let table: Vec<Vec<String>> =
+        c.mode_list.iter().map(|modes| modes.iter().map(|m| m.phrase().to_string()).collect()).collect();
+    let summary = summary_dict(py, problem, &c, &labels, &table, run)?;
+    Ok(SampleSet {
+        problem: problem_obj,
+        options,
+        v_plus: matrix(py, std::mem::take(&mut c.v_plus), n)?.unbind(),
+        accepted: vector(py, std::mem::take(&mut c.accepted))?.unbind(),
+        indices: vector(py, std::mem::take(&mut c.indices))?.unbind(),
+        steps: vector(py, std::mem::take(&mut c.steps))?.unbind(),
+        energy_ratio: vector(py, std::mem::take(&mut c.energy_ratio))?.unbind(),
+        residual: vector(py, std::mem::take(&mut c.residual))?.unbind(),
+        modes: vector(py, std::mem::take(&mut c.modes))?.unbind(),
+        mode_labels: labels,
+        mode_table: table,
+        summary: summary.unbind(),
+        accepted_count,
+    })
+}
+
+/// The command line's summary fields and the mode histogram.
+fn summary_dict<'py>(
+    py: Python<'py>,
+    problem: &ImpactProblem,
+    c: &Collected,
+    labels: &[String],
+    table: &[Vec<String>],
+    s: &RunSummary,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("problem", &s.problem)?;
+    d.set_item("samples", s.samples)?;
+    d.set_item("accepted", s.accepted)?;
+    d.set_item("terminated", s.terminated)?;
+    d.set_item("rejected_unterminated", s.rejected_unterminated)?;
+    d.set_item("rejected_residual", s.rejected_residual)?;
+    d.set_item("mean_steps", s.mean_steps)?;
+    d.set_item("max_residual", s.max_residual)?;
+    d.set_item("fallback_steps", s.fallback_steps)?;
+    d.set_item("max_energy_ratio", s.max_energy_ratio)?;
+    d.set_item("seed", s.seed)?;
+    d.set_item("selection", &s.selection)?;
+    d.set_item("backend", &s.backend)?;
+    d.set_item("backend_reason", &s.backend_reason)?;
+    d.set_item("precision", &s.precision)?;
+    d.set_item("threads", s.threads)?;
+    d.set_item("elapsed_s", s.elapsed_s)?;
+    d.set_item("step_size", s.step_size)?;
+    d.set_item("steps", s.steps)?;
+    d.set_item("first_index", s.first_index)?;
+    let histogram = PyDict::new(py);
+    histogram.set_item("contacts", problem.contacts().iter().map(|c| c.name.clone()).collect::<Vec<_>>())?;
+    histogram.set_item("total", c.indices.len())?;
+    let entries = PyList::empty(py);
+    for (i, label) in labels.iter().enumerate() {
+        let e = PyDict::new(py);
+        e.set_item("modes", &table[i])?;
+        e.set_item("label", label)?;
+        e.set_item("count", c.mode_counts[i])?;
+        e.set_item("fraction", c.mode_counts[i] as f64 / c.indices.len().max(1) as f64)?;
+        entries.append(e)?;
+    }
+    histogram.set_item("entries", entries)?;
+    d.set_item("modes", histogram)?;
+    Ok(d)
+}

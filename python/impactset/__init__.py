@@ -1,0 +1,159 @@
+"""Set-valued rigid-body impacts: every way simultaneous frictional impacts
+can turn out (Halm & Posa's set-valued Routh model), sampled by the Rust
+core of ``impactset``.
+
+>>> import numpy as np, impactset
+>>> # A unit point mass falling at 1 onto a floor with friction 0.5.
+>>> p = impactset.Problem.from_arrays(np.eye(2), [0.3, -1.0], [[0.0, 1.0]], [[1.0, 0.0]], [0.5])
+>>> s = impactset.sample(p, 1000, seed=7)
+>>> s.v_plus.shape
+(1000, 2)
+>>> bool(np.allclose(s.v_plus[:, 1], 0.0))  # the mass stays on the floor
+True
+
+The pieces:
+
+* :class:`Problem`: ``M``, ``v``, ``Jn``, ``Jt``, ``mu`` from arrays
+  (:meth:`Problem.from_arrays`), a built-in scene (:meth:`Problem.scene`,
+  :func:`scenes`) or a problem file (:meth:`Problem.load`, :meth:`Problem.save`);
+* :func:`sample` → :class:`SampleSet` (ndarrays, contact modes, summary,
+  :meth:`SampleSet.plot`);
+* :func:`baseline`, :func:`contact_modes`, :func:`covering_radius`,
+  :func:`hausdorff`, :func:`held_out_certificate`.
+
+The mathematics: ``docs/model.md`` in the repository.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, Optional
+
+from ._impactset import (
+    Problem,
+    SampleSet,
+    __version__,
+    baseline,
+    contact_modes,
+    covering_radius,
+    hausdorff,
+    held_out_certificate,
+    sample_native as _sample_native,
+    scenes,
+)
+
+__all__ = [
+    "Problem",
+    "SampleSet",
+    "sample",
+    "scenes",
+    "baseline",
+    "contact_modes",
+    "covering_radius",
+    "hausdorff",
+    "held_out_certificate",
+    "__version__",
+]
+
+
+def sample(
+    problem: Problem,
+    n: Optional[int] = None,
+    *,
+    seed: int = 0,
+    selection: str = "all",
+    steps: Optional[int] = None,
+    step_size: Optional[float] = None,
+    backend: str = "cpu",
+    precision: Optional[str] = "f64",
+    threads: Optional[int] = None,
+    progress: bool = False,
+    first_index: int = 0,
+) -> SampleSet:
+    """Samples the post-impact set of ``problem`` (Algorithm 2 of
+    ``docs/model.md``): ``n`` samples (default: the problem's sample count,
+    else 4096), each a run of random Routh steps from the pre-impact velocity.
+
+    ``seed`` and the sample indices ``first_index .. first_index + n`` fix
+    every sample: the same arguments give bit for bit the numbers of
+    ``impactset sample PROBLEM -n N --seed SEED --out x.npy``, whatever
+    ``threads``. ``selection`` is ``"all"`` (every solution of each step LCP,
+    one picked uniformly), ``"random-lemke"`` or ``"lemke"``; ``steps`` (the
+    step cap K) and ``step_size`` (the impulse step h) default to the
+    problem's, else 10 and half the largest single-contact plastic impulse.
+    ``backend`` is ``"cpu"`` (f64), ``"gpu"`` or ``"auto"`` (the GPU when
+    there is one that runs the selection rule on this problem);
+    ``precision`` ``"f64"`` or ``"f32"`` (GPU only; None: f64 where the
+    adapter has it). ``progress=True`` shows a progress bar on standard
+    error (tqdm when installed).
+
+    The GIL is released while sampling, so other Python threads run; Ctrl-C
+    stops the run within about a second with ``KeyboardInterrupt``.
+
+    >>> import impactset
+    >>> s = impactset.sample(impactset.Problem.scene("compass-gait"), 2000, seed=3)
+    >>> s.summary["samples"], s.summary["selection"], s.v_plus.shape == (s.summary["accepted"], 4)
+    (2000, 'all', True)
+    >>> s.mode_labels[0]
+    'A sticks, B separates'
+    """
+    callback, close = _progress_bar(problem, n) if progress else (None, None)
+    try:
+        return _sample_native(
+            problem,
+            n,
+            seed=seed,
+            selection=selection,
+            steps=steps,
+            step_size=step_size,
+            backend=backend,
+            precision=precision,
+            threads=threads,
+            progress=callback,
+            first_index=first_index,
+        )
+    finally:
+        if close is not None:
+            close()
+
+
+def _progress_bar(problem: object, n: Optional[int]) -> tuple[Callable[[int], None], Callable[[], None]]:
+    """A progress callback (samples newly done) and its closer: tqdm when
+    installed, else a plain bar on standard error."""
+    total = n if n is not None else getattr(problem, "samples", None) or 4096
+    try:
+        from tqdm.auto import tqdm  # type: ignore[import-not-found]
+    except ImportError:
+        return _StderrBar(int(total)).callbacks()
+    bar = tqdm(total=int(total), unit="samples", unit_scale=True, dynamic_ncols=True)
+    return bar.update, bar.close
+
+
+class _StderrBar:
+    """A one-line progress bar on standard error, redrawn at most 10 times a
+    second."""
+
+    def __init__(self, total: int) -> None:
+        self.total = max(total, 1)
+        self.done = 0
+        self.last = ""
+
+    def update(self, k: int) -> None:
+        self.done += k
+        width = 30
+        filled = width * min(self.done, self.total) // self.total
+        line = f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} samples"
+        if line != self.last:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            self.last = line
+
+    def close(self) -> None:
+        if self.last:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    def callbacks(self) -> tuple[Callable[[int], None], Callable[[], None]]:
+        return self.update, self.close
+
+

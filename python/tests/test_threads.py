@@ -1,0 +1,110 @@
+"""Long calls release the GIL, report progress only when asked, and stop
+on Ctrl-C (KeyboardInterrupt) long before they would have finished."""
+
+from __future__ import annotations
+
+import _thread
+import threading
+import time
+
+import pytest
+
+import impactset
+
+# A run of this size takes minutes (disk-stack, every solution of each step).
+LONG = 1 << 24
+
+
+def test_another_thread_runs_during_sample() -> None:
+    p = impactset.Problem.scene("compass-gait")
+    ticks = 0
+    stop = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+
+    during = {}
+
+    def progress(k: int) -> None:
+        during.setdefault("first", ticks)
+        during["last"] = ticks
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        impactset._impactset.sample_native(p, 1 << 15, progress=progress)
+    finally:
+        stop.set()
+        counter.join()
+    # The counting thread advanced between the sampler's progress reports:
+    # it held the interpreter while the samples were being computed.
+    assert during["last"] > during["first"]
+
+
+def test_sample_in_a_background_thread_leaves_the_caller_free() -> None:
+    p = impactset.Problem.scene("compass-gait")
+    result: dict[str, object] = {}
+    worker = threading.Thread(target=lambda: result.update(s=impactset.sample(p, 1 << 15, seed=4)))
+    worker.start()
+    spins = 0
+    while worker.is_alive():
+        spins += 1
+    worker.join()
+    assert spins > 1000
+    reference = impactset.sample(p, 1 << 15, seed=4)
+    assert result["s"].v_plus.tobytes() == reference.v_plus.tobytes()  # type: ignore[attr-defined]
+
+
+def test_progress_callback_counts_every_sample() -> None:
+    seen: list[int] = []
+    impactset._impactset.sample_native(impactset.Problem.scene("rocking-block"), 5000, progress=seen.append)
+    assert sum(seen) == 5000 and all(k > 0 for k in seen)
+
+
+def test_progress_bar_only_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    p = impactset.Problem.scene("rocking-block")
+    impactset.sample(p, 2000)
+    assert capsys.readouterr().err == ""
+    impactset.sample(p, 2000, progress=True)
+    assert "2000" in capsys.readouterr().err or "2.00k" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_a_long_sample() -> None:
+    p = impactset.Problem.scene("disk-stack")
+    done: list[int] = []
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        impactset._impactset.sample_native(p, LONG, progress=done.append)
+    elapsed = time.monotonic() - start
+    timer.cancel()
+    # Stopped early: far fewer samples than asked for were computed.
+    assert sum(done) < LONG // 100
+    # And the interpreter is usable again.
+    assert len(impactset.sample(impactset.Problem.scene("slope-point"), 8)) == 8
+    assert elapsed < 60
+
+
+def test_ctrl_c_during_a_plot_leaves_no_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    s = impactset.sample(impactset.Problem.scene("disk-stack"), 256)
+    path = tmp_path / "set.svg"
+    timer = threading.Timer(0.05, _thread.interrupt_main)
+    timer.start()
+    try:
+        s.plot(path, trajectories=256)
+    except KeyboardInterrupt:
+        interrupted = True
+    else:
+        interrupted = False
+    timer.cancel()
+    time.sleep(0.1)
+    leftovers = [f.name for f in tmp_path.iterdir() if f.name != "set.svg"]
+    assert leftovers == []
+    if interrupted:
+        # Either nothing or the whole figure.
+        assert not path.exists() or path.read_text().rstrip().endswith("</svg>")
+    else:
+        assert path.read_text().rstrip().endswith("</svg>")
