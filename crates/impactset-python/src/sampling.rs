@@ -221,6 +221,7 @@ impl SampleSet {
                     energy_before: 0.0,
                     energy_after: 0.0,
                     fallback_steps: 0,
+                    lcp_failure: None,
                 }
             })
             .collect();
