@@ -5,7 +5,7 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::atomic::AtomicFile;
 use crate::SampleSet;
@@ -262,19 +262,4 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> OutResult<()> {
     file.write_all(text.as_bytes()).map_err(io_error(path, "write"))?;
     file.write_all(b"\n").map_err(io_error(path, "write"))?;
     file.commit().map_err(io_error(path, "write"))
-}
-
-/// Serializes a float as a JSON number when finite, else as the string
-/// `"inf"`, `"-inf"` or `"nan"` (JSON has no such numbers; serde_json would
-/// write `null`).
-pub fn finite_or_string<S: Serializer>(x: &f64, serializer: S) -> Result<S::Ok, S::Error> {
-    if x.is_finite() {
-        serializer.serialize_f64(*x)
-    } else if x.is_nan() {
-        serializer.serialize_str("nan")
-    } else if *x > 0.0 {
-        serializer.serialize_str("inf")
-    } else {
-        serializer.serialize_str("-inf")
-    }
 }

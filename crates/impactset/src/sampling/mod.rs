@@ -2,12 +2,14 @@
 //! Algorithm 2 (the set, in parallel), with the random streams of §7.
 
 mod flat;
+mod json;
 mod options;
 mod sample;
 mod set;
 
 pub use crate::stream;
 pub use flat::FlatSamples;
+pub use json::finite_or_string;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use sample::{SampleWorkspace, run_sample};

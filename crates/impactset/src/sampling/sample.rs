@@ -23,7 +23,7 @@ pub struct Sample {
     pub accepted: bool,
     /// The largest step-LCP residual violation (`∞` if Lemke failed; JSON:
     /// `"inf"`).
-    #[serde(serialize_with = "crate::io::finite_or_string")]
+    #[serde(serialize_with = "super::json::finite_or_string")]
     pub max_residual: f64,
     /// `½ v⁻ᵀ M v⁻`.
     pub energy_before: f64,
@@ -70,7 +70,7 @@ pub struct StepRecord {
     /// The velocity after the step.
     pub v: Vec<f64>,
     /// The step LCP's residual violation.
-    #[serde(serialize_with = "crate::io::finite_or_string")]
+    #[serde(serialize_with = "super::json::finite_or_string")]
     pub residual: f64,
     /// Distinct velocity changes the selection rule chose among.
     pub choices: usize,
