@@ -69,8 +69,10 @@ var<private> e_u: array<scalar, MAX_DIM>;
 var<private> e_x: array<scalar, MAX_DIM>;
 var<private> e_up: array<scalar, MAX_DIM>;
 var<private> e_u0: array<scalar, MAX_DIM>;
-var<private> e_mat: array<scalar, 81>;
-var<private> e_rhs: array<scalar, MAX_DIM>;
+// The linear system of gauss_solve (mode_system.wgsl): a mode system, or a
+// mode block of the root filter with its right-hand sides.
+var<private> g_mat: array<scalar, 81>;
+var<private> g_rhs: array<scalar, 30>;
 var<private> e_choice: array<u32, MAX_CONTACTS_ALL>;
 var<private> e_dv: array<scalar, MAX_DOF>;
 // The step's scales (enumerate/mod.rs, Tolerances): V, P and Pn.

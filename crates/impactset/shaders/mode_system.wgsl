@@ -55,14 +55,20 @@ fn post_velocity(dim: u32, into_up: bool) {
     }
 }
 
-// `solve_in_place` of gauss.rs for one right-hand side: e_mat (total ×
-// total, row-major) and e_rhs; false when a pivot is at most `tiny`.
-fn gauss_solve(total: u32, tiny: scalar) -> bool {
-    for (var col = 0u; col < total && col < MAX_DIM; col++) {
+// Gaussian elimination with partial pivoting (`solve_in_place` of
+// gauss.rs), the one linear solver of the `all` shaders: g_mat holds an
+// n × n matrix (row-major, n ≤ MAX_DIM) and g_rhs `cols` right-hand sides
+// (row r's at r · stride, cols ≤ GAUSS_MAX_COLS), which become the
+// solutions; false when a pivot is at most `tiny` (or NaN). The mode systems
+// solve one right-hand side, the root filter's mode blocks several.
+const GAUSS_MAX_COLS: u32 = 10u;
+
+fn gauss_solve(n: u32, cols: u32, stride: u32, tiny: scalar) -> bool {
+    for (var col = 0u; col < n && col < MAX_DIM; col++) {
         var p = col;
-        var best = abs(e_mat[col * total + col]);
-        for (var r = col + 1u; r < total && r < MAX_DIM; r++) {
-            let v = abs(e_mat[r * total + col]);
+        var best = abs(g_mat[col * n + col]);
+        for (var r = col + 1u; r < n && r < MAX_DIM; r++) {
+            let v = abs(g_mat[r * n + col]);
             if v > best {
                 best = v;
                 p = r;
@@ -73,34 +79,40 @@ fn gauss_solve(total: u32, tiny: scalar) -> bool {
             return false;
         }
         if p != col {
-            for (var c = col; c < total && c < MAX_DIM; c++) {
-                let tmp = e_mat[p * total + c];
-                e_mat[p * total + c] = e_mat[col * total + c];
-                e_mat[col * total + c] = tmp;
+            for (var c = col; c < n && c < MAX_DIM; c++) {
+                let tmp = g_mat[p * n + c];
+                g_mat[p * n + c] = g_mat[col * n + c];
+                g_mat[col * n + c] = tmp;
             }
-            let tmp = e_rhs[p];
-            e_rhs[p] = e_rhs[col];
-            e_rhs[col] = tmp;
+            for (var c = 0u; c < cols && c < GAUSS_MAX_COLS; c++) {
+                let tmp = g_rhs[p * stride + c];
+                g_rhs[p * stride + c] = g_rhs[col * stride + c];
+                g_rhs[col * stride + c] = tmp;
+            }
         }
-        let inv = scalar(1.0) / e_mat[col * total + col];
-        for (var r = col + 1u; r < total && r < MAX_DIM; r++) {
-            let f = e_mat[r * total + col] * inv;
+        let inv = scalar(1.0) / g_mat[col * n + col];
+        for (var r = col + 1u; r < n && r < MAX_DIM; r++) {
+            let f = g_mat[r * n + col] * inv;
             if f != scalar(0.0) {
-                for (var c = col + 1u; c < total && c < MAX_DIM; c++) {
-                    e_mat[r * total + c] -= f * e_mat[col * total + c];
+                for (var c = col + 1u; c < n && c < MAX_DIM; c++) {
+                    g_mat[r * n + c] -= f * g_mat[col * n + c];
                 }
-                e_rhs[r] -= f * e_rhs[col];
+                for (var c = 0u; c < cols && c < GAUSS_MAX_COLS; c++) {
+                    g_rhs[r * stride + c] -= f * g_rhs[col * stride + c];
+                }
             }
         }
     }
-    for (var rr = 0u; rr < total && rr < MAX_DIM; rr++) {
-        let row = total - 1u - rr;
-        let inv = scalar(1.0) / e_mat[row * total + row];
-        var acc = e_rhs[row];
-        for (var j = row + 1u; j < total && j < MAX_DIM; j++) {
-            acc -= e_mat[row * total + j] * e_rhs[j];
+    for (var rr = 0u; rr < n && rr < MAX_DIM; rr++) {
+        let row = n - 1u - rr;
+        let inv = scalar(1.0) / g_mat[row * n + row];
+        for (var c = 0u; c < cols && c < GAUSS_MAX_COLS; c++) {
+            var acc = g_rhs[row * stride + c];
+            for (var j = row + 1u; j < n && j < MAX_DIM; j++) {
+                acc -= g_mat[row * n + j] * g_rhs[j * stride + c];
+            }
+            g_rhs[row * stride + c] = acc * inv;
         }
-        e_rhs[row] = acc * inv;
     }
     return true;
 }
@@ -147,7 +159,7 @@ fn solve_tuple(m: u32, s: u32, dim: u32) -> bool {
                 for (var a = 0u; a < s && a < 3u; a++) {
                     r += mode_row(gi, k, a) * e_u0[i * s + a];
                 }
-                e_rhs[row] = -r;
+                g_rhs[row] = -r;
                 for (var j = 0u; j < m && j < MAX_CONTACTS_ALL; j++) {
                     let gj = e_choice[j];
                     for (var kk = 0u; kk < mode_int(gj, 0u) && kk < 3u; kk++) {
@@ -162,19 +174,19 @@ fn solve_tuple(m: u32, s: u32, dim: u32) -> bool {
                                 v += ca * wg;
                             }
                         }
-                        e_mat[row * total + col_start[j] + kk] = v;
+                        g_mat[row * total + col_start[j] + kk] = v;
                     }
                 }
                 row += 1u;
             }
         }
-        if !gauss_solve(total, enum_scalar(2u)) {
+        if !gauss_solve(total, 1u, 1u, enum_scalar(2u)) {
             return false;
         }
         for (var j = 0u; j < m && j < MAX_CONTACTS_ALL; j++) {
             let gj = e_choice[j];
             for (var kk = 0u; kk < mode_int(gj, 0u) && kk < 3u; kk++) {
-                let y = e_rhs[col_start[j] + kk];
+                let y = g_rhs[col_start[j] + kk];
                 for (var b = 0u; b < s && b < 3u; b++) {
                     e_x[j * s + b] += y * mode_basis(gj, kk, b);
                 }

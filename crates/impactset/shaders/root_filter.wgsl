@@ -13,9 +13,8 @@
 
 // Rows 0..s: x_i, rows 3..3 + s: u⁺_i; stride MAX_DIM + 1.
 var<private> f_rows: array<scalar, 60>;
-// The mode equations C u⁺_i = 0 as R y = E (q × q and q × (D + 1)).
-var<private> f_r: array<scalar, 9>;
-var<private> f_e: array<scalar, 30>;
+// The mode equations C u⁺_i = 0 as R y = E (q × q and q × (D + 1)) live in
+// gauss_solve's g_mat and g_rhs (row stride F_STRIDE).
 var<private> f_coef: array<scalar, 10>;
 
 const F_STRIDE: u32 = 10u;
@@ -34,61 +33,6 @@ fn max_over_vertices(j: u32, s: u32, d: u32) -> scalar {
         best = max(best, c * (f_coef[j * s] + mu * along_k));
     }
     return best;
-}
-
-// Solves f_r Y = f_e in place (q × q, `cols` right-hand sides) by Gaussian
-// elimination with partial pivoting; false when a pivot is at most `tiny`.
-fn solve_block(q: u32, cols: u32, tiny: scalar) -> bool {
-    for (var col = 0u; col < q && col < 3u; col++) {
-        var p = col;
-        var best = abs(f_r[col * q + col]);
-        for (var r = col + 1u; r < q && r < 3u; r++) {
-            let v = abs(f_r[r * q + col]);
-            if v > best {
-                best = v;
-                p = r;
-            }
-        }
-        if !(best > tiny) || best - best != scalar(0.0) {
-            return false;
-        }
-        if p != col {
-            for (var c = col; c < q && c < 3u; c++) {
-                let tmp = f_r[p * q + c];
-                f_r[p * q + c] = f_r[col * q + c];
-                f_r[col * q + c] = tmp;
-            }
-            for (var c = 0u; c < cols && c < F_STRIDE; c++) {
-                let tmp = f_e[p * F_STRIDE + c];
-                f_e[p * F_STRIDE + c] = f_e[col * F_STRIDE + c];
-                f_e[col * F_STRIDE + c] = tmp;
-            }
-        }
-        let inv = scalar(1.0) / f_r[col * q + col];
-        for (var r = col + 1u; r < q && r < 3u; r++) {
-            let f = f_r[r * q + col] * inv;
-            if f != scalar(0.0) {
-                for (var c = col + 1u; c < q && c < 3u; c++) {
-                    f_r[r * q + c] -= f * f_r[col * q + c];
-                }
-                for (var c = 0u; c < cols && c < F_STRIDE; c++) {
-                    f_e[r * F_STRIDE + c] -= f * f_e[col * F_STRIDE + c];
-                }
-            }
-        }
-    }
-    for (var rr = 0u; rr < q && rr < 3u; rr++) {
-        let row = q - 1u - rr;
-        let inv = scalar(1.0) / f_r[row * q + row];
-        for (var c = 0u; c < cols && c < F_STRIDE; c++) {
-            var acc = f_e[row * F_STRIDE + c];
-            for (var j = row + 1u; j < q && j < 3u; j++) {
-                acc -= f_r[row * q + j] * f_e[j * F_STRIDE + c];
-            }
-            f_e[row * F_STRIDE + c] = acc * inv;
-        }
-    }
-    return true;
 }
 
 // Whether mode g of contact i, fixed alone, may hold (`fix` then
@@ -136,14 +80,14 @@ fn mode_may_hold_alone(i: u32, g: u32, m: u32, s: u32, dim: u32, d: u32) -> bool
                 for (var a = 0u; a < s && a < 3u; a++) {
                     e -= mode_row(g, k, a) * f_rows[(3u + a) * F_STRIDE + c];
                 }
-                f_e[k * F_STRIDE + c] = e;
+                g_rhs[k * F_STRIDE + c] = e;
             }
             for (var kk = 0u; kk < q && kk < 3u; kk++) {
-                f_r[k * q + kk] = -f_e[k * F_STRIDE + l0 + kk];
-                f_e[k * F_STRIDE + l0 + kk] = scalar(0.0);
+                g_mat[k * q + kk] = -g_rhs[k * F_STRIDE + l0 + kk];
+                g_rhs[k * F_STRIDE + l0 + kk] = scalar(0.0);
             }
         }
-        if !solve_block(q, cols, enum_scalar(2u)) {
+        if !gauss_solve(q, cols, F_STRIDE, enum_scalar(2u)) {
             return true;
         }
         for (var rr = 0u; rr < 6u; rr++) {
@@ -158,7 +102,7 @@ fn mode_may_hold_alone(i: u32, g: u32, m: u32, s: u32, dim: u32, d: u32) -> bool
             for (var k = 0u; k < q && k < 3u; k++) {
                 if y[k] != scalar(0.0) {
                     for (var c = 0u; c < cols && c < F_STRIDE; c++) {
-                        f_rows[rr * F_STRIDE + c] += y[k] * f_e[k * F_STRIDE + c];
+                        f_rows[rr * F_STRIDE + c] += y[k] * g_rhs[k * F_STRIDE + c];
                     }
                 }
             }
