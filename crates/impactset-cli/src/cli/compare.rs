@@ -65,14 +65,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     });
     let problem = &spec.problem;
     let selection = args.selection;
-    let options = SamplerOptions {
-        samples: args.samples,
-        step_size: Some(spec.step_size.unwrap_or_else(|| problem.default_step_size())),
-        steps: spec.steps.unwrap_or(10),
-        seed: args.seed,
-        selection,
-        ..SamplerOptions::default()
-    };
+    let options = SamplerOptions { samples: args.samples, seed: args.seed, selection, ..spec.sampler_options() };
     let comparison = compare_backends(&ctx, problem, &options, precision, tolerance)?;
     let report = Report {
         scene: &spec.name,
