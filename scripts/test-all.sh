@@ -32,8 +32,12 @@ PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.23" "pytest>=7"
+.venv/bin/python -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.23" "pytest>=7" "ruff>=0.6"
 # maturin develop builds the extension into python/impactset/ and installs
 # the package into .venv in editable mode.
 VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet
 IMPACTSET_CLI="$PWD/target/release/impactset" .venv/bin/python -m pytest -q
+
+echo "== Python lint: ruff check and ruff format --check"
+.venv/bin/ruff check python
+.venv/bin/ruff format --check python

@@ -27,7 +27,7 @@ The mathematics: ``docs/model.md`` in the repository.
 from __future__ import annotations
 
 import sys
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ._impactset import (
     Problem,
@@ -38,8 +38,10 @@ from ._impactset import (
     covering_radius,
     hausdorff,
     held_out_certificate,
-    sample_native as _sample_native,
     scenes,
+)
+from ._impactset import (
+    sample_native as _sample_native,
 )
 
 __all__ = [
@@ -58,15 +60,15 @@ __all__ = [
 
 def sample(
     problem: Problem,
-    n: Optional[int] = None,
+    n: int | None = None,
     *,
     seed: int = 0,
     selection: str = "all",
-    steps: Optional[int] = None,
-    step_size: Optional[float] = None,
+    steps: int | None = None,
+    step_size: float | None = None,
     backend: str = "cpu",
-    precision: Optional[str] = "f64",
-    threads: Optional[int] = None,
+    precision: str | None = "f64",
+    threads: int | None = None,
     progress: bool = False,
     first_index: int = 0,
 ) -> SampleSet:
@@ -117,7 +119,7 @@ def sample(
             close()
 
 
-def _progress_bar(problem: object, n: Optional[int]) -> tuple[Callable[[int], None], Callable[[], None]]:
+def _progress_bar(problem: object, n: int | None) -> tuple[Callable[[int], None], Callable[[], None]]:
     """A progress callback (samples newly done) and its closer: tqdm when
     installed, else a plain bar on standard error."""
     total = n if n is not None else getattr(problem, "samples", None) or 4096
@@ -155,5 +157,3 @@ class _StderrBar:
 
     def callbacks(self) -> tuple[Callable[[int], None], Callable[[], None]]:
         return self.update, self.close
-
-

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
 
-_Path = Union[str, os.PathLike[str]]
+_Path = str | os.PathLike[str]
 _Array = npt.ArrayLike
 _Metric = Literal["energy", "euclidean", "contact"]
 
@@ -24,13 +25,13 @@ class Problem:
         Jn: _Array,
         Jt: _Array,
         mu: _Array,
-        names: Optional[Sequence[str]] = None,
+        names: Sequence[str] | None = None,
         *,
-        name: Optional[str] = None,
-        friction_directions: Optional[int] = None,
-        step_size: Optional[float] = None,
-        steps: Optional[int] = None,
-        samples: Optional[int] = None,
+        name: str | None = None,
+        friction_directions: int | None = None,
+        step_size: float | None = None,
+        steps: int | None = None,
+        samples: int | None = None,
     ) -> Problem: ...
     @staticmethod
     def scene(name: str) -> Problem: ...
@@ -61,11 +62,11 @@ class Problem:
     @property
     def friction_directions(self) -> int: ...
     @property
-    def step_size(self) -> Optional[float]: ...
+    def step_size(self) -> float | None: ...
     @property
-    def steps(self) -> Optional[int]: ...
+    def steps(self) -> int | None: ...
     @property
-    def samples(self) -> Optional[int]: ...
+    def samples(self) -> int | None: ...
     @property
     def default_step_size(self) -> float: ...
 
@@ -98,26 +99,26 @@ class SampleSet:
         self,
         path: _Path,
         *,
-        trajectories: Optional[int] = 32,
+        trajectories: int | None = 32,
         baselines: bool = True,
-        title: Optional[str] = None,
-        max_points: Optional[int] = 20000,
+        title: str | None = None,
+        max_points: int | None = 20000,
     ) -> None: ...
     def __len__(self) -> int: ...
 
 def sample_native(
     problem: Problem,
-    n: Optional[int] = None,
+    n: int | None = None,
     *,
-    seed: Optional[int] = None,
-    selection: Optional[str] = None,
-    steps: Optional[int] = None,
-    step_size: Optional[float] = None,
-    backend: Optional[str] = None,
-    precision: Optional[str] = None,
-    threads: Optional[int] = None,
-    progress: Optional[Callable[[int], object]] = None,
-    first_index: Optional[int] = None,
+    seed: int | None = None,
+    selection: str | None = None,
+    steps: int | None = None,
+    step_size: float | None = None,
+    backend: str | None = None,
+    precision: str | None = None,
+    threads: int | None = None,
+    progress: Callable[[int], object] | None = None,
+    first_index: int | None = None,
 ) -> SampleSet: ...
 def scenes() -> list[dict[str, Any]]: ...
 def baseline(problem: Problem) -> dict[str, Any]: ...
@@ -125,16 +126,16 @@ def contact_modes(
     problem: Problem,
     v: _Array,
     *,
-    separation_tol: Optional[float] = None,
-    slip_tol: Optional[float] = None,
+    separation_tol: float | None = None,
+    slip_tol: float | None = None,
 ) -> tuple[npt.NDArray[np.int32], list[str]]: ...
-def covering_radius(problem: Problem, net: _Array, reference: _Array, *, metric: Optional[_Metric] = None) -> float: ...
-def hausdorff(problem: Problem, a: _Array, b: _Array, *, metric: Optional[_Metric] = None) -> float: ...
+def covering_radius(problem: Problem, net: _Array, reference: _Array, *, metric: _Metric | None = None) -> float: ...
+def hausdorff(problem: Problem, a: _Array, b: _Array, *, metric: _Metric | None = None) -> float: ...
 def held_out_certificate(
     problem: Problem,
     net: _Array,
     held_out: _Array,
     *,
-    delta: Optional[float] = None,
-    metric: Optional[_Metric] = None,
+    delta: float | None = None,
+    metric: _Metric | None = None,
 ) -> dict[str, Any]: ...

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 import impactset
+import numpy as np
 
 
 def energy_distance_matrix(p: impactset.Problem, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -73,7 +72,10 @@ def test_baselines_are_admissible_outcomes() -> None:
     v = b["v_plus"]
     assert v.shape == (len(b["labels"]), p.n)
     assert any(label.startswith("simultaneous") for label in b["labels"])
-    assert [label for label in b["labels"] if label.startswith("sequential")] == ["sequential from A", "sequential from B"]
+    assert [label for label in b["labels"] if label.startswith("sequential")] == [
+        "sequential from A",
+        "sequential from B",
+    ]
     # No contact approaches after the impact; kinetic energy does not grow.
     assert np.all(v @ p.Jn.T >= -1e-9)
     energy = 0.5 * np.einsum("ij,jk,ik->i", v, p.M, v)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import impactset
 import numpy as np
 import pytest
-
-import impactset
 
 SCENES = [s["id"] for s in impactset.scenes()]
 RULES = ["lemke", "random-lemke", "all"]
@@ -46,8 +45,21 @@ def test_summary_matches_the_cli(cli: Path, tmp_path: Path) -> None:
 
     expected = json.loads(summary.read_text())
     got = impactset.sample(impactset.Problem.scene("compass-gait"), 3000, seed=5).summary
-    for key in ["samples", "accepted", "terminated", "rejected_unterminated", "rejected_residual", "mean_steps",
-                "max_residual", "fallback_steps", "max_energy_ratio", "seed", "selection", "step_size", "steps"]:
+    for key in [
+        "samples",
+        "accepted",
+        "terminated",
+        "rejected_unterminated",
+        "rejected_residual",
+        "mean_steps",
+        "max_residual",
+        "fallback_steps",
+        "max_energy_ratio",
+        "seed",
+        "selection",
+        "step_size",
+        "steps",
+    ]:
         assert got[key] == expected[key], key
     assert [(e["label"], e["count"]) for e in got["modes"]["entries"]] == [
         (e["label"], e["count"]) for e in expected["modes"]["entries"]

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import os
 
+import impactset
 import numpy as np
 import pytest
-
-import impactset
 
 
 def gpu_sample(problem: impactset.Problem, n: int, **kwargs: object) -> impactset.SampleSet:

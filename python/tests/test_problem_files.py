@@ -6,10 +6,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import impactset
 import numpy as np
 import pytest
-
-import impactset
 
 
 def spatial_problem() -> impactset.Problem:
@@ -19,8 +18,17 @@ def spatial_problem() -> impactset.Problem:
     jt = rng.standard_normal((2, 2, 6))
     v = -jn.sum(axis=0) * 0.1
     return impactset.Problem.from_arrays(
-        a @ a.T + 6 * np.eye(6), v, jn, jt, [0.3, 1 / 3], names=["left", "right"],
-        name="random-spatial", friction_directions=6, step_size=0.1, steps=12, samples=999,
+        a @ a.T + 6 * np.eye(6),
+        v,
+        jn,
+        jt,
+        [0.3, 1 / 3],
+        names=["left", "right"],
+        name="random-spatial",
+        friction_directions=6,
+        step_size=0.1,
+        steps=12,
+        samples=999,
     )
 
 

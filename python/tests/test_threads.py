@@ -7,9 +7,8 @@ import _thread
 import threading
 import time
 
-import pytest
-
 import impactset
+import pytest
 
 # A run of this size takes minutes (disk-stack, every solution of each step).
 LONG = 1 << 24

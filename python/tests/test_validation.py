@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
+import impactset
 import numpy as np
 import pytest
-
-import impactset
 
 
 def arrays(n: int = 7, k: int = 2) -> dict[str, np.ndarray]:
@@ -27,7 +26,9 @@ def arrays(n: int = 7, k: int = 2) -> dict[str, np.ndarray]:
 
 def build(**changes: object) -> impactset.Problem:
     args = {**arrays(), **changes}
-    return impactset.Problem.from_arrays(args.pop("M"), args.pop("v"), args.pop("Jn"), args.pop("Jt"), args.pop("mu"), **args)
+    return impactset.Problem.from_arrays(
+        args.pop("M"), args.pop("v"), args.pop("Jn"), args.pop("Jt"), args.pop("mu"), **args
+    )
 
 
 def test_valid_arrays_build() -> None:
@@ -66,7 +67,9 @@ def test_non_finite_matrix_entry_gives_its_index() -> None:
 
 def test_indefinite_mass_gives_the_smallest_eigenvalue() -> None:
     m = np.diag([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, -0.031])
-    with pytest.raises(ValueError, match=re.escape("M is not symmetric positive definite: smallest eigenvalue -3.1e-02")):
+    with pytest.raises(
+        ValueError, match=re.escape("M is not symmetric positive definite: smallest eigenvalue -3.1e-02")
+    ):
         build(M=m)
 
 
@@ -153,7 +156,9 @@ def test_analysis_arguments_are_checked() -> None:
         impactset.covering_radius(p, np.zeros((5, 3)), np.zeros((4, 2)))
     with pytest.raises(ValueError, match=re.escape("a[1, 2] = nan")):
         impactset.hausdorff(p, np.array([[0, 0, 0], [0, 0, np.nan]]), np.zeros((1, 3)))
-    with pytest.raises(ValueError, match=re.escape("metric: expected one of 'energy', 'euclidean', 'contact', got 'l1'")):
+    with pytest.raises(
+        ValueError, match=re.escape("metric: expected one of 'energy', 'euclidean', 'contact', got 'l1'")
+    ):
         impactset.hausdorff(p, np.zeros((1, 3)), np.zeros((1, 3)), metric="l1")
     with pytest.raises(ValueError, match=re.escape("delta: expected a number in (0, 1), got 1.5")):
         impactset.held_out_certificate(p, np.zeros((1, 3)), np.zeros((1, 3)), delta=1.5)
@@ -163,7 +168,9 @@ def test_bad_problem_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(FileNotFoundError):
         impactset.Problem.load(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
-    bad.write_text('{"mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1], "contacts": [{"normal": [0, 1], "tangent": [1, 0], "friction": -1}]}')
+    bad.write_text(
+        '{"mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1], "contacts": [{"normal": [0, 1], "tangent": [1, 0], "friction": -1}]}'
+    )
     with pytest.raises(ValueError, match=r"bad.json: contacts\[0\].friction"):
         impactset.Problem.load(bad)
     with pytest.raises(ValueError, match=r"path: cannot tell the figure format"):
