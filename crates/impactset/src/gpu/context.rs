@@ -385,24 +385,7 @@ impl GpuContext {
             })
             .collect();
         // Timestamps: the first pass's start (query 0) and the last pass's end (query 1).
-        let timing = self.timestamp_period.map(|_| {
-            let queries = self.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("kernel time"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            });
-            let buffer = |usage| {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("kernel time"),
-                    size: 16,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
-            let resolved = buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
-            let stage = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-            (queries, resolved, stage)
-        });
+        let timing = self.timestamp_period.map(|_| self.timestamp_queries());
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         for buffer in clear {
             encoder.clear_buffer(buffer, 0, None);
