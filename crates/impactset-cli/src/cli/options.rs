@@ -18,9 +18,23 @@ pub fn sampler_options(
     seed: u64,
     selection: Selection,
 ) -> Result<SamplerOptions> {
-    let options = SamplerOptions { samples, first_index, seed, selection, ..spec.sampler_options() };
+    let mut options = SamplerOptions { samples, first_index, seed, selection, ..spec.sampler_options() };
     validate(&options, &spec.problem)?;
+    if spec.steps.is_none() {
+        derive_steps(&mut options, &spec.problem);
+    }
     Ok(options)
+}
+
+/// Sets the step cap `K` of validated `options` that neither the command
+/// line nor the problem gives: the pilot run's (docs/model.md §11), with a
+/// warning on stderr when some pilot impacts did not end.
+pub fn derive_steps(options: &mut SamplerOptions, problem: &ImpactProblem) {
+    let cap = impactset::sampling::default_steps(problem, options);
+    if let Some(warning) = cap.warning() {
+        eprintln!("warning: {warning}");
+    }
+    options.steps = cap.steps;
 }
 
 /// [`SamplerOptions::validate`] as an input error naming the flag

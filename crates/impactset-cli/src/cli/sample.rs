@@ -31,7 +31,7 @@ pub struct SampleArgs {
     /// Number of samples [default: the problem's, else 4096].
     #[arg(long, short = 'n')]
     samples: Option<usize>,
-    /// Step cap K [default: the problem's, else 10].
+    /// Step cap K [default: the problem's, else twice the most steps of a 64-sample pilot run (docs/model.md §11)].
     #[arg(long)]
     steps: Option<usize>,
     /// Impulse step h [default: the problem's, else half the largest single-contact plastic impulse].
@@ -136,7 +136,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ("--trajectories", args.trajectories.as_deref()),
     ])?;
     let base = spec.sampler_options();
-    let options = SamplerOptions {
+    let mut options = SamplerOptions {
         samples: args.samples.unwrap_or(base.samples),
         first_index: args.first_index,
         step_size: args.step_size.or(base.step_size),
@@ -147,6 +147,9 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ..base
     };
     options::validate(&options, problem)?;
+    if args.steps.is_none() && spec.steps.is_none() {
+        options::derive_steps(&mut options, problem);
+    }
     let chunk = args.chunk.unwrap_or_else(|| impactset::sampling::default_chunk(problem.n()));
     if let Some(out) = &args.out {
         outputs::warn_if_disk_short("--out", out, outputs::sample_file_bytes(out, options.samples, problem.n()));
