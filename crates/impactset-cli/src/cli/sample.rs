@@ -70,12 +70,13 @@ pub struct SampleArgs {
     /// Record every step (v, p, normal impulses) of the first `--trajectory-count` samples as JSON.
     #[arg(long)]
     trajectories: Option<PathBuf>,
-    /// Samples recorded by `--trajectories` and drawn by `--plot`.
+    /// Samples recorded by `--trajectories` and drawn by `--plot` (at most 4096).
     #[arg(long, default_value_t = 32)]
     trajectory_count: usize,
     /// Draw this many fresh samples (indices from 2⁴⁰ on) and put a held-out
     /// ε certificate (energy norm, δ = 0.05) and the baselines' distances in
-    /// the summary.
+    /// the summary (at most 2²⁰; the net, every accepted v⁺, is kept in
+    /// memory: at most 4 GiB).
     #[arg(long, default_value_t = 0)]
     heldout: usize,
     /// Samples computed and written per chunk: memory holds one chunk (the
@@ -105,6 +106,15 @@ struct EpsilonFigures {
     baseline_distances: Vec<BaselineDistance>,
 }
 
+/// Largest `--heldout`.
+const MAX_HELDOUT: usize = 1 << 20;
+
+/// Largest `--trajectory-count`.
+const MAX_TRAJECTORIES: usize = 4096;
+
+/// Largest net (accepted `v⁺`) kept in memory for `--heldout`.
+const MAX_NET_BYTES: u128 = 4 << 30;
+
 /// Runs `impactset sample`.
 pub fn run(args: SampleArgs) -> Result<()> {
     let spec = source::load(&args.problem)?;
@@ -122,6 +132,20 @@ pub fn run(args: SampleArgs) -> Result<()> {
     }
     if args.threads == Some(0) {
         return Err(InputError("--threads 0: must be at least 1".into()).into());
+    }
+    if args.heldout > MAX_HELDOUT {
+        return Err(InputError(format!(
+            "--heldout {}: at most {MAX_HELDOUT} (the certificate's cost grows with held-out × net size)",
+            args.heldout
+        ))
+        .into());
+    }
+    if args.trajectory_count > MAX_TRAJECTORIES {
+        return Err(InputError(format!(
+            "--trajectory-count {}: at most {MAX_TRAJECTORIES} (every step of each is written as JSON)",
+            args.trajectory_count
+        ))
+        .into());
     }
     if let Some(out) = &args.out {
         let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -147,6 +171,18 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ..base
     };
     options::validate(&options, problem)?;
+    let net_bytes = (options.samples as u128) * (problem.n() as u128) * 8;
+    if args.heldout > 0 && (args.summary.is_some() || args.json) && net_bytes > MAX_NET_BYTES {
+        return Err(InputError(format!(
+            "--heldout {}: the ε figures keep every accepted v⁺ in memory ({} MiB for -n {}); \
+             at most {} MiB: sample fewer, or run `impactset analyze` on the written set",
+            args.heldout,
+            net_bytes >> 20,
+            options.samples,
+            MAX_NET_BYTES >> 20
+        ))
+        .into());
+    }
     if args.steps.is_none() && spec.steps.is_none() {
         options::derive_steps(&mut options, problem);
     }
