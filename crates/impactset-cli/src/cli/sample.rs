@@ -186,6 +186,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if args.steps.is_none() && spec.steps.is_none() {
         options::derive_steps(&mut options, problem);
     }
+    options::warn_if_all_is_slow(problem, &options, options.threads.unwrap_or_else(rayon::current_num_threads));
     let chunk = args.chunk.unwrap_or_else(|| impactset::sampling::default_chunk(problem.n()));
     if let Some(out) = &args.out {
         outputs::warn_if_disk_short("--out", out, outputs::sample_file_bytes(out, options.samples, problem.n()));
@@ -303,7 +304,7 @@ fn progress_bar(total: u64) -> ProgressBar {
     }
     let bar = ProgressBar::new(total);
     if let Ok(style) =
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} samples ({eta})")
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} samples ({eta} left)")
     {
         bar.set_style(style);
     }
