@@ -128,6 +128,7 @@ impl ReachInput {
                     p.contacts().to_vec(),
                     Some(p.friction_directions()),
                 )
+                .and_then(|problem| problem.with_bilateral(p.bilateral().clone()))
                 .map_err(|source| ReachError::Problem { state: k, source })?;
                 Ok(Cow::Owned(StateProblem { name: base.name.clone(), problem, step_size: base.step_size }))
             }
