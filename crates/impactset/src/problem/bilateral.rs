@@ -53,10 +53,8 @@ impl ConstrainedInertia {
         let reduced = basis.tr_mul(&(mass * &basis));
         let reduced = (&reduced + reduced.transpose()) * 0.5;
         let chol = Cholesky::new(reduced).ok_or(ProblemError::NotPositiveDefinite)?;
-        let l_inv_nt = chol
-            .l()
-            .solve_lower_triangular(&basis.transpose())
-            .expect("a Cholesky factor has a positive diagonal");
+        let l_inv_nt =
+            chol.l().solve_lower_triangular(&basis.transpose()).expect("a Cholesky factor has a positive diagonal");
         Ok(Some(ConstrainedInertia { factor: l_inv_nt.transpose() }))
     }
 

@@ -211,9 +211,8 @@ impl ImpactProblem {
             Some(c) if bilateral::violates(&bilateral, &given_velocity) => {
                 let projected = c.project(&mass, &given_velocity);
                 let diff = &given_velocity - &projected;
-                let change = (diff.dot(&(&mass * &diff)) / given_velocity.dot(&(&mass * &given_velocity)))
-                    .max(0.0)
-                    .sqrt();
+                let change =
+                    (diff.dot(&(&mass * &diff)) / given_velocity.dot(&(&mass * &given_velocity))).max(0.0).sqrt();
                 (projected, change)
             }
             _ => (given_velocity.clone(), 0.0),
@@ -639,7 +638,9 @@ mod tests {
         let p = ImpactProblem::new(m.clone(), dvector![0.0, -1.0], c.clone()).unwrap().with_bilateral(rows).unwrap();
         // v on the line x + y = 0 nearest (M = I) to (0, −1).
         assert!((p.velocity() - dvector![0.5, -0.5]).amax() < 1e-15);
-        assert!(matches!(p.warnings()[..], [ProblemWarning::ProjectedVelocity { change }] if (change - 0.5f64.sqrt()).abs() < 1e-15));
+        assert!(
+            matches!(p.warnings()[..], [ProblemWarning::ProjectedVelocity { change }] if (change - 0.5f64.sqrt()).abs() < 1e-15)
+        );
         let ok = ImpactProblem::new(m, dvector![1.0, -1.0], c).unwrap().with_bilateral(dmatrix![1.0, 1.0]).unwrap();
         assert_eq!(ok.velocity(), &dvector![1.0, -1.0]);
         assert!(ok.warnings().is_empty());
