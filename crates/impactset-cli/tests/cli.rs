@@ -289,3 +289,26 @@ fn census_classifies_every_solve_and_finds_no_silent_failure() {
     assert_eq!(total["family"], "all");
     assert!(field(total, "verified") as f64 >= 0.99 * 39000.0, "{total}");
 }
+
+#[test]
+fn bilateral_constraints_are_shown_warned_about_and_rejected_when_bad() {
+    // Two points on a line joined by a rod; the given v⁻ violates it.
+    let rod = r#"{"mass_matrix": [[1, 0], [0, 3]], "velocity": [-1, -2],
+      "contacts": [{"normal": [1, 0], "tangent": [0, 0], "friction": 0}], "bilateral": [[1, -1]]}"#;
+    let path = write("rod.json", rod);
+    let out = impactset(&["show", path.to_str().unwrap()]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("bilateral constraints: 1 rows"), "{stdout}");
+    assert!(stderr.contains("rod.json") && stderr.contains("M-orthogonal projection"), "{stderr}");
+    // M-orthogonal projection onto x₁ = x₂: the common velocity (1·(−1) + 3·(−2)) / 4.
+    let json = impactset(&["show", path.to_str().unwrap(), "--json"]);
+    let view: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(view["bilateral_constraints"], 1);
+    for x in view["velocity"].as_array().unwrap() {
+        assert!((x.as_f64().unwrap() + 1.75).abs() < 1e-15, "{view}");
+    }
+    assert_rejected("bilateral-row.json", &rod.replace("[[1, -1]]", "[[1, -1, 0]]"), "bilateral[0]");
+    assert_rejected("bilateral-rank.json", &rod.replace("[[1, -1]]", "[[1, -1], [0, 1]]"), "bilateral");
+    assert_rejected("bilateral-type.json", &rod.replace("[[1, -1]]", "\"rod\""), "bilateral");
+}
