@@ -442,3 +442,40 @@ def test_problems_pickle_bit_for_bit(which: str) -> None:
         for attr in ["names", "name", "n", "m", "dimension", "friction_directions", "step_size", "steps", "samples"]:
             assert getattr(q, attr) == getattr(p, attr), attr
         assert impactset.sample(q, 50, seed=1).v_plus.tobytes() == impactset.sample(p, 50, seed=1).v_plus.tobytes()
+
+
+# ------------------------------------------------------ GIL and Ctrl-C
+
+
+def test_ctrl_c_stops_a_long_batch() -> None:
+    import _thread
+    import threading
+    import time
+
+    p = impactset.Problem.scene("disk-stack")
+    states, per_state = 256, 1 << 16
+    done: list[int] = []
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        impactset.reach(p, per_state, velocities=np.tile(p.v, (states, 1)), progress=done.append)
+    timer.cancel()
+    assert sum(done) < states * per_state // 100
+    assert time.monotonic() - start < 60
+    assert len(impactset.reach(gait(), 8)) == 1
+
+
+def test_another_thread_runs_during_a_batch() -> None:
+    import threading
+
+    p = gait()
+    result: dict[str, Reach] = {}
+    worker = threading.Thread(target=lambda: result.update(r=impactset.reach(p, 4096, velocities=velocities(p, 8))))
+    worker.start()
+    spins = 0
+    while worker.is_alive():
+        spins += 1
+    worker.join()
+    assert spins > 1000
+    assert_same_table(result["r"], impactset.reach(p, 4096, velocities=velocities(p, 8)))
