@@ -117,6 +117,8 @@ def reach(
 
     Arguments are checked here before any task starts: ``ValueError`` or
     ``TypeError`` naming the argument. Runs on the CPU (f64).
+    (``_shard_hook(start, end)``, if given, runs in the worker before each
+    shard; the tests use it to end a worker mid-batch.)
     """
     ray = _import_ray()
     if isinstance(cpus_per_task, bool) or not isinstance(cpus_per_task, int) or cpus_per_task < 1:
