@@ -5,6 +5,7 @@ dies in the middle of the batch and its task is retried."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -111,3 +112,9 @@ def test_arguments_are_checked_before_any_task() -> None:
         impactset.ray.reach(p, 8, velocities=np.zeros((3, 2)))
     with pytest.raises(ValueError, match=r"^directions\['x'\]"):
         impactset.ray.reach(p, 8, directions={"x": [1.0]})
+
+
+def test_without_ray_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ImportError, match=r"pip install 'ray>=2.9,<3'"):
+        impactset.ray.reach(gait(), 8)

@@ -10,6 +10,7 @@ import csv
 import math
 import pickle
 import subprocess
+import sys
 from pathlib import Path
 
 import impactset
@@ -171,6 +172,13 @@ def test_to_pandas() -> None:
     assert list(df.columns) == r.columns and len(df) == 3
     assert np.array_equal(df["accepted"].to_numpy(), r["accepted"])
     assert df["top_mode"].tolist() == list(r["top_mode"])
+
+
+def test_without_pandas_to_pandas_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    r = impactset.reach(gait(), 8)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match="pip install pandas"):
+        r.to_pandas()
 
 
 def test_reach_pickles() -> None:
