@@ -18,6 +18,8 @@ The pieces:
   :func:`scenes`) or a problem file (:meth:`Problem.load`, :meth:`Problem.save`);
 * :func:`sample` → :class:`SampleSet` (ndarrays, contact modes, summary,
   :meth:`SampleSet.plot`);
+* :func:`reach` → :class:`Reach`: many pre-impact states, one table row
+  each; :func:`impactset.ray.reach` runs a batch on a Ray cluster;
 * :func:`baseline`, :func:`contact_modes`, :func:`covering_radius`,
   :func:`hausdorff`, :func:`held_out_certificate`.
 
@@ -43,11 +45,14 @@ from ._impactset import (
 from ._impactset import (
     sample_native as _sample_native,
 )
+from ._reach import Reach, reach
 
 __all__ = [
     "Problem",
     "SampleSet",
     "sample",
+    "Reach",
+    "reach",
     "scenes",
     "baseline",
     "contact_modes",
@@ -158,3 +163,13 @@ class _StderrBar:
 
     def callbacks(self) -> tuple[Callable[[int], None], Callable[[], None]]:
         return self.update, self.close
+
+
+def __getattr__(name: str) -> object:
+    # ``impactset.ray`` without an explicit import (Ray itself is imported
+    # only when a batch runs).
+    if name == "ray":
+        import importlib
+
+        return importlib.import_module(".ray", __name__)
+    raise AttributeError(f"module 'impactset' has no attribute '{name}'")

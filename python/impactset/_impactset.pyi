@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -40,6 +40,7 @@ class Problem:
     def load(path: _Path) -> Problem: ...
     def save(self, path: _Path) -> None: ...
     def to_dict(self) -> dict[str, Any]: ...
+    def __reduce__(self) -> tuple[Callable[[str], Problem], tuple[str]]: ...
     @property
     def M(self) -> npt.NDArray[np.float64]: ...
     @property
@@ -124,6 +125,28 @@ def sample_native(
     first_index: int | None = None,
 ) -> SampleSet: ...
 def scenes() -> list[dict[str, Any]]: ...
+def _problem_from_json(text: str) -> Problem: ...
+def reach_native(
+    problem: Problem | Sequence[Problem],
+    n: int,
+    *,
+    velocities: _Array | None = None,
+    seed: int | None = None,
+    selection: str | None = None,
+    steps: int | None = None,
+    step_size: float | None = None,
+    directions: Mapping[str, _Array] | None = None,
+    baselines: bool = True,
+    keep_sets: bool = False,
+    heldout_every: int | None = None,
+    delta: float | None = None,
+    backend: str | None = None,
+    precision: str | None = None,
+    threads: int | None = None,
+    progress: Callable[[int], object] | None = None,
+    start: int | None = None,
+    end: int | None = None,
+) -> tuple[list[str], list[str], list[npt.NDArray[Any]], list[npt.NDArray[np.float64]] | None, dict[str, Any]]: ...
 def baseline(problem: Problem) -> dict[str, Any]: ...
 def contact_modes(
     problem: Problem,

@@ -28,3 +28,24 @@ def test_gpu_matches_cpu() -> None:
     assert np.array_equal(g.accepted, c.accepted)
     tol = 1e-9 if g.summary["precision"] == "f64" else 1e-3
     assert np.max(np.abs(g.v_plus - c.v_plus)) <= tol * max(1.0, np.max(np.abs(c.v_plus)))
+
+
+def test_gpu_batch_matches_cpu() -> None:
+    p = impactset.Problem.scene("compass-gait")
+    V = np.asarray(p.v) * np.linspace(0.8, 1.2, 3)[:, None]
+    os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+    try:
+        g = impactset.reach(p, 256, velocities=V, backend="gpu", selection="random-lemke", keep_sets=True)
+    except RuntimeError as e:
+        if "backend='gpu'" in str(e) and os.environ.get("IMPACTSET_REQUIRE_GPU") != "1":
+            pytest.skip(f"no GPU adapter: {e}")
+        raise
+    c = impactset.reach(p, 256, velocities=V, selection="random-lemke", keep_sets=True)
+    assert g.run["backend"].startswith("gpu") and g.columns == c.columns
+    for name in ["state", "seed", "samples", "accepted", "unterminated", "inaccurate"]:
+        assert np.array_equal(g[name], c[name]), name
+    tol = 1e-9 if g.run["precision"] == "f64" else 1e-3
+    assert g.sets is not None and c.sets is not None
+    for a, b in zip(g.sets, c.sets, strict=True):
+        assert np.max(np.abs(a - b)) <= tol * max(1.0, np.max(np.abs(b)))
+    assert np.allclose(g["v1_max"], c["v1_max"], rtol=0, atol=tol)

@@ -7,6 +7,7 @@
 //!   the argument, what was expected and what was found;
 //! * [`problem`]: `Problem` (arrays, scenes, problem files);
 //! * [`sampling`]: `sample` and `SampleSet`;
+//! * [`reach`]: batch reachability (`reach`), the states of a range;
 //! * [`analysis`]: baselines, contact modes, covering radius, Hausdorff
 //!   distance, held-out certificates;
 //! * [`detached`]: long calls run off the interpreter, with Ctrl-C and
@@ -18,7 +19,9 @@ mod args;
 mod convert;
 mod detached;
 mod figure;
+mod pickling;
 mod problem;
+mod reach;
 mod sampling;
 
 use pyo3::prelude::*;
@@ -30,6 +33,8 @@ fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sampling::SampleSet>()?;
     m.add_function(wrap_pyfunction!(sampling::sample_native, m)?)?;
     m.add_function(wrap_pyfunction!(problem::scenes, m)?)?;
+    m.add_function(wrap_pyfunction!(pickling::problem_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(reach::reach_native, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::baseline, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::contact_modes, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::covering_radius, m)?)?;

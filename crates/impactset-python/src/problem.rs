@@ -354,6 +354,13 @@ impl Problem {
         crate::convert::json_to_py(py, &value)
     }
 
+    /// Pickling (``pickle``, ``copy``, Ray): the problem file's JSON text,
+    /// read back bit for bit.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let rebuild = py.import("impactset._impactset")?.getattr("_problem_from_json")?;
+        Ok((rebuild, (crate::pickling::problem_json(self)?,)))
+    }
+
     fn __repr__(&self) -> String {
         let p = &self.spec.problem;
         format!("Problem('{}', n={}, m={}, {})", self.spec.name, p.n(), p.m(), self.dimension())

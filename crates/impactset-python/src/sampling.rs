@@ -244,7 +244,7 @@ fn gpu_context() -> Result<Arc<GpuContext>, String> {
 /// The backend for `backend` and why (the command line's rules: `auto`
 /// takes the GPU when there is one and it runs the selection rule here);
 /// the GPU context is shared by every call in the process.
-fn open_backend(
+pub(crate) fn open_backend(
     problem: &ImpactProblem,
     backend: &str,
     precision: Option<Precision>,

@@ -1,0 +1,338 @@
+//! `impactset.reach`'s native part: the states `start..end` of a batch
+//! (docs/model.md §12) off the interpreter, as the table's columns.
+//!
+//! The Python side (`impactset.reach`, `impactset.ray.reach`) calls this for
+//! the whole batch or for shards and joins the shards' columns; state `k`
+//! always samples with the state seed of `(seed, k)`, so any split gives the
+//! same rows bit for bit.
+
+use numpy::PyArray1;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
+
+use impactset::SamplerOptions;
+use impactset::gpu::Precision;
+use impactset::reach::{
+    ColumnKind, Direction, DirectionKind, ReachError, ReachInput, ReachOptions, ReachRow, ReachSchema, StateProblem,
+    StateResult, reach_stream, schema,
+};
+use impactset::run::{RunControl, RunError};
+use impactset::{Selection, io::ProblemSpec};
+
+use crate::args;
+use crate::convert::{matrix, vector};
+use crate::detached;
+use crate::problem::Problem;
+use crate::sampling::open_backend;
+
+/// The states of the batch: `problem` with `velocities` (one state per
+/// row), or `problem` alone (one state), or a list of problems.
+fn input_of(problem: &Bound<'_, PyAny>, velocities: Option<&Bound<'_, PyAny>>) -> PyResult<(ReachInput, ProblemSpec)> {
+    let spec_of = |obj: &Bound<'_, PyAny>, name: &str| -> PyResult<ProblemSpec> {
+        let p = obj.cast::<Problem>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{name}: expected an impactset.Problem or a list of them, got {}",
+                args::type_name(obj)
+            ))
+        })?;
+        Ok(p.get().spec.clone())
+    };
+    if problem.cast::<Problem>().is_ok() {
+        let spec = spec_of(problem, "problem")?;
+        let base = StateProblem::from(spec.clone());
+        let input = match velocities.filter(|v| !v.is_none()) {
+            Some(v) => {
+                let n = spec.problem.n();
+                let array = args::float_array("velocities", v)?;
+                let shape = args::shape_of(&array);
+                if !matches!(shape[..], [_, c] if c == n) {
+                    return Err(PyValueError::new_err(format!(
+                        "velocities: expected shape (K, {n}) (one pre-impact velocity per row), got {}",
+                        args::shape_str(&shape)
+                    )));
+                }
+                args::check_finite("velocities", &array)?;
+                let flat: Vec<f64> = array.as_array().iter().copied().collect();
+                ReachInput::velocities(base, flat).map_err(|e| PyValueError::new_err(e.to_string()))?
+            }
+            None => ReachInput::problems(vec![base]).map_err(|e| PyValueError::new_err(e.to_string()))?,
+        };
+        return Ok((input, spec));
+    }
+    if problem.is_instance_of::<PyString>() || problem.is_instance_of::<PyDict>() {
+        return Err(PyTypeError::new_err(format!(
+            "problem: expected an impactset.Problem or a list of them, got {}",
+            args::type_name(problem)
+        )));
+    }
+    let items: Vec<Bound<'_, PyAny>> = problem
+        .try_iter()
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "problem: expected an impactset.Problem or a list of them, got {}",
+                args::type_name(problem)
+            ))
+        })?
+        .collect::<PyResult<_>>()?;
+    if velocities.is_some_and(|v| !v.is_none()) {
+        return Err(PyValueError::new_err(
+            "velocities: give one Problem (the configuration) with velocities, not a list of problems",
+        ));
+    }
+    if items.is_empty() {
+        return Err(PyValueError::new_err("problem: an empty list of problems (its columns are unknown)"));
+    }
+    let specs: Vec<ProblemSpec> =
+        items.iter().enumerate().map(|(k, p)| spec_of(p, &format!("problem[{k}]"))).collect::<PyResult<_>>()?;
+    let first = specs[0].clone();
+    let input = ReachInput::problems(specs.into_iter().map(StateProblem::from).collect()).map_err(|e| match e {
+        ReachError::Shape { state, name, found, expected } => {
+            PyValueError::new_err(format!("problem[{state}] ('{name}'): {found}, the first problem has {expected}"))
+        }
+        other => PyValueError::new_err(format!("problem: {other}")),
+    })?;
+    Ok((input, first))
+}
+
+/// `directions`: None (the defaults) or a mapping name → vector `c`.
+fn directions_of(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<Direction>>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    let mapping = obj.cast::<PyMapping>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "directions: expected None or a mapping of names to vectors c (length n), got {}",
+            args::type_name(obj)
+        ))
+    })?;
+    let mut out = Vec::new();
+    for item in mapping.items()?.iter() {
+        let (key, value) = item.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()?;
+        let name = key
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err(format!("directions: names must be str, got {}", args::type_name(&key))))?
+            .to_str()?
+            .to_string();
+        let label = format!("directions['{name}']");
+        let c = args::float_array(&label, &value)?;
+        let shape = args::shape_of(&c);
+        if shape.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "{label}: expected a vector (n,), got shape {}",
+                args::shape_str(&shape)
+            )));
+        }
+        out.push(Direction { name, kind: DirectionKind::Vector(c.as_array().iter().copied().collect()) });
+    }
+    if out.is_empty() {
+        return Err(PyValueError::new_err("directions: an empty mapping (give None for the default directions)"));
+    }
+    Ok(Some(out))
+}
+
+/// A library error in the arguments' names.
+fn reach_error(e: ReachError, backend: &str) -> PyErr {
+    match e {
+        ReachError::Direction { name, why } => PyValueError::new_err(format!("directions['{name}']: {why}")),
+        ReachError::Velocities(why) => PyValueError::new_err(format!("velocities: {why}")),
+        ReachError::Problem { state, source } => PyValueError::new_err(format!("state {state}: {source}")),
+        ReachError::Run(RunError::Cancelled) => PyRuntimeError::new_err("the batch was cancelled"),
+        ReachError::Run(e) => PyRuntimeError::new_err(format!("backend='{backend}': {e}")),
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+/// An argument that was given and is not None.
+fn some<'py>(o: Option<&Bound<'py, PyAny>>) -> Option<Bound<'py, PyAny>> {
+    o.filter(|x| !x.is_none()).cloned()
+}
+
+/// The native `reach`: the states `start .. end` (default: all) of the
+/// batch. Returns `(names, kinds, columns, sets, run)`: the column names
+/// and kinds (`"u64"`, `"f64"`, `"str"`, `"f64 list"`) in table order, one
+/// ndarray per column (uint64, float64, or object arrays of str / of
+/// float64 vectors), the accepted `v⁺` per state (or None) and a dict of
+/// what ran. `impactset.reach` and `impactset.ray.reach` wrap it.
+#[pyfunction]
+#[pyo3(signature = (problem, n, *, velocities=None, seed=None, selection=None, steps=None, step_size=None, directions=None, baselines=true, keep_sets=false, heldout_every=None, delta=None, backend=None, precision=None, threads=None, progress=None, start=None, end=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn reach_native<'py>(
+    py: Python<'py>,
+    problem: &Bound<'py, PyAny>,
+    n: &Bound<'py, PyAny>,
+    velocities: Option<&Bound<'py, PyAny>>,
+    seed: Option<&Bound<'py, PyAny>>,
+    selection: Option<&Bound<'py, PyAny>>,
+    steps: Option<&Bound<'py, PyAny>>,
+    step_size: Option<&Bound<'py, PyAny>>,
+    directions: Option<&Bound<'py, PyAny>>,
+    baselines: bool,
+    keep_sets: bool,
+    heldout_every: Option<&Bound<'py, PyAny>>,
+    delta: Option<&Bound<'py, PyAny>>,
+    backend: Option<&Bound<'py, PyAny>>,
+    precision: Option<&Bound<'py, PyAny>>,
+    threads: Option<&Bound<'py, PyAny>>,
+    progress: Option<&Bound<'py, PyAny>>,
+    start: Option<&Bound<'py, PyAny>>,
+    end: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (input, first) = input_of(problem, velocities)?;
+    let samples = args::integer("n", n, 1, u32::MAX as i128)? as usize;
+    let seed = match some(seed) {
+        Some(s) => args::integer("seed", &s, 0, u64::MAX as i128)? as u64,
+        None => 0,
+    };
+    let selection = match some(selection) {
+        Some(s) => args::choice("selection", &s, &["lemke", "random-lemke", "all"])?
+            .parse::<Selection>()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        None => Selection::All,
+    };
+    let steps = match some(steps) {
+        Some(k) => args::integer("steps", &k, 0, u32::MAX as i128)? as usize,
+        None => first.steps.unwrap_or(SamplerOptions::default().steps),
+    };
+    let step_size = some(step_size).map(|h| args::positive_float("step_size", &h)).transpose()?;
+    let heldout_every = match some(heldout_every) {
+        Some(e) => args::integer("heldout_every", &e, 2, u64::MAX as i128)? as u64,
+        None => ReachOptions::default().heldout_every,
+    };
+    let delta = match some(delta) {
+        Some(d) => args::float_in("delta", &d, 0.0, 1.0)?,
+        None => ReachOptions::default().delta,
+    };
+    let backend_name = match some(backend) {
+        Some(b) => args::choice("backend", &b, &["cpu", "gpu", "auto"])?,
+        None => "cpu",
+    };
+    let precision = match some(precision) {
+        Some(p) => Some(
+            args::choice("precision", &p, &["f64", "f32"])?
+                .parse::<Precision>()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let threads = args::optional_count("threads", threads, 1)?;
+    let len = input.len();
+    let start = match some(start) {
+        Some(s) => args::integer("start", &s, 0, len as i128)? as usize,
+        None => 0,
+    };
+    let end = match some(end) {
+        Some(e) => args::integer("end", &e, start as i128, len as i128)? as usize,
+        None => len,
+    };
+    if start > end {
+        return Err(PyValueError::new_err(format!("start: {start} is after end = {end}")));
+    }
+    let progress = some(progress);
+    if let Some(p) = &progress
+        && !p.is_callable()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "progress: expected a callable taking the number of samples newly done, got {}",
+            args::type_name(p)
+        )));
+    }
+    let options = ReachOptions {
+        sampler: SamplerOptions { samples, steps, step_size, seed, selection, ..SamplerOptions::default() },
+        directions: directions_of(directions)?,
+        baselines,
+        keep_sets,
+        heldout_every,
+        delta,
+        ..ReachOptions::default()
+    };
+    let schema = schema(&input, &options).map_err(|e| reach_error(e, backend_name))?;
+    let (backend, _reason) = py.detach(|| open_backend(&first.problem, backend_name, precision, selection, threads))?;
+
+    let mut results: Vec<StateResult> = Vec::with_capacity(end - start);
+    let run = detached::run(py, progress.as_ref(), |control| {
+        let run = RunControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
+        reach_stream::<ReachError>(&backend, &input, &options, start..end, &run, &mut |r| {
+            results.push(r);
+            Ok(())
+        })
+    })?
+    .map_err(|e| reach_error(e, &backend.name()))?;
+
+    let n_dof = first.problem.n();
+    let (names, kinds, columns) = columns(py, &schema, results.iter().map(|r| &r.row))?;
+    let sets = if keep_sets {
+        let list = PyList::empty(py);
+        for r in &mut results {
+            list.append(matrix(py, r.set.take().unwrap_or_default(), n_dof)?)?;
+        }
+        list.into_any()
+    } else {
+        py.None().into_bound(py)
+    };
+    let info = PyDict::new(py);
+    info.set_item("states", run.states)?;
+    info.set_item("start", start)?;
+    info.set_item("end", end)?;
+    info.set_item("batch_states", len)?;
+    info.set_item("samples_per_state", samples)?;
+    info.set_item("samples", run.samples)?;
+    info.set_item("seed", seed)?;
+    info.set_item("selection", selection.to_string())?;
+    info.set_item("steps", steps)?;
+    info.set_item("step_size", step_size)?;
+    info.set_item("backend", backend.name())?;
+    info.set_item("precision", backend.precision_name())?;
+    info.set_item("threads", backend.threads())?;
+    info.set_item("compute_s", run.elapsed_s)?;
+    PyTuple::new(py, [names.into_any(), kinds.into_any(), columns.into_any(), sets, info.into_any()])
+}
+
+/// The rows as columns, in schema order: names, kinds and one ndarray each.
+fn columns<'py, 'a>(
+    py: Python<'py>,
+    schema: &ReachSchema,
+    rows: impl Iterator<Item = &'a ReachRow> + Clone,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>, Bound<'py, PyList>)> {
+    use impactset::reach::Value;
+    let cells: Vec<Vec<Value<'a>>> = rows.map(|r| schema.values(r)).collect();
+    let (names, kinds, arrays) = (PyList::empty(py), PyList::empty(py), PyList::empty(py));
+    for (j, column) in schema.columns().iter().enumerate() {
+        names.append(&column.name)?;
+        let values = cells.iter().map(|row| row[j]);
+        let array = match column.kind {
+            ColumnKind::U64 => {
+                kinds.append("u64")?;
+                let v: Vec<u64> = values.map(|c| if let Value::U64(x) = c { x } else { 0 }).collect();
+                vector(py, v)?.into_any()
+            }
+            ColumnKind::F64 => {
+                kinds.append("f64")?;
+                let v: Vec<f64> = values.map(|c| if let Value::F64(x) = c { x } else { f64::NAN }).collect();
+                vector(py, v)?.into_any()
+            }
+            ColumnKind::Text => {
+                kinds.append("str")?;
+                let v: Vec<Py<PyAny>> = values
+                    .map(|c| {
+                        let s = if let Value::Text(s) = c { s } else { "" };
+                        PyString::new(py, s).into_any().unbind()
+                    })
+                    .collect();
+                PyArray1::from_vec(py, v).into_any()
+            }
+            ColumnKind::F64List => {
+                kinds.append("f64 list")?;
+                let v: Vec<Py<PyAny>> = values
+                    .map(|c| {
+                        let xs = if let Value::F64List(xs) = c { xs.to_vec() } else { Vec::new() };
+                        vector(py, xs).map(|a| a.into_any().unbind())
+                    })
+                    .collect::<PyResult<_>>()?;
+                PyArray1::from_vec(py, v).into_any()
+            }
+        };
+        arrays.append(array)?;
+    }
+    Ok((names, kinds, arrays))
+}

@@ -1,0 +1,120 @@
+"""`impactset.ray.reach` on a real local Ray cluster (2 CPUs): the table
+equals the local `impactset.reach` table bit for bit, also when a worker
+dies in the middle of the batch and its task is retried."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import impactset
+import impactset.ray
+import numpy as np
+import pytest
+import ray  # scripts/test-all.sh installs it (pip install "ray>=2.9,<3")
+from impactset.ray import shard_ranges
+from test_reach import assert_same_table, gait, twin, velocities
+
+SAMPLES = 64
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def test_shard_ranges_partition_the_states() -> None:
+    for states in [0, 1, 2, 7, 100]:
+        for shards in range(1, 9):
+            ranges = shard_ranges(states, shards)
+            assert ranges[0][0] == 0 and ranges[-1][1] == states
+            assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+            assert len(ranges) == max(1, min(states, shards))
+    with pytest.raises(ValueError, match="^num_tasks: "):
+        shard_ranges(3, 0)
+
+
+def test_ray_table_equals_the_local_table(cluster: None) -> None:
+    p = gait()
+    V = velocities(p, 11, seed=21)
+    local = impactset.reach(p, SAMPLES, velocities=V, seed=7, keep_sets=True)
+    done: list[int] = []
+    remote = impactset.ray.reach(p, SAMPLES, velocities=V, seed=7, keep_sets=True, num_tasks=4, progress=done.append)
+    assert_same_table(remote, local)
+    assert remote.sets is not None and local.sets is not None
+    assert [s.tobytes() for s in remote.sets] == [s.tobytes() for s in local.sets]
+    assert remote.run["shards"] == 4 and remote.run["states"] == 11
+    assert sum(done) == 11 * SAMPLES
+
+
+def test_a_list_of_problems_with_the_default_split(cluster: None) -> None:
+    p = gait()
+    problems = [twin(p, v) for v in velocities(p, 5, seed=3)]
+    local = impactset.reach(problems, SAMPLES, seed=1, directions={"d": [1, 0, -1, 0]}, baselines=False)
+    remote = impactset.ray.reach(problems, SAMPLES, seed=1, directions={"d": [1, 0, -1, 0]}, baselines=False)
+    assert_same_table(remote, local)
+    # Four shards per cluster CPU, at most one per state.
+    assert remote.run["shards"] == 5
+
+
+def kill_the_first_try(marker: Path) -> Callable[[int, int], None]:
+    """A shard hook that ends its worker process the first time the shard
+    of state 0 starts (a crash, as a lost node or an OOM kill)."""
+
+    def hook(start: int, end: int) -> None:
+        if start == 0 and not marker.exists():
+            marker.write_text(str(os.getpid()))
+            os._exit(1)
+
+    return hook
+
+
+def test_a_killed_worker_is_retried_and_the_table_is_unchanged(cluster: None, tmp_path: Path) -> None:
+    p = gait()
+    V = velocities(p, 6, seed=8)
+    local = impactset.reach(p, SAMPLES, velocities=V, seed=3)
+    marker = tmp_path / "killed"
+    remote = impactset.ray.reach(
+        p, SAMPLES, velocities=V, seed=3, num_tasks=3, max_retries=2, _shard_hook=kill_the_first_try(marker)
+    )
+    assert marker.exists() and int(marker.read_text()) != os.getpid()
+    assert_same_table(remote, local)
+
+
+def test_without_retries_a_killed_worker_fails_the_batch(cluster: None, tmp_path: Path) -> None:
+    p = gait()
+    with pytest.raises(ray.exceptions.RayError):
+        impactset.ray.reach(
+            p,
+            SAMPLES,
+            velocities=velocities(p, 2),
+            num_tasks=2,
+            max_retries=0,
+            _shard_hook=kill_the_first_try(tmp_path / "killed"),
+        )
+
+
+def test_arguments_are_checked_before_any_task() -> None:
+    p = gait()
+    with pytest.raises(ValueError, match="^n: "):
+        impactset.ray.reach(p, 0)
+    with pytest.raises(ValueError, match="^num_tasks: "):
+        impactset.ray.reach(p, 8, num_tasks=0)
+    with pytest.raises(ValueError, match="^cpus_per_task: "):
+        impactset.ray.reach(p, 8, cpus_per_task=0)
+    with pytest.raises(ValueError, match=r"^velocities: expected shape \(K, 4\)"):
+        impactset.ray.reach(p, 8, velocities=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match=r"^directions\['x'\]"):
+        impactset.ray.reach(p, 8, directions={"x": [1.0]})
+
+
+def test_without_ray_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ImportError, match=r"pip install 'ray>=2.9,<3'"):
+        impactset.ray.reach(gait(), 8)
