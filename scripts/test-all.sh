@@ -35,6 +35,8 @@ fi
 .venv/bin/python -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.23" "pytest>=7" "ruff>=0.6"
 # Batch reachability: impactset.ray (tests on a local 2-CPU cluster), to_pandas, Parquet tables.
 .venv/bin/python -m pip install --quiet "ray>=2.9,<3" "pandas>=1.5" "pyarrow>=12"
+# The worked examples draw their figures with matplotlib.
+.venv/bin/python -m pip install --quiet "matplotlib>=3.6"
 # maturin develop builds the extension into python/impactset/ and installs
 # the package into .venv in editable mode.
 VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet

@@ -9,11 +9,8 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "controller_robustness.py"
-
-pytest.importorskip("matplotlib", reason="the example draws with matplotlib")
 
 
 def load_example():

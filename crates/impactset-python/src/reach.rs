@@ -190,9 +190,11 @@ pub fn reach_native<'py>(
             .map_err(|e| PyValueError::new_err(e.to_string()))?,
         None => Selection::All,
     };
-    let steps = match some(steps) {
-        Some(k) => args::integer("steps", &k, 0, u32::MAX as i128)? as usize,
-        None => first.steps.unwrap_or(SamplerOptions::default().steps),
+    // `None`: derived below from the pilot run of state 0, as the command
+    // line does (docs/model.md §11–§12), the same for every shard.
+    let given_steps = match some(steps) {
+        Some(k) => Some(args::integer("steps", &k, 0, u32::MAX as i128)? as usize),
+        None => first.steps,
     };
     let step_size = some(step_size).map(|h| args::positive_float("step_size", &h)).transpose()?;
     let heldout_every = match some(heldout_every) {
@@ -237,8 +239,15 @@ pub fn reach_native<'py>(
             args::type_name(p)
         )));
     }
-    let options = ReachOptions {
-        sampler: SamplerOptions { samples, steps, step_size, seed, selection, ..SamplerOptions::default() },
+    let mut options = ReachOptions {
+        sampler: SamplerOptions {
+            samples,
+            steps: given_steps.unwrap_or(SamplerOptions::default().steps),
+            step_size,
+            seed,
+            selection,
+            ..SamplerOptions::default()
+        },
         directions: directions_of(directions)?,
         baselines,
         keep_sets,
@@ -247,6 +256,17 @@ pub fn reach_native<'py>(
         ..ReachOptions::default()
     };
     let schema = schema(&input, &options).map_err(|e| reach_error(e, backend_name))?;
+    if given_steps.is_none() && start < end {
+        let cap = py
+            .detach(|| impactset::reach::default_steps(&input, &options))
+            .map_err(|e| reach_error(e, backend_name))?;
+        if let Some(warning) = cap.warning() {
+            let message = format!("state 0: {}", warning.replace("--step-size", "step_size"));
+            py.import("warnings")?.call_method1("warn", (message,))?;
+        }
+        options.sampler.steps = cap.steps;
+    }
+    let steps = options.sampler.steps;
     let (backend, _reason) = py.detach(|| open_backend(&first.problem, backend_name, precision, selection, threads))?;
 
     let mut results: Vec<StateResult> = Vec::with_capacity(end - start);
