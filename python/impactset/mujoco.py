@@ -228,7 +228,8 @@ def contact_rows(
 
     When ``distance > 0`` collision is run a second time with every margin
     raised to ``distance`` so that pairs within ``distance`` but not yet
-    penetrating are found; ``data.contact`` is then MuJoCo's own again."""
+    penetrating are found; ``mj_forward`` then makes ``data`` MuJoCo's own
+    again."""
     mj = _mujoco()
     if not (isinstance(distance, (int, float)) and math.isfinite(distance) and distance >= 0):
         raise ValueError(f"distance: expected a finite number ≥ 0, got {distance!r}")
@@ -250,13 +251,14 @@ def contact_rows(
     body_ids = _names_to_ids(model, bodies, mj.mjtObj.mjOBJ_BODY, "bodies")
 
     mj.mj_forward(model, data)
+    J_eq = equality_jacobian(model, data)  # before collision runs again: mj_collision clears the constraint rows
     if distance > 0:
         _collide_within(model, data, distance)
     try:
         found = _select_contacts(model, data, distance, geom_ids, body_ids)
     finally:
         if distance > 0:
-            mj.mj_collision(model, data)
+            mj.mj_forward(model, data)  # data as MuJoCo's own again (kinematics unchanged)
     if not found:
         subset = " among the named geoms/bodies" if geom_ids is not None or body_ids is not None else ""
         raise ValueError(f"data: no contact within distance {distance:g}{subset} at this state (ncon = {data.ncon})")
@@ -301,7 +303,7 @@ def contact_rows(
         Jt=Jt_rows,
         mu=mu,
         names=_unique(names),
-        J_eq=equality_jacobian(model, data),
+        J_eq=J_eq,
         contacts=[f[0] for f in found],
         dist=np.array([f[1] for f in found]),
     )
@@ -437,48 +439,59 @@ def outcome(
     model: mujoco.MjModel,
     data: mujoco.MjData,
     *,
-    timestep: float = 1e-5,
-    timeconst: float = 2e-5,
-    dampratio: float = 4.0,
-    duration: float = 2e-3,
-    impratio: float = 100.0,
     v: npt.ArrayLike | None = None,
+    distance: float = DEFAULT_DISTANCE,
+    timestep: float = 1e-5,
+    damping: float = 5e4,
+    impedance: float = 0.99,
+    impratio: float = 100.0,
+    max_duration: float = 2e-3,
+    tol: float = 1e-2,
 ) -> npt.NDArray[np.float64]:
-    """MuJoCo's own post-impact ``qvel`` from the state of ``data``: a
-    simulation of the impact with stiff, overdamped contacts.
+    """MuJoCo's own post-impact ``qvel`` from the state of ``data`` (or the
+    velocity ``v``): the impact simulated with stiff, overdamped contacts.
 
     A copy of ``model`` and ``data`` is stepped (``model`` and ``data`` are
     not changed) with
 
-    * every contact's and pair's ``solref = (timeconst, dampratio)``
-      (default 2e-5 s, 4: overdamped, no rebound) and
-      ``solimp = (0.99, 0.999, 1e-3, 0.5, 2)`` (nearly hard),
-      ``solreffriction`` likewise;
-    * ``timestep`` (default 1e-5 s), the implicit-fast integrator, an
-      elliptic friction cone with ``impratio`` (default 100: friction as
-      stiff as the normal direction, so sticking contacts stick), the Newton
-      solver;
+    * every geom's and pair's contacts purely damped: ``solref = (−1,
+      −damping)`` (MuJoCo's direct form: stiffness 1, damping 5·10⁴ s⁻¹ by
+      default) for the normal and friction directions, and
+      ``solimp = (impedance, impedance, 1e-3, 0.5, 2)``, impedance 0.99 (nearly
+      hard): a perfectly
+      plastic contact whose approach speed and slip decay as
+      ``exp(−damping·t)``, with no spring to push it apart again;
+    * ``timestep`` (default 1e-5 s, so ``damping·timestep = 0.5``), the
+      implicit-fast integrator, the Newton solver, an elliptic friction
+      cone with ``impratio`` (default 100);
     * gravity, actuation, springs, dampers, joint limits and friction loss
-      disabled: only the contacts and equality constraints act;
+      disabled: only contacts and equality constraints act;
 
-    for ``duration`` (default 2 ms, 100 contact time constants): long enough
-    for every approaching contact to be brought to rest, short enough that
-    the configuration barely moves. Returns ``qvel`` at the end.
+    until the impact is over: the contact velocities ``u = [Jn; Jt] q̇`` of
+    the contacts of :func:`contact_rows` (within ``distance`` at the start,
+    frames frozen) no longer approach, ``min Jn q̇ ≥ −tol·max|Jn v⁻|``, and
+    changed by at most ``tol·max|Jn v⁻|`` over the last 10 steps (tol 1e-2); at most
+    ``max_duration`` (default 2 ms). Stopping early matters: the bodies
+    keep moving, and pairs a millimetre apart would collide a millisecond
+    later. Returns ``qvel`` at the end.
 
     Sliding contacts come out differently from the rigid model by design:
-    soft contacts separate a sliding contact at a normal speed of about
+    soft contacts push a sliding contact apart at a normal speed of about
     ``μ`` times the slip speed (``docs/robots.md``).
     """
     mj = _mujoco()
+    rows = contact_rows(model, data, distance=distance, v=v, planar=False)
     m2 = copy.deepcopy(model)
     d2 = mj.MjData(m2)
     d2.qpos[:] = data.qpos
-    d2.qvel[:] = data.qvel if v is None else np.asarray(v, dtype=float)
+    d2.qvel[:] = rows.v
     if m2.nmocap:
         d2.mocap_pos[:] = data.mocap_pos
         d2.mocap_quat[:] = data.mocap_quat
-    solref = np.array([timeconst, dampratio])
-    solimp = np.array([0.99, 0.999, 1e-3, 0.5, 2.0])
+    if not (damping > 0 and timestep > 0 and damping * timestep <= 1.0):
+        raise ValueError(f"damping, timestep: need damping·timestep ≤ 1 for a stable step, got {damping}·{timestep}")
+    solref = np.array([-1.0, -float(damping)])
+    solimp = np.array([impedance, impedance, 1e-3, 0.5, 2.0])
     m2.geom_solref[:] = solref
     m2.geom_solimp[:] = solimp
     m2.geom_solmix[:] = 1.0
@@ -502,8 +515,17 @@ def outcome(
         | mj.mjtDisableBit.mjDSBL_FRICTIONLOSS
         | mj.mjtDisableBit.mjDSBL_REFSAFE
     )
-    for _ in range(max(1, round(duration / timestep))):
+    J = np.vstack([rows.Jn, rows.Jt])
+    scale = float(np.max(np.abs(rows.Jn @ rows.v))) or 1.0
+    history = [J @ d2.qvel]
+    for _ in range(max(1, round(max_duration / timestep))):
         mj.mj_step(m2, d2)
+        history.append(J @ d2.qvel)
+        if len(history) > 10:
+            du = history[-1] - history.pop(0)
+            settled = float(np.max(np.abs(du))) <= tol * scale
+            if settled and float(np.min(history[-1][: rows.Jn.shape[0]])) >= -tol * scale:
+                break
     return np.array(d2.qvel)
 
 
