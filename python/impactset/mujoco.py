@@ -73,9 +73,9 @@ class ContactRows:
 
     ``M`` (n, n), ``v`` (n,), ``Jn`` (m, n), ``Jt`` (m·t, n) contact-major,
     ``mu`` (m,), ``names`` (m contact names ``geom1/geom2``), ``J_eq``
-    (r, n) the independent rows of the active equality constraints,
-    ``contacts`` the indices into ``data.contact`` and ``dist`` their
-    MuJoCo distances."""
+    (r, n) the independent rows of the active equality constraints; per
+    contact MuJoCo's ``geom`` pair (m, 2), ``pos`` (m, 3), ``frame``
+    (m, 3, 3) (rows: normal, tangents) and ``dist`` (m,)."""
 
     M: npt.NDArray[np.float64]
     v: npt.NDArray[np.float64]
@@ -84,7 +84,9 @@ class ContactRows:
     mu: npt.NDArray[np.float64]
     names: list[str]
     J_eq: npt.NDArray[np.float64]
-    contacts: list[int]
+    geom: npt.NDArray[np.int64]
+    pos: npt.NDArray[np.float64]
+    frame: npt.NDArray[np.float64]
     dist: npt.NDArray[np.float64]
 
     @property
@@ -304,7 +306,9 @@ def contact_rows(
         mu=mu,
         names=_unique(names),
         J_eq=J_eq,
-        contacts=[f[0] for f in found],
+        geom=np.array([(f[2], f[3]) for f in found], dtype=np.int64),
+        pos=np.array([f[4] for f in found]),
+        frame=np.array([f[5] for f in found]),
         dist=np.array([f[1] for f in found]),
     )
 
