@@ -329,6 +329,28 @@ def test_subset_by_geom_and_body_names():
         imj.problem(model, data, geoms=["toe"])
 
 
+@pytest.mark.parametrize("mu", [0.1, 0.3])
+def test_sliding_outcomes_differ_by_design(mu):
+    # A ball landing while sliding fast: the rigid model ends sliding at zero
+    # normal velocity; MuJoCo's soft contacts (its convex friction model)
+    # push it off the floor at μ times the slip speed.
+    xml = f"""
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 .1" friction="{mu}"/>
+    <body pos="0 0 .05"><freejoint/><geom name="ball" type="sphere" size=".05" friction="{mu}"/></body>
+  </worldbody>
+</mujoco>"""
+    model, data = _state(xml, [2.0, 0.0, -1.0])
+    p = imj.problem(model, data)
+    s = impactset.sample(p, 16, seed=1)
+    np.testing.assert_allclose(s.v_plus @ p.Jn.T, 0.0, atol=1e-9)
+    v_out = imj.outcome(model, data)
+    slip = np.linalg.norm(p.Jt.reshape(-1, p.n) @ v_out)
+    assert slip > 0.5
+    np.testing.assert_allclose(p.Jn @ v_out, mu * slip, rtol=0.02)
+
+
 # ---------------------------------------------------------------------------
 # Equality constraints
 
@@ -459,3 +481,12 @@ def test_outcome_leaves_model_and_data_alone():
     np.testing.assert_array_equal(data.qpos, qpos)
     np.testing.assert_array_equal(data.qvel, qvel)
     assert model.opt.timestep == timestep
+
+
+def test_importing_impactset_imports_no_engine():
+    code = (
+        "import sys, impactset; "
+        "assert impactset.mujoco.problem and impactset.pinocchio.problem; "
+        "assert 'mujoco' not in sys.modules and 'pinocchio' not in sys.modules, sorted(sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
