@@ -39,7 +39,7 @@ from ._impactset import Problem
 if TYPE_CHECKING:  # pragma: no cover
     import pinocchio
 
-__all__ = ["Contact", "ContactRows", "contact_rows", "mass_matrix", "problem", "tangent_basis"]
+__all__ = ["Contact", "ContactRows", "contact_rows", "ground_contacts", "mass_matrix", "problem", "tangent_basis"]
 
 
 @dataclass(frozen=True)
@@ -181,13 +181,73 @@ def contact_rows(
     return ContactRows(M=M, v=v, Jn=Jn, Jt=Jt.reshape(2 * m, nv), mu=mu, names=names)
 
 
+def ground_contacts(
+    model: pinocchio.Model,
+    data: pinocchio.Data,
+    geometry_model: pinocchio.GeometryModel,
+    q: npt.ArrayLike,
+    *,
+    mu: float,
+    height: float = 0.0,
+    normal: Sequence[float] = (0.0, 0.0, 1.0),
+    distance: float = 1e-3,
+) -> list[Contact]:
+    """The contacts of a robot's collision geometry with the ground plane
+    ``n·x = height`` (the ground below it): one per geometry object whose
+    signed distance to the ground (coal's, negative when penetrating) is at
+    most ``distance``, at the geometry's point nearest the ground (deepest
+    when penetrating), attached to the geometry's parent frame. Geometry
+    fixed to the world is skipped. A sphere or capsule touching the plane has
+    exactly one contact point; a flat face gets one point, not its corners
+    (name those contacts explicitly).
+    """
+    pin = _pin()
+    import coal
+
+    n = np.asarray(normal, dtype=float).reshape(-1)
+    if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
+        raise ValueError(f"ground_normal: expected a nonzero finite 3-vector, got {normal!r}")
+    n = n / np.linalg.norm(n)
+    if not (np.isfinite(mu) and mu >= 0):
+        raise ValueError(f"mu: expected a finite number ≥ 0, got {mu!r}")
+    q = np.asarray(q, dtype=float)
+    geometry_data = pin.GeometryData(geometry_model)
+    pin.updateGeometryPlacements(model, data, geometry_model, geometry_data, q)
+    ground = coal.Halfspace(n, float(height))
+    found = []
+    for i, g in enumerate(geometry_model.geometryObjects):
+        if g.parentJoint == 0:
+            continue
+        placement = geometry_data.oMg[i]
+        result = coal.DistanceResult()
+        d = coal.distance(
+            g.geometry,
+            coal.Transform3s(placement.rotation, placement.translation),
+            ground,
+            coal.Transform3s(),
+            coal.DistanceRequest(),
+            result,
+        )
+        if d <= distance:
+            frame = g.parentFrame
+            if not 0 <= frame < model.nframes or model.frames[frame].parentJoint != g.parentJoint:
+                raise ValueError(f"geometry_model: {g.name!r} has no parent frame on its joint {g.parentJoint}")
+            found.append(Contact(frame, tuple(n), float(mu), tuple(result.getNearestPoint1()), g.name))
+    return found
+
+
 def problem(
     model: pinocchio.Model,
     data: pinocchio.Data,
     q: npt.ArrayLike,
     v: npt.ArrayLike,
-    contacts: Sequence[ContactLike],
+    contacts: Sequence[ContactLike] | None = None,
     *,
+    geometry_model: pinocchio.GeometryModel | None = None,
+    mu: float | None = None,
+    ground: float = 0.0,
+    ground_normal: Sequence[float] = (0.0, 0.0, 1.0),
+    distance: float = 1e-3,
     name: str | None = None,
     friction_directions: int | None = None,
     step_size: float | None = None,
@@ -210,7 +270,13 @@ def problem(
         tuple, a dict with those keys (and ``name``), or a :class:`Contact`:
         the frame by name or index, the surface's world normal pointing
         into the robot, the friction coefficient, the contact point in world
-        coordinates (default: the frame's origin).
+        coordinates (default: the frame's origin). ``None``: found from
+        ``geometry_model`` by :func:`ground_contacts`.
+    geometry_model, mu, ground, ground_normal, distance
+        With ``contacts=None``: the collision geometry (e.g.
+        ``pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION)``),
+        every contact's friction coefficient, the ground plane
+        ``ground_normal · x = ground`` and the distance tolerance.
     name, friction_directions, step_size, steps, samples
         As in :meth:`Problem.from_arrays` (``name`` defaults to the model's).
 
@@ -220,6 +286,14 @@ def problem(
         Wrong sizes, non-finite ``q``/``v``, an unknown frame, a zero normal,
         negative friction, a contact that does not move along its normal.
     """
+    if contacts is None:
+        if geometry_model is None or mu is None:
+            raise ValueError("contacts: None needs geometry_model= and mu= to find the ground contacts")
+        contacts = ground_contacts(
+            model, data, geometry_model, q, mu=mu, height=ground, normal=ground_normal, distance=distance
+        )
+        if not contacts:
+            raise ValueError(f"geometry_model: no geometry within distance {distance:g} of the ground at this q")
     rows = contact_rows(model, data, q, v, contacts)
     m = rows.Jn.shape[0]
     return Problem.from_arrays(

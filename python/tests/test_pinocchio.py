@@ -157,3 +157,35 @@ def test_errors_name_the_argument():
         ipin.problem(model, data, q[:7], v, contacts)
     with pytest.raises(ValueError, match="does not move along its normal"):
         ipin.problem(model, data, q, v, [("universe", [0, 0, 1], 0.5)])
+
+
+def test_ground_contacts_from_the_collision_geometry():
+    # go1's collision feet are spheres: lowered until the sphere bottoms touch
+    # z = 0, the contacts found from the geometry are the four sphere
+    # bottoms, and their rows equal the explicit (frame, normal, mu, point).
+    model, data, q, v, contacts = landing("go1")
+    urdf = _robots_dir() / "go1_description" / "urdf" / "go1.urdf"
+    geometry = pin.buildGeomFromUrdf(
+        model, str(urdf), pin.GeometryType.COLLISION, package_dirs=[str(_robots_dir().parent)]
+    )
+    radius = {g.name: g.geometry.radius for g in geometry.geometryObjects if g.name.endswith("_foot_0")}
+    assert len(radius) == 4
+    q = q.copy()
+    q[2] += next(iter(radius.values()))
+    found = ipin.ground_contacts(model, data, geometry, q, mu=0.8)
+    assert sorted(c.name for c in found) == sorted(radius)
+    auto = ipin.problem(model, data, q, v, geometry_model=geometry, mu=0.8)
+    pin.framesForwardKinematics(model, data, q)
+    explicit = []
+    for c in found:
+        foot = c.name.removesuffix("_0")
+        centre = data.oMf[model.getFrameId(foot)].translation
+        explicit.append((foot, [0, 0, 1], 0.8, centre - [0, 0, radius[c.name]]))
+    manual = ipin.problem(model, data, q, v, explicit)
+    np.testing.assert_allclose(auto.Jn, manual.Jn, atol=1e-12)
+    np.testing.assert_allclose(auto.Jt, manual.Jt, atol=1e-12)
+    with pytest.raises(ValueError, match="needs geometry_model"):
+        ipin.problem(model, data, q, v)
+    q[2] += 0.5
+    with pytest.raises(ValueError, match="no geometry within distance"):
+        ipin.problem(model, data, q, v, geometry_model=geometry, mu=0.8)
