@@ -468,6 +468,7 @@ def outcome(
     * ``timestep`` (default 1e-5 s, so ``damping·timestep = 0.5``), the
       implicit-fast integrator, the Newton solver, an elliptic friction
       cone with ``impratio`` (default 100);
+    * equality constraints with the same ``solref`` and ``solimp``;
     * gravity, actuation, springs, dampers, joint limits and friction loss
       disabled: only contacts and equality constraints act;
 
@@ -503,6 +504,9 @@ def outcome(
         m2.pair_solref[:] = solref
         m2.pair_solreffriction[:] = solref
         m2.pair_solimp[:] = solimp
+    if m2.neq:
+        m2.eq_solref[:] = solref  # equality constraints as stiff as the contacts
+        m2.eq_solimp[:] = solimp
     m2.opt.timestep = timestep
     m2.opt.integrator = int(mj.mjtIntegrator.mjINT_IMPLICITFAST)
     m2.opt.cone = int(mj.mjtCone.mjCONE_ELLIPTIC)

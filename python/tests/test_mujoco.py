@@ -41,6 +41,8 @@ MODELS = {
     "walker": ((DM, "suite", "walker.xml"), "floor", None),
     "cheetah": ((DM, "suite", "cheetah.xml"), "ground", None),
     "humanoid": ((DM, "suite", "humanoid.xml"), "floor", None),
+    # Four tendon equalities couple its legs' joints: bilateral constraints.
+    "quadruped": ((DM, "suite", "quadruped.xml"), "floor", None),
     "go2": ((GQ, "robot_model", "go2", "scene_flat.xml"), "floor", "home"),
     "aliengo": ((GQ, "robot_model", "aliengo", "scene_flat.xml"), "floor", "home"),
 }
@@ -123,6 +125,9 @@ def contact_point_velocity_fd(model, data, rows, v, eps=1e-6):
     return np.array(out)  # (m, 3): normal, tangent 1, tangent 2
 
 
+BILATERAL = hasattr(impactset.Problem, "bilateral")
+
+
 def energy_norm(M, x):
     return float(np.sqrt(x @ M @ x))
 
@@ -168,8 +173,12 @@ def test_arrays_agree_with_finite_differences(name):
 @pytest.mark.parametrize("name", list(MODELS))
 def test_samples_obey_the_impact_laws_and_mujoco_lands_in_the_stick_set(name):
     model, data = landing(name)
+    J_eq = imj.contact_rows(model, data).J_eq
+    if J_eq.shape[0] and not BILATERAL:
+        pytest.skip("equality constraints need the core's bilateral constraints")
     p = imj.problem(model, data)
     s = impactset.sample(p, 128, seed=11)
+    np.testing.assert_allclose(s.v_plus @ J_eq.T, 0.0, atol=1e-9 * energy_norm(p.M, p.v))
     assert len(s) >= 120
     M, v = p.M, p.v
     E0 = 0.5 * v @ M @ v
@@ -387,7 +396,7 @@ def test_equality_constraints_reach_the_core():
     model, data = _state(WELDED.format(kind="weld", extra=""), [0.0, 0.0, -1.0, 0, 0, 0, 0.0, 0.0, -1.0])
     rows = imj.contact_rows(model, data)
     assert rows.J_eq.shape == (6, 12)
-    if "bilateral" in (impactset.Problem.from_arrays.__doc__ or "") or hasattr(impactset.Problem, "bilateral"):
+    if BILATERAL:
         p = imj.problem(model, data)
         s = impactset.sample(p, 64, seed=5)
         np.testing.assert_allclose(s.v_plus @ rows.J_eq.T, 0.0, atol=1e-8)
@@ -490,3 +499,50 @@ def test_importing_impactset_imports_no_engine():
         "assert 'mujoco' not in sys.modules and 'pinocchio' not in sys.modules, sorted(sys.modules)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_welded_pair_landing_keeps_its_weld():
+    # Two bodies welded together (a rigid dumbbell of a sphere and a box),
+    # both touching the floor, falling and moving sideways as one: the
+    # post-impact set keeps the weld, and MuJoCo's stiff outcome lies in it.
+    xml = WELDED.format(kind="weld", extra="").replace('pos=".15 0 .3"', 'pos=".15 0 .05"')
+    model, data = _state(xml, [0.3, 0.0, -1.0, 0, 0, 0, 0.3, 0.0, -1.0, 0, 0, 0])
+    rows = imj.contact_rows(model, data)
+    assert rows.Jn.shape[0] == 5  # the sphere's point and the box's four corners
+    np.testing.assert_allclose(rows.J_eq @ rows.v, 0.0, atol=1e-12)
+    if not BILATERAL:
+        pytest.skip("equality constraints need the core's bilateral constraints")
+    p = imj.problem(model, data)
+    s = impactset.sample(p, 64, seed=6)
+    np.testing.assert_allclose(s.v_plus @ rows.J_eq.T, 0.0, atol=1e-9)
+    assert np.all(s.v_plus @ p.Jn.T >= -1e-9)
+    distance = stick_distance(p, s, imj.outcome(model, data))
+    print(f"welded pair: distance to MuJoCo's outcome {distance:.4f} of ‖v⁻‖_M")
+    assert distance <= 0.05
+
+
+def _plastic_stick(rows):
+    """The velocity nearest v⁻ in the energy norm with every contact stuck
+    (normal and tangent rows zero) and the equality rows kept: what a
+    perfectly plastic, sticking impact gives, independently of the core."""
+    A = np.vstack([rows.Jn, rows.Jt, rows.J_eq])
+    MiAt = np.linalg.solve(rows.M, A.T)
+    return rows.v - MiAt @ np.linalg.lstsq(A @ MiAt, A @ rows.v, rcond=None)[0]
+
+
+@pytest.mark.parametrize("name", ["welded", "quadruped"])
+def test_equality_rows_match_mujocos_constrained_landing(name):
+    # MuJoCo's own stiff outcome, with its equality constraints acting, is the
+    # sticking landing that keeps the importer's equality rows: J_eq, M and
+    # the contact rows together describe what MuJoCo simulates.
+    if name == "welded":
+        xml = WELDED.format(kind="weld", extra="").replace('pos=".15 0 .3"', 'pos=".15 0 .05"')
+        model, data = _state(xml, [0.3, 0.0, -1.0, 0, 0, 0, 0.3, 0.0, -1.0, 0, 0, 0])
+    else:
+        model, data = landing(name)
+    rows = imj.contact_rows(model, data, planar=False)
+    assert rows.J_eq.shape[0] in (4, 6)
+    v_out = imj.outcome(model, data)
+    gap = energy_norm(rows.M, _plastic_stick(rows) - v_out) / energy_norm(rows.M, rows.v)
+    print(f"{name}: sticking, constrained landing vs MuJoCo's outcome {gap:.2e} of ‖v⁻‖_M")
+    assert gap <= 1e-3
