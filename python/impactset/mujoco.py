@@ -121,7 +121,19 @@ def equality_jacobian(model: mujoco.MjModel, data: mujoco.MjData, *, rtol: float
     ``mjCNSTR_EQUALITY``, reduced to an orthonormal basis of their row space
     (a closed kinematic loop often has redundant rows; the constraint
     ``J_eq v = 0`` is the same). ``rtol`` is the singular-value cut relative
-    to the largest. Empty (0, nv) when no equality is active."""
+    to the largest. Empty (0, nv) when no equality is active.
+
+    >>> import mujoco
+    >>> model = mujoco.MjModel.from_xml_string('''
+    ... <mujoco><worldbody>
+    ...   <body name="a"><freejoint/><geom size=".1"/></body>
+    ...   <body name="b" pos=".3 0 0"><freejoint/><geom size=".1"/></body>
+    ... </worldbody><equality><connect body1="a" body2="b" anchor=".15 0 0"/></equality></mujoco>''')
+    >>> data = mujoco.MjData(model)
+    >>> mujoco.mj_forward(model, data)
+    >>> equality_jacobian(model, data).shape  # a ball joint between two free bodies: 3 rows
+    (3, 12)
+    """
     mj = _mujoco()
     nv = model.nv
     kind = np.asarray(data.efc_type[: data.nefc])
