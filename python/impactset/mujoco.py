@@ -245,7 +245,11 @@ def contact_rows(
     penetrating are found; ``mj_forward`` then makes ``data`` MuJoCo's own
     again."""
     mj = _mujoco()
-    if not (isinstance(distance, (int, float)) and math.isfinite(distance) and distance >= 0):
+    try:
+        distance = float(distance)
+    except (TypeError, ValueError):
+        raise ValueError(f"distance: expected a finite number ≥ 0, got {distance!r}") from None
+    if not (math.isfinite(distance) and distance >= 0):
         raise ValueError(f"distance: expected a finite number ≥ 0, got {distance!r}")
     if model.nv == 0:
         raise ValueError("model: it has no degrees of freedom")
