@@ -297,17 +297,45 @@ def test_rotated_spinning_base_uses_body_frame_angular_velocity():
     mujoco.mju_axisAngle2Quat(quat, np.array([1.0, 2.0, 0.5]) / np.linalg.norm([1.0, 2.0, 0.5]), 0.7)
     data.qpos[3:7] = quat
     mujoco.mj_forward(model, data)
-    corner_gap = min(
-        mujoco.mj_geomDistance(model, data, 0, 1, 10.0, np.zeros(6)),
-        10.0,
-    )
-    data.qpos[2] -= corner_gap
+    data.qpos[2] -= mujoco.mj_geomDistance(model, data, 0, 1, 10.0, np.zeros(6))  # a corner touches
     data.qvel[:] = [0.3, -0.1, -1.0, 4.0, -2.0, 3.0]
     rows = imj.contact_rows(model, data, planar=False)
     fd = contact_point_velocity_fd(model, data, rows, data.qvel)
     np.testing.assert_allclose(rows.Jn @ data.qvel, fd[:, 0], atol=1e-6)
     p = imj.problem(model, data)
     s = impactset.sample(p, 64, seed=4)
+    assert np.all(s.v_plus @ p.Jn.T >= -1e-6 * np.abs(p.Jn @ p.v).max())
+
+
+def test_slide_and_ball_joint_base_is_handled():
+    # A floating base made of three slide joints and a ball joint (no free
+    # joint): qvel holds the ball's body-frame angular velocity, and the rows
+    # are in those coordinates like everything else.
+    xml = """
+<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 .1"/>
+    <body name="base" pos="0 0 .3">
+      <joint type="slide" axis="1 0 0"/><joint type="slide" axis="0 1 0"/><joint type="slide" axis="0 0 1"/>
+      <joint type="ball"/>
+      <geom name="foot" type="box" size=".05 .05 .05"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    quat = np.zeros(4)
+    mujoco.mju_axisAngle2Quat(quat, np.array([0.0, 1.0, 1.0]) / np.sqrt(2.0), 0.5)
+    data.qpos[3:7] = quat
+    mujoco.mj_forward(model, data)
+    data.qpos[2] -= mujoco.mj_geomDistance(model, data, 0, 1, 10.0, np.zeros(6))
+    data.qvel[:] = [0.2, 0.1, -1.0, 3.0, -1.0, 2.0]
+    rows = imj.contact_rows(model, data, planar=False)
+    fd = contact_point_velocity_fd(model, data, rows, data.qvel)
+    np.testing.assert_allclose(rows.Jn @ data.qvel, fd[:, 0], atol=1e-6)
+    np.testing.assert_allclose((rows.Jt @ data.qvel).reshape(-1, 2), fd[:, 1:], atol=1e-6)
+    p = imj.problem(model, data)
+    s = impactset.sample(p, 32, seed=8)
     assert np.all(s.v_plus @ p.Jn.T >= -1e-6 * np.abs(p.Jn @ p.v).max())
 
 
