@@ -99,7 +99,8 @@ def sample(
     ``threads``. ``selection`` is ``"all"`` (every solution of each step LCP,
     one picked uniformly), ``"random-lemke"`` or ``"lemke"``; ``steps`` (the
     step cap K) and ``step_size`` (the impulse step h) default to the
-    problem's, else 10 and half the largest single-contact plastic impulse.
+    problem's, else twice the most steps of a 64-sample pilot run and half
+    the largest single-contact plastic impulse (``docs/model.md`` §11).
     ``backend`` is ``"cpu"`` (f64), ``"gpu"`` or ``"auto"`` (the GPU when
     there is one that runs the selection rule on this problem);
     ``precision`` ``"f64"`` or ``"f32"`` (GPU only; None: f64 where the

@@ -27,6 +27,7 @@ class Problem:
         mu: _Array,
         names: Sequence[str] | None = None,
         *,
+        bilateral: _Array | None = None,
         name: str | None = None,
         friction_directions: int | None = None,
         step_size: float | None = None,
@@ -45,6 +46,8 @@ class Problem:
     def v(self) -> npt.NDArray[np.float64]: ...
     @property
     def Jn(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def bilateral(self) -> npt.NDArray[np.float64]: ...
     @property
     def Jt(self) -> npt.NDArray[np.float64]: ...
     @property

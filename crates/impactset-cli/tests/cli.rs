@@ -262,3 +262,53 @@ fn bench_writes_rows_with_the_documented_keys() {
     let out = impactset(&["bench", "rocking-block", "--backends", "tpu"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn census_classifies_every_solve_and_finds_no_silent_failure() {
+    let json = std::env::temp_dir().join(format!("impactset-census-{}.json", std::process::id()));
+    let out = impactset(&["census", "-n", "39000", "--per-problem", "500", "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).ok();
+    let field = |row: &serde_json::Value, k: &str| row[k].as_u64().unwrap();
+    // Every built-in scene, the random family and the total.
+    let scenes = impactset(&["scenes", "--json"]);
+    let scenes: Vec<serde_json::Value> = serde_json::from_slice(&scenes.stdout).unwrap();
+    assert_eq!(rows.len(), scenes.len() + 2);
+    for (row, scene) in rows.iter().zip(&scenes) {
+        assert_eq!(row["family"], scene["id"]);
+    }
+    for row in &rows {
+        let classes = ["verified", "loose", "inaccurate", "ray", "pivot_cap", "silent"];
+        let sum: u64 = classes.iter().map(|k| field(row, k)).sum();
+        assert_eq!(sum, field(row, "lcps"), "{row}: the classes do not add up");
+        assert_eq!(field(row, "silent"), 0, "{row}");
+        assert!(row["max_verified_violation"].as_f64().unwrap() <= 1e-9, "{row}");
+    }
+    let total = rows.last().unwrap();
+    assert_eq!(total["family"], "all");
+    assert!(field(total, "verified") as f64 >= 0.99 * 39000.0, "{total}");
+}
+
+#[test]
+fn bilateral_constraints_are_shown_warned_about_and_rejected_when_bad() {
+    // Two points on a line joined by a rod; the given v⁻ violates it.
+    let rod = r#"{"mass_matrix": [[1, 0], [0, 3]], "velocity": [-1, -2],
+      "contacts": [{"normal": [1, 0], "tangent": [0, 0], "friction": 0}], "bilateral": [[1, -1]]}"#;
+    let path = write("rod.json", rod);
+    let out = impactset(&["show", path.to_str().unwrap()]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("bilateral constraints: 1 rows"), "{stdout}");
+    assert!(stderr.contains("rod.json") && stderr.contains("M-orthogonal projection"), "{stderr}");
+    // M-orthogonal projection onto x₁ = x₂: the common velocity (1·(−1) + 3·(−2)) / 4.
+    let json = impactset(&["show", path.to_str().unwrap(), "--json"]);
+    let view: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(view["bilateral_constraints"], 1);
+    for x in view["velocity"].as_array().unwrap() {
+        assert!((x.as_f64().unwrap() + 1.75).abs() < 1e-15, "{view}");
+    }
+    assert_rejected("bilateral-row.json", &rod.replace("[[1, -1]]", "[[1, -1, 0]]"), "bilateral[0]");
+    assert_rejected("bilateral-rank.json", &rod.replace("[[1, -1]]", "[[1, -1], [0, 1]]"), "bilateral");
+    assert_rejected("bilateral-type.json", &rod.replace("[[1, -1]]", "\"rod\""), "bilateral");
+}

@@ -65,6 +65,13 @@ fn out_of_domain_options_are_input_errors() {
         &["sample", "rocking-block", "-n", "10", "--first-index", "18446744073709551610"],
         &["--first-index 18446744073709551610"],
     );
+    assert_input_error(&["sample", "rocking-block", "--heldout", "2000000", "--json"], &["--heldout 2000000"]);
+    assert_input_error(&["sample", "rocking-block", "--trajectory-count", "100000"], &["--trajectory-count 100000"]);
+    // The ε figures keep the net in memory: 3 · 8 bytes × 2³⁰ samples is 24 GiB.
+    assert_input_error(
+        &["sample", "rocking-block", "-n", "1073741824", "--heldout", "10", "--json"],
+        &["--heldout 10", "MiB"],
+    );
 }
 
 #[test]

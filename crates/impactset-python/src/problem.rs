@@ -5,13 +5,13 @@
 use nalgebra::{DMatrix, DVector};
 use numpy::ndarray::{Array1, Array2, Array3, ArrayViewD};
 use numpy::{PyArray1, PyArray2, PyArray3, PyReadonlyArrayDyn};
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use impactset::io::{FileError, ProblemFile, ProblemSpec, load_problem};
 use impactset::problem::default_contact_name;
-use impactset::{Contact, Dimension, ImpactProblem, ProblemError, scene};
+use impactset::{Contact, Dimension, ImpactProblem, ProblemError, ProblemWarning, scene};
 
 use crate::args::{self, float_array, shape_str};
 use crate::convert::read_only;
@@ -38,6 +38,7 @@ pub struct Problem {
     jn_array: Py<PyArray2<f64>>,
     jt_array: Py<PyAny>,
     mu_array: Py<PyArray1<f64>>,
+    bilateral_array: Py<PyArray2<f64>>,
 }
 
 impl Problem {
@@ -49,6 +50,8 @@ impl Problem {
         let v = Array1::from_iter(p.velocity().iter().copied());
         let jn = Array2::from_shape_fn((k, n), |(i, j)| p.contacts()[i].normal[j]);
         let mu = Array1::from_iter(p.contacts().iter().map(|c| c.friction));
+        let eq = p.bilateral();
+        let bilateral = Array2::from_shape_fn((eq.nrows(), n), |(i, j)| eq[(i, j)]);
         let jt: Py<PyAny> = match p.dimension() {
             Dimension::Planar => {
                 let jt = Array2::from_shape_fn((k, n), |(i, j)| p.contacts()[i].tangents[0][j]);
@@ -65,6 +68,7 @@ impl Problem {
             jn_array: read_only(PyArray2::from_owned_array(py, jn))?.unbind(),
             jt_array: jt,
             mu_array: read_only(PyArray1::from_owned_array(py, mu))?.unbind(),
+            bilateral_array: read_only(PyArray2::from_owned_array(py, bilateral))?.unbind(),
             spec,
         })
     }
@@ -90,7 +94,11 @@ impl Problem {
     /// velocity; ``Jn`` (k, n) one normal row per contact; ``Jt`` (k, n) for
     /// planar contacts or (k, 2, n) for spatial ones; ``mu`` (k,) friction
     /// coefficients ≥ 0; ``names`` k contact names (default ``A``, ``B``, …).
-    /// Keyword-only: ``name`` (default ``"problem"``), ``friction_directions``
+    /// Keyword-only: ``bilateral`` (r, n) equality-constraint rows ``J_eq``
+    /// that hold through the impact, ``J_eq v = 0`` (default none; a ``v``
+    /// that violates them is replaced by its M-orthogonal projection onto
+    /// their null space, with a ``UserWarning``; docs/model.md §1),
+    /// ``name`` (default ``"problem"``), ``friction_directions``
     /// (spatial only: even, ≥ 4, default 8), and the sampling defaults
     /// ``step_size``, ``steps``, ``samples`` that :func:`impactset.sample`
     /// and problem files use.
@@ -112,7 +120,7 @@ impl Problem {
     /// ValueError: Jn: expected shape (1, 3), got (1, 2)
     #[staticmethod]
     #[allow(non_snake_case)]
-    #[pyo3(signature = (M, v, Jn, Jt, mu, names=None, *, name=None, friction_directions=None, step_size=None, steps=None, samples=None))]
+    #[pyo3(signature = (M, v, Jn, Jt, mu, names=None, *, bilateral=None, name=None, friction_directions=None, step_size=None, steps=None, samples=None))]
     #[allow(clippy::too_many_arguments)]
     fn from_arrays(
         py: Python<'_>,
@@ -122,6 +130,7 @@ impl Problem {
         Jt: &Bound<'_, PyAny>,
         mu: &Bound<'_, PyAny>,
         names: Option<&Bound<'_, PyAny>>,
+        bilateral: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
         friction_directions: Option<&Bound<'_, PyAny>>,
         step_size: Option<&Bound<'_, PyAny>>,
@@ -133,7 +142,13 @@ impl Problem {
         let jn = float_array("Jn", Jn)?;
         let jt = float_array("Jt", Jt)?;
         let friction = float_array("mu", mu)?;
+        let bilateral = bilateral.filter(|b| !b.is_none()).map(|b| float_array("bilateral", b)).transpose()?;
         let problem = problem_from_arrays(&mass, &velocity, &jn, &jt, &friction, names, friction_directions)?;
+        let problem = match bilateral {
+            Some(rows) => with_bilateral(problem, &rows)?,
+            None => problem,
+        };
+        warn_projected(py, &problem)?;
         let name = match name {
             Some(n) if !n.is_none() => n
                 .cast::<PyString>()
@@ -191,6 +206,7 @@ impl Problem {
             FileError::Io { .. } => PyOSError::new_err(e.to_string()),
             other => PyValueError::new_err(other.to_string()),
         })?;
+        warn_projected(py, &spec.problem)?;
         Problem::new(py, spec)
     }
 
@@ -249,6 +265,21 @@ impl Problem {
     #[getter]
     fn mu(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
         self.mu_array.clone_ref(py)
+    }
+
+    /// The bilateral constraint rows ``J_eq`` (r, n), read-only; shape
+    /// (0, n) when there are none.
+    ///
+    /// >>> import numpy as np, impactset
+    /// >>> p = impactset.Problem.from_arrays(
+    /// ...     np.eye(2), [-1.0, -1.0], [[1.0, 0.0]], [[0.0, 0.0]], [0.0], bilateral=[[1.0, -1.0]])
+    /// >>> p.bilateral
+    /// array([[ 1., -1.]])
+    /// >>> impactset.Problem.scene("rocking-block").bilateral.shape
+    /// (0, 3)
+    #[getter]
+    fn bilateral(&self, py: Python<'_>) -> Py<PyArray2<f64>> {
+        self.bilateral_array.clone_ref(py)
     }
 
     /// The contact names.
@@ -447,6 +478,36 @@ fn problem_from_arrays(
     ImpactProblem::with_friction_directions(m, v, contacts, d).map_err(|e| value_error(problem_message(&e)))
 }
 
+/// `problem` with the constraint rows `bilateral` ((r, n), finite) added.
+fn with_bilateral(problem: ImpactProblem, bilateral: &PyReadonlyArrayDyn<'_, f64>) -> PyResult<ImpactProblem> {
+    let n = problem.n();
+    let shape = args::shape_of(bilateral);
+    let r = match shape[..] {
+        [r, c] if c == n => r,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "bilateral: expected a 2-D array of shape (r, {n}), got shape {}",
+                shape_str(&shape)
+            )));
+        }
+    };
+    args::check_finite("bilateral", bilateral)?;
+    let rows = bilateral.as_array();
+    let rows = DMatrix::from_fn(r, n, |i, j| rows[[i, j]]);
+    problem.with_bilateral(rows).map_err(|e| PyValueError::new_err(problem_message(&e)))
+}
+
+/// A `UserWarning` when `v⁻` was projected onto the bilateral constraints.
+fn warn_projected(py: Python<'_>, problem: &ImpactProblem) -> PyResult<()> {
+    for w in problem.warnings() {
+        if matches!(w, ProblemWarning::ProjectedVelocity { .. }) {
+            let message = std::ffi::CString::new(w.to_string()).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
+        }
+    }
+    Ok(())
+}
+
 /// `M` symmetric (to the library's relative `1e-12`) and positive definite;
 /// the error gives the offending pair or the smallest eigenvalue.
 fn check_spd(m: &DMatrix<f64>) -> PyResult<()> {
@@ -504,6 +565,7 @@ fn problem_message(e: &ProblemError) -> String {
     match e {
         ProblemError::FrictionDirections { d, why } => format!("friction_directions: {d}: {why}"),
         ProblemError::NotPositiveDefinite => "M is not symmetric positive definite".into(),
+        ProblemError::BilateralBlocksContact { contact } => format!("Jn[{contact}]: {}", e.detail()),
         other => other.to_string(),
     }
 }

@@ -427,9 +427,11 @@ pub fn sample_native(
             .map_err(|e| PyValueError::new_err(e.to_string()))?,
         None => Selection::All,
     };
+    // `None`: the problem's own, else the pilot's (below, once h and the
+    // rule are known).
     let steps = match some(steps) {
-        Some(k) => args::integer("steps", &k, 0, u32::MAX as i128)? as usize,
-        None => defaults.steps,
+        Some(k) => Some(args::integer("steps", &k, 0, u32::MAX as i128)? as usize),
+        None => spec.steps,
     };
     let step_size = match some(step_size) {
         Some(h) => args::positive_float("step_size", &h)?,
@@ -461,17 +463,26 @@ pub fn sample_native(
             args::type_name(p)
         )));
     }
-    let options = SamplerOptions {
+    let mut options = SamplerOptions {
         samples,
         first_index,
         step_size: Some(step_size),
-        steps,
+        steps: steps.unwrap_or(impactset::sampling::MIN_STEPS),
         seed,
         selection,
         threads,
         ..SamplerOptions::default()
     };
     let problem = pyproblem.problem();
+    options.validate(problem).map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?;
+    if steps.is_none() {
+        let cap = py.detach(|| impactset::sampling::default_steps(problem, &options));
+        if let Some(warning) = cap.warning() {
+            let warnings = py.import("warnings")?;
+            warnings.call_method1("warn", (warning.replace("--step-size", "step_size"),))?;
+        }
+        options.steps = cap.steps;
+    }
     let (backend, backend_reason) = py.detach(|| open_backend(problem, backend, precision, selection, threads))?;
     let collected = detached::run(py, progress.as_ref(), |control| run_chunks(problem, &options, &backend, control))?
         .map_err(|e| match e {

@@ -210,6 +210,7 @@ fn gpu_all_matches_cpu_with_three_contacts() {
         ("planar n=5", common::random_problem(1, 5, 3, false, 1.0), 128, 6),
         ("planar n=4", common::random_problem(2, 4, 3, false, 2.0), 128, 6),
         ("spatial n=6 d=4", with_directions(common::random_problem(3, 6, 3, true, 1.0), 4), 16, 12),
+        ("planar n=6, 2 bilateral rows", constrained(common::random_problem(4, 6, 3, false, 1.0)), 128, 6),
     ];
     for (name, problem, samples, steps) in cases {
         let options = SamplerOptions { samples, steps, seed: 5, selection: Selection::All, ..Default::default() };
@@ -227,6 +228,13 @@ fn gpu_all_matches_cpu_with_three_contacts() {
         );
         assert!(fraction >= 0.99, "{name}: {fraction}");
     }
+}
+
+/// `problem` (n = 6) with two bilateral constraints (the GPU gets `M̃⁻¹`
+/// from the host like every other per-problem constant).
+fn constrained(problem: ImpactProblem) -> ImpactProblem {
+    let rows = nalgebra::dmatrix![1.0, 0.0, -1.0, 0.0, 0.0, 0.0; 0.0, 1.0, 0.0, 0.0, -1.0, 0.5];
+    problem.with_bilateral(rows).unwrap()
 }
 
 fn with_directions(problem: ImpactProblem, d: usize) -> ImpactProblem {

@@ -16,6 +16,20 @@ fn rocking_block(spin: f64) -> ImpactProblem {
     ImpactProblem::new(mass, dvector![0.0, -0.44294, spin], vec![corner("A", -0.5), corner("B", 0.5)]).unwrap()
 }
 
+/// The rocking block with a point mass 0.5 welded to its centre by two
+/// bilateral rows (n = 5): the GPU gets `M̃⁻¹Jᵀ` from the host.
+fn welded_rocking_block(spin: f64) -> ImpactProblem {
+    let mass = DMatrix::from_diagonal(&dvector![1.0, 1.0, 5.0 / 12.0, 0.5, 0.5]);
+    let corner = |name: &str, rx: f64| {
+        Contact::planar(name, dvector![0.0, 1.0, rx, 0.0, 0.0], dvector![1.0, 0.0, 1.0, 0.0, 0.0], 0.5)
+    };
+    let weld = dmatrix![1.0, 0.0, 0.0, -1.0, 0.0; 0.0, 1.0, 0.0, 0.0, -1.0];
+    ImpactProblem::new(mass, dvector![0.0, -0.44294, spin, 0.0, -0.44294], vec![corner("A", -0.5), corner("B", 0.5)])
+        .unwrap()
+        .with_bilateral(weld)
+        .unwrap()
+}
+
 /// A rigid body in space with two contacts on the floor, d = 8: N = 22.
 fn spatial_two_contacts() -> ImpactProblem {
     let mut mass = DMatrix::identity(6, 6);
@@ -108,6 +122,14 @@ fn gpu_rocking_block_matches_cpu() {
         check(&ctx, "rocking block", &rocking_block(0.0), &options(selection, 1024, 0), TARGET);
         // Turning, and sample indices across 2³².
         check(&ctx, "rocking block (spin)", &rocking_block(0.7), &options(selection, 1024, (1 << 32) - 300), TARGET);
+    }
+}
+
+#[test]
+fn gpu_welded_rocking_block_matches_cpu() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    for selection in [Selection::Lemke, Selection::RandomLemke] {
+        check(&ctx, "welded rocking block (spin)", &welded_rocking_block(0.7), &options(selection, 512, 3), TARGET);
     }
 }
 

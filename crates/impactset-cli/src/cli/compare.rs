@@ -65,7 +65,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
     });
     let problem = &spec.problem;
     let selection = args.selection;
-    let options = SamplerOptions { samples: args.samples, seed: args.seed, selection, ..spec.sampler_options() };
+    let mut options = SamplerOptions { samples: args.samples, seed: args.seed, selection, ..spec.sampler_options() };
+    options::validate(&options, problem)?;
+    if spec.steps.is_none() {
+        options::derive_steps(&mut options, problem);
+    }
     let comparison = compare_backends(&ctx, problem, &options, precision, tolerance)?;
     let report = Report {
         scene: &spec.name,

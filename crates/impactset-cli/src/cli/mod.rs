@@ -3,6 +3,7 @@
 mod analyze;
 mod baseline;
 mod bench;
+mod census;
 mod compare;
 mod export;
 mod figures;
@@ -58,6 +59,8 @@ enum Command {
     Reach(reach::ReachArgs),
     /// Join the tables (and sets) of `reach --shard` runs.
     ReachMerge(reach::MergeArgs),
+    /// Solve many step LCPs (every scene, random problems) and classify each outcome: no silent failure.
+    Census(census::CensusArgs),
 }
 
 /// An error in what the user gave (file, field, value): exit code 2.
@@ -88,6 +91,7 @@ pub fn main() -> ExitCode {
         Command::Figures(args) => figures::run(args),
         Command::Reach(args) => reach::run(args),
         Command::ReachMerge(args) => reach::merge(args),
+        Command::Census(args) => census::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,9 +18,23 @@ pub fn sampler_options(
     seed: u64,
     selection: Selection,
 ) -> Result<SamplerOptions> {
-    let options = SamplerOptions { samples, first_index, seed, selection, ..spec.sampler_options() };
+    let mut options = SamplerOptions { samples, first_index, seed, selection, ..spec.sampler_options() };
     validate(&options, &spec.problem)?;
+    if spec.steps.is_none() {
+        derive_steps(&mut options, &spec.problem);
+    }
     Ok(options)
+}
+
+/// Sets the step cap `K` of validated `options` that neither the command
+/// line nor the problem gives: the pilot run's (docs/model.md §11), with a
+/// warning on stderr when some pilot impacts did not end.
+pub fn derive_steps(options: &mut SamplerOptions, problem: &ImpactProblem) {
+    let cap = impactset::sampling::default_steps(problem, options);
+    if let Some(warning) = cap.warning() {
+        eprintln!("warning: {warning}");
+    }
+    options.steps = cap.steps;
 }
 
 /// [`SamplerOptions::validate`] as an input error naming the flag
@@ -51,4 +65,54 @@ pub fn backend_parser() -> impl clap::builder::TypedValueParser<Value = BackendC
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new(BackendChoice::ALL.map(|b| PossibleValue::new(b.name()).help(b.summary())))
         .map(|name| name.parse::<BackendChoice>().expect("clap admits only the possible values"))
+}
+
+/// Probe samples of [`warn_if_all_is_slow`] per rule.
+const PROBE_SAMPLES: u64 = 8;
+
+/// With `--selection all`, times a few samples under `all` and under
+/// `random-lemke` (the same indices, one thread) and warns on stderr when
+/// the run will take long and `all` costs much more per sample than
+/// `random-lemke`: `all` enumerates every solution of each step LCP, whose
+/// count grows exponentially with the contacts (docs/model.md §5b).
+pub fn warn_if_all_is_slow(problem: &ImpactProblem, options: &SamplerOptions, threads: usize) {
+    if options.selection != Selection::All {
+        return;
+    }
+    let time = |selection: Selection| {
+        let probe = SamplerOptions { selection, ..options.clone() };
+        let start = std::time::Instant::now();
+        for i in 0..PROBE_SAMPLES {
+            std::hint::black_box(impactset::sample_one(problem, &probe, options.first_index + i));
+        }
+        start.elapsed().as_secs_f64() / PROBE_SAMPLES as f64
+    };
+    let all = time(Selection::All);
+    let estimate = all * options.samples as f64 / threads.max(1) as f64;
+    if estimate < 30.0 {
+        return;
+    }
+    let lemke = time(Selection::RandomLemke).max(1e-9);
+    let ratio = all / lemke;
+    if ratio >= 5.0 {
+        eprintln!(
+            "warning: --selection all: about {} for {} samples here ({ratio:.0}× the cost per sample of \
+             --selection random-lemke, which samples the same model with one Lemke solve per step, \
+             about {}); all enumerates every solution of each step LCP (docs/model.md §5b)",
+            duration(estimate),
+            options.samples,
+            duration(estimate / ratio)
+        );
+    }
+}
+
+/// Seconds as `12 s`, `7 min`, `3.2 h`.
+fn duration(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 7200.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
 }

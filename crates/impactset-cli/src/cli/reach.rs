@@ -46,7 +46,7 @@ pub struct ReachArgs {
     /// Samples per state.
     #[arg(long, short = 'n', default_value_t = 256)]
     samples: usize,
-    /// Step cap K [default: the first problem's, else 10].
+    /// Step cap K [default: the first problem's, else from a 64-sample pilot run of state 0 (docs/model.md §11)].
     #[arg(long)]
     steps: Option<usize>,
     /// Impulse step h for every state [default: each problem's, else half
@@ -128,10 +128,11 @@ pub fn run(args: ReachArgs) -> Result<()> {
             .map_err(|e| input_error(e.to_string()))?,
     };
     let directions = args.directions.iter().map(|d| parse_direction(d)).collect::<Result<Vec<_>>>()?;
-    let options = ReachOptions {
+    let given_steps = args.steps.or(first.steps);
+    let mut options = ReachOptions {
         sampler: SamplerOptions {
             samples: args.samples,
-            steps: args.steps.or(first.steps).unwrap_or(SamplerOptions::default().steps),
+            steps: given_steps.unwrap_or(SamplerOptions::default().steps),
             step_size: args.step_size,
             seed: args.seed,
             selection: args.selection,
@@ -144,6 +145,13 @@ pub fn run(args: ReachArgs) -> Result<()> {
         ..ReachOptions::default()
     };
     let schema = schema(&input, &options).map_err(|e| input_error(e.to_string()))?;
+    if given_steps.is_none() {
+        let cap = impactset::reach::default_steps(&input, &options).map_err(|e| input_error(e.to_string()))?;
+        if let (Some(warning), false) = (cap.warning(), args.quiet) {
+            eprintln!("warning: state 0: {warning}");
+        }
+        options.sampler.steps = cap.steps;
+    }
     let states = match &args.shard {
         Some(shard) => shard_range(shard, input.len())?,
         None => 0..input.len(),

@@ -31,7 +31,7 @@ pub struct SampleArgs {
     /// Number of samples [default: the problem's, else 4096].
     #[arg(long, short = 'n')]
     samples: Option<usize>,
-    /// Step cap K [default: the problem's, else 10].
+    /// Step cap K [default: the problem's, else twice the most steps of a 64-sample pilot run (docs/model.md §11)].
     #[arg(long)]
     steps: Option<usize>,
     /// Impulse step h [default: the problem's, else half the largest single-contact plastic impulse].
@@ -70,12 +70,13 @@ pub struct SampleArgs {
     /// Record every step (v, p, normal impulses) of the first `--trajectory-count` samples as JSON.
     #[arg(long)]
     trajectories: Option<PathBuf>,
-    /// Samples recorded by `--trajectories` and drawn by `--plot`.
+    /// Samples recorded by `--trajectories` and drawn by `--plot` (at most 4096).
     #[arg(long, default_value_t = 32)]
     trajectory_count: usize,
     /// Draw this many fresh samples (indices from 2⁴⁰ on) and put a held-out
     /// ε certificate (energy norm, δ = 0.05) and the baselines' distances in
-    /// the summary.
+    /// the summary (at most 2²⁰; the net, every accepted v⁺, is kept in
+    /// memory: at most 4 GiB).
     #[arg(long, default_value_t = 0)]
     heldout: usize,
     /// Samples computed and written per chunk: memory holds one chunk (the
@@ -105,6 +106,15 @@ struct EpsilonFigures {
     baseline_distances: Vec<BaselineDistance>,
 }
 
+/// Largest `--heldout`.
+const MAX_HELDOUT: usize = 1 << 20;
+
+/// Largest `--trajectory-count`.
+const MAX_TRAJECTORIES: usize = 4096;
+
+/// Largest net (accepted `v⁺`) kept in memory for `--heldout`.
+const MAX_NET_BYTES: u128 = 4 << 30;
+
 /// Runs `impactset sample`.
 pub fn run(args: SampleArgs) -> Result<()> {
     let spec = source::load(&args.problem)?;
@@ -123,6 +133,20 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if args.threads == Some(0) {
         return Err(InputError("--threads 0: must be at least 1".into()).into());
     }
+    if args.heldout > MAX_HELDOUT {
+        return Err(InputError(format!(
+            "--heldout {}: at most {MAX_HELDOUT} (the certificate's cost grows with held-out × net size)",
+            args.heldout
+        ))
+        .into());
+    }
+    if args.trajectory_count > MAX_TRAJECTORIES {
+        return Err(InputError(format!(
+            "--trajectory-count {}: at most {MAX_TRAJECTORIES} (every step of each is written as JSON)",
+            args.trajectory_count
+        ))
+        .into());
+    }
     if let Some(out) = &args.out {
         let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("");
         if !ext.eq_ignore_ascii_case("npy") && !ext.eq_ignore_ascii_case("csv") {
@@ -136,7 +160,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ("--trajectories", args.trajectories.as_deref()),
     ])?;
     let base = spec.sampler_options();
-    let options = SamplerOptions {
+    let mut options = SamplerOptions {
         samples: args.samples.unwrap_or(base.samples),
         first_index: args.first_index,
         step_size: args.step_size.or(base.step_size),
@@ -147,6 +171,22 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ..base
     };
     options::validate(&options, problem)?;
+    let net_bytes = (options.samples as u128) * (problem.n() as u128) * 8;
+    if args.heldout > 0 && (args.summary.is_some() || args.json) && net_bytes > MAX_NET_BYTES {
+        return Err(InputError(format!(
+            "--heldout {}: the ε figures keep every accepted v⁺ in memory ({} MiB for -n {}); \
+             at most {} MiB: sample fewer, or run `impactset analyze` on the written set",
+            args.heldout,
+            net_bytes >> 20,
+            options.samples,
+            MAX_NET_BYTES >> 20
+        ))
+        .into());
+    }
+    if args.steps.is_none() && spec.steps.is_none() {
+        options::derive_steps(&mut options, problem);
+    }
+    options::warn_if_all_is_slow(problem, &options, options.threads.unwrap_or_else(rayon::current_num_threads));
     let chunk = args.chunk.unwrap_or_else(|| impactset::sampling::default_chunk(problem.n()));
     if let Some(out) = &args.out {
         outputs::warn_if_disk_short("--out", out, outputs::sample_file_bytes(out, options.samples, problem.n()));
@@ -264,7 +304,7 @@ fn progress_bar(total: u64) -> ProgressBar {
     }
     let bar = ProgressBar::new(total);
     if let Ok(style) =
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} samples ({eta})")
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} samples ({eta} left)")
     {
         bar.set_style(style);
     }

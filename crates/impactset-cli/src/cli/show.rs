@@ -32,6 +32,7 @@ struct ProblemView {
     n: usize,
     m: usize,
     friction_directions: usize,
+    bilateral_constraints: usize,
     step_lcp_size: usize,
     step_size: f64,
     steps: Option<usize>,
@@ -54,6 +55,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
         n: p.n(),
         m: p.m(),
         friction_directions: p.friction_directions(),
+        bilateral_constraints: p.bilateral().nrows(),
         step_lcp_size: p.operators().layout().size(),
         step_size: spec.step_size.unwrap_or_else(|| p.default_step_size()),
         steps: spec.steps,
@@ -78,6 +80,9 @@ pub fn run(args: ShowArgs) -> Result<()> {
         return Ok(());
     }
     println!("{} ({:?}): n = {}, m = {}, d = {}", view.name, view.dimension, view.n, view.m, view.friction_directions);
+    if view.bilateral_constraints > 0 {
+        println!("bilateral constraints: {} rows of J_eq (J_eq v = 0 through the impact)", view.bilateral_constraints);
+    }
     println!("step LCP size N = {}, step size h = {}", view.step_lcp_size, view.step_size);
     println!("v⁻ = {:?}", view.velocity);
     println!("kinetic energy ½v⁻ᵀMv⁻ = {:.6}", view.kinetic_energy);

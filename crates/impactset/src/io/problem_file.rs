@@ -9,6 +9,9 @@
 //!
 //! Spatial contacts give `"tangents": [[...], [...]]` instead of `"tangent"`,
 //! and the problem may set `"friction_directions"` (even, ≥ 4; default 8).
+//! `"bilateral": [[...], ...]` (optional) lists equality-constraint rows
+//! `J_eq` (each of length n) that hold through the impact, `J_eq v = 0`
+//! (docs/model.md §1, "Bilateral constraints").
 //! `name` (default: the file stem), contact `name`s (default `A`, `B`, …),
 //! `step_size`, `steps` and `samples` are optional.
 
@@ -68,6 +71,9 @@ pub struct ProblemFile {
     /// Friction directions per spatial contact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friction_directions: Option<usize>,
+    /// Bilateral constraint rows `J_eq`, as rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bilateral: Option<Vec<Vec<f64>>>,
     /// Impulse step `h`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_size: Option<f64>,
@@ -221,12 +227,23 @@ impl ProblemFile {
         if self.samples == Some(0) {
             return Err(("samples".into(), "must be at least 1".into()));
         }
+        let bilateral = self.bilateral.unwrap_or_default();
+        for (k, row) in bilateral.iter().enumerate() {
+            if row.len() != n {
+                return Err((
+                    format!("bilateral[{k}]"),
+                    format!("has {} entries, expected {n} (the length of velocity)", row.len()),
+                ));
+            }
+        }
+        let bilateral = DMatrix::from_fn(bilateral.len(), n, |k, j| bilateral[k][j]);
         let problem = ImpactProblem::with_friction_directions(
             mass,
             DVector::from_vec(self.velocity),
             contacts,
             self.friction_directions,
         )
+        .and_then(|p| p.with_bilateral(bilateral))
         .map_err(|e| (e.field(), e.detail()))?;
         Ok(ProblemSpec {
             name: self.name.unwrap_or(default_name),
@@ -257,6 +274,8 @@ impl ProblemFile {
                 })
                 .collect(),
             friction_directions: spatial.then_some(p.friction_directions()),
+            bilateral: (p.bilateral().nrows() > 0)
+                .then(|| p.bilateral().row_iter().map(|r| r.iter().copied().collect()).collect()),
             step_size: spec.step_size,
             steps: spec.steps,
             samples: spec.samples,
@@ -290,6 +309,34 @@ mod tests {
         let again = load_problem(&write("again.toml", &toml_text)).unwrap();
         assert_eq!(again.problem.mass(), spec.problem.mass());
         assert_eq!(again.problem.contacts(), spec.problem.contacts());
+    }
+
+    const ROD: &str = r#"{"mass_matrix": [[1, 0], [0, 1]], "velocity": [-1, -1],
+        "contacts": [{"normal": [1, 0], "tangent": [0, 0], "friction": 0}], "bilateral": [[1, -1]]}"#;
+
+    #[test]
+    fn bilateral_rows_round_trip_and_bad_ones_are_named() {
+        let spec = load_problem(&write("rod.json", ROD)).unwrap();
+        assert_eq!(spec.problem.bilateral().as_slice(), &[1.0, -1.0]);
+        let file = ProblemFile::from_spec(&spec);
+        assert_eq!(file.bilateral, Some(vec![vec![1.0, -1.0]]));
+        let again = load_problem(&write("rod.toml", &toml::to_string(&file).unwrap())).unwrap();
+        assert_eq!(again.problem.bilateral(), spec.problem.bilateral());
+        let cases = [
+            (ROD.replace("[[1, -1]]", "[[1, -1], [1, 0, 0]]"), "bilateral[1]: has 3 entries, expected 2"),
+            (ROD.replace("[[1, -1]]", "[[1, -1], \"x\"]"), "bilateral[1]: invalid type: string \"x\""),
+            (ROD.replace("[[1, -1]]", "3"), "bilateral: invalid type: integer `3`, expected a sequence"),
+            (ROD.replace("[[1, -1]]", "[[1, -1], [1, 1]]"), "bilateral: the constraint rows have rank 2"),
+        ];
+        for (k, (text, expected)) in cases.iter().enumerate() {
+            let path = write(&format!("bad-bilateral-{k}.json"), text);
+            let e = load_problem(&path).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{}: {expected}", path.display())), "{e}");
+        }
+        let toml_nan = "mass_matrix = [[1.0, 0.0], [0.0, 1.0]]\nvelocity = [-1.0, -1.0]\nbilateral = [[1.0, nan]]\n\
+                        [[contacts]]\nnormal = [1.0, 0.0]\ntangent = [0.0, 0.0]\nfriction = 0.0\n";
+        let e = load_problem(&write("nan.toml", toml_nan)).unwrap_err().to_string();
+        assert!(e.contains("bilateral[0][1]: NaN is not a finite number"), "{e}");
     }
 
     #[test]

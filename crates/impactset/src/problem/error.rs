@@ -50,6 +50,17 @@ pub enum ProblemError {
     FrictionDirections { d: usize, why: &'static str },
     /// The step LCP would be too large to hold and solve.
     TooLarge { m: usize, d: usize, size: usize },
+    /// A bilateral constraint row has the wrong length.
+    BilateralRowLength { row: usize, len: usize, n: usize },
+    /// The bilateral constraints have rank `n`: they leave the system no
+    /// motion.
+    BilateralNoMotion { rank: usize },
+    /// The bilateral constraints leave a contact's normal row no motion
+    /// (`Jn M̃⁻¹ Jnᵀ ≈ 0`): the contact can neither collide nor act.
+    BilateralBlocksContact { contact: usize },
+    /// The singular value decomposition of the bilateral rows did not
+    /// converge.
+    BilateralSvd,
 }
 
 impl ProblemError {
@@ -68,6 +79,9 @@ impl ProblemError {
             ProblemError::Tangents { contact, .. } => format!("contacts[{contact}].tangents"),
             ProblemError::ZeroNormal { contact } => format!("contacts[{contact}].normal"),
             ProblemError::FrictionDirections { .. } => "friction_directions".into(),
+            ProblemError::BilateralRowLength { row, .. } => format!("bilateral[{row}]"),
+            ProblemError::BilateralNoMotion { .. } | ProblemError::BilateralSvd => "bilateral".into(),
+            ProblemError::BilateralBlocksContact { contact } => format!("contacts[{contact}].normal"),
         }
     }
 
@@ -79,7 +93,9 @@ impl ProblemError {
             ProblemError::MassShape { rows, cols, n } => {
                 format!("is {rows}×{cols}, expected {n}×{n} (velocity has {n} entries)")
             }
-            ProblemError::RowLength { len, n, .. } => format!("has {len} entries, expected {n}"),
+            ProblemError::RowLength { len, n, .. } | ProblemError::BilateralRowLength { len, n, .. } => {
+                format!("has {len} entries, expected {n}")
+            }
             ProblemError::NonFinite { value, .. } => format!("{value} is not a finite number"),
             ProblemError::OutOfRange { quantity, value, low, high, .. } if *low == 0.0 => format!(
                 "{quantity} {value:e} exceeds {high:e} in magnitude, more than the arithmetic handles with \
@@ -104,6 +120,16 @@ impl ProblemError {
                  above the limit {} (model.md §1)",
                 super::MAX_STEP_LCP_SIZE
             ),
+            ProblemError::BilateralNoMotion { rank } => format!(
+                "the constraint rows have rank {rank} = n: they leave the system no motion (model.md §1, \
+                 Bilateral constraints)"
+            ),
+            ProblemError::BilateralBlocksContact { .. } => format!(
+                "the bilateral constraints leave this normal row no motion (Jn M̃⁻¹ Jnᵀ ≤ {:e} Jn M⁻¹ Jnᵀ): \
+                 the contact can neither collide nor act; remove it",
+                super::bilateral::DEAD_ROW
+            ),
+            ProblemError::BilateralSvd => "the singular value decomposition of the rows did not converge".into(),
         }
     }
 }
@@ -131,5 +157,16 @@ pub enum ProblemWarning {
         field: String,
         /// `is zero` or `has J M⁻¹ Jᵀ = 0`.
         what: &'static str,
+    },
+    /// `v⁻` violated the bilateral constraints and was replaced by its
+    /// M-orthogonal projection onto their null space (model.md §1,
+    /// "Bilateral constraints").
+    #[error(
+        "velocity: v⁻ violates the bilateral constraints (J_eq v⁻ ≠ 0); it was replaced by its M-orthogonal \
+         projection onto their null space, a change of ‖Δv‖_M / ‖v⁻‖_M = {change:e}"
+    )]
+    ProjectedVelocity {
+        /// `‖v⁻ − v⁻_proj‖_M / ‖v⁻‖_M`.
+        change: f64,
     },
 }

@@ -2,6 +2,7 @@
 //! rows and friction, validated once and with the per-problem constants that
 //! every step reuses precomputed.
 
+pub mod bilateral;
 pub mod cone;
 mod error;
 pub mod operators;
@@ -71,11 +72,15 @@ pub fn default_contact_name(i: usize) -> String {
 /// | `v⁻` (n) | [`velocity`](Self::velocity) |
 /// | `Jn`, `Jt`, `μ` | [`contacts`](Self::contacts) |
 /// | `d` friction directions | [`friction_directions`](Self::friction_directions) |
+/// | `J_eq` (r×n) bilateral rows | [`bilateral`](Self::bilateral) |
 ///
 /// Construction checks every size, that all entries are finite, that `M` is
 /// symmetric positive definite and that friction is non-negative, and then
 /// precomputes `M⁻¹`, `M⁻¹Jᵀ`, the Delassus matrix `J M⁻¹ Jᵀ` and the step-LCP
-/// matrix ([`ContactOperators`]).
+/// matrix ([`ContactOperators`]). Bilateral constraints `J_eq v = 0`
+/// ([`with_bilateral`](Self::with_bilateral)) replace `M⁻¹` by the
+/// constrained inverse inertia `M̃⁻¹` everywhere and project `v⁻` onto
+/// `null(J_eq)` (model.md §1, "Bilateral constraints").
 ///
 /// ```
 /// use impactset::{Contact, ImpactProblem};
@@ -92,6 +97,12 @@ pub fn default_contact_name(i: usize) -> String {
 pub struct ImpactProblem {
     mass: DMatrix<f64>,
     velocity: DVector<f64>,
+    /// `v⁻` as given, before any projection onto `null(J_eq)`.
+    given_velocity: DVector<f64>,
+    /// `J_eq` (r×n, r = 0 without constraints).
+    bilateral: DMatrix<f64>,
+    /// `‖v⁻_given − v⁻‖_M / ‖v⁻_given‖_M` (0 when not projected).
+    projection_change: f64,
     contacts: Vec<Contact>,
     dimension: Dimension,
     friction_directions: usize,
@@ -134,10 +145,95 @@ impl ImpactProblem {
         if size > MAX_STEP_LCP_SIZE {
             return Err(ProblemError::TooLarge { m: contacts.len(), d, size });
         }
-        let operators = ContactOperators::new(&mass, &velocity, &contacts, dimension, d)?;
+        Self::build(mass, velocity, contacts, dimension, d, DMatrix::zeros(0, n))
+    }
+
+    /// This problem with the bilateral (equality) constraints `rows v = 0`
+    /// added to its own (`rows` is r×n, one constraint per row; dependent
+    /// and zero rows are fine): every impulse then acts through the
+    /// constrained inverse inertia `M̃⁻¹ = N (Nᵀ M N)⁻¹ Nᵀ`, `N` an
+    /// orthonormal basis of `null(J_eq)`, so `J_eq v⁺ = J_eq v⁻ = 0` through
+    /// the impact; a `v⁻` that violates them is replaced by its M-orthogonal
+    /// projection onto `null(J_eq)`, reported by
+    /// [`ProblemWarning::ProjectedVelocity`] (model.md §1, "Bilateral
+    /// constraints"). Adding no rows returns the problem unchanged.
+    ///
+    /// Errors: a row of the wrong length or with a non-finite entry
+    /// (`bilateral[k]`), constraints that leave no motion, or that leave a
+    /// contact's normal row none ([`ProblemError::BilateralBlocksContact`]).
+    ///
+    /// ```
+    /// use impactset::{Contact, ImpactProblem};
+    /// use nalgebra::{DMatrix, dmatrix, dvector};
+    ///
+    /// // Two unit masses on a line joined by a rigid rod, the first hitting a wall.
+    /// let wall = Contact::planar("A", dvector![1.0, 0.0], dvector![0.0, 0.0], 0.0);
+    /// let problem = ImpactProblem::new(DMatrix::identity(2, 2), dvector![-1.0, -1.0], vec![wall])?
+    ///     .with_bilateral(dmatrix![1.0, -1.0])?;
+    /// assert_eq!(problem.bilateral().nrows(), 1);
+    /// // The rod makes it one mass of 2 hitting the wall: both stop.
+    /// assert!((problem.operators().delassus[(0, 0)] - 0.5).abs() < 1e-15);
+    /// # Ok::<(), impactset::ProblemError>(())
+    /// ```
+    pub fn with_bilateral(self, rows: DMatrix<f64>) -> Result<Self, ProblemError> {
+        if rows.nrows() == 0 {
+            return Ok(self);
+        }
+        let n = self.n();
+        let r0 = self.bilateral.nrows();
+        if rows.ncols() != n {
+            return Err(ProblemError::BilateralRowLength { row: r0, len: rows.ncols(), n });
+        }
+        let mut all = self.bilateral.clone().resize_vertically(r0 + rows.nrows(), 0.0);
+        all.rows_mut(r0, rows.nrows()).copy_from(&rows);
+        check_finite("bilateral", &all)?;
+        let ImpactProblem { mass, given_velocity, contacts, dimension, friction_directions, .. } = self;
+        Self::build(mass, given_velocity, contacts, dimension, friction_directions, all)
+    }
+
+    /// The problem from checked parts: the constrained inertia and projected
+    /// `v⁻` when there are bilateral rows, the operators, the range checks.
+    fn build(
+        mass: DMatrix<f64>,
+        given_velocity: DVector<f64>,
+        contacts: Vec<Contact>,
+        dimension: Dimension,
+        d: usize,
+        bilateral: DMatrix<f64>,
+    ) -> Result<Self, ProblemError> {
+        let constrained = if bilateral.nrows() == 0 {
+            None
+        } else {
+            mass.clone().cholesky().ok_or(ProblemError::NotPositiveDefinite)?;
+            bilateral::ConstrainedInertia::new(&mass, &bilateral)?
+        };
+        let (velocity, projection_change) = match &constrained {
+            Some(c) if bilateral::violates(&bilateral, &given_velocity) => {
+                let projected = c.project(&mass, &given_velocity);
+                let diff = &given_velocity - &projected;
+                let change =
+                    (diff.dot(&(&mass * &diff)) / given_velocity.dot(&(&mass * &given_velocity))).max(0.0).sqrt();
+                (projected, change)
+            }
+            _ => (given_velocity.clone(), 0.0),
+        };
+        let operators = ContactOperators::new(&mass, &velocity, &contacts, dimension, d, constrained.as_ref())?;
+        if constrained.is_some() {
+            check_blocked_contacts(&mass, &operators)?;
+        }
         let velocity_scale = velocity_scale(&mass, &velocity, &operators);
-        let problem =
-            ImpactProblem { mass, velocity, contacts, dimension, friction_directions: d, operators, velocity_scale };
+        let problem = ImpactProblem {
+            mass,
+            velocity,
+            given_velocity,
+            bilateral,
+            projection_change,
+            contacts,
+            dimension,
+            friction_directions: d,
+            operators,
+            velocity_scale,
+        };
         problem.check_range()?;
         Ok(problem)
     }
@@ -187,10 +283,14 @@ impl ImpactProblem {
     }
 
     /// What is legal but probably unintended about this problem (see
-    /// [`ProblemWarning`]): no colliding contact, a tangent row that does not
-    /// move the system on a contact with friction.
+    /// [`ProblemWarning`]): a `v⁻` projected onto the bilateral constraints,
+    /// no colliding contact, a tangent row that does not move the system on a
+    /// contact with friction.
     pub fn warnings(&self) -> Vec<ProblemWarning> {
         let mut warnings = Vec::new();
+        if self.projection_change > bilateral::PROJECTION_TOLERANCE {
+            warnings.push(ProblemWarning::ProjectedVelocity { change: self.projection_change });
+        }
         if self.colliding().is_empty() {
             warnings.push(ProblemWarning::NothingColliding);
         }
@@ -231,9 +331,15 @@ impl ImpactProblem {
         &self.mass
     }
 
-    /// The pre-impact velocity `v⁻`.
+    /// The pre-impact velocity `v⁻` (with bilateral constraints, projected
+    /// onto their null space when the given one violated them).
     pub fn velocity(&self) -> &DVector<f64> {
         &self.velocity
+    }
+
+    /// The bilateral constraint rows `J_eq` (r×n; 0 rows when there are none).
+    pub fn bilateral(&self) -> &DMatrix<f64> {
+        &self.bilateral
     }
 
     /// The contacts.
@@ -316,6 +422,21 @@ fn velocity_scale(mass: &DMatrix<f64>, velocity: &DVector<f64>, ops: &ContactOpe
     let energy = velocity.dot(&(mass * velocity)).max(0.0).sqrt() / mean_mass.sqrt();
     let s = normal.max(energy);
     if s > 0.0 { s } else { 1.0 }
+}
+
+/// With bilateral constraints: a contact whose normal row no longer moves
+/// the system (`Jn M̃⁻¹ Jnᵀ ≤ 10⁻¹² Jn M⁻¹ Jnᵀ`) is refused, as a zero
+/// normal row is.
+fn check_blocked_contacts(mass: &DMatrix<f64>, ops: &ContactOperators) -> Result<(), ProblemError> {
+    let cholesky = mass.clone().cholesky().ok_or(ProblemError::NotPositiveDefinite)?;
+    for i in 0..ops.m {
+        let row = ops.jn.row(i).transpose();
+        let free = row.dot(&cholesky.solve(&row));
+        if ops.delassus[(i, i)] <= bilateral::DEAD_ROW * free {
+            return Err(ProblemError::BilateralBlocksContact { contact: i });
+        }
+    }
+    Ok(())
 }
 
 /// The problem-file field of contact `i`'s tangent rows.
@@ -489,6 +610,44 @@ mod tests {
             let r = ImpactProblem::with_friction_directions(m.clone(), v.clone(), vec![c.clone()], Some(d));
             assert!(matches!(r, Err(ProblemError::FrictionDirections { .. })), "d = {d}");
         }
+    }
+
+    #[test]
+    fn bilateral_rows_are_checked_and_bad_ones_named() {
+        let (m, v, c) = point();
+        let p = ImpactProblem::new(m, v, c).unwrap();
+        let same = p.clone().with_bilateral(DMatrix::zeros(0, 2)).unwrap();
+        assert_eq!(same.bilateral().shape(), (0, 2));
+        assert_eq!(same.velocity(), p.velocity());
+        let e = p.clone().with_bilateral(dmatrix![1.0, 0.0, 0.0]).unwrap_err();
+        assert_eq!((e.field(), e.detail()), ("bilateral[0]".to_string(), "has 3 entries, expected 2".to_string()));
+        let e = p.clone().with_bilateral(dmatrix![1.0, 0.0; f64::NAN, 1.0]).unwrap_err();
+        assert_eq!(e.field(), "bilateral[1][0]");
+        let e = p.clone().with_bilateral(dmatrix![1.0, 1.0; 1.0, -1.0]).unwrap_err();
+        assert_eq!(e, ProblemError::BilateralNoMotion { rank: 2 });
+        // Fixing y leaves the floor contact nothing to act on.
+        let e = p.clone().with_bilateral(dmatrix![0.0, 1.0]).unwrap_err();
+        assert_eq!(e, ProblemError::BilateralBlocksContact { contact: 0 });
+        assert_eq!(e.field(), "contacts[0].normal");
+    }
+
+    #[test]
+    fn a_violating_velocity_is_projected_and_reported() {
+        let (m, _, c) = point();
+        let rows = dmatrix![1.0, 1.0];
+        let p = ImpactProblem::new(m.clone(), dvector![0.0, -1.0], c.clone()).unwrap().with_bilateral(rows).unwrap();
+        // v on the line x + y = 0 nearest (M = I) to (0, −1).
+        assert!((p.velocity() - dvector![0.5, -0.5]).amax() < 1e-15);
+        assert!(
+            matches!(p.warnings()[..], [ProblemWarning::ProjectedVelocity { change }] if (change - 0.5f64.sqrt()).abs() < 1e-15)
+        );
+        let ok = ImpactProblem::new(m, dvector![1.0, -1.0], c).unwrap().with_bilateral(dmatrix![1.0, 1.0]).unwrap();
+        assert_eq!(ok.velocity(), &dvector![1.0, -1.0]);
+        assert!(ok.warnings().is_empty());
+        // Adding the rows one call at a time is adding them at once.
+        let both = ok.clone().with_bilateral(dmatrix![2.0, 2.0]).unwrap();
+        assert_eq!(both.bilateral().nrows(), 2);
+        assert!((&both.operators().delassus - &ok.operators().delassus).amax() < 1e-15);
     }
 
     #[test]

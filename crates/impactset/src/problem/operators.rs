@@ -2,6 +2,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::bilateral::ConstrainedInertia;
 use super::{Contact, Dimension, ProblemError, cone};
 
 /// Constants of one impact problem, computed once and shared by all steps and
@@ -29,7 +30,9 @@ pub struct ContactOperators {
     pub directions: Vec<[f64; 2]>,
     /// Friction coefficients `μ` (m).
     pub friction: Vec<f64>,
-    /// `M⁻¹` (n×n).
+    /// `M⁻¹` (n×n); with bilateral constraints the constrained inverse
+    /// inertia `M̃⁻¹ = N (Nᵀ M N)⁻¹ Nᵀ` (symmetric PSD, singular; model.md §1),
+    /// as are the two fields below.
     pub mass_inv: DMatrix<f64>,
     /// `M⁻¹ Jᵀ` (n×(m + m·d)): `Δv = M⁻¹Jᵀ λ`.
     pub minv_jt: DMatrix<f64>,
@@ -84,6 +87,7 @@ impl ContactOperators {
         contacts: &[Contact],
         dimension: Dimension,
         d: usize,
+        constrained: Option<&ConstrainedInertia>,
     ) -> Result<Self, ProblemError> {
         let n = velocity.len();
         let m = contacts.len();
@@ -98,11 +102,20 @@ impl ContactOperators {
             let (i, k) = ((r - m) / d, (r - m) % d);
             (0..t).map(|a| directions[k][a] * jt[(i * t + a, c)]).sum()
         });
-        let cholesky = mass.clone().cholesky().ok_or(ProblemError::NotPositiveDefinite)?;
-        let mass_inv = cholesky.inverse();
-        let minv_jt = cholesky.solve(&j.transpose());
-        let mut delassus = &j * &minv_jt;
-        delassus = (&delassus + delassus.transpose()) * 0.5;
+        let (mass_inv, minv_jt, delassus) = match constrained {
+            None => {
+                let cholesky = mass.clone().cholesky().ok_or(ProblemError::NotPositiveDefinite)?;
+                let mass_inv = cholesky.inverse();
+                let minv_jt = cholesky.solve(&j.transpose());
+                let mut delassus = &j * &minv_jt;
+                delassus = (&delassus + delassus.transpose()) * 0.5;
+                (mass_inv, minv_jt, delassus)
+            }
+            Some(c) => {
+                let (minv_jt, delassus) = c.apply(&j);
+                (c.inverse(), minv_jt, delassus)
+            }
+        };
         let friction: Vec<f64> = contacts.iter().map(|c| c.friction).collect();
         let step_matrix = step_matrix(&delassus, &friction, StepLayout { m, d });
         Ok(ContactOperators {

@@ -128,6 +128,7 @@ impl ReachInput {
                     p.contacts().to_vec(),
                     Some(p.friction_directions()),
                 )
+                .and_then(|problem| problem.with_bilateral(p.bilateral().clone()))
                 .map_err(|source| ReachError::Problem { state: k, source })?;
                 Ok(Cow::Owned(StateProblem { name: base.name.clone(), problem, step_size: base.step_size }))
             }
@@ -154,5 +155,28 @@ impl std::fmt::Display for Sizes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = if self.dimension == Dimension::Planar { "planar" } else { "spatial" };
         write!(f, "n = {}, m = {} {kind} contacts, d = {}", self.n, self.m, self.d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Contact;
+    use nalgebra::{DMatrix, dmatrix, dvector};
+
+    #[test]
+    fn velocity_states_keep_the_bilateral_constraints() {
+        // Two points on a line joined by a rod, the first hitting a wall.
+        let wall = Contact::planar("A", dvector![1.0, 0.0], dvector![0.0, 0.0], 0.0);
+        let problem = ImpactProblem::new(DMatrix::identity(2, 2), dvector![-1.0, -1.0], vec![wall])
+            .unwrap()
+            .with_bilateral(dmatrix![1.0, -1.0])
+            .unwrap();
+        let base = StateProblem { name: "rod".into(), problem, step_size: None };
+        let input = ReachInput::velocities(base, vec![-2.0, -2.0, -3.0, 1.0]).unwrap();
+        let state = input.state(1).unwrap();
+        assert_eq!(state.problem.bilateral(), &dmatrix![1.0, -1.0]);
+        // (−3, 1) projected onto v₁ = v₂ with M = I.
+        assert!((state.problem.velocity() - dvector![-1.0, -1.0]).amax() < 1e-15);
     }
 }

@@ -39,12 +39,14 @@ mod analyse;
 mod input;
 mod options;
 mod runner;
+mod steps;
 mod stream;
 mod table;
 
 pub use input::{ReachInput, StateProblem};
 pub use options::{Direction, DirectionKind, ReachOptions, column_name};
 pub use runner::{Reach, ReachRun, StateResult, directions, reach, reach_stream, schema};
+pub use steps::default_steps;
 pub use stream::{STATE_STREAM_OFFSET, state_seed};
 pub use table::{Column, ColumnKind, ReachRow, ReachSchema, Value, mode_stem};
 

@@ -4,6 +4,7 @@
 mod flat;
 mod json;
 mod options;
+mod pilot;
 mod sample;
 mod set;
 
@@ -11,6 +12,7 @@ pub use crate::stream;
 pub use flat::FlatSamples;
 pub use json::finite_or_string;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
+pub use pilot::{MIN_STEPS, PILOT_CAP, PILOT_SAMPLES, StepCap, default_steps};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use sample::{SampleWorkspace, run_sample};
 pub(crate) use set::sample_range;

@@ -36,7 +36,9 @@ pub struct SamplerOptions {
     /// Impulse step `h > 0`. Default (`None`): the problem file's value, else
     /// [`ImpactProblem::default_step_size`].
     pub step_size: Option<f64>,
-    /// Step cap `K` (default 10).
+    /// Step cap `K` (default 10; the command line and the Python package
+    /// derive it from the problem by [`default_steps`](super::default_steps)
+    /// when none is given).
     pub steps: usize,
     /// Run seed (default 0); see [`crate::stream`].
     pub seed: u64,

@@ -111,3 +111,38 @@ pub fn random_step_rhs(rng: &mut ChaCha8Rng, problem: &ImpactProblem) -> Vec<f64
     b[m..m + u.len()].copy_from_slice(u.as_slice());
     b
 }
+
+/// A random problem of the failure census: `n ∈ [2, 12]`, `m ∈ [1, 4]`
+/// contacts (planar, or spatial with `d ∈ {4, 8}` friction directions), a
+/// mass matrix of condition number about `10^c`, `c ~ U[0, 8)` (a random
+/// rotation of log-uniform eigenvalues), and per contact `μ = 0` with
+/// probability 0.1, else `μ = 10^U[−3, 5)` (up to 10⁵), so the step LCP's
+/// matrix spans many orders of magnitude. Its right-hand sides come from
+/// [`random_step_rhs`]. Errors: the problem's own validation (which the
+/// census counts as refused problems).
+pub fn census_problem(rng: &mut ChaCha8Rng) -> Result<ImpactProblem, crate::ProblemError> {
+    let n = rng.random_range(2..=12usize);
+    let m = rng.random_range(1..=4usize);
+    let spatial = rng.random_bool(0.5).then(|| if rng.random_bool(0.5) { 4 } else { 8 });
+    let condition_exponent: f64 = rng.random_range(0.0..8.0);
+    let a = DMatrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
+    let q = a.qr().q();
+    let eigen = DVector::from_fn(n, |_, _| 10f64.powf(rng.random_range(0.0..condition_exponent.max(1e-9))));
+    let mass = &q * DMatrix::from_diagonal(&eigen) * q.transpose();
+    let mass = (&mass + mass.transpose()) * 0.5;
+    let contacts = (0..m)
+        .map(|i| {
+            let mu = if rng.random_bool(0.1) { 0.0 } else { 10f64.powf(rng.random_range(-3.0..5.0)) };
+            let normal = random_vector(rng, n);
+            match spatial {
+                None => Contact::planar(format!("C{i}"), normal, random_vector(rng, n), mu),
+                Some(_) => {
+                    let t = [random_vector(rng, n), random_vector(rng, n)];
+                    Contact::spatial(format!("C{i}"), normal, t, mu)
+                }
+            }
+        })
+        .collect();
+    let v = random_vector(rng, n);
+    ImpactProblem::with_friction_directions(mass, v, contacts, spatial)
+}

@@ -1,0 +1,25 @@
+//! The step cap of a batch that gives none (docs/model.md §11–§12).
+
+use super::{ReachError, ReachInput, ReachOptions};
+use crate::SamplerOptions;
+use crate::sampling::StepCap;
+
+/// The pilot-derived step cap of the batch
+/// ([`sampling::default_steps`](crate::sampling::default_steps)) from its
+/// first state, under that state's step size and the batch's rule: one
+/// pilot per batch, so its cost does not grow with the number of states.
+/// Each state's default `h` scales with its own impact, so step counts
+/// change little from state to state; the factor-2 margin of the rule
+/// covers the rest, and a batch whose states differ much should set `K`.
+/// The result depends on the batch's states and settings only, so every
+/// shard of a batch derives the same `K`.
+pub fn default_steps(input: &ReachInput, options: &ReachOptions) -> Result<StepCap, ReachError> {
+    let state = input.state(0)?;
+    let problem = &state.problem;
+    let step_size = options.sampler.step_size.or(state.step_size).unwrap_or_else(|| problem.default_step_size());
+    if !(step_size.is_finite() && step_size > 0.0) {
+        return Err(ReachError::Options(format!("state 0: step size {step_size} must be a positive number")));
+    }
+    let pilot = SamplerOptions { step_size: Some(step_size), ..options.sampler.clone() };
+    Ok(crate::sampling::default_steps(problem, &pilot))
+}

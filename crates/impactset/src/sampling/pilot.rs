@@ -1,0 +1,89 @@
+//! The default step cap `K`, derived from the problem by a pilot run
+//! (docs/model.md §11).
+//!
+//! A sample whose impact has not ended after `K` steps is rejected, so a
+//! fixed `K` rejects most samples of a problem whose impacts need many steps
+//! (strongly coupled contacts, friction wedging, a small `h`). Without an
+//! explicit `K`, the pilot runs [`PILOT_SAMPLES`] samples of the problem
+//! under the run's own `h` and selection rule, from a stream of its own (so
+//! `K` depends on the problem, `h` and the rule, never on the run's seed),
+//! each capped at [`PILOT_CAP`] steps, and sets
+//!
+//! ```text
+//! K = clamp(2 · (most steps a pilot sample needed), MIN_STEPS, PILOT_CAP)
+//! ```
+//!
+//! The step counts of the samples are independent draws of one
+//! distribution, so a further sample needs more steps than all
+//! [`PILOT_SAMPLES`] pilots with probability at most `1/(PILOT_SAMPLES + 1)`
+//! before the margin; the factor 2 covers the tail beyond the largest pilot.
+
+use rayon::prelude::*;
+
+use super::SamplerOptions;
+use super::sample::{SampleWorkspace, run_sample};
+use crate::ImpactProblem;
+use crate::stream;
+
+/// Samples in the pilot run.
+pub const PILOT_SAMPLES: usize = 64;
+
+/// Step cap of a pilot sample, and the largest derived `K`.
+pub const PILOT_CAP: usize = 10_000;
+
+/// The smallest derived `K`.
+pub const MIN_STEPS: usize = 10;
+
+/// Seed of the pilot's stream (independent of every run's seed by
+/// construction: the pilot's samples are never outputs).
+const PILOT_SEED: u64 = 0x7069_6c6f_745f_4b00;
+
+/// What the pilot found, and the cap it derived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepCap {
+    /// The derived step cap `K`.
+    pub steps: usize,
+    /// The most steps a terminated pilot sample needed (0 when none
+    /// terminated, or every impact ended at once).
+    pub pilot_max: usize,
+    /// Pilot samples whose impact did not end within [`PILOT_CAP`] steps
+    /// (or whose step LCP failed).
+    pub unterminated: usize,
+}
+
+impl StepCap {
+    /// Some pilot impacts did not end: the problem may be ill-posed for this
+    /// `h` (too small), and a share of the run's samples will be rejected.
+    pub fn warning(&self) -> Option<String> {
+        (self.unterminated > 0).then(|| {
+            format!(
+                "{} of {PILOT_SAMPLES} pilot samples did not end their impact within {PILOT_CAP} steps; \
+                 expect rejected samples (a larger --step-size ends impacts in fewer steps)",
+                self.unterminated
+            )
+        })
+    }
+}
+
+/// The default step cap of `problem` under `options`' step size, selection
+/// rule and tolerances (its `steps`, `samples`, `seed`, `first_index` are not
+/// used). Runs on the calling thread's rayon pool; the result does not
+/// depend on the thread count.
+pub fn default_steps(problem: &ImpactProblem, options: &SamplerOptions) -> StepCap {
+    let pilot = SamplerOptions { steps: PILOT_CAP, seed: PILOT_SEED, first_index: 0, ..options.clone() };
+    let key = stream::stream_key(PILOT_SEED);
+    let outcomes: Vec<(bool, u32)> = (0..PILOT_SAMPLES as u64)
+        .into_par_iter()
+        .map_init(
+            || SampleWorkspace::new(problem),
+            |ws, index| {
+                let s = run_sample(problem, &pilot, &key, index, ws, None);
+                (s.terminated && s.max_residual.is_finite(), s.steps)
+            },
+        )
+        .collect();
+    let pilot_max = outcomes.iter().filter(|(done, _)| *done).map(|&(_, k)| k as usize).max().unwrap_or(0);
+    let unterminated = outcomes.iter().filter(|(done, _)| !done).count();
+    let steps = if unterminated > 0 { PILOT_CAP } else { (2 * pilot_max).clamp(MIN_STEPS, PILOT_CAP) };
+    StepCap { steps, pilot_max, unterminated }
+}

@@ -1,0 +1,81 @@
+//! The pilot-derived default step cap (docs/model.md §11): random
+//! well-posed problems accept at least 99 % of their samples under it, and
+//! the cap depends on the problem, `h` and the rule only.
+
+use impactset::scene::random::{coupled_problem, random_problem};
+use impactset::{ImpactProblem, SamplerOptions, Selection, sample_set};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// Twenty random problems of several shapes: independent and coupled
+/// contacts, planar and spatial, low and high friction.
+fn problems() -> Vec<(String, ImpactProblem)> {
+    let mut out = Vec::new();
+    for seed in 0..10u64 {
+        let (n, m) = (3 + (seed % 4) as usize, 1 + (seed % 3) as usize);
+        out.push((format!("random {seed}"), random_problem(seed, n, m, seed % 2 == 1, 2.0)));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(2024);
+    for k in 0..10usize {
+        let spatial = (k % 2 == 1).then_some(4);
+        let coupling = [0.05, 0.3, f64::INFINITY][k % 3];
+        let problem = coupled_problem(&mut rng, 4 + k % 3, 2 + k % 2, spatial, coupling, 0.2..3.0);
+        out.push((format!("coupled {k}"), problem));
+    }
+    out
+}
+
+#[test]
+fn random_problems_accept_99_percent_under_the_derived_cap() {
+    let mut fixed_cap_failures = 0;
+    for (name, problem) in problems() {
+        let base = SamplerOptions {
+            samples: 2048,
+            seed: 5,
+            selection: Selection::RandomLemke,
+            threads: Some(2),
+            ..SamplerOptions::default()
+        };
+        let cap = impactset::sampling::default_steps(&problem, &base);
+        assert_eq!(cap.unterminated, 0, "{name}: a well-posed random problem's pilot impacts all end ({cap:?})");
+        let set = sample_set(&problem, &SamplerOptions { steps: cap.steps, ..base.clone() });
+        let share = set.accepted_count() as f64 / 2048.0;
+        assert!(share >= 0.99, "{name}: K = {} accepted {share} ({cap:?})", cap.steps);
+        let fixed = sample_set(&problem, &SamplerOptions { steps: 10, ..base });
+        if (fixed.accepted_count() as f64) < 0.99 * 2048.0 {
+            fixed_cap_failures += 1;
+        }
+        println!(
+            "{name}: K = {} (pilot max {}), accepted {share:.4}, at K = 10: {:.4}",
+            cap.steps,
+            cap.pilot_max,
+            fixed.accepted_count() as f64 / 2048.0
+        );
+    }
+    println!("{fixed_cap_failures} of 20 accept under 99 % with K = 10");
+    assert!(fixed_cap_failures > 0, "the problems should include some that a fixed K = 10 fails");
+}
+
+#[test]
+fn the_cap_does_not_depend_on_the_seed_or_the_thread_count() {
+    for (name, problem) in problems().into_iter().take(6) {
+        let options = SamplerOptions { selection: Selection::All, ..SamplerOptions::default() };
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let a = one.install(|| impactset::sampling::default_steps(&problem, &options));
+        let b = impactset::sampling::default_steps(&problem, &SamplerOptions { seed: 99, ..options.clone() });
+        assert_eq!(a, b, "{name}");
+        assert!(a.steps >= 2 * a.pilot_max && a.steps >= impactset::sampling::MIN_STEPS, "{name}: {a:?}");
+    }
+}
+
+#[test]
+fn an_impact_that_cannot_end_is_reported() {
+    // A tiny step: the pilot's impacts need far more than its cap.
+    let problem = random_problem(3, 4, 2, false, 1.0);
+    let h = problem.default_step_size() * 1e-5;
+    let options = SamplerOptions { step_size: Some(h), selection: Selection::Lemke, ..SamplerOptions::default() };
+    let cap = impactset::sampling::default_steps(&problem, &options);
+    assert!(cap.unterminated > 0, "{cap:?}");
+    assert_eq!(cap.steps, impactset::sampling::PILOT_CAP);
+    assert!(cap.warning().unwrap().contains("did not end"));
+}
