@@ -35,7 +35,7 @@ Conventions (``docs/robots.md``):
   ignored;
 * active equality constraints (connect, weld, joint, tendon) are the rows
   of ``data.efc_J`` of type ``mjCNSTR_EQUALITY`` (:func:`equality_jacobian`);
-  they are handed to the core as bilateral constraints.
+  they are the problem's bilateral constraints (``Problem.bilateral``).
 
 The command line writes a problem file::
 
@@ -434,21 +434,12 @@ def problem(
 
 
 def _from_arrays(rows: ContactRows, bilateral: npt.NDArray[np.float64], options: dict[str, Any]) -> Problem:
-    """``Problem.from_arrays`` with the equality rows as bilateral constraints
-    (the core's ``bilateral=`` argument)."""
+    """``Problem.from_arrays`` with the equality rows as bilateral constraints."""
     m, t = rows.Jn.shape[0], rows.friction_rows
     Jt = rows.Jt if t == 1 else rows.Jt.reshape(m, t, -1)  # (m, 2, n): unambiguous when m = 2
-    if bilateral.shape[0] == 0:
-        return Problem.from_arrays(rows.M, rows.v, rows.Jn, Jt, rows.mu, rows.names, **options)
-    try:
-        return Problem.from_arrays(rows.M, rows.v, rows.Jn, Jt, rows.mu, rows.names, bilateral=bilateral, **options)
-    except TypeError as e:
-        if "bilateral" not in str(e):
-            raise
-        raise ValueError(
-            f"model: {bilateral.shape[0]} active equality constraint rows, and this impactset build has no "
-            "bilateral constraints (pass equality=False to drop them)"
-        ) from e
+    if bilateral.shape[0]:
+        options = {**options, "bilateral": bilateral}
+    return Problem.from_arrays(rows.M, rows.v, rows.Jn, Jt, rows.mu, rows.names, **options)
 
 
 # ---------------------------------------------------------------------------

@@ -125,9 +125,6 @@ def contact_point_velocity_fd(model, data, rows, v, eps=1e-6):
     return np.array(out)  # (m, 3): normal, tangent 1, tangent 2
 
 
-BILATERAL = hasattr(impactset.Problem, "bilateral")
-
-
 def energy_norm(M, x):
     return float(np.sqrt(x @ M @ x))
 
@@ -174,9 +171,8 @@ def test_arrays_agree_with_finite_differences(name):
 def test_samples_obey_the_impact_laws_and_mujoco_lands_in_the_stick_set(name):
     model, data = landing(name)
     J_eq = imj.contact_rows(model, data).J_eq
-    if J_eq.shape[0] and not BILATERAL:
-        pytest.skip("equality constraints need the core's bilateral constraints")
     p = imj.problem(model, data)
+    np.testing.assert_array_equal(p.bilateral, J_eq)
     s = impactset.sample(p, 128, seed=11)
     np.testing.assert_allclose(s.v_plus @ J_eq.T, 0.0, atol=1e-9 * energy_norm(p.M, p.v))
     assert len(s) >= 120
@@ -420,18 +416,17 @@ def test_equality_rows_are_the_constraint_jacobian(kind, extra, rank):
     assert np.abs(J @ v).max() > 0.1
 
 
-def test_equality_constraints_reach_the_core():
+def test_equality_constraints_reach_the_core(tmp_path):
     model, data = _state(WELDED.format(kind="weld", extra=""), [0.0, 0.0, -1.0, 0, 0, 0, 0.0, 0.0, -1.0])
     rows = imj.contact_rows(model, data)
     assert rows.J_eq.shape == (6, 12)
-    if BILATERAL:
-        p = imj.problem(model, data)
-        s = impactset.sample(p, 64, seed=5)
-        np.testing.assert_allclose(s.v_plus @ rows.J_eq.T, 0.0, atol=1e-8)
-    else:
-        with pytest.raises(ValueError, match="6 active equality constraint rows"):
-            imj.problem(model, data)
-        assert imj.problem(model, data, equality=False).m == 1
+    p = imj.problem(model, data)
+    np.testing.assert_array_equal(p.bilateral, rows.J_eq)
+    s = impactset.sample(p, 64, seed=5)
+    np.testing.assert_allclose(s.v_plus @ rows.J_eq.T, 0.0, atol=1e-8)
+    assert imj.problem(model, data, equality=False).bilateral.shape == (0, 12)
+    p.save(tmp_path / "welded.toml")
+    np.testing.assert_array_equal(impactset.Problem.load(tmp_path / "welded.toml").bilateral, rows.J_eq)
 
 
 # ---------------------------------------------------------------------------
@@ -530,16 +525,18 @@ def test_importing_impactset_imports_no_engine():
 
 
 def test_welded_pair_landing_keeps_its_weld():
-    # Two bodies welded together (a rigid dumbbell of a sphere and a box),
-    # both touching the floor, falling and moving sideways as one: the
-    # post-impact set keeps the weld, and MuJoCo's stiff outcome lies in it.
-    xml = WELDED.format(kind="weld", extra="").replace('pos=".15 0 .3"', 'pos=".15 0 .05"')
+    # Two spheres welded together (a rigid dumbbell), both touching the
+    # floor, falling and moving sideways as one: the post-impact set keeps
+    # the weld, and MuJoCo's stiff outcome lies in it.
+    xml = (
+        WELDED.format(kind="weld", extra="")
+        .replace('pos=".15 0 .3"', 'pos=".15 0 .05"')
+        .replace('type="box" size=".05 .05 .05"', 'type="sphere" size=".05"')
+    )
     model, data = _state(xml, [0.3, 0.0, -1.0, 0, 0, 0, 0.3, 0.0, -1.0, 0, 0, 0])
     rows = imj.contact_rows(model, data)
-    assert rows.Jn.shape[0] == 5  # the sphere's point and the box's four corners
+    assert rows.Jn.shape[0] == 2
     np.testing.assert_allclose(rows.J_eq @ rows.v, 0.0, atol=1e-12)
-    if not BILATERAL:
-        pytest.skip("equality constraints need the core's bilateral constraints")
     p = imj.problem(model, data)
     s = impactset.sample(p, 64, seed=6)
     np.testing.assert_allclose(s.v_plus @ rows.J_eq.T, 0.0, atol=1e-9)
