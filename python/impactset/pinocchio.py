@@ -1,0 +1,311 @@
+"""Impact problems from Pinocchio models (URDF robots): the mass matrix
+from the CRBA and contact rows from frame Jacobians.
+
+>>> import numpy as np, pinocchio as pin, impactset, impactset.pinocchio
+>>> model = pin.Model()  # a free-flying 1 kg cube
+>>> joint = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
+>>> model.appendBodyToJoint(joint, pin.Inertia.FromBox(1.0, 0.1, 0.1, 0.1), pin.SE3.Identity())
+>>> frame = model.addFrame(pin.Frame("corner", joint, 0, pin.SE3(np.eye(3), np.array([0.05, 0.05, -0.05])), pin.FrameType.OP_FRAME))
+>>> data = model.createData()
+>>> q, v = pin.neutral(model), np.array([0.2, 0.0, -1.0, 0.0, 0.0, 0.0])
+>>> p = impactset.pinocchio.problem(model, data, q, v, [("corner", [0, 0, 1], 0.6)])
+>>> p.n, p.m, p.dimension, p.names
+(6, 1, 'spatial', ['corner'])
+>>> (p.Jn @ p.v).tolist()  # the corner approaches at 1
+[-1.0]
+
+Conventions (``docs/robots.md``): velocities are Pinocchio's ``v``
+coordinates (a free flyer: linear and angular velocity in the base frame);
+``M`` is ``pin.crba`` symmetrised; a contact is a frame (its origin, or a
+given world point rigidly attached to it) touching a surface with a given
+world normal, pointing away from the surface into the robot: the normal row
+is ``nᵀ J``, ``J`` the point's translational Jacobian in
+``LOCAL_WORLD_ALIGNED``, so positive normal velocity separates; the two
+tangent rows use an orthonormal basis ``t₁, t₂`` of the plane normal to
+``n`` (:func:`tangent_basis`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ._impactset import Problem
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pinocchio
+
+__all__ = ["Contact", "ContactRows", "contact_rows", "ground_contacts", "mass_matrix", "problem", "tangent_basis"]
+
+
+@dataclass(frozen=True)
+class Contact:
+    """One contact: the ``frame`` (name or index) it is attached to, the
+    surface's world ``normal`` (pointing into the robot; normalised), the
+    friction coefficient ``mu`` ≥ 0, and the contact ``point`` in world
+    coordinates (default: the frame's origin; e.g. the bottom of a spherical
+    foot, ``foot centre − radius·n``)."""
+
+    frame: str | int
+    normal: Sequence[float] = (0.0, 0.0, 1.0)
+    mu: float = 0.0
+    point: Sequence[float] | None = None
+    name: str | None = None
+
+
+ContactLike = Contact | Sequence[Any] | Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ContactRows:
+    """The arrays of an impact problem: ``M`` (n, n), ``v`` (n,), ``Jn``
+    (m, n), ``Jt`` (2m, n) contact-major, ``mu`` (m,), ``names``."""
+
+    M: npt.NDArray[np.float64]
+    v: npt.NDArray[np.float64]
+    Jn: npt.NDArray[np.float64]
+    Jt: npt.NDArray[np.float64]
+    mu: npt.NDArray[np.float64]
+    names: list[str]
+
+
+def _pin() -> Any:
+    try:
+        import pinocchio
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("impactset.pinocchio needs Pinocchio: pip install 'impactset[pinocchio]'") from e
+    return pinocchio
+
+
+def tangent_basis(normal: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """An orthonormal pair ``t₁, t₂`` with ``(t₁, t₂, n)`` right-handed:
+    ``t₁`` is the world axis least aligned with ``n``, made normal to it.
+
+    >>> t1, t2 = tangent_basis([0, 0, 1])
+    >>> t1.tolist(), t2.tolist()
+    ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    """
+    n = np.asarray(normal, dtype=float)
+    axis = np.zeros(3)
+    axis[int(np.argmin(np.abs(n)))] = 1.0
+    t1 = axis - (axis @ n) * n
+    t1 /= np.linalg.norm(t1)
+    return t1, np.cross(n, t1)
+
+
+def mass_matrix(model: pinocchio.Model, data: pinocchio.Data, q: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``pin.crba`` at ``q``, symmetrised (the CRBA fills the upper
+    triangle only)."""
+    pin = _pin()
+    upper = np.triu(np.array(pin.crba(model, data, np.asarray(q, dtype=float))))
+    return upper + np.triu(upper, 1).T
+
+
+def _contact(item: ContactLike, k: int) -> Contact:
+    if isinstance(item, Contact):
+        return item
+    if isinstance(item, Mapping):
+        unknown = set(item) - {"frame", "normal", "mu", "point", "name"}
+        if unknown or "frame" not in item:
+            raise ValueError(f"contacts[{k}]: expected keys frame, normal, mu, point, name; got {sorted(item)}")
+        return Contact(**item)
+    if isinstance(item, (str, bytes)) or len(item) not in (1, 2, 3, 4):
+        raise ValueError(f"contacts[{k}]: expected (frame, normal, mu[, point]) or a dict, got {item!r}")
+    return Contact(*item)
+
+
+def contact_rows(
+    model: pinocchio.Model,
+    data: pinocchio.Data,
+    q: npt.ArrayLike,
+    v: npt.ArrayLike,
+    contacts: Sequence[ContactLike],
+) -> ContactRows:
+    """The arrays of the impact problem; see :func:`problem`."""
+    pin = _pin()
+    q = np.array(q, dtype=float).reshape(-1)
+    v = np.array(v, dtype=float).reshape(-1)
+    if q.shape != (model.nq,):
+        raise ValueError(f"q: expected {model.nq} coordinates (model.nq), got {q.size}")
+    if v.shape != (model.nv,):
+        raise ValueError(f"v: expected {model.nv} velocities (model.nv), got {v.size}")
+    for what, x in (("q", q), ("v", v)):
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{what}: not finite at index {int(np.flatnonzero(~np.isfinite(x))[0])}")
+    if isinstance(contacts, (str, Mapping, Contact)) or contacts is None:
+        raise ValueError("contacts: expected a sequence of (frame, normal, mu) tuples, dicts or Contact")
+    items = [_contact(c, k) for k, c in enumerate(contacts)]
+    if not items:
+        raise ValueError("contacts: no contacts given")
+
+    M = mass_matrix(model, data, q)
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    m, nv = len(items), model.nv
+    Jn = np.zeros((m, nv))
+    Jt = np.zeros((m, 2, nv))
+    mu = np.zeros(m)
+    names = []
+    for k, c in enumerate(items):
+        if isinstance(c.frame, (int, np.integer)):
+            fid = int(c.frame)
+            if not 0 <= fid < model.nframes:
+                raise ValueError(f"contacts[{k}].frame: no frame {fid} ({model.nframes} frames)")
+        else:
+            fid = model.getFrameId(c.frame)
+            if fid >= model.nframes:
+                raise ValueError(f"contacts[{k}].frame: no frame named {c.frame!r}")
+        n = np.asarray(c.normal, dtype=float).reshape(-1)
+        if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
+            raise ValueError(f"contacts[{k}].normal: expected a nonzero finite 3-vector, got {c.normal!r}")
+        n = n / np.linalg.norm(n)
+        if not (np.isfinite(c.mu) and c.mu >= 0):
+            raise ValueError(f"contacts[{k}].mu: expected a finite number ≥ 0, got {c.mu!r}")
+        J = np.array(pin.getFrameJacobian(model, data, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED))
+        Jp = J[:3]
+        if c.point is not None:
+            r = np.asarray(c.point, dtype=float).reshape(3) - data.oMf[fid].translation
+            Jp = Jp - np.cross(r, J[3:].T).T  # v_point = v_origin + ω × r
+        t1, t2 = tangent_basis(n)
+        Jn[k] = n @ Jp
+        Jt[k, 0] = t1 @ Jp
+        Jt[k, 1] = t2 @ Jp
+        mu[k] = float(c.mu)
+        names.append(c.name or model.frames[fid].name)
+        if not np.any(Jn[k]):
+            raise ValueError(f"contacts[{k}]: frame {names[-1]!r} does not move along its normal (a fixed frame?)")
+    return ContactRows(M=M, v=v, Jn=Jn, Jt=Jt.reshape(2 * m, nv), mu=mu, names=names)
+
+
+def ground_contacts(
+    model: pinocchio.Model,
+    data: pinocchio.Data,
+    geometry_model: pinocchio.GeometryModel,
+    q: npt.ArrayLike,
+    *,
+    mu: float,
+    height: float = 0.0,
+    normal: Sequence[float] = (0.0, 0.0, 1.0),
+    distance: float = 1e-3,
+) -> list[Contact]:
+    """The contacts of a robot's collision geometry with the ground plane
+    ``n·x = height`` (the ground below it): one per geometry object whose
+    signed distance to the ground (coal's, negative when penetrating) is at
+    most ``distance``, at the geometry's point nearest the ground (deepest
+    when penetrating), attached to the geometry's parent frame. Geometry
+    fixed to the world is skipped. A sphere or capsule touching the plane has
+    exactly one contact point; a flat face gets one point, not its corners
+    (name those contacts explicitly).
+    """
+    pin = _pin()
+    import coal
+
+    n = np.asarray(normal, dtype=float).reshape(-1)
+    if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
+        raise ValueError(f"ground_normal: expected a nonzero finite 3-vector, got {normal!r}")
+    n = n / np.linalg.norm(n)
+    if not (np.isfinite(mu) and mu >= 0):
+        raise ValueError(f"mu: expected a finite number ≥ 0, got {mu!r}")
+    q = np.asarray(q, dtype=float)
+    geometry_data = pin.GeometryData(geometry_model)
+    pin.updateGeometryPlacements(model, data, geometry_model, geometry_data, q)
+    ground = coal.Halfspace(n, float(height))
+    found = []
+    for i, g in enumerate(geometry_model.geometryObjects):
+        if g.parentJoint == 0:
+            continue
+        placement = geometry_data.oMg[i]
+        result = coal.DistanceResult()
+        d = coal.distance(
+            g.geometry,
+            coal.Transform3s(placement.rotation, placement.translation),
+            ground,
+            coal.Transform3s(),
+            coal.DistanceRequest(),
+            result,
+        )
+        if d <= distance:
+            frame = g.parentFrame
+            if not 0 <= frame < model.nframes or model.frames[frame].parentJoint != g.parentJoint:
+                raise ValueError(f"geometry_model: {g.name!r} has no parent frame on its joint {g.parentJoint}")
+            found.append(Contact(frame, tuple(n), float(mu), tuple(result.getNearestPoint1()), g.name))
+    return found
+
+
+def problem(
+    model: pinocchio.Model,
+    data: pinocchio.Data,
+    q: npt.ArrayLike,
+    v: npt.ArrayLike,
+    contacts: Sequence[ContactLike] | None = None,
+    *,
+    geometry_model: pinocchio.GeometryModel | None = None,
+    mu: float | None = None,
+    ground: float = 0.0,
+    ground_normal: Sequence[float] = (0.0, 0.0, 1.0),
+    distance: float = 1e-3,
+    name: str | None = None,
+    friction_directions: int | None = None,
+    step_size: float | None = None,
+    steps: int | None = None,
+    samples: int | None = None,
+) -> Problem:
+    """The impact problem of a Pinocchio model at configuration ``q`` with
+    pre-impact velocity ``v``.
+
+    Parameters
+    ----------
+    model, data
+        A ``pinocchio.Model`` and its ``Data`` (overwritten: CRBA, joint
+        Jacobians, frame placements at ``q``).
+    q, v
+        Configuration (``model.nq``) and velocity (``model.nv``), Pinocchio's
+        coordinates.
+    contacts
+        Each a ``(frame, normal, mu)`` or ``(frame, normal, mu, point)``
+        tuple, a dict with those keys (and ``name``), or a :class:`Contact`:
+        the frame by name or index, the surface's world normal pointing
+        into the robot, the friction coefficient, the contact point in world
+        coordinates (default: the frame's origin). ``None``: found from
+        ``geometry_model`` by :func:`ground_contacts`.
+    geometry_model, mu, ground, ground_normal, distance
+        With ``contacts=None``: the collision geometry (e.g.
+        ``pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION)``),
+        every contact's friction coefficient, the ground plane
+        ``ground_normal · x = ground`` and the distance tolerance.
+    name, friction_directions, step_size, steps, samples
+        As in :meth:`Problem.from_arrays` (``name`` defaults to the model's).
+
+    Raises
+    ------
+    ValueError
+        Wrong sizes, non-finite ``q``/``v``, an unknown frame, a zero normal,
+        negative friction, a contact that does not move along its normal.
+    """
+    if contacts is None:
+        if geometry_model is None or mu is None:
+            raise ValueError("contacts: None needs geometry_model= and mu= to find the ground contacts")
+        contacts = ground_contacts(
+            model, data, geometry_model, q, mu=mu, height=ground, normal=ground_normal, distance=distance
+        )
+        if not contacts:
+            raise ValueError(f"geometry_model: no geometry within distance {distance:g} of the ground at this q")
+    rows = contact_rows(model, data, q, v, contacts)
+    m = rows.Jn.shape[0]
+    return Problem.from_arrays(
+        rows.M,
+        rows.v,
+        rows.Jn,
+        rows.Jt.reshape(m, 2, -1),
+        rows.mu,
+        rows.names,
+        name=name or model.name or "pinocchio",
+        friction_directions=friction_directions,
+        step_size=step_size,
+        steps=steps,
+        samples=samples,
+    )
