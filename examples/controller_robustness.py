@@ -1,34 +1,33 @@
 """Robustness of a compass-gait walker's heel strike, over a grid of gaits.
 
-A compass-gait walker's controller plans the next step from the state right
-after heel strike: the new stance leg (the leading leg, coordinate
-``theta_lead``) must keep turning forward fast enough to carry the hip over
-the foot. Rigid-body impact models disagree about that post-impact rate when
-the trailing foot is still on the ground (two simultaneous contacts): the
-outcome depends on the order in which the contact impulses build up. The
-set-valued model gives every outcome, so the controller can be checked
-against the *worst* one.
+After heel strike the leading leg becomes the stance leg, and the rate of
+its angle ``theta_lead`` decides what happens next: a positive rate carries
+the hip forward over the new stance foot, a negative one tips the walker
+back. A controller that can catch backward tips up to some rate (``--needed``,
+negative) must be checked against the *worst* outcome of the impact. Rigid
+impact models disagree about that outcome while the trailing foot is still
+on the ground (two simultaneous contacts): it depends on the order in which
+the contact impulses build up. The set-valued model gives every outcome.
 
-For a grid of pre-impact states around the nominal gait (the trailing leg's
-rate, i.e. walking speed, and the ratio of the leading leg's rate to it),
-this script computes the post-impact set of each state with
-:func:`impactset.reach`, takes the worst case over the set of the new stance
-leg's rate ``min theta_lead_dot+``, and compares it with what the two
-single-outcome baselines predict (simultaneous impact, the Anitescu-Potra
-LCP; sequential impact, one contact after the other). It writes a heat map
-(``--out``) and the per-state numbers (``--csv``).
+For a grid of pre-impact states around the scene's heel strike (the trailing
+leg's rate, i.e. walking speed, and the ratio of the leading leg's rate to
+it), this script computes the post-impact set of each state with
+:func:`impactset.reach`, takes the worst case over the set
+``min theta_lead_dot+``, and compares it with the single-outcome baselines
+(simultaneous impact, the Anitescu-Potra LCP; sequential impact, one contact
+after the other). It writes a heat map (``--out``) and the per-state numbers
+(``--csv``).
 
 Run::
 
     python examples/controller_robustness.py --out robustness.png
 
 Reading the figure: left, the worst-case post-impact stance-leg rate over
-the set (a controller that needs at least ``--needed`` fails in the cells
-outlined); middle, how much lower that is than the most optimistic
-baseline's prediction (where a single-outcome model would overstate the
-margin); right, the share of the set in which the trailing foot lifts off
-(the states where the impact order matters least have sets concentrated on
-one mode).
+the set (the white contour is ``--needed``: below it the controller fails
+for some impact order); middle, how far the most optimistic baseline's
+prediction is above that worst case (what a single-outcome model would hide
+from the controller); right, the share of the set in which the trailing foot
+lifts off.
 """
 
 from __future__ import annotations
@@ -179,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--needed",
         type=float,
-        default=0.1,
-        help="stance-leg rate the controller needs after impact (contour on the left panel)",
+        default=-0.5,
+        help="most backward stance-leg rate the controller can catch (contour on the left panel)",
     )
     parser.add_argument("--out", type=Path, default=Path("robustness.png"), help="figure (.png/.svg)")
     parser.add_argument("--csv", type=Path, default=None, help="per-state numbers as CSV")
