@@ -67,12 +67,12 @@ __all__ = [
     "pinocchio",
 ]
 
-_SUBMODULES = ("mujoco", "pinocchio")
+_SUBMODULES = ("mujoco", "pinocchio", "ray")
 
 
 def __getattr__(name: str) -> object:
-    """``impactset.mujoco`` and ``impactset.pinocchio`` on first use: importing
-    impactset imports neither MuJoCo nor Pinocchio."""
+    """``impactset.mujoco``, ``impactset.pinocchio`` and ``impactset.ray`` on
+    first use: importing impactset imports neither MuJoCo, Pinocchio nor Ray."""
     if name in _SUBMODULES:
         import importlib
 
@@ -180,13 +180,3 @@ class _StderrBar:
 
     def callbacks(self) -> tuple[Callable[[int], None], Callable[[], None]]:
         return self.update, self.close
-
-
-def __getattr__(name: str) -> object:
-    # ``impactset.ray`` without an explicit import (Ray itself is imported
-    # only when a batch runs).
-    if name == "ray":
-        import importlib
-
-        return importlib.import_module(".ray", __name__)
-    raise AttributeError(f"module 'impactset' has no attribute '{name}'")
