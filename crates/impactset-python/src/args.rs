@@ -172,3 +172,52 @@ pub(crate) fn path(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<std::path::Pa
         PyTypeError::new_err(format!("{name}: expected a path (str or os.PathLike), got {}", type_name(obj)))
     })
 }
+
+/// An argument that was given and is not None.
+pub(crate) fn some<'py>(o: Option<&Bound<'py, PyAny>>) -> Option<Bound<'py, PyAny>> {
+    o.filter(|x| !x.is_none()).cloned()
+}
+
+/// The run arguments `sample` and `reach` share, parsed the same way.
+pub(crate) mod run {
+    use super::{PyAny, PyResult, PyValueError, choice, integer, some};
+    use impactset::Selection;
+    use impactset::gpu::Precision;
+    use pyo3::Bound;
+
+    /// `seed` (default 0).
+    pub(crate) fn seed(o: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        some(o).map_or(Ok(0), |s| Ok(integer("seed", &s, 0, u64::MAX as i128)? as u64))
+    }
+
+    /// `selection` (default `"all"`).
+    pub(crate) fn selection(o: Option<&Bound<'_, PyAny>>) -> PyResult<Selection> {
+        match some(o) {
+            Some(s) => choice("selection", &s, &["lemke", "random-lemke", "all"])?
+                .parse::<Selection>()
+                .map_err(|e| PyValueError::new_err(e.to_string())),
+            None => Ok(Selection::All),
+        }
+    }
+
+    /// `steps`, when given.
+    pub(crate) fn steps(o: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
+        some(o).map(|k| Ok(integer("steps", &k, 0, u32::MAX as i128)? as usize)).transpose()
+    }
+
+    /// `backend` (default `"cpu"`).
+    pub(crate) fn backend(o: Option<&Bound<'_, PyAny>>) -> PyResult<&'static str> {
+        some(o).map_or(Ok("cpu"), |b| choice("backend", &b, &["cpu", "gpu", "auto"]))
+    }
+
+    /// `precision`, when given.
+    pub(crate) fn precision(o: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Precision>> {
+        some(o)
+            .map(|p| {
+                choice("precision", &p, &["f64", "f32"])?
+                    .parse::<Precision>()
+                    .map_err(|e| PyValueError::new_err(e.to_string()))
+            })
+            .transpose()
+    }
+}

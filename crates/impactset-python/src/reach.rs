@@ -12,15 +12,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 
 use impactset::SamplerOptions;
-use impactset::gpu::Precision;
 use impactset::reach::{
     ColumnKind, Direction, DirectionKind, ReachError, ReachInput, ReachOptions, ReachRow, ReachSchema, StateProblem,
     StateResult, reach_stream, schema,
 };
 use impactset::run::{RunControl, RunError};
-use impactset::{Selection, io::ProblemSpec};
+use impactset::io::ProblemSpec;
 
-use crate::args;
+use crate::args::{self, some};
 use crate::convert::{matrix, vector};
 use crate::detached;
 use crate::problem::Problem;
@@ -143,11 +142,6 @@ fn reach_error(e: ReachError, backend: &str) -> PyErr {
     }
 }
 
-/// An argument that was given and is not None.
-fn some<'py>(o: Option<&Bound<'py, PyAny>>) -> Option<Bound<'py, PyAny>> {
-    o.filter(|x| !x.is_none()).cloned()
-}
-
 /// The native `reach`: the states `start .. end` (default: all) of the
 /// batch. Returns `(names, kinds, columns, sets, run)`: the column names
 /// and kinds (`"u64"`, `"f64"`, `"str"`, `"f64 list"`) in table order, one
@@ -180,22 +174,11 @@ pub fn reach_native<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let (input, first) = input_of(problem, velocities)?;
     let samples = args::integer("n", n, 1, u32::MAX as i128)? as usize;
-    let seed = match some(seed) {
-        Some(s) => args::integer("seed", &s, 0, u64::MAX as i128)? as u64,
-        None => 0,
-    };
-    let selection = match some(selection) {
-        Some(s) => args::choice("selection", &s, &["lemke", "random-lemke", "all"])?
-            .parse::<Selection>()
-            .map_err(|e| PyValueError::new_err(e.to_string()))?,
-        None => Selection::All,
-    };
+    let seed = args::run::seed(seed)?;
+    let selection = args::run::selection(selection)?;
     // `None`: derived below from the pilot run of state 0, as the command
     // line does (docs/model.md §11–§12), the same for every shard.
-    let given_steps = match some(steps) {
-        Some(k) => Some(args::integer("steps", &k, 0, u32::MAX as i128)? as usize),
-        None => first.steps,
-    };
+    let given_steps = args::run::steps(steps)?.or(first.steps);
     let step_size = some(step_size).map(|h| args::positive_float("step_size", &h)).transpose()?;
     let heldout_every = match some(heldout_every) {
         Some(e) => args::integer("heldout_every", &e, 2, u64::MAX as i128)? as u64,
@@ -205,18 +188,8 @@ pub fn reach_native<'py>(
         Some(d) => args::float_in("delta", &d, 0.0, 1.0)?,
         None => ReachOptions::default().delta,
     };
-    let backend_name = match some(backend) {
-        Some(b) => args::choice("backend", &b, &["cpu", "gpu", "auto"])?,
-        None => "cpu",
-    };
-    let precision = match some(precision) {
-        Some(p) => Some(
-            args::choice("precision", &p, &["f64", "f32"])?
-                .parse::<Precision>()
-                .map_err(|e| PyValueError::new_err(e.to_string()))?,
-        ),
-        None => None,
-    };
+    let backend_name = args::run::backend(backend)?;
+    let precision = args::run::precision(precision)?;
     let threads = args::optional_count("threads", threads, 1)?;
     let len = input.len();
     let start = match some(start) {

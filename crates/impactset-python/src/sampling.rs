@@ -16,7 +16,7 @@ use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::SetTally;
 use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions, Selection};
 
-use crate::args;
+use crate::args::{self, some};
 use crate::convert::{matrix, vector};
 use crate::detached::{self, Control};
 use crate::problem::Problem;
@@ -380,11 +380,6 @@ fn run_chunks(
     Ok(collected)
 }
 
-/// An argument that was given and is not None.
-fn some<'py>(o: Option<&Bound<'py, PyAny>>) -> Option<Bound<'py, PyAny>> {
-    o.filter(|x| !x.is_none()).cloned()
-}
-
 /// The native `sample`; `impactset.sample` adds the progress bar.
 #[pyfunction]
 #[pyo3(signature = (problem, n=None, *, seed=None, selection=None, steps=None, step_size=None, backend=None, precision=None, threads=None, progress=None, first_index=None))]
@@ -417,38 +412,17 @@ pub fn sample_native(
         Some(n) => args::integer("n", &n, 1, usize::MAX as i128)? as usize,
         None => defaults.samples,
     };
-    let seed = match some(seed) {
-        Some(s) => args::integer("seed", &s, 0, u64::MAX as i128)? as u64,
-        None => 0,
-    };
-    let selection = match some(selection) {
-        Some(s) => args::choice("selection", &s, &["lemke", "random-lemke", "all"])?
-            .parse::<Selection>()
-            .map_err(|e| PyValueError::new_err(e.to_string()))?,
-        None => Selection::All,
-    };
+    let seed = args::run::seed(seed)?;
+    let selection = args::run::selection(selection)?;
     // `None`: the problem's own, else the pilot's (below, once h and the
     // rule are known).
-    let steps = match some(steps) {
-        Some(k) => Some(args::integer("steps", &k, 0, u32::MAX as i128)? as usize),
-        None => spec.steps,
-    };
+    let steps = args::run::steps(steps)?.or(spec.steps);
     let step_size = match some(step_size) {
         Some(h) => args::positive_float("step_size", &h)?,
         None => defaults.step_size_for(pyproblem.problem()),
     };
-    let backend = match some(backend) {
-        Some(b) => args::choice("backend", &b, &["cpu", "gpu", "auto"])?,
-        None => "cpu",
-    };
-    let precision = match some(precision) {
-        Some(p) => Some(
-            args::choice("precision", &p, &["f64", "f32"])?
-                .parse::<Precision>()
-                .map_err(|e| PyValueError::new_err(e.to_string()))?,
-        ),
-        None => None,
-    };
+    let backend = args::run::backend(backend)?;
+    let precision = args::run::precision(precision)?;
     let threads = args::optional_count("threads", threads, 1)?;
     let first_index = match some(first_index) {
         Some(i) => args::integer("first_index", &i, 0, u64::MAX as i128)? as u64,
