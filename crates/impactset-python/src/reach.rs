@@ -12,12 +12,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 
 use impactset::SamplerOptions;
+use impactset::io::ProblemSpec;
 use impactset::reach::{
     ColumnKind, Direction, DirectionKind, ReachError, ReachInput, ReachOptions, ReachRow, ReachSchema, StateProblem,
     StateResult, reach_stream, schema,
 };
 use impactset::run::{RunControl, RunError};
-use impactset::io::ProblemSpec;
 
 use crate::args::{self, some};
 use crate::convert::{matrix, vector};

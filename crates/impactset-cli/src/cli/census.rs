@@ -8,13 +8,11 @@
 //! calls it, and its answer is checked here, independently of the solver's
 //! own report, by recomputing `w = A z + b` ([`LcpResidual::compute`]).
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use anyhow::Result;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -168,7 +166,7 @@ pub fn run(args: CensusArgs) -> Result<()> {
     let random_lcps = args.lcps - per_scene * ids.len() as u64;
     let done = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let bar = progress_bar(args.lcps);
+    let bar = super::progress::bar(args.lcps, "LCPs", false);
     let start = std::time::Instant::now();
     let (scene_rows, random_row) = pool.install(|| {
         std::thread::scope(|s| {
@@ -273,17 +271,4 @@ fn print_table(rows: &[Row]) {
             r.family, r.lcps, r.verified, r.loose, r.inaccurate, r.ray, r.pivot_cap, r.silent, r.max_pivots
         );
     }
-}
-
-fn progress_bar(total: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    if let Ok(style) =
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} LCPs ({eta} left)")
-    {
-        bar.set_style(style);
-    }
-    bar
 }

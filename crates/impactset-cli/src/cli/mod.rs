@@ -10,6 +10,7 @@ mod figures;
 mod modes;
 mod options;
 mod outputs;
+mod progress;
 mod reach;
 mod sample;
 mod scenes;

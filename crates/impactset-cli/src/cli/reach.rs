@@ -5,12 +5,10 @@
 mod sets;
 mod tables;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{InputError, options, source};
 use impactset::gpu::Precision;
@@ -170,7 +168,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
     let mut table = TableWriter::create(&args.out, &schema)?;
     let mut sets = args.sets.as_deref().map(|p| SetsWriter::create(p, first.problem.n())).transpose()?;
     let total = (states.len() * args.samples) as u64;
-    let bar = progress_bar(total, args.quiet);
+    let bar = super::progress::bar(total, "samples", args.quiet);
     let progress = |k: usize| bar.inc(k as u64);
     let control = RunControl { progress: &progress, cancel: None };
     let run =
@@ -341,19 +339,6 @@ fn shard_range(text: &str, states: usize) -> Result<std::ops::Range<usize>> {
         Some((i, k)) if k > 0 && i < k => Ok(i * states / k..(i + 1) * states / k),
         _ => Err(input_error(format!("--shard {text}: expected I/J with 0 ≤ I < J"))),
     }
-}
-
-fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    if let Ok(style) =
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} samples ({eta} left)")
-    {
-        bar.set_style(style);
-    }
-    bar
 }
 
 #[cfg(test)]

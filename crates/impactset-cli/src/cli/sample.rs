@@ -1,11 +1,9 @@
 //! `impactset sample`: Algorithm 2 on a problem file or scene.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{InputError, options, outputs, source};
 use impactset::analysis::{
@@ -201,7 +199,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if args.backend == BackendChoice::Auto && backend.is_cpu() {
         eprintln!("note: {backend_reason}; running on the CPU");
     }
-    let bar = progress_bar(options.samples as u64);
+    let bar = super::progress::bar(options.samples as u64, "samples", false);
     // The run goes chunk by chunk and keeps only what the outputs need: the
     // counts, the mode tally, the first chunk for the plot and, with
     // --heldout, the accepted v⁺ (n·8 bytes per sample).
@@ -296,19 +294,6 @@ pub fn run(args: SampleArgs) -> Result<()> {
 /// Baseline outcomes as labelled figure markers.
 fn markers(outcomes: Vec<ImpactOutcome>) -> Vec<Marker> {
     outcomes.into_iter().map(Marker::from).collect()
-}
-
-fn progress_bar(total: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    if let Ok(style) =
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} samples ({eta} left)")
-    {
-        bar.set_style(style);
-    }
-    bar
 }
 
 fn print_summary(s: &RunSummary) {

@@ -1,0 +1,20 @@
+//! The progress bar of long commands: position, total and the time left, on
+//! standard error when it is a terminal.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// A bar over `total` `unit`s (`samples`, `LCPs`); hidden when `quiet` or
+/// when standard error is not a terminal.
+pub fn bar(total: u64, unit: &str, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    let template = format!("{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} ({{eta}} left)");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    bar
+}
