@@ -35,7 +35,7 @@
 // The mode system of one tuple is mode_system.wgsl, the rebuild of z
 // rebuild.wgsl, the root filter (the CPU's first pruning layer, exact; it
 // leaves the tuples in the same order) root_filter.wgsl. Assembled after types.wgsl, chacha.wgsl and lemke.wgsl and
-// before routh.wgsl (which defines `params`, `constants` and `u` = J v).
+// before routh.wgsl (which defines `params`, `constant` (this state's constants) and `u` = J v).
 
 // Per-sample scratch: enum_values holds, from i · enum_value_stride, the
 // step's caps h·p (4 slots) then the velocity change Δv (n) of each kept
@@ -81,7 +81,7 @@ var<private> e_impulse_scale: scalar;
 var<private> e_normal_scale: scalar;
 
 fn enum_scalar(k: u32) -> scalar {
-    return constants[params.off_enum_scalars + k];
+    return constant(params.off_enum_scalars + k);
 }
 
 // The caps h·p of the current step (lcp_q[0..m]).
@@ -98,7 +98,7 @@ fn reduced_step(m: u32, d: u32, s: u32) {
         for (var a = 0u; a + 1u < s && a < 2u; a++) {
             var t = scalar(0.0);
             for (var k = 0u; k < d && k < MAX_N; k++) {
-                t += constants[params.off_recovery + 2u * k + a] * u[m + i * d + k];
+                t += constant(params.off_recovery + 2u * k + a) * u[m + i * d + k];
             }
             e_u[i * s + 1u + a] = t;
         }
@@ -106,7 +106,7 @@ fn reduced_step(m: u32, d: u32, s: u32) {
     var impulse = scalar(0.0);
     var normal = scalar(0.0);
     for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
-        impulse = max(impulse, abs(cap(i)) * (scalar(1.0) + constants[params.off_mu + i]));
+        impulse = max(impulse, abs(cap(i)) * (scalar(1.0) + constant(params.off_mu + i)));
         normal = max(normal, abs(cap(i)));
     }
     for (var r = 0u; r < m * s && r < MAX_DIM; r++) {
@@ -122,7 +122,7 @@ fn velocity_change(n: u32, dim: u32) {
     for (var r = 0u; r < n && r < MAX_DOF; r++) {
         var acc = scalar(0.0);
         for (var c = 0u; c < dim && c < MAX_DIM; c++) {
-            acc += constants[params.off_b + r * dim + c] * e_x[c];
+            acc += constant(params.off_b + r * dim + c) * e_x[c];
         }
         e_dv[r] = acc;
     }

@@ -19,25 +19,25 @@ const TANGENTIAL_VERTEX: u32 = 3u;
 const TANGENTIAL_EDGE: u32 = 4u;
 
 fn mode_int(g: u32, field: u32) -> u32 {
-    return u32(constants[params.off_modes + g * MODE_STRIDE + field]);
+    return u32(constant(params.off_modes + g * MODE_STRIDE + field));
 }
 
 fn mode_offset(g: u32, b: u32) -> scalar {
-    return constants[params.off_modes + g * MODE_STRIDE + 6u + b];
+    return constant(params.off_modes + g * MODE_STRIDE + 6u + b);
 }
 
 // Column kk of G, entry b.
 fn mode_basis(g: u32, kk: u32, b: u32) -> scalar {
-    return constants[params.off_modes + g * MODE_STRIDE + 9u + 3u * kk + b];
+    return constant(params.off_modes + g * MODE_STRIDE + 9u + 3u * kk + b);
 }
 
 // Row k of C, entry a.
 fn mode_row(g: u32, k: u32, a: u32) -> scalar {
-    return constants[params.off_modes + g * MODE_STRIDE + 18u + 3u * k + a];
+    return constant(params.off_modes + g * MODE_STRIDE + 18u + 3u * k + a);
 }
 
 fn reduced_w(r: u32, c: u32) -> scalar {
-    return constants[params.off_w + r * params.dim + c];
+    return constant(params.off_w + r * params.dim + c);
 }
 
 // u⁺ (or u0) = u + W x.
@@ -224,14 +224,14 @@ fn solve_tuple(m: u32, s: u32, dim: u32) -> bool {
         let end = mode_int(gi, 5u);
         for (var e = mode_int(gi, 4u); e < end && e < params.inequalities; e++) {
             let base = params.off_ineq + e * INEQ_STRIDE;
-            var v = constants[base + 6u] * cap(i);
+            var v = constant(base + 6u) * cap(i);
             // Slack per scale (StepData::slack): λn and h p normal, f impulse.
-            let l1n = abs(constants[base + 6u]) + abs(constants[base]);
+            let l1n = abs(constant(base + 6u)) + abs(constant(base));
             var l1x = scalar(0.0);
             var l1u = scalar(0.0);
             for (var a = 0u; a < 3u; a++) {
-                let ax = constants[base + a];
-                let au = constants[base + 3u + a];
+                let ax = constant(base + a);
+                let au = constant(base + 3u + a);
                 if a > 0u {
                     l1x += abs(ax);
                 }

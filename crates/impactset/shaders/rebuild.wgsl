@@ -7,17 +7,17 @@
 fn along(i: u32, k: u32, s: u32) -> scalar {
     var acc = scalar(0.0);
     for (var a = 0u; a + 1u < s && a < 2u; a++) {
-        acc += constants[params.off_dirs + 2u * k + a] * e_up[i * s + 1u + a];
+        acc += constant(params.off_dirs + 2u * k + a) * e_up[i * s + 1u + a];
     }
     return acc;
 }
 
 // f = a d_k + b d_j, clamped at zero (`split_on` of rebuild.rs).
 fn split_on(k: u32, j: u32, f0: scalar, f1: scalar) -> vec2<scalar> {
-    let dk0 = constants[params.off_dirs + 2u * k];
-    let dk1 = constants[params.off_dirs + 2u * k + 1u];
-    let dj0 = constants[params.off_dirs + 2u * j];
-    let dj1 = constants[params.off_dirs + 2u * j + 1u];
+    let dk0 = constant(params.off_dirs + 2u * k);
+    let dk1 = constant(params.off_dirs + 2u * k + 1u);
+    let dj0 = constant(params.off_dirs + 2u * j);
+    let dj1 = constant(params.off_dirs + 2u * j + 1u);
     let det = dk0 * dj1 - dk1 * dj0;
     let a = (f0 * dj1 - f1 * dj0) / det;
     let b = (dk0 * f1 - dk1 * f0) / det;
@@ -35,7 +35,7 @@ fn rebuild_z(m: u32, d: u32, s: u32, size: u32) {
         let normal = mode_int(g, 1u);
         let tangential = mode_int(g, 2u);
         let k = mode_int(g, 3u);
-        let mu = constants[params.off_mu + i];
+        let mu = constant(params.off_mu + i);
         let lam = 2u * m + i * d;
         var lambda_n = scalar(0.0);
         if normal == NORMAL_CLOSED {
@@ -53,15 +53,15 @@ fn rebuild_z(m: u32, d: u32, s: u32, size: u32) {
         } else if tangential == TANGENTIAL_STICK {
             if s == 2u {
                 let f = e_x[i * s + 1u];
-                let kk = select(1u, 0u, f * constants[params.off_dirs] >= scalar(0.0));
-                lcp_z[lam + kk] += max(f * constants[params.off_dirs + 2u * kk], scalar(0.0));
+                let kk = select(1u, 0u, f * constant(params.off_dirs) >= scalar(0.0));
+                lcp_z[lam + kk] += max(f * constant(params.off_dirs + 2u * kk), scalar(0.0));
             } else {
                 let f0 = e_x[i * s + 1u];
                 let f1 = e_x[i * s + 2u];
                 var best = 0u;
-                var best_dot = constants[params.off_dirs] * f0 + constants[params.off_dirs + 1u] * f1;
+                var best_dot = constant(params.off_dirs) * f0 + constant(params.off_dirs + 1u) * f1;
                 for (var kk = 1u; kk < d && kk < MAX_N; kk++) {
-                    let dot = constants[params.off_dirs + 2u * kk] * f0 + constants[params.off_dirs + 2u * kk + 1u] * f1;
+                    let dot = constant(params.off_dirs + 2u * kk) * f0 + constant(params.off_dirs + 2u * kk + 1u) * f1;
                     if dot > best_dot {
                         best_dot = dot;
                         best = kk;
@@ -69,8 +69,8 @@ fn rebuild_z(m: u32, d: u32, s: u32, size: u32) {
                 }
                 let next = (best + 1u) % d;
                 let prev = (best + d - 1u) % d;
-                let dot_next = constants[params.off_dirs + 2u * next] * f0 + constants[params.off_dirs + 2u * next + 1u] * f1;
-                let dot_prev = constants[params.off_dirs + 2u * prev] * f0 + constants[params.off_dirs + 2u * prev + 1u] * f1;
+                let dot_next = constant(params.off_dirs + 2u * next) * f0 + constant(params.off_dirs + 2u * next + 1u) * f1;
+                let dot_prev = constant(params.off_dirs + 2u * prev) * f0 + constant(params.off_dirs + 2u * prev + 1u) * f1;
                 let j = select(prev, next, dot_next >= dot_prev);
                 let ab = split_on(best, j, f0, f1);
                 lcp_z[lam + best] += ab.x;

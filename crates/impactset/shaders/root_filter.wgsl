@@ -22,13 +22,13 @@ const F_STRIDE: u32 = 10u;
 // The largest value of aᵀ x_j over S_j (all its vertices: the origin and
 // h p_j (1, μ_j d_k)), a = f_coef[j s .. j s + s] (`max_over_hull`).
 fn max_over_vertices(j: u32, s: u32, d: u32) -> scalar {
-    let mu = constants[params.off_mu + j];
+    let mu = constant(params.off_mu + j);
     let c = cap(j);
     var best = scalar(0.0);
     for (var k = 0u; k < d && k < MAX_N; k++) {
         var along_k = scalar(0.0);
         for (var a = 0u; a + 1u < s && a < 2u; a++) {
-            along_k += f_coef[j * s + 1u + a] * constants[params.off_dirs + 2u * k + a];
+            along_k += f_coef[j * s + 1u + a] * constant(params.off_dirs + 2u * k + a);
         }
         best = max(best, c * (f_coef[j * s] + mu * along_k));
     }
@@ -114,20 +114,20 @@ fn mode_may_hold_alone(i: u32, g: u32, m: u32, s: u32, dim: u32, d: u32) -> bool
     for (var e = mode_int(g, 4u); e < end && e < params.inequalities; e++) {
         let base = params.off_ineq + e * INEQ_STRIDE;
         // Slack per scale (StepData::slack): λn and h p normal, f impulse.
-        let l1n = abs(constants[base + 6u]) + abs(constants[base]);
-        let l1x = abs(constants[base + 1u]) + abs(constants[base + 2u]);
+        let l1n = abs(constant(base + 6u)) + abs(constant(base));
+        let l1x = abs(constant(base + 1u)) + abs(constant(base + 2u));
         var l1u = scalar(0.0);
         for (var a = 0u; a < 3u; a++) {
-            l1u += abs(constants[base + 3u + a]);
+            l1u += abs(constant(base + 3u + a));
         }
         for (var c = 0u; c < cols && c < F_STRIDE; c++) {
             var acc = scalar(0.0);
             for (var a = 0u; a < s && a < 3u; a++) {
-                acc += constants[base + a] * f_rows[a * F_STRIDE + c] + constants[base + 3u + a] * f_rows[(3u + a) * F_STRIDE + c];
+                acc += constant(base + a) * f_rows[a * F_STRIDE + c] + constant(base + 3u + a) * f_rows[(3u + a) * F_STRIDE + c];
             }
             f_coef[c] = acc;
         }
-        var upper = f_coef[dim] + constants[base + 6u] * c_i;
+        var upper = f_coef[dim] + constant(base + 6u) * c_i;
         for (var j = 0u; j < m && j < MAX_CONTACTS_ALL; j++) {
             if j != i {
                 upper += max_over_vertices(j, s, d);

@@ -4,13 +4,14 @@
 // lemke.wgsl and enumerate.wgsl (selection `all`).
 //
 // Bindings (group 0):
-//   0  params      RouthParams     sizes, step cap, rule, batch, offsets, key
-//   1  constants   array<scalar>   per-problem constants shared by every
-//                                  invocation, at the offsets in `params`:
-//                                  A_R, J, M⁻¹Jᵀ, M, v⁻, then the scalars
-//                                  h, termination threshold −ε_term·s,
-//                                  pivot tolerance, residual tolerance,
-//                                  tie tolerance (see solve_covered)
+//   0  params      RouthParams     sizes, step cap, rule, batch, offsets
+//   1  constants   array<scalar>   per-state constants, one block of
+//                                  `state_stride` scalars per state, each
+//                                  at the offsets in `params`: A_R, J,
+//                                  M⁻¹Jᵀ, M, v⁻, then the scalars h,
+//                                  termination threshold −ε_term·s, pivot
+//                                  tolerance, residual tolerance, tie
+//                                  tolerance (see solve_covered)
 //   2  out_v       array<scalar>   per sample (stride n): v (v⁺ when done)
 //   3  out_words   array<u32>      per sample (stride 2): steps, FLAG_* bits
 //   4  out_stats   array<scalar>   per sample (stride 3): max residual,
@@ -28,6 +29,13 @@
 //                                  kept velocity changes (enumerate.wgsl)
 //   9  enum_words    array<u32>    `all`: per sample, the enumeration cursor,
 //                                  count, selection word and kept tuples
+//   6  state_keys    array<u32>    per state, its ChaCha8 key
+//                                  (stream_key(seed)) as 8 little-endian words
+//
+// States of equal sizes are packed: a dispatch runs `count / row_samples`
+// rows of `row_samples` samples, row r for state `state_first + r`, so that
+// invocation i runs sample `first + i % row_samples` of state
+// `state_first + i / row_samples` (one state: row_samples = count).
 
 @group(0) @binding(0) var<storage, read> params: RouthParams;
 @group(0) @binding(1) var<storage, read> constants: array<scalar>;
@@ -35,6 +43,7 @@
 @group(0) @binding(3) var<storage, read_write> out_words: array<u32>;
 @group(0) @binding(4) var<storage, read_write> out_stats: array<scalar>;
 @group(0) @binding(5) var<storage, read_write> stream_pos: array<u32>;
+@group(0) @binding(6) var<storage, read> state_keys: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -42,9 +51,17 @@ override WORKGROUP_SIZE: u32 = 64u;
 var<private> v: array<scalar, MAX_DOF>;
 var<private> u: array<scalar, MAX_N>;
 
+// Where this invocation's state's constants start.
+var<private> state_base: u32;
+
+// Constant k of this invocation's state.
+fn constant(k: u32) -> scalar {
+    return constants[state_base + k];
+}
+
 // The step matrix A_R, read by lemke.wgsl.
 fn lcp_matrix(r: u32, c: u32, n: u32) -> scalar {
-    return constants[params.off_a + r * n + c];
+    return constant(params.off_a + r * n + c);
 }
 
 // ½ vᵀ M v.
@@ -53,7 +70,7 @@ fn kinetic_energy(n: u32) -> scalar {
     for (var i = 0u; i < n && i < MAX_DOF; i++) {
         var mv = scalar(0.0);
         for (var j = 0u; j < n && j < MAX_DOF; j++) {
-            mv += constants[params.off_mass + i * n + j] * v[j];
+            mv += constant(params.off_mass + i * n + j) * v[j];
         }
         e += v[i] * mv;
     }
@@ -65,7 +82,7 @@ fn contact_velocities(n: u32, impulses: u32) {
     for (var r = 0u; r < impulses && r < MAX_N; r++) {
         var s = scalar(0.0);
         for (var c = 0u; c < n && c < MAX_DOF; c++) {
-            s += constants[params.off_j + r * n + c] * v[c];
+            s += constant(params.off_j + r * n + c) * v[c];
         }
         u[r] = s;
     }
@@ -76,7 +93,7 @@ fn apply_impulse(n: u32, m: u32, impulses: u32) {
     for (var r = 0u; r < n && r < MAX_DOF; r++) {
         var s = scalar(0.0);
         for (var c = 0u; c < impulses && c < MAX_N; c++) {
-            s += constants[params.off_minv_jt + r * impulses + c] * lcp_z[m + c];
+            s += constant(params.off_minv_jt + r * impulses + c) * lcp_z[m + c];
         }
         v[r] += s;
     }
@@ -85,11 +102,11 @@ fn apply_impulse(n: u32, m: u32, impulses: u32) {
 // The equilibration of A_R (norms::equilibrate on the host; all 1 in f64):
 // lcp_matrix is diag(r) A_R diag(c).
 fn row_scale(i: u32) -> scalar {
-    return constants[params.off_scale + i];
+    return constant(params.off_scale + i);
 }
 
 fn col_scale(j: u32) -> scalar {
-    return constants[params.off_scale + params.size + j];
+    return constant(params.off_scale + params.size + j);
 }
 
 // solve_covered on the equilibrated step LCP: q and the covering vector d
@@ -124,23 +141,31 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     use_tableau_slot(i, params.count, size, params.interleave != 0u);
-    // Sample index (64 bits) = first + i; selection stream = index + 2⁶³.
-    let lo = params.first_lo + i;
-    let hi = params.first_hi + select(0u, 1u, lo < i);
+    let row_samples = max(params.row_samples, 1u);
+    let state = params.state_first + i / row_samples;
+    state_base = state * params.state_stride;
+    var key: array<u32, 8>;
+    for (var k = 0u; k < 8u; k++) {
+        key[k] = state_keys[8u * state + k];
+    }
+    // Sample index (64 bits) = first + j; selection stream = index + 2⁶³.
+    let j = i % row_samples;
+    let lo = params.first_lo + j;
+    let hi = params.first_hi + select(0u, 1u, lo < j);
 
-    let h = constants[params.off_scalars];
-    let term = constants[params.off_scalars + 1u];
-    let tol = constants[params.off_scalars + 2u];
-    let residual_tol = constants[params.off_scalars + 3u];
-    let tie = constants[params.off_scalars + 4u];
-    let velocity_scale = constants[params.off_scalars + 5u];
+    let h = constant(params.off_scalars);
+    let term = constant(params.off_scalars + 1u);
+    let tol = constant(params.off_scalars + 2u);
+    let residual_tol = constant(params.off_scalars + 3u);
+    let tie = constant(params.off_scalars + 4u);
+    let velocity_scale = constant(params.off_scalars + 5u);
 
     var max_residual = scalar(0.0);
     var energy_before = scalar(0.0);
     var steps = 0u;
     if (flags & FLAG_STARTED) == 0u {
         for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = constants[params.off_v + k];
+            v[k] = constant(params.off_v + k);
         }
         energy_before = kinetic_energy(n);
         flags = FLAG_STARTED;
@@ -155,8 +180,8 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         energy_before = out_stats[3u * i + 1u];
         steps = out_words[2u * i];
     }
-    var caps = stream_at(params.key, lo, hi, stream_pos[2u * i]);
-    var choice = stream_at(params.key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
+    var caps = stream_at(key, lo, hi, stream_pos[2u * i]);
+    var choice = stream_at(key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
 
     var taken = 0u;
     // At most steps_per_dispatch steps and one more check; with `all`, a step

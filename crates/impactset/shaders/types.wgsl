@@ -19,7 +19,7 @@ const MAX_DOF: u32 = 64u;
 // Hard bound on Lemke pivots: max(100, 10 N) for N = MAX_N.
 const MAX_PIVOTS: u32 = 440u;
 
-// Mirrors `gpu::types::RouthParams` (208 bytes).
+// Mirrors `gpu::types::RouthParams` (188 bytes).
 struct RouthParams {
     n: u32,            // generalized velocities
     m: u32,            // contacts
@@ -28,8 +28,8 @@ struct RouthParams {
     impulses: u32,     // m + m d: rows of J, entries of λ = [λn; λD]
     max_steps: u32,    // step cap K
     selection: u32,    // SELECTION_LEMKE, SELECTION_RANDOM_LEMKE or SELECTION_ALL
-    count: u32,        // samples in this dispatch
-    first_lo: u32,     // index of this dispatch's first sample, low word
+    count: u32,        // samples in this dispatch: rows of row_samples samples
+    first_lo: u32,     // index of each row's first sample, low word
     first_hi: u32,     // ... high word
     pivot_cap: u32,    // Lemke pivot cap max(100, 10 N)
     v_stride: u32,     // scalars per sample in `out_v`: n
@@ -43,7 +43,9 @@ struct RouthParams {
     probe: u32,        // 2: iterations of the loop-limiter probe
     interleave: u32,   // 1: interleaved Lemke tableaus, 0: contiguous (lemke.wgsl)
     off_scale: u32,    // row scales r (N), then column scales c (N) of A_R (see routh.wgsl)
-    key: array<u32, 8>, // ChaCha8 key: stream_key(seed) as little-endian words
+    state_stride: u32, // scalars of `constants` per state (packed states, routh.wgsl)
+    row_samples: u32,  // samples per row: invocation i runs sample first + i % row_samples
+    state_first: u32,  // state of row 0; row r runs state state_first + r
     // Selection `all` only (enumerate.wgsl; zero otherwise). Offsets into
     // `constants`:
     off_enum_scalars: u32, // accept, same_dv, singular, violation, max|B|, max|W|, prune

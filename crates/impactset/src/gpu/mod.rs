@@ -23,6 +23,7 @@ mod layout;
 mod precision;
 mod sampler;
 mod shaders;
+mod state;
 mod types;
 
 pub use context::GpuContext;
@@ -35,4 +36,5 @@ pub use sampler::{
     DEFAULT_BATCH, DEFAULT_GPU_BATCH, F32_TERMINATION_FLOOR, GpuPlan, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE,
     MAX_GPU_STEPS, sample_set_gpu, sample_set_gpu_with,
 };
+pub(crate) use state::StateBlock;
 pub use types::{MAX_LCP_SIZE, MAX_VELOCITIES};

@@ -3,18 +3,16 @@
 
 use super::GpuError;
 use super::context::{GpuContext, WORKGROUP_SIZE};
-use super::enumerate::{self, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
+use super::enumerate::{self, MAX_GPU_ALL_SOLUTIONS};
 use super::layout::TableauLayout;
-use super::precision::{Precision, pivot_tolerance, tie_tolerance, to_bytes};
+use super::precision::{Precision, to_bytes};
 use super::shaders::Module;
+use super::state::StateBlock;
 use super::types::{
-    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS, MAX_LCP_SIZE,
-    MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words, tableau_stride,
+    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS, RouthParams,
+    SELECTION_ALL, tableau_stride,
 };
-use crate::impact::Selection;
-use crate::lcp::{LemkeOptions, norms};
 use crate::sampling::FlatSamples;
-use crate::sampling::stream;
 use crate::{ImpactProblem, SampleSet, SamplerOptions};
 
 /// Largest step cap `K` the GPU accepts (keeps the shader's loop bound finite).
@@ -135,27 +133,32 @@ pub fn sample_set_gpu_with(
     GpuPlan::new(ctx, problem, options, precision, run)?.sample_range(options.first_index, options.samples, progress)
 }
 
-/// Algorithm 2 on the GPU for one problem and one set of sampler options,
-/// prepared once: the options validated for the device, the tolerances of
-/// the precision resolved, the per-problem constants (`A_R`, `J`, `M⁻¹Jᵀ`,
-/// `M`, `v⁻`, the enumerator's tables for `all`) uploaded, and the batch
-/// buffers, the read-back buffers and the bind group allocated.
-/// [`GpuPlan::sample_range`] then runs any range of sample indices; a
-/// sample's outcome depends only on its index, so splitting a run into
-/// ranges changes nothing.
+/// Algorithm 2 on the GPU for one problem and one set of sampler options, or
+/// for many states of equal sizes packed together, prepared once: the
+/// options validated for the device, the tolerances of the precision
+/// resolved, each state's constants (`A_R`, `J`, `M⁻¹Jᵀ`, `M`, `v⁻`, the
+/// enumerator's tables for `all`) and key uploaded, and the batch buffers,
+/// the read-back buffers and the bind group allocated.
+/// [`GpuPlan::sample_range`] then runs any range of sample indices of the
+/// first state, [`GpuPlan::sample_states`] the same range of every state; a
+/// sample's outcome depends only on its state and index, so splitting a run
+/// into ranges or packing states together changes nothing.
 ///
-/// A range runs in batches of [`GpuPlan::batch_size`] samples, one
+/// A run goes in batches of at most [`GpuPlan::batch_size`] samples, one
 /// submission each (the dispatches of a batch, then copies of its outputs
-/// into mappable buffers). Two sets of read-back buffers alternate: batch
-/// `k + 1` is submitted before batch `k` is read back, so the device
-/// computes while the host converts. Each output has its own buffer (`v⁺`,
-/// steps and flags, residual and energies), read straight into the columns
-/// of [`FlatSamples`].
+/// into mappable buffers). A batch holds the samples of one state, or of as
+/// many whole states as fit, so that 10,000 states of 256 samples take 40
+/// batches of 2¹⁶. Two sets of read-back buffers alternate: batch `k + 1`
+/// is submitted before batch `k` is read back, so the device computes while
+/// the host converts. Each output has its own buffer (`v⁺`, steps and
+/// flags, residual and energies), read straight into the columns of
+/// [`FlatSamples`].
 pub struct GpuPlan<'c> {
     ctx: &'c GpuContext,
     pipeline: wgpu::ComputePipeline,
     precision: Precision,
     n: usize,
+    states: usize,
     all: bool,
     batch: usize,
     workgroup_size: u32,
@@ -185,16 +188,36 @@ struct ReadbackSlot {
     timing: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
 }
 
+/// One batch: `rows` rows of `row_samples` samples, row `r` running samples
+/// `first .. first + row_samples` of state `state + r`.
+#[derive(Clone, Copy, Debug)]
+struct Rows {
+    state: usize,
+    rows: usize,
+    row_samples: usize,
+    first: u64,
+}
+
+impl Rows {
+    fn count(&self) -> usize {
+        self.rows * self.row_samples
+    }
+}
+
 /// A batch submitted and not yet read back.
 struct Pending {
     slot: usize,
-    first: u64,
-    count: usize,
+    rows: Rows,
     submission: wgpu::SubmissionIndex,
 }
 
 /// Largest workgroup size [`GpuRunOptions::workgroup_size`] may ask for.
 const MAX_WORKGROUP_SIZE: u32 = 1024;
+
+/// Largest constants buffer of a packed plan: callers packing many states
+/// split them into plans of at most this many bytes
+/// ([`GpuPlan::states_per_plan`]).
+const MAX_PACKED_BYTES: u64 = 64 << 20;
 
 impl<'c> GpuPlan<'c> {
     /// Validates `options` for the device and `precision` and uploads the
@@ -209,92 +232,76 @@ impl<'c> GpuPlan<'c> {
         precision: Precision,
         run: &GpuRunOptions,
     ) -> Result<Self, GpuError> {
-        let ops = problem.operators();
-        let (n, m, d) = (ops.n, ops.m, ops.d);
-        let size = ops.step_size_n();
-        let impulses = m + m * d;
-        let selection = match options.selection {
-            Selection::Lemke => SELECTION_LEMKE,
-            Selection::RandomLemke => SELECTION_RANDOM_LEMKE,
-            Selection::All => {
-                if m > MAX_GPU_ALL_CONTACTS {
-                    return Err(GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS });
-                }
-                SELECTION_ALL
-            }
-        };
-        if size > MAX_LCP_SIZE {
-            return Err(GpuError::LcpTooLarge { size, m, d, max: MAX_LCP_SIZE });
+        Self::from_blocks(ctx, &[StateBlock::new(ctx, problem, options, precision, run)?], precision, run)
+    }
+
+    /// Many states in one plan: each a problem with its sampler options (its
+    /// own seed, step size and `v⁻`; `samples` and `first_index` are not
+    /// used), all of equal sizes (velocities, contacts, friction directions),
+    /// rule and step cap. [`GpuPlan::sample_states`] then runs them packed,
+    /// each sample as it would run alone.
+    ///
+    /// Errors: as [`sample_set_gpu`] for each state;
+    /// [`GpuError::Unsupported`] when the states differ in sizes, rule or
+    /// step cap, or hold more constants than one buffer may (see
+    /// [`GpuPlan::states_per_plan`]).
+    pub fn packed(
+        ctx: &'c GpuContext,
+        states: &[(&ImpactProblem, &SamplerOptions)],
+        precision: Precision,
+        run: &GpuRunOptions,
+    ) -> Result<Self, GpuError> {
+        let blocks = states
+            .iter()
+            .map(|(problem, options)| StateBlock::new(ctx, problem, options, precision, run))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::from_blocks(ctx, &blocks, precision, run)
+    }
+
+    /// How many states with `scalars_per_state` constants each one plan
+    /// holds on `ctx`'s device in `precision`.
+    pub fn states_per_plan(ctx: &GpuContext, scalars_per_state: usize, precision: Precision) -> usize {
+        let bytes = (scalars_per_state.max(1) * precision.bytes()) as u64;
+        let limit = max_binding(ctx).min(MAX_PACKED_BYTES);
+        (limit / bytes).max(1) as usize
+    }
+
+    /// The plan of `blocks`, which must pack together ([`StateBlock::packs_with`]).
+    pub(crate) fn from_blocks(
+        ctx: &'c GpuContext,
+        blocks: &[StateBlock],
+        precision: Precision,
+        run: &GpuRunOptions,
+    ) -> Result<Self, GpuError> {
+        let first = blocks.first().ok_or_else(|| GpuError::Unsupported("a plan of no states".into()))?;
+        if let Some(k) = blocks.iter().position(|b| !first.packs_with(b)) {
+            return Err(GpuError::Unsupported(format!(
+                "packing state {k} with state 0: they differ in sizes, selection rule or step cap"
+            )));
         }
-        if n > MAX_VELOCITIES {
-            return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });
+        let stride = first.constants.len();
+        if blocks.len() > Self::states_per_plan(ctx, stride, precision) {
+            return Err(GpuError::Unsupported(format!(
+                "{} states in one plan: at most {} fit",
+                blocks.len(),
+                Self::states_per_plan(ctx, stride, precision)
+            )));
         }
-        // With `equilibrate`, in f32 the step LCP is equilibrated (powers of two, exact): Lemke runs
-        // on diag(r) A_R diag(c), whose entries share one magnitude, and the
-        // shader maps q, the covering vector and z (norms::equilibrate). In
-        // f64 the scales are 1 and A_R is uploaded as it is.
-        let (row_scale, col_scale) = match precision {
-            Precision::F32 if run.equilibrate => norms::equilibrate(&ops.step_matrix, size),
-            _ => (vec![1.0; size], vec![1.0; size]),
-        };
-        let scaled_a: Vec<f64> =
-            (0..size * size).map(|k| row_scale[k / size] * ops.step_matrix[k] * col_scale[k % size]).collect();
-        let tolerance = pivot_tolerance(&scaled_a, size, precision);
-        if precision == Precision::F32 && tolerance > MAX_F32_PIVOT_TOLERANCE && !run.equilibrate {
-            let norm = tolerance / (100.0 * size as f64 * f32::EPSILON as f64);
-            return Err(GpuError::PoorlyScaled { norm, tolerance });
-        }
-        if options.steps > MAX_GPU_STEPS {
-            return Err(GpuError::Unsupported(format!("a step cap above {MAX_GPU_STEPS}")));
-        }
+        let params = first.params;
+        let (n, size, steps) = (params.n as usize, params.size as usize, params.max_steps as usize);
+        let all = params.selection == SELECTION_ALL;
         let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
         let kernels = ctx.kernels_sized(Module::Routh, precision, workgroup_size)?;
         let pipeline = kernels.get("routh_sample").clone();
-
-        // Per-problem constants, uploaded once: A_R, J, M⁻¹Jᵀ, M, v⁻, scalars.
-        let h = options.step_size_for(problem);
-        let s = problem.velocity_scale();
-        let a_norm = norms::infinity_norm(&scaled_a, size).max(1.0);
-        let (termination_tol, residual_tol) = match precision {
-            Precision::F64 => (options.termination_tol, options.residual_tol),
-            Precision::F32 => {
-                // The residual violation is relative (LcpResidual::violation), so
-                // f32 round-off bounds it by a multiple of ε_f32 ‖A‖∞ of the
-                // (equilibrated) matrix Lemke pivots on.
-                let floor = 1024.0 * f32::EPSILON as f64 * a_norm;
-                (options.termination_tol.max(F32_TERMINATION_FLOOR), options.residual_tol.max(floor))
-            }
-        };
-        let mut constants: Vec<f64> = Vec::new();
-        let mut push = |values: &mut dyn Iterator<Item = f64>| {
-            let offset = constants.len() as u32;
-            constants.extend(values);
-            offset
-        };
-        let off_a = push(&mut scaled_a.iter().copied());
-        let off_scale = push(&mut row_scale.iter().chain(&col_scale).copied());
-        let off_j = push(&mut ops.j.transpose().iter().copied()); // row-major J
-        let off_minv_jt = push(&mut ops.minv_jt.transpose().iter().copied()); // row-major M⁻¹Jᵀ
-        let off_mass = push(&mut problem.mass().transpose().iter().copied());
-        let off_v = push(&mut problem.velocity().iter().copied());
-        let off_scalars =
-            push(&mut [h, -termination_tol * s, tolerance, residual_tol, tie_tolerance(precision), s].into_iter());
         let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
-        // The fields of `all` (zero for the other rules).
-        let mut enumeration = RouthParams::default();
-        let all = options.selection == Selection::All;
-        if all {
-            enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut enumeration);
-            let tuples = enumeration.tuples as usize;
-            let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
-            enumeration.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
-            // On CPU adapters the root filter takes dispatches of its own.
-            enumeration.filter_chunk = if cpu_adapter { enumerate::CPU_ADAPTER_FILTER_CHUNK as u32 } else { 0 };
-        }
+
+        let constants: Vec<f64> = blocks.iter().flat_map(|b| b.constants.iter().copied()).collect();
         let constants = ctx.storage_init("constants", &to_bytes(&constants, precision));
+        let keys: Vec<u32> = blocks.iter().flat_map(|b| b.key).collect();
+        let state_keys = ctx.storage_init("state keys", bytemuck::cast_slice(&keys));
 
         let scalar = precision.bytes() as u64;
-        let max_binding = (ctx.limits.max_storage_buffer_binding_size as u64).min(ctx.limits.max_buffer_size);
+        let max_binding = max_binding(ctx);
         let per_sample_limit = |bytes: u64| max_binding.checked_div(bytes.max(1)).unwrap_or(1) as usize;
         let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * workgroup_size as usize;
         let tableau_bytes = size as u64 * tableau_stride(size) as u64 * scalar;
@@ -312,50 +319,33 @@ impl<'c> GpuPlan<'c> {
             .min(limit_by_dispatch)
             .max(1);
 
-        let steps_per_dispatch = run
-            .steps_per_dispatch
-            .unwrap_or(if cpu_adapter { 1 } else { options.steps })
-            .clamp(1, options.steps.max(1));
+        let steps_per_dispatch =
+            run.steps_per_dispatch.unwrap_or(if cpu_adapter { 1 } else { steps }).clamp(1, steps.max(1));
         let params = RouthParams {
-            n: n as u32,
-            m: m as u32,
-            d: d as u32,
-            size: size as u32,
-            impulses: impulses as u32,
-            max_steps: options.steps as u32,
-            selection,
-            pivot_cap: LemkeOptions::default().pivot_cap(size) as u32,
-            v_stride: n as u32,
-            off_a,
-            off_j,
-            off_minv_jt,
-            off_mass,
-            off_v,
-            off_scalars,
-            off_scale,
             steps_per_dispatch: steps_per_dispatch as u32,
             probe: 2,
             interleave: (run.tableau_layout.unwrap_or_else(|| TableauLayout::for_adapter(ctx))
                 == TableauLayout::Interleaved) as u32,
-            key: key_words(&stream::stream_key(options.seed)),
+            state_stride: stride as u32,
             enum_value_stride: value_stride as u32,
             enum_word_stride: word_stride as u32,
-            ..enumeration
+            ..params
         };
         // Dispatches per round: enough for every sample to take every step when a
         // step fits in one dispatch (only `all` may need more, see below).
-        let passes = options.steps.div_ceil(steps_per_dispatch).max(1) as u32;
+        let passes = steps.div_ceil(steps_per_dispatch).max(1) as u32;
         // With `all`, a step takes at most ⌈tuples / tuples_per_dispatch⌉
         // dispatches, one more when its Lemke fallback runs (in a dispatch of its
         // own) and those of the root filter on CPU adapters: the worst case
         // bounds the rounds.
+        let m = params.m as usize;
         let filter_dispatches = match params.filter_chunk {
             0 => 0,
             chunk => (0..m).map(|i| (params.mode_start[i + 1] - params.mode_start[i]).div_ceil(chunk)).sum::<u32>() + 1,
         };
         let dispatches_per_step =
             if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 + filter_dispatches } else { 1 };
-        let max_passes = options.steps as u64 * dispatches_per_step as u64 + passes as u64;
+        let max_passes = steps as u64 * dispatches_per_step as u64 + passes as u64;
         let round = if all { passes.max(dispatches_per_step) } else { passes };
 
         let b = batch as u64;
@@ -377,6 +367,7 @@ impl<'c> GpuPlan<'c> {
                 (3, &words_out),
                 (4, &stats_out),
                 (5, &stream_pos),
+                (6, &state_keys),
                 (7, &tableau),
                 (8, &enum_values),
                 (9, &enum_words),
@@ -397,6 +388,7 @@ impl<'c> GpuPlan<'c> {
             pipeline,
             precision,
             n,
+            states: blocks.len(),
             all,
             batch,
             workgroup_size,
@@ -416,7 +408,7 @@ impl<'c> GpuPlan<'c> {
         })
     }
 
-    /// Samples per dispatch.
+    /// Largest number of samples per batch.
     pub fn batch_size(&self) -> usize {
         self.batch
     }
@@ -426,8 +418,14 @@ impl<'c> GpuPlan<'c> {
         self.workgroup_size
     }
 
-    /// Samples `first_index .. first_index + samples`, in batches, calling
-    /// `progress(k)` after each batch of `k` samples has been read back.
+    /// States in this plan.
+    pub fn states(&self) -> usize {
+        self.states
+    }
+
+    /// Samples `first_index .. first_index + samples` of the first state, in
+    /// batches, calling `progress(k)` after each batch of `k` samples has
+    /// been read back.
     pub fn sample_range(
         &mut self,
         first_index: u64,
@@ -450,57 +448,121 @@ impl<'c> GpuPlan<'c> {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Option<FlatSamples>, GpuError> {
         let mut out = FlatSamples::with_capacity(self.n, first_index, samples);
-        let mut pending: Option<Pending> = None;
-        let mut done = 0usize;
-        let mut batches = 0usize;
-        while done < samples {
-            if cancelled() {
-                return Ok(None);
-            }
-            let count = self.batch.min(samples - done);
-            let first = first_index.wrapping_add(done as u64);
-            let slot = batches % 2;
-            if self.all {
-                // `all` may need more rounds: read each batch back before the next.
-                let submission = self.run_all_batch(slot, first, count)?;
-                self.read_back(slot, count, &submission, &mut out)?;
-            } else {
-                let submission = self.submit(slot, first, count, true, self.round)?;
-                // While this batch runs, read the previous one back.
-                if let Some(previous) = pending.take() {
-                    self.finish(&previous, &mut out)?;
-                    progress(previous.count);
-                }
-                pending = Some(Pending { slot, first, count, submission });
-            }
-            if self.all {
-                progress(count);
-            }
-            done += count;
-            batches += 1;
-        }
-        if let Some(previous) = pending.take() {
-            self.finish(&previous, &mut out)?;
-            progress(previous.count);
-        }
-        Ok(Some(out))
+        let batches = Self::state_batches(0, first_index, samples, self.batch);
+        let done = self.run_batches(batches, progress, cancelled, &mut |_, batch| out.append(batch))?;
+        Ok(done.then_some(out))
     }
 
-    /// Submits `passes` dispatches of the batch `first .. first + count`
-    /// (after zeroing its flags and stream positions when `clear`), then the
-    /// copies of its outputs into read-back slot `slot`.
+    /// Samples `first_index .. first_index + samples` of every state of the
+    /// plan, one [`FlatSamples`] per state in state order, packing whole
+    /// states into batches when `samples` is at most
+    /// [`batch_size`](Self::batch_size); otherwise as
+    /// [`sample_range_flat`](Self::sample_range_flat) state by state.
+    /// `cancelled` and `progress` as there.
+    pub fn sample_states(
+        &mut self,
+        first_index: u64,
+        samples: usize,
+        progress: &dyn Fn(usize),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Option<Vec<FlatSamples>>, GpuError> {
+        let mut outs: Vec<FlatSamples> =
+            (0..self.states).map(|_| FlatSamples::with_capacity(self.n, first_index, samples)).collect();
+        let batches: Vec<Rows> = if samples == 0 {
+            Vec::new()
+        } else if samples <= self.batch {
+            let per_batch = self.batch / samples;
+            (0..self.states)
+                .step_by(per_batch)
+                .map(|state| Rows {
+                    state,
+                    rows: per_batch.min(self.states - state),
+                    row_samples: samples,
+                    first: first_index,
+                })
+                .collect()
+        } else {
+            (0..self.states).flat_map(|k| Self::state_batches(k, first_index, samples, self.batch)).collect()
+        };
+        let done = self.run_batches(batches, progress, cancelled, &mut |rows, mut batch| {
+            for r in (0..rows.rows).rev() {
+                let mut row = batch.split_off(r * rows.row_samples);
+                row.first_index = rows.first;
+                outs[rows.state + r].append(row);
+            }
+        })?;
+        Ok(done.then_some(outs))
+    }
+
+    /// Samples `first .. first + samples` of state `state` in batches of at
+    /// most `batch`.
+    fn state_batches(state: usize, first: u64, samples: usize, batch: usize) -> Vec<Rows> {
+        (0..samples)
+            .step_by(batch)
+            .map(|done| Rows {
+                state,
+                rows: 1,
+                row_samples: batch.min(samples - done),
+                first: first.wrapping_add(done as u64),
+            })
+            .collect()
+    }
+
+    /// Runs `batches` in order, handing each batch's samples to `sink`;
+    /// `false` when `cancelled()` stopped the run.
+    fn run_batches(
+        &mut self,
+        batches: Vec<Rows>,
+        progress: &dyn Fn(usize),
+        cancelled: &dyn Fn() -> bool,
+        sink: &mut dyn FnMut(&Rows, FlatSamples),
+    ) -> Result<bool, GpuError> {
+        let mut pending: Option<Pending> = None;
+        for (k, rows) in batches.into_iter().enumerate() {
+            if cancelled() {
+                return Ok(false);
+            }
+            let slot = k % 2;
+            if self.all {
+                // `all` may need more rounds: read each batch back before the next.
+                let submission = self.run_all_batch(slot, &rows)?;
+                sink(&rows, self.read_back(slot, &rows, &submission)?);
+                progress(rows.count());
+            } else {
+                let submission = self.submit(slot, &rows, true, self.round)?;
+                // While this batch runs, read the previous one back.
+                if let Some(previous) = pending.take() {
+                    sink(&previous.rows, self.read_back(previous.slot, &previous.rows, &previous.submission)?);
+                    progress(previous.rows.count());
+                }
+                pending = Some(Pending { slot, rows, submission });
+            }
+        }
+        if let Some(previous) = pending.take() {
+            sink(&previous.rows, self.read_back(previous.slot, &previous.rows, &previous.submission)?);
+            progress(previous.rows.count());
+        }
+        Ok(true)
+    }
+
+    /// Submits `passes` dispatches of the batch `rows` (after zeroing its
+    /// flags and stream positions when `clear`), then the copies of its
+    /// outputs into read-back slot `slot`.
     fn submit(
         &mut self,
         slot: usize,
-        first: u64,
-        count: usize,
+        rows: &Rows,
         clear: bool,
         passes: u32,
     ) -> Result<wgpu::SubmissionIndex, GpuError> {
         let ctx = self.ctx;
+        let count = rows.count();
+        debug_assert!(count <= self.batch && rows.state + rows.rows <= self.states);
         self.params.count = count as u32;
-        self.params.first_lo = first as u32;
-        self.params.first_hi = (first >> 32) as u32;
+        self.params.first_lo = rows.first as u32;
+        self.params.first_hi = (rows.first >> 32) as u32;
+        self.params.row_samples = rows.row_samples as u32;
+        self.params.state_first = rows.state as u32;
         ctx.queue.write_buffer(&self.params_buf, 0, bytemuck::bytes_of(&self.params));
         let scalar = self.precision.bytes() as u64;
         let c = count as u64;
@@ -518,22 +580,16 @@ impl<'c> GpuPlan<'c> {
         ctx.submit_passes(&self.pipeline, &self.bind_group, groups, passes, &clear, &copies, read.timing.as_ref())
     }
 
-    /// Waits for `pending`'s batch and appends it to `out`.
-    fn finish(&self, pending: &Pending, out: &mut FlatSamples) -> Result<(), GpuError> {
-        debug_assert_eq!(out.first_index.wrapping_add(out.len() as u64), pending.first);
-        self.read_back(pending.slot, pending.count, &pending.submission, out)
-    }
-
     /// Runs one batch of `all` to the end: rounds of dispatches until every
     /// sample is done, at most `max_passes` dispatches. Returns the last
     /// submission.
-    fn run_all_batch(&mut self, slot: usize, first: u64, count: usize) -> Result<wgpu::SubmissionIndex, GpuError> {
+    fn run_all_batch(&mut self, slot: usize, rows: &Rows) -> Result<wgpu::SubmissionIndex, GpuError> {
         let round = self.round;
-        let mut submission = self.submit(slot, first, count, true, round)?;
+        let mut submission = self.submit(slot, rows, true, round)?;
         let mut dispatched = round as u64;
-        while dispatched < self.max_passes && !self.all_done(slot, count, &submission)? {
+        while dispatched < self.max_passes && !self.all_done(slot, rows.count(), &submission)? {
             let next = (round as u64).min(self.max_passes - dispatched) as u32;
-            submission = self.submit(slot, first, count, false, next)?;
+            submission = self.submit(slot, rows, false, next)?;
             dispatched += next as u64;
         }
         Ok(submission)
@@ -550,16 +606,12 @@ impl<'c> GpuPlan<'c> {
         Ok((0..count).all(|i| words[2 * i + 1] & (FLAG_DONE | FLAG_LOOP_LIMIT) != 0))
     }
 
-    /// Reads the batch of `count` samples in `slot` (submitted as
-    /// `submission`) into `out`'s columns.
-    fn read_back(
-        &self,
-        slot: usize,
-        count: usize,
-        submission: &wgpu::SubmissionIndex,
-        out: &mut FlatSamples,
-    ) -> Result<(), GpuError> {
+    /// The samples of the batch `rows` in `slot` (submitted as
+    /// `submission`), as columns.
+    fn read_back(&self, slot: usize, rows: &Rows, submission: &wgpu::SubmissionIndex) -> Result<FlatSamples, GpuError> {
         let (ctx, n, precision) = (self.ctx, self.n, self.precision);
+        let count = rows.count();
+        let mut out = FlatSamples::with_capacity(n, rows.first, count);
         let read = &self.slots[slot];
         let scalar = precision.bytes() as u64;
         let c = count as u64;
@@ -590,7 +642,6 @@ impl<'c> GpuPlan<'c> {
         if (0..count).any(|i| flags(i) & FLAG_TOO_MANY_SOLUTIONS != 0) {
             return Err(GpuError::TooManySolutions { max: MAX_GPU_ALL_SOLUTIONS });
         }
-        let start = out.len();
         out.steps.extend((0..count).map(|i| words[2 * i]));
         // A sample whose loops the driver cut short failed like an LCP
         // over its pivot cap (lavapipe's loop limiter, docs/gpu-lavapipe.md).
@@ -610,11 +661,15 @@ impl<'c> GpuPlan<'c> {
         if read.enum_words.is_some() {
             let stride = self.word_stride;
             let enum_words: &[u32] = bytemuck::cast_slice(&mapped.views[next]);
-            out.fallback_steps.resize(start, 0);
             out.fallback_steps.extend((0..count).map(|i| enum_words[i * stride + 3]));
         }
-        Ok(())
+        Ok(out)
     }
+}
+
+/// Largest storage binding of `ctx`'s device, in bytes.
+fn max_binding(ctx: &GpuContext) -> u64 {
+    (ctx.limits.max_storage_buffer_binding_size as u64).min(ctx.limits.max_buffer_size)
 }
 
 /// Read-back buffers mapped for reading until dropped.

@@ -46,7 +46,9 @@ pub(crate) struct RouthParams {
     pub probe: u32,
     pub interleave: u32,
     pub off_scale: u32,
-    pub key: [u32; 8],
+    pub state_stride: u32,
+    pub row_samples: u32,
+    pub state_first: u32,
     pub off_enum_scalars: u32,
     pub off_w: u32,
     pub off_b: u32,
@@ -79,7 +81,7 @@ pub(crate) struct TestParams {
     pub key: [u32; 8],
 }
 
-const _: () = assert!(std::mem::size_of::<RouthParams>() == 208);
+const _: () = assert!(std::mem::size_of::<RouthParams>() == 188);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 const _: () = assert!(MAX_PIVOTS == if 10 * MAX_LCP_SIZE > 100 { 10 * MAX_LCP_SIZE } else { 100 });
 
@@ -145,7 +147,7 @@ mod tests {
         let module = module();
         let routh = offsets!(RouthParams; n, m, d, size, impulses, max_steps, selection, count, first_lo, first_hi,
             pivot_cap, v_stride, off_a, off_j, off_minv_jt, off_mass, off_v, off_scalars, steps_per_dispatch, probe,
-            interleave, off_scale, key, off_enum_scalars, off_w, off_b, off_recovery, off_dirs, off_mu, off_modes,
+            interleave, off_scale, state_stride, row_samples, state_first, off_enum_scalars, off_w, off_b, off_recovery, off_dirs, off_mu, off_modes,
             off_ineq, s, dim, rank, tuples, tuples_per_dispatch, kept_cap, enum_value_stride, enum_word_stride,
             inequalities, filter_chunk, mode_start);
         assert_eq!(wgsl_struct(&module, "RouthParams"), (routh, std::mem::size_of::<RouthParams>() as u32));

@@ -1,5 +1,6 @@
-//! Running a batch: every (state, sample) pair on the CPU pool, or state by
-//! state on the GPU, in windows of states so memory stays bounded.
+//! Running a batch: every (state, sample) pair on the CPU pool, or states of
+//! equal sizes packed into shared dispatches on the GPU, in windows of states
+//! so memory stays bounded.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -108,8 +109,9 @@ pub fn reach(
 /// On the CPU every (state, sample range) pair is a work item of the pool,
 /// so a few states with many samples and many states with few samples both
 /// keep every core busy; rows are computed in parallel over the states of a
-/// window. On the GPU the states run one after another (one plan each), the
-/// rows in parallel on the CPU.
+/// window. On the GPU consecutive states of equal sizes share one plan and
+/// run packed, whole states per dispatch; the rows are computed in parallel
+/// on the CPU.
 pub fn reach_stream<E: From<ReachError>>(
     backend: &Backend,
     input: &ReachInput,
@@ -162,7 +164,7 @@ fn window_results(
     let samples = match backend {
         Backend::Cpu { .. } => sample_cpu(&prepared, input.shares_operators(), control)?,
         #[cfg(feature = "gpu")]
-        Backend::Gpu { .. } => sample_each(backend, &prepared, control)?,
+        Backend::Gpu { .. } => sample_gpu(backend, &prepared, control)?,
     };
     Ok(prepared
         .par_iter()
@@ -281,14 +283,35 @@ fn sample_cpu(prepared: &[Prepared], shared: bool, control: &RunControl) -> Resu
     Ok(per)
 }
 
-/// The prepared states one after another through the runner (the GPU).
+/// The prepared states on the GPU: runs of consecutive states of equal
+/// sizes packed into one plan each (as many whole states per dispatch as a
+/// batch holds), every sample as it would run alone.
 #[cfg(feature = "gpu")]
-fn sample_each(backend: &Backend, prepared: &[Prepared], control: &RunControl) -> Result<Vec<Vec<Sample>>, ReachError> {
-    prepared
+fn sample_gpu(backend: &Backend, prepared: &[Prepared], control: &RunControl) -> Result<Vec<Vec<Sample>>, ReachError> {
+    use crate::gpu::{GpuPlan, StateBlock};
+    let Backend::Gpu { context, precision, options: run } = backend else {
+        unreachable!("sample_gpu runs on the GPU backend")
+    };
+    let blocks = prepared
         .iter()
-        .map(|p| {
-            let mut plan = backend.plan(&p.state.problem, &p.options)?;
-            Ok(plan.sample_range(0, p.options.samples, control)?.samples)
-        })
-        .collect()
+        .map(|p| StateBlock::new(context, &p.state.problem, &p.options, *precision, run))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(RunError::from)?;
+    let per_state = prepared.first().map_or(0, |p| p.options.samples);
+    let cancelled = || control.cancelled();
+    let mut samples = Vec::with_capacity(prepared.len());
+    let mut start = 0;
+    while start < blocks.len() {
+        let fit = GpuPlan::states_per_plan(context, blocks[start].constants.len(), *precision);
+        let len = blocks[start..].iter().take(fit).take_while(|b| blocks[start].packs_with(b)).count();
+        let group = &blocks[start..start + len];
+        let mut plan = GpuPlan::from_blocks(context, group, *precision, run).map_err(RunError::from)?;
+        let flats = plan
+            .sample_states(0, per_state, control.progress, &cancelled)
+            .map_err(RunError::from)?
+            .ok_or(RunError::Cancelled)?;
+        samples.extend(flats.into_iter().map(|flat| flat.into_sample_set().samples));
+        start += len;
+    }
+    Ok(samples)
 }

@@ -70,7 +70,7 @@ impl Default for RunControl<'_> {
 }
 
 impl RunControl<'_> {
-    fn cancelled(&self) -> bool {
+    pub(crate) fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
     }
 }

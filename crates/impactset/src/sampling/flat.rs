@@ -114,6 +114,26 @@ impl FlatSamples {
         flat
     }
 
+    /// Splits the samples at `at`: these keep `..at`, the samples `at..`
+    /// are returned (as [`Vec::split_off`]; `at ≤ len`).
+    pub fn split_off(&mut self, at: usize) -> FlatSamples {
+        let split = |column: &mut Vec<u32>| if column.is_empty() { Vec::new() } else { column.split_off(at) };
+        let lcp_failure = if self.lcp_failure.is_empty() { Vec::new() } else { self.lcp_failure.split_off(at) };
+        FlatSamples {
+            n: self.n,
+            first_index: self.first_index.wrapping_add(at as u64),
+            v_plus: if self.has_velocities() { self.v_plus.split_off(at * self.n) } else { Vec::new() },
+            steps: self.steps.split_off(at),
+            terminated: self.terminated.split_off(at),
+            accepted: self.accepted.split_off(at),
+            max_residual: self.max_residual.split_off(at),
+            energy_before: self.energy_before.split_off(at),
+            energy_after: self.energy_after.split_off(at),
+            fallback_steps: split(&mut self.fallback_steps),
+            lcp_failure,
+        }
+    }
+
     /// Appends the samples of `other`, which must follow these (same `n`).
     pub fn append(&mut self, mut other: FlatSamples) {
         if self.is_empty() {

@@ -1,0 +1,149 @@
+//! One state's constants for `shaders/routh.wgsl`: the problem and sampler
+//! options checked for the device, the tolerances of the precision resolved,
+//! and `A_R`, `J`, `M⁻¹Jᵀ`, `M`, `v⁻`, the scalars and (selection `all`) the
+//! enumerator's tables laid out in one block. States whose blocks have the
+//! same layout share a plan and a dispatch (packed states, [`super::GpuPlan`]).
+
+use super::GpuError;
+use super::context::GpuContext;
+use super::enumerate::{self, MAX_GPU_ALL_CONTACTS};
+use super::precision::{Precision, pivot_tolerance, tie_tolerance};
+use super::sampler::{F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
+use super::types::{
+    MAX_LCP_SIZE, MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words,
+};
+use crate::impact::Selection;
+use crate::lcp::{LemkeOptions, norms};
+use crate::sampling::stream;
+use crate::{ImpactProblem, SamplerOptions};
+
+/// One state ready for the shader.
+#[derive(Clone, Debug)]
+pub(crate) struct StateBlock {
+    /// The block, in f64 (converted to the shader's scalar on upload).
+    pub constants: Vec<f64>,
+    /// Sizes, rule, step cap, pivot cap and the offsets of the block's parts
+    /// (relative to the block's start); the batch fields are zero.
+    pub params: RouthParams,
+    /// The ChaCha8 key of the state's seed, as little-endian words.
+    pub key: [u32; 8],
+}
+
+impl StateBlock {
+    /// `problem` under `options` in `precision` on `ctx`'s adapter.
+    ///
+    /// Errors: as [`super::sample_set_gpu`].
+    pub fn new(
+        ctx: &GpuContext,
+        problem: &ImpactProblem,
+        options: &SamplerOptions,
+        precision: Precision,
+        run: &GpuRunOptions,
+    ) -> Result<Self, GpuError> {
+        let ops = problem.operators();
+        let (n, m, d) = (ops.n, ops.m, ops.d);
+        let size = ops.step_size_n();
+        let impulses = m + m * d;
+        let selection = match options.selection {
+            Selection::Lemke => SELECTION_LEMKE,
+            Selection::RandomLemke => SELECTION_RANDOM_LEMKE,
+            Selection::All => {
+                if m > MAX_GPU_ALL_CONTACTS {
+                    return Err(GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS });
+                }
+                SELECTION_ALL
+            }
+        };
+        if size > MAX_LCP_SIZE {
+            return Err(GpuError::LcpTooLarge { size, m, d, max: MAX_LCP_SIZE });
+        }
+        if n > MAX_VELOCITIES {
+            return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });
+        }
+        // With `equilibrate`, in f32 the step LCP is equilibrated (powers of two, exact): Lemke runs
+        // on diag(r) A_R diag(c), whose entries share one magnitude, and the
+        // shader maps q, the covering vector and z (norms::equilibrate). In
+        // f64 the scales are 1 and A_R is uploaded as it is.
+        let (row_scale, col_scale) = match precision {
+            Precision::F32 if run.equilibrate => norms::equilibrate(&ops.step_matrix, size),
+            _ => (vec![1.0; size], vec![1.0; size]),
+        };
+        let scaled_a: Vec<f64> =
+            (0..size * size).map(|k| row_scale[k / size] * ops.step_matrix[k] * col_scale[k % size]).collect();
+        let tolerance = pivot_tolerance(&scaled_a, size, precision);
+        if precision == Precision::F32 && tolerance > MAX_F32_PIVOT_TOLERANCE && !run.equilibrate {
+            let norm = tolerance / (100.0 * size as f64 * f32::EPSILON as f64);
+            return Err(GpuError::PoorlyScaled { norm, tolerance });
+        }
+        if options.steps > MAX_GPU_STEPS {
+            return Err(GpuError::Unsupported(format!("a step cap above {MAX_GPU_STEPS}")));
+        }
+
+        let h = options.step_size_for(problem);
+        let s = problem.velocity_scale();
+        let a_norm = norms::infinity_norm(&scaled_a, size).max(1.0);
+        let (termination_tol, residual_tol) = match precision {
+            Precision::F64 => (options.termination_tol, options.residual_tol),
+            Precision::F32 => {
+                // The residual violation is relative (LcpResidual::violation), so
+                // f32 round-off bounds it by a multiple of ε_f32 ‖A‖∞ of the
+                // (equilibrated) matrix Lemke pivots on.
+                let floor = 1024.0 * f32::EPSILON as f64 * a_norm;
+                (options.termination_tol.max(F32_TERMINATION_FLOOR), options.residual_tol.max(floor))
+            }
+        };
+        let mut constants: Vec<f64> = Vec::new();
+        let mut push = |values: &mut dyn Iterator<Item = f64>| {
+            let offset = constants.len() as u32;
+            constants.extend(values);
+            offset
+        };
+        let off_a = push(&mut scaled_a.iter().copied());
+        let off_scale = push(&mut row_scale.iter().chain(&col_scale).copied());
+        let off_j = push(&mut ops.j.transpose().iter().copied()); // row-major J
+        let off_minv_jt = push(&mut ops.minv_jt.transpose().iter().copied()); // row-major M⁻¹Jᵀ
+        let off_mass = push(&mut problem.mass().transpose().iter().copied());
+        let off_v = push(&mut problem.velocity().iter().copied());
+        let off_scalars =
+            push(&mut [h, -termination_tol * s, tolerance, residual_tol, tie_tolerance(precision), s].into_iter());
+        // The fields of `all` (zero for the other rules).
+        let mut params = RouthParams::default();
+        if options.selection == Selection::All {
+            let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+            enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut params);
+            let tuples = params.tuples as usize;
+            let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
+            params.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
+            // On CPU adapters the root filter takes dispatches of its own.
+            params.filter_chunk = if cpu_adapter { enumerate::CPU_ADAPTER_FILTER_CHUNK as u32 } else { 0 };
+        }
+        let params = RouthParams {
+            n: n as u32,
+            m: m as u32,
+            d: d as u32,
+            size: size as u32,
+            impulses: impulses as u32,
+            max_steps: options.steps as u32,
+            selection,
+            pivot_cap: LemkeOptions::default().pivot_cap(size) as u32,
+            v_stride: n as u32,
+            off_a,
+            off_j,
+            off_minv_jt,
+            off_mass,
+            off_v,
+            off_scalars,
+            off_scale,
+            ..params
+        };
+        Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)) })
+    }
+
+    /// Whether `other` can run in the same dispatch as this state: the same
+    /// sizes, rule, step cap and block layout (for `all` also the same mode
+    /// table sizes and tuple budget).
+    pub fn packs_with(&self, other: &StateBlock) -> bool {
+        self.constants.len() == other.constants.len()
+            && bytemuck::bytes_of(&self.params) == bytemuck::bytes_of(&other.params)
+    }
+}
