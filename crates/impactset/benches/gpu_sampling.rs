@@ -3,6 +3,10 @@
 //! Without an adapter the group is empty and a notice is printed. The kernel
 //! time alone (timestamp queries) is in `impactset bench`'s `kernel ms`.
 //!
+//! `batch_gpu` times a batch of compass-gait states (each its own `v⁻` and
+//! seed, few samples each) packed into shared dispatches (`GpuPlan::packed`,
+//! as `reach` runs them) next to one plan per state, in the same run.
+//!
 //! With `GPU_SWEEP=<samples>` in the environment the binary instead prints
 //! wall and kernel milliseconds of `GpuPlan` runs for every combination of
 //! batch size, workgroup size, tableau layout and steps per dispatch
@@ -11,7 +15,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group};
 use impactset::gpu::{GpuContext, GpuPlan, GpuRunOptions, TableauLayout, sample_set_gpu};
-use impactset::{SamplerOptions, Selection, scene};
+use impactset::{ImpactProblem, SamplerOptions, Selection, scene};
 
 fn algorithm_2_gpu(c: &mut Criterion) {
     let ctx = match GpuContext::new() {
@@ -127,7 +131,56 @@ fn sweep(samples: usize) {
     }
 }
 
-criterion_group!(benches, algorithm_2_gpu);
+/// A batch of states: packed into shared dispatches vs one plan per state.
+fn batch_gpu(c: &mut Criterion) {
+    let Ok(ctx) = GpuContext::new() else { return };
+    let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    // lavapipe: 256 states × 64 samples; a real GPU: 10,000 × 256.
+    let (states, samples) = if cpu_adapter { (256, 64) } else { (10_000, 256) };
+    let s = scene::builtin("compass-gait").unwrap();
+    let problems: Vec<ImpactProblem> = (0..states)
+        .map(|k| {
+            let v = s.problem.velocity() * (0.6 + 0.8 * k as f64 / states as f64);
+            ImpactProblem::new(s.problem.mass().clone(), v, s.problem.contacts().to_vec()).unwrap()
+        })
+        .collect();
+    let options: Vec<SamplerOptions> = (0..states)
+        .map(|k| SamplerOptions {
+            seed: impactset::reach::state_seed(0, k as u64),
+            step_size: Some(s.step_size),
+            steps: s.steps,
+            selection: Selection::RandomLemke,
+            ..Default::default()
+        })
+        .collect();
+    let pairs: Vec<(&ImpactProblem, &SamplerOptions)> = problems.iter().zip(&options).collect();
+    let run = GpuRunOptions::default();
+    let mut group = c.benchmark_group("batch_gpu");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements((states * samples) as u64));
+    for precision in ctx.precisions() {
+        group.bench_function(format!("packed/{states}x{samples}/{precision}"), |bench| {
+            bench.iter(|| {
+                let mut plan = GpuPlan::packed(&ctx, &pairs, precision, &run).unwrap();
+                plan.sample_states(0, samples, &|_| {}, &|| false).unwrap().unwrap().len()
+            })
+        });
+        group.bench_function(format!("plan_per_state/{states}x{samples}/{precision}"), |bench| {
+            bench.iter(|| {
+                pairs
+                    .iter()
+                    .map(|(problem, o)| {
+                        let mut plan = GpuPlan::new(&ctx, problem, o, precision, &run).unwrap();
+                        plan.sample_range_flat(0, samples, &|_| {}, &|| false).unwrap().unwrap().len()
+                    })
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, algorithm_2_gpu, batch_gpu);
 
 fn main() {
     if let Some(samples) = std::env::var("GPU_SWEEP").ok().and_then(|s| s.parse().ok()) {

@@ -16,8 +16,9 @@ const MAX_STRIDE: u32 = 96u;
 const MAX_TABLEAU: u32 = 4224u;
 // Largest number of generalized velocities. Mirrors `MAX_VELOCITIES`.
 const MAX_DOF: u32 = 64u;
-// Hard bound on Lemke pivots: max(100, 10 N) for N = MAX_N.
-const MAX_PIVOTS: u32 = 440u;
+// Hard bound on Lemke pivots: the CPU's default cap max(50 N, 10⁴) for
+// every N ≤ MAX_N. Mirrors `MAX_PIVOTS`.
+const MAX_PIVOTS: u32 = 10000u;
 
 // Mirrors `gpu::types::RouthParams` (188 bytes).
 struct RouthParams {

@@ -132,3 +132,40 @@ fn gpu_refuses_lcps_above_its_limit() {
     let lcps = step_lcps(&mut rng, &problem, 1);
     assert!(matches!(solve_lcps_gpu(&ctx, Precision::F32, &lcps), Err(GpuError::LcpTooLarge { .. })));
 }
+
+/// Murty's problem (lower triangular, 1 on the diagonal, 2 below; `q = −1`):
+/// one solution `z = e₀`, reached after `2^N − 1` pivots plus the entry of
+/// `z₀`, past the shaders' old bound of 440 from `N = 9`. The GPU takes the CPU's pivots to the same
+/// answer; lavapipe's loop limiter (docs/gpu-lavapipe.md) cuts the longest
+/// ones, which is reported, never answered wrongly.
+#[test]
+fn gpu_solves_murty_problems_past_the_old_pivot_bound() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    for n in 7..=12usize {
+        let a: Vec<f64> = (0..n * n)
+            .map(|k| match (k / n, k % n) {
+                (i, j) if i == j => 1.0,
+                (i, j) if i > j => 2.0,
+                _ => 0.0,
+            })
+            .collect();
+        let lcp = GpuLcp { a: a.clone(), q: vec![-1.0; n], cover: None, lex_offset: 0 };
+        let cpu = LemkeWorkspace::new(n).solve(&a, &lcp.q, &LemkeOptions::default()).unwrap().pivots;
+        assert_eq!(cpu, 1 << n, "N = {n}");
+        for precision in ctx.precisions() {
+            match solve_lcps_gpu(&ctx, precision, std::slice::from_ref(&lcp)) {
+                Ok(gpu) => {
+                    let gpu = gpu[0].as_ref().unwrap_or_else(|e| panic!("N = {n} {precision}: {e}"));
+                    let mut expected = vec![0.0; n];
+                    expected[0] = 1.0;
+                    assert_eq!((gpu.pivots, &gpu.z), (cpu, &expected), "N = {n} {precision}");
+                }
+                Err(e @ GpuError::LoopLimit { .. }) if cpu_adapter && n > 9 => {
+                    eprintln!("notice: N = {n} {precision}: {e}");
+                }
+                Err(e) => panic!("N = {n} {precision}: {e}"),
+            }
+        }
+    }
+}

@@ -10,8 +10,11 @@ pub const MAX_LCP_SIZE: usize = 44;
 /// Largest number of generalized velocities. Mirrors `MAX_DOF`.
 pub const MAX_VELOCITIES: usize = 64;
 
-/// Hard pivot bound of the shaders, `max(100, 10·MAX_LCP_SIZE)`. Mirrors `MAX_PIVOTS`.
-pub const MAX_PIVOTS: usize = 440;
+/// Hard pivot bound of the shaders: the CPU's default pivot cap
+/// ([`crate::lcp::LemkeOptions::pivot_cap`], `max(50 N, 10⁴)`) for every
+/// `N ≤ MAX_LCP_SIZE`, so that an LCP the CPU solves within its cap is not
+/// cut short on the GPU. Mirrors `MAX_PIVOTS`.
+pub const MAX_PIVOTS: usize = 10_000;
 
 /// Row stride of the Lemke tableau for an `n × n` LCP: `2n + 2` rounded up
 /// to a multiple of 8 (the shaders update rows eight columns at a time).
@@ -83,7 +86,6 @@ pub(crate) struct TestParams {
 
 const _: () = assert!(std::mem::size_of::<RouthParams>() == 188);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
-const _: () = assert!(MAX_PIVOTS == if 10 * MAX_LCP_SIZE > 100 { 10 * MAX_LCP_SIZE } else { 100 });
 
 /// Selection rules of `RouthParams::selection`, mirroring `SELECTION_*` in `types.wgsl`.
 pub(crate) const SELECTION_LEMKE: u32 = 0;
@@ -153,6 +155,13 @@ mod tests {
         assert_eq!(wgsl_struct(&module, "RouthParams"), (routh, std::mem::size_of::<RouthParams>() as u32));
         let test = offsets!(TestParams; count, size, pivot_cap, interleave, key);
         assert_eq!(wgsl_struct(&module, "TestParams"), (test, std::mem::size_of::<TestParams>() as u32));
+    }
+
+    #[test]
+    fn the_shader_pivot_bound_is_the_cpu_cap() {
+        let caps: Vec<usize> = (1..=MAX_LCP_SIZE).map(|n| crate::lcp::LemkeOptions::default().pivot_cap(n)).collect();
+        assert!(caps.iter().all(|&cap| cap <= MAX_PIVOTS), "{caps:?}");
+        assert_eq!(caps.iter().max(), Some(&MAX_PIVOTS));
     }
 
     #[test]
