@@ -37,4 +37,4 @@ pub use sampler::{
     MAX_GPU_STEPS, sample_set_gpu, sample_set_gpu_with,
 };
 pub(crate) use state::StateBlock;
-pub use types::{MAX_LCP_SIZE, MAX_VELOCITIES};
+pub use types::{MAX_LCP_SIZE, MAX_PIVOTS, MAX_VELOCITIES};
