@@ -173,7 +173,12 @@ def reach(
                     callback(size[ref])
         parts = ray.get(refs)
     except BaseException:
-        for ref in refs:
+        # Stop the shards still running. Only those: cancelling a task whose
+        # result is arriving races inside Ray's core worker (a RAY_CHECK
+        # "Tried to complete task that was not pending" that ends the driver,
+        # seen with Ray 2.60 when a killed worker failed the batch).
+        _, running = ray.wait(refs, num_returns=len(refs), timeout=0)
+        for ref in running:
             ray.cancel(ref, force=True)
         raise
     finally:
