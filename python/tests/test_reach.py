@@ -455,7 +455,7 @@ def test_problems_pickle_bit_for_bit(which: str) -> None:
 # ------------------------------------------------------ GIL and Ctrl-C
 
 
-def test_ctrl_c_stops_a_long_batch() -> None:
+def test_ctrl_c_stops_a_long_batch(sigint: None) -> None:
     import _thread
     import threading
     import time

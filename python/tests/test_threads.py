@@ -70,7 +70,7 @@ def test_progress_bar_only_when_asked(capsys: pytest.CaptureFixture[str]) -> Non
     assert "2000" in capsys.readouterr().err or "2.00k" in capsys.readouterr().err
 
 
-def test_ctrl_c_stops_a_long_sample() -> None:
+def test_ctrl_c_stops_a_long_sample(sigint: None) -> None:
     p = impactset.Problem.scene("disk-stack")
     done: list[int] = []
     timer = threading.Timer(1.0, _thread.interrupt_main)
@@ -87,7 +87,7 @@ def test_ctrl_c_stops_a_long_sample() -> None:
     assert elapsed < 60
 
 
-def test_ctrl_c_during_a_plot_leaves_no_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_ctrl_c_during_a_plot_leaves_no_file(tmp_path, sigint: None) -> None:  # type: ignore[no-untyped-def]
     s = impactset.sample(impactset.Problem.scene("disk-stack"), 256)
     path = tmp_path / "set.svg"
     timer = threading.Timer(0.05, _thread.interrupt_main)
