@@ -447,7 +447,7 @@ impl<'c> GpuPlan<'c> {
         progress: &dyn Fn(usize),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Option<FlatSamples>, GpuError> {
-        let mut out = FlatSamples::with_capacity(self.n, first_index, samples);
+        let mut out = FlatSamples::with_capacity(self.n, first_index, 0);
         let batches = Self::state_batches(0, first_index, samples, self.batch);
         let done = self.run_batches(batches, progress, cancelled, &mut |_, batch| out.append(batch))?;
         Ok(done.then_some(out))
@@ -467,7 +467,7 @@ impl<'c> GpuPlan<'c> {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Option<Vec<FlatSamples>>, GpuError> {
         let mut outs: Vec<FlatSamples> =
-            (0..self.states).map(|_| FlatSamples::with_capacity(self.n, first_index, samples)).collect();
+            (0..self.states).map(|_| FlatSamples::with_capacity(self.n, first_index, 0)).collect();
         let batches: Vec<Rows> = if samples == 0 {
             Vec::new()
         } else if samples <= self.batch {

@@ -137,7 +137,9 @@ impl FlatSamples {
     /// Appends the samples of `other`, which must follow these (same `n`).
     pub fn append(&mut self, mut other: FlatSamples) {
         if self.is_empty() {
-            self.first_index = other.first_index;
+            // The first part (a one-batch GPU run's only one) is taken as it is.
+            *self = other;
+            return;
         }
         if !other.fallback_steps.is_empty() || !self.fallback_steps.is_empty() {
             self.fallback_steps.resize(self.len(), 0);
