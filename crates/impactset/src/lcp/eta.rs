@@ -75,9 +75,19 @@ pub(super) struct EtaFile {
     ratio: Vec<f64>,
     /// Columns of `B⁻¹` rebuilt at the current pivot (column `c` at `c·N`).
     binv: Vec<f64>,
-    /// Which columns of `binv` are current.
-    binv_ready: Vec<bool>,
+    /// The pivot (`epoch`) each column of `binv` was rebuilt at.
+    binv_epoch: Vec<u64>,
+    /// Counts pivots over all solves: a `binv` column is current when its
+    /// epoch is this.
+    epoch: u64,
+    /// The row where `w_c` is basic, or [`NONBASIC`]: the tableau column of
+    /// a basic variable is the unit vector of its row, so the lexicographic
+    /// test reads such `B⁻¹` columns without rebuilding them.
+    w_row: Vec<usize>,
 }
+
+/// [`EtaFile::w_row`] of a nonbasic `w_c`.
+const NONBASIC: usize = usize::MAX;
 
 impl EtaFile {
     pub(super) fn new(n: usize, limit: usize) -> Self {
@@ -92,12 +102,18 @@ impl EtaFile {
             col: vec![0.0; n],
             ratio: vec![0.0; n],
             binv: vec![0.0; n * n],
-            binv_ready: vec![false; n],
+            binv_epoch: vec![0; n],
+            epoch: 0,
+            w_row: vec![NONBASIC; n],
         }
     }
 
     /// Lemke's path from the basis `w` for at most `limit` pivots, with the
     /// rules of the dense solver (`run_pivots`).
+    ///
+    /// The common step-LCP sizes (`5m` for planar contacts, `11m` for
+    /// spatial ones with eight friction directions) run in code compiled for
+    /// that size, where the column loops unroll; the arithmetic is the same.
     pub(super) fn run(
         &mut self,
         p: Problem,
@@ -107,27 +123,50 @@ impl EtaFile {
         cap: usize,
         limit: usize,
     ) -> Result<EtaOutcome, LcpError> {
-        let n = self.n;
+        let path = Path { p, offset, tol };
+        match self.n {
+            5 => self.run_sized::<5>(path, basis, cap, limit),
+            10 => self.run_sized::<10>(path, basis, cap, limit),
+            11 => self.run_sized::<11>(path, basis, cap, limit),
+            15 => self.run_sized::<15>(path, basis, cap, limit),
+            20 => self.run_sized::<20>(path, basis, cap, limit),
+            22 => self.run_sized::<22>(path, basis, cap, limit),
+            25 => self.run_sized::<25>(path, basis, cap, limit),
+            _ => self.run_sized::<ANY_SIZE>(path, basis, cap, limit),
+        }
+    }
+
+    /// [`EtaFile::run`] for size `N` ([`ANY_SIZE`]: `self.n`).
+    fn run_sized<const N: usize>(
+        &mut self,
+        path: Path,
+        basis: &mut [usize],
+        cap: usize,
+        limit: usize,
+    ) -> Result<EtaOutcome, LcpError> {
+        let n = size::<N>(self.n);
         let z0 = 2 * n;
         self.len = 0;
-        self.rhs.copy_from_slice(p.q);
-        for (i, b) in basis.iter_mut().enumerate() {
+        self.rhs.copy_from_slice(path.p.q);
+        for (i, (b, w)) in basis.iter_mut().zip(&mut self.w_row).enumerate() {
             *b = i;
+            *w = i;
         }
         // z₀ enters at the lexicographic maximum of (q_i, e_i)/(−d_i).
-        initial_column(p, z0, &mut self.col);
+        initial_column(path.p, z0, &mut self.col);
         self.start_pivot();
         for i in 0..n {
             self.ratio[i] = self.rhs[i] / self.col[i];
         }
         let mut z0_row = 0;
         for i in 1..n {
-            if self.lex_compare(p, i, z0_row, offset, tol.tie) == Ordering::Greater {
+            if self.lex_compare::<N>(path, i, z0_row) == Ordering::Greater {
                 z0_row = i;
             }
         }
-        self.push(z0_row, z0);
+        self.push::<N>(z0_row, z0);
         let mut entering = complement(basis[z0_row], n);
+        self.w_row[basis[z0_row]] = NONBASIC;
         basis[z0_row] = z0;
         let mut pivots = 1;
         loop {
@@ -138,14 +177,20 @@ impl EtaFile {
                 return Ok(EtaOutcome::Continue { pivots, z0_row, entering });
             }
             let mut col = std::mem::take(&mut self.col);
-            self.column(p, entering, &mut col);
+            self.column::<N>(path.p, entering, &mut col);
             self.col = col;
             self.start_pivot();
-            let r = self.leaving_row(p, z0_row, offset, tol).ok_or(LcpError::Ray { pivots })?;
-            self.push(r, entering);
+            let r = self.leaving_row::<N>(path, z0_row).ok_or(LcpError::Ray { pivots })?;
+            self.push::<N>(r, entering);
             pivots += 1;
             let leaving = basis[r];
             basis[r] = entering;
+            if leaving < n {
+                self.w_row[leaving] = NONBASIC;
+            }
+            if entering < n {
+                self.w_row[entering] = r;
+            }
             if leaving == z0 {
                 return Ok(EtaOutcome::Solved(pivots));
             }
@@ -159,7 +204,7 @@ impl EtaFile {
         let stride = 2 * n + 2;
         let mut x = vec![0.0; n];
         for v in 0..=2 * n {
-            self.column(p, v, &mut x);
+            self.column::<ANY_SIZE>(p, v, &mut x);
             for (i, &xi) in x.iter().enumerate() {
                 t[i * stride + v] = xi;
             }
@@ -171,24 +216,25 @@ impl EtaFile {
 
     /// Forgets the `B⁻¹` columns of the previous pivot.
     fn start_pivot(&mut self) {
-        self.binv_ready.iter_mut().for_each(|r| *r = false);
+        self.epoch += 1;
     }
 
     /// Records the pivot on `(r, entering)` with the current entering column
     /// and updates the right-hand side exactly as the dense pivot does.
-    fn push(&mut self, r: usize, var: usize) {
-        let n = self.n;
+    fn push<const N: usize>(&mut self, r: usize, var: usize) {
+        let n = size::<N>(self.n);
         let k = self.len;
-        let inv = 1.0 / self.col[r];
+        let col = &self.col[..n];
+        let inv = 1.0 / col[r];
         self.rows[k] = r;
         self.vars[k] = var;
         self.inv[k] = inv;
-        self.cols[k * n..(k + 1) * n].copy_from_slice(&self.col);
+        self.cols[k * n..(k + 1) * n].copy_from_slice(col);
         self.len += 1;
-        let f = &self.col;
-        let xr = self.rhs[r] * inv;
-        self.rhs[r] = xr;
-        for (i, (x, &fi)) in self.rhs.iter_mut().zip(f).enumerate() {
+        let rhs = &mut self.rhs[..n];
+        let xr = rhs[r] * inv;
+        rhs[r] = xr;
+        for (i, (x, &fi)) in rhs.iter_mut().zip(col).enumerate() {
             if i != r && fi != 0.0 {
                 *x -= fi * xr;
             }
@@ -198,11 +244,12 @@ impl EtaFile {
     /// Column `v` of the current tableau (`v < 2N + 1`; not the right-hand
     /// side): its initial entries, or the unit column of the last pivot it
     /// entered at, carried through the later pivots.
-    fn column(&self, p: Problem, v: usize, x: &mut [f64]) {
-        let n = self.n;
-        let start = match (0..self.len).rev().find(|&k| self.vars[k] == v) {
+    fn column<const N: usize>(&self, p: Problem, v: usize, x: &mut [f64]) {
+        let n = size::<N>(self.n);
+        let x = &mut x[..n];
+        let start = match self.vars[..self.len].iter().rposition(|&u| u == v) {
             Some(k) => {
-                x.iter_mut().for_each(|e| *e = 0.0);
+                x.fill(0.0);
                 x[self.rows[k]] = 1.0;
                 k + 1
             }
@@ -214,43 +261,57 @@ impl EtaFile {
         for k in start..self.len {
             let r = self.rows[k];
             let xr = x[r] * self.inv[k];
-            x[r] = xr;
             if xr != 0.0 {
+                // Where the dense pivot skips `f_i = 0`, this subtracts a
+                // zero: the same value up to the sign of a zero. Row `r` is
+                // overwritten below.
                 let f = &self.cols[k * n..(k + 1) * n];
-                for (i, (xi, &fi)) in x.iter_mut().zip(f).enumerate() {
-                    if i != r && fi != 0.0 {
-                        *xi -= fi * xr;
-                    }
+                for (xi, &fi) in x.iter_mut().zip(f) {
+                    *xi -= fi * xr;
                 }
             }
+            x[r] = xr;
         }
     }
 
     /// Column `c` of `B⁻¹` (the tableau's `w_c` column), rebuilt once per pivot.
-    fn binv_column(&mut self, p: Problem, c: usize) -> usize {
-        let n = self.n;
-        if !self.binv_ready[c] {
+    fn binv_column<const N: usize>(&mut self, p: Problem, c: usize) -> usize {
+        let n = size::<N>(self.n);
+        if self.binv_epoch[c] != self.epoch {
             let mut x = std::mem::take(&mut self.binv);
-            self.column(p, c, &mut x[c * n..(c + 1) * n]);
+            self.column::<N>(p, c, &mut x[c * n..(c + 1) * n]);
             self.binv = x;
-            self.binv_ready[c] = true;
+            self.binv_epoch[c] = self.epoch;
         }
         c * n
     }
 
     /// The dense solver's `lex_compare` of rows `i` and `k` for the current
     /// entering column, from `ratio` and the `B⁻¹` columns.
-    fn lex_compare(&mut self, p: Problem, i: usize, k: usize, offset: usize, tie: f64) -> Ordering {
-        let first = compare_tied(self.ratio[i], self.ratio[k], tie);
-        if first != Ordering::Equal {
-            return first;
+    fn lex_compare<const N: usize>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
+        match compare_tied(self.ratio[i], self.ratio[k], path.tol.tie) {
+            Ordering::Equal => self.lex_tie::<N>(path, i, k),
+            first => first,
         }
-        let n = self.n;
+    }
+
+    /// [`EtaFile::lex_compare`] of rows whose ratios tie: the `B⁻¹` columns
+    /// from `offset` on decide.
+    fn lex_tie<const N: usize>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
+        let n = size::<N>(self.n);
         let (ai, ak) = (self.col[i], self.col[k]);
-        for j in 0..n {
-            let c = (offset + j) % n;
-            let at = self.binv_column(p, c);
-            let o = compare_tied(self.binv[at + i] / ai, self.binv[at + k] / ak, tie);
+        for c in (path.offset..n).chain(0..path.offset) {
+            let (xi, xk) = match self.w_row[c] {
+                NONBASIC => {
+                    let at = self.binv_column::<N>(path.p, c);
+                    (self.binv[at + i], self.binv[at + k])
+                }
+                // The unit column of row `row`: zeros in rows `i` and `k`
+                // tie.
+                row if row != i && row != k => continue,
+                row => (f64::from(u8::from(row == i)), f64::from(u8::from(row == k))),
+            };
+            let o = compare_tied(xi / ai, xk / ak, path.tol.tie);
             if o != Ordering::Equal {
                 return o;
             }
@@ -259,27 +320,54 @@ impl EtaFile {
     }
 
     /// The dense solver's `leaving_row`.
-    fn leaving_row(&mut self, p: Problem, z0_row: usize, offset: usize, tol: Tolerances) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for i in 0..self.n {
-            if self.col[i] > tol.pivot {
-                self.ratio[i] = self.rhs[i] / self.col[i];
-                best = match best {
-                    Some(b) if self.lex_compare(p, i, b, offset, tol.tie) != Ordering::Less => Some(b),
-                    _ => Some(i),
+    fn leaving_row<const N: usize>(&mut self, path: Path, z0_row: usize) -> Option<usize> {
+        let n = size::<N>(self.n);
+        let tol = path.tol;
+        let mut best: Option<(usize, f64)> = None;
+        for i in 0..n {
+            let a = self.col[i];
+            if a > tol.pivot {
+                let ratio = self.rhs[i] / a;
+                let replace = match best {
+                    None => true,
+                    Some((b, best_ratio)) => match compare_tied(ratio, best_ratio, tol.tie) {
+                        Ordering::Equal => self.lex_tie::<N>(path, i, b) == Ordering::Less,
+                        o => o == Ordering::Less,
+                    },
                 };
+                if replace {
+                    best = Some((i, ratio));
+                }
             }
         }
-        let best = best?;
-        let (a0, ab) = (self.col[z0_row], self.col[best]);
+        let (best, best_ratio) = best?;
+        let a0 = self.col[z0_row];
         if best != z0_row
             && a0 > tol.pivot
-            && compare_tied(self.rhs[z0_row] / a0, self.rhs[best] / ab, tol.tie) == Ordering::Equal
+            && compare_tied(self.rhs[z0_row] / a0, best_ratio, tol.tie) == Ordering::Equal
         {
             return Some(z0_row);
         }
         Some(best)
     }
+}
+
+/// The `N` of a size-generic function meaning "the size given at run time".
+const ANY_SIZE: usize = 0;
+
+/// The size a function generic in `N` works with.
+#[inline(always)]
+fn size<const N: usize>(n: usize) -> usize {
+    if N == ANY_SIZE { n } else { N }
+}
+
+/// What stays fixed along one path: the data, the order of the `B⁻¹`
+/// columns and the tolerances.
+#[derive(Clone, Copy)]
+struct Path<'a> {
+    p: Problem<'a>,
+    offset: usize,
+    tol: Tolerances,
 }
 
 /// Column `v` of `[I | −A | −d]`.
