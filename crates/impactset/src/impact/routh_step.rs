@@ -147,15 +147,21 @@ pub fn routh_step(
     for (x, b) in ws.b_scaled.iter_mut().zip(&ws.b) {
         *x = b / c;
     }
-    // A Lemke solution of b/c, multiplied back by c, and its outcome.
+    // A Lemke solution of b/c, multiplied back by c (nothing to do for
+    // c = 1), and its outcome.
     let lemke_outcome =
         |sol: crate::lcp::LcpSolution, z: &mut [f64], w: &mut [f64], lambda: &mut [f64]| -> StepOutcome {
-            for (x, y) in z.iter_mut().zip(sol.z) {
-                *x = y * c;
-            }
-            for (x, y) in w.iter_mut().zip(sol.w) {
-                *x = y * c;
-            }
+            let (z, w) = if c == 1.0 {
+                (sol.z, sol.w)
+            } else {
+                for (x, y) in z.iter_mut().zip(sol.z) {
+                    *x = y * c;
+                }
+                for (x, y) in w.iter_mut().zip(sol.w) {
+                    *x = y * c;
+                }
+                (&*z, &*w)
+            };
             lambda.copy_from_slice(&z[impulses.clone()]);
             StepOutcome {
                 residual: step_violation(layout, z, w, scales),

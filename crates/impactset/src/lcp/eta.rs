@@ -18,8 +18,8 @@
 
 use std::cmp::Ordering;
 
-use super::LcpError;
 use super::lemke::{Tolerances, compare_tied, complement};
+use super::{ANY_SIZE, LcpError, size};
 
 /// Pivots done in product form before a solve switches to the dense
 /// tableau: `N`, where replaying the eta file for one column costs about what
@@ -110,10 +110,6 @@ impl EtaFile {
 
     /// Lemke's path from the basis `w` for at most `limit` pivots, with the
     /// rules of the dense solver (`run_pivots`).
-    ///
-    /// The common step-LCP sizes (`5m` for planar contacts, `11m` for
-    /// spatial ones with eight friction directions) run in code compiled for
-    /// that size, where the column loops unroll; the arithmetic is the same.
     pub(super) fn run(
         &mut self,
         p: Problem,
@@ -124,16 +120,7 @@ impl EtaFile {
         limit: usize,
     ) -> Result<EtaOutcome, LcpError> {
         let path = Path { p, offset, tol };
-        match self.n {
-            5 => self.run_sized::<5>(path, basis, cap, limit),
-            10 => self.run_sized::<10>(path, basis, cap, limit),
-            11 => self.run_sized::<11>(path, basis, cap, limit),
-            15 => self.run_sized::<15>(path, basis, cap, limit),
-            20 => self.run_sized::<20>(path, basis, cap, limit),
-            22 => self.run_sized::<22>(path, basis, cap, limit),
-            25 => self.run_sized::<25>(path, basis, cap, limit),
-            _ => self.run_sized::<ANY_SIZE>(path, basis, cap, limit),
-        }
+        with_size!(self.n, N => self.run_sized::<N>(path, basis, cap, limit))
     }
 
     /// [`EtaFile::run`] for size `N` ([`ANY_SIZE`]: `self.n`).
@@ -233,12 +220,14 @@ impl EtaFile {
         self.len += 1;
         let rhs = &mut self.rhs[..n];
         let xr = rhs[r] * inv;
-        rhs[r] = xr;
-        for (i, (x, &fi)) in rhs.iter_mut().zip(col).enumerate() {
-            if i != r && fi != 0.0 {
+        // Rows with `f_i = 0` keep their value as it is (the sign of a zero
+        // right-hand side reaches `z`); row `r` is overwritten below.
+        for (x, &fi) in rhs.iter_mut().zip(col) {
+            if fi != 0.0 {
                 *x -= fi * xr;
             }
         }
+        rhs[r] = xr;
     }
 
     /// Column `v` of the current tableau (`v < 2N + 1`; not the right-hand
@@ -350,15 +339,6 @@ impl EtaFile {
         }
         Some(best)
     }
-}
-
-/// The `N` of a size-generic function meaning "the size given at run time".
-const ANY_SIZE: usize = 0;
-
-/// The size a function generic in `N` works with.
-#[inline(always)]
-fn size<const N: usize>(n: usize) -> usize {
-    if N == ANY_SIZE { n } else { N }
 }
 
 /// What stays fixed along one path: the data, the order of the `B⁻¹`

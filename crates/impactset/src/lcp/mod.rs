@@ -5,6 +5,60 @@
 //! Cottle, Pang & Stone, *The Linear Complementarity Problem*, §4.4) with a
 //! reusable workspace; [`LcpResidual`] measures any candidate solution.
 
+/// Evaluates `$body` with the const `$N` bound to the LCP size `$n` when it
+/// is a common step-LCP size (`5m` for planar contacts, `11m` for spatial
+/// ones with eight friction directions), else to [`ANY_SIZE`]: code generic
+/// in the size then runs compiled for it, with its loops unrolled, and the
+/// same arithmetic.
+macro_rules! with_size {
+    ($n:expr, $N:ident => $body:expr) => {
+        match $n {
+            5 => {
+                const $N: usize = 5;
+                $body
+            }
+            10 => {
+                const $N: usize = 10;
+                $body
+            }
+            11 => {
+                const $N: usize = 11;
+                $body
+            }
+            15 => {
+                const $N: usize = 15;
+                $body
+            }
+            20 => {
+                const $N: usize = 20;
+                $body
+            }
+            22 => {
+                const $N: usize = 22;
+                $body
+            }
+            25 => {
+                const $N: usize = 25;
+                $body
+            }
+            _ => {
+                const $N: usize = $crate::lcp::ANY_SIZE;
+                $body
+            }
+        }
+    };
+}
+
+/// The const size parameter of a size-generic function meaning "the size
+/// given at run time" (see `with_size!`).
+pub(crate) const ANY_SIZE: usize = 0;
+
+/// The size a function generic in `N` works with.
+#[inline(always)]
+pub(crate) fn size<const N: usize>(n: usize) -> usize {
+    if N == ANY_SIZE { n } else { N }
+}
+
 mod enumerate;
 mod error;
 mod eta;

@@ -19,7 +19,12 @@ pub struct LcpResidual {
 impl LcpResidual {
     /// The residual of `z` for `(A, q)`, `A` row-major `n × n`; `w` receives `A z + q`.
     pub fn compute(a: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
-        let n = q.len();
+        with_size!(q.len(), N => Self::compute_sized::<N>(a, q, z, w))
+    }
+
+    fn compute_sized<const N: usize>(a: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
+        let n = super::size::<N>(q.len());
+        let (q, z, w) = (&q[..n], &z[..n], &mut w[..n]);
         let mut r =
             LcpResidual { min_z: f64::INFINITY, min_w: f64::INFINITY, complementarity: 0.0, z_norm: 0.0, q_norm: 0.0 };
         for i in 0..n {

@@ -367,6 +367,13 @@ impl ImpactProblem {
         0.5 * v.dot(&(&self.mass * v))
     }
 
+    /// [`kinetic_energy`](Self::kinetic_energy), the same value, with
+    /// `M v` written into `mv` (no allocation).
+    pub(crate) fn kinetic_energy_into(&self, v: &DVector<f64>, mv: &mut DVector<f64>) -> f64 {
+        self.mass.mul_to(v, mv);
+        0.5 * v.dot(mv)
+    }
+
     /// The energy norm `‖x‖_M = √(xᵀ M x)`.
     pub fn energy_norm(&self, x: &DVector<f64>) -> f64 {
         x.dot(&(&self.mass * x)).max(0.0).sqrt()

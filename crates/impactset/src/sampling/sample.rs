@@ -93,6 +93,10 @@ pub(crate) struct SampleWorkspace {
     lambda: DVector<f64>,
     caps: Vec<f64>,
     p: Vec<f64>,
+    /// `M v`, for the energy.
+    mv: DVector<f64>,
+    /// `½ v⁻ᵀ M v⁻`, the same for every sample.
+    energy_before: f64,
 }
 
 impl SampleWorkspace {
@@ -106,6 +110,8 @@ impl SampleWorkspace {
             lambda: DVector::zeros(impulses),
             caps: vec![0.0; ops.m],
             p: vec![0.0; ops.m],
+            mv: DVector::zeros(ops.n),
+            energy_before: problem.kinetic_energy(problem.velocity()),
         }
     }
 }
@@ -145,7 +151,6 @@ pub(crate) fn run_sample(
     let scales = StepScales { velocity: problem.velocity_scale(), impulse: h };
     let mut streams = SampleStreams::new(key, index);
     ws.v.copy_from(problem.velocity());
-    let energy_before = problem.kinetic_energy(&ws.v);
     let mut max_residual: f64 = 0.0;
     let mut steps = 0u32;
     let mut fallback_steps = 0u32;
@@ -196,7 +201,7 @@ pub(crate) fn run_sample(
             });
         }
     };
-    let energy_after = problem.kinetic_energy(&ws.v);
+    let energy_after = problem.kinetic_energy_into(&ws.v, &mut ws.mv);
     Sample {
         index,
         v_plus: ws.v.as_slice().to_vec(),
@@ -204,7 +209,7 @@ pub(crate) fn run_sample(
         terminated,
         accepted: terminated && max_residual <= options.residual_tol,
         max_residual,
-        energy_before,
+        energy_before: ws.energy_before,
         energy_after,
         fallback_steps,
         lcp_failure,
