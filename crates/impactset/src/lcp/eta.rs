@@ -300,6 +300,9 @@ impl EtaFile {
                 row if row != i && row != k => continue,
                 row => (f64::from(u8::from(row == i)), f64::from(u8::from(row == k))),
             };
+            if xi == 0.0 && xk == 0.0 {
+                continue;
+            }
             let o = compare_tied(xi / ai, xk / ak, path.tol.tie);
             if o != Ordering::Equal {
                 return o;

@@ -27,9 +27,18 @@ impl LcpResidual {
         let (q, z, w) = (&q[..n], &z[..n], &mut w[..n]);
         let mut r =
             LcpResidual { min_z: f64::INFINITY, min_w: f64::INFINITY, complementarity: 0.0, z_norm: 0.0, q_norm: 0.0 };
+        // w_i = q_i + Σ_j a_ij z_j with the sum in the order (and from the
+        // starting value) of `Iterator::sum`, all rows at once so that their
+        // additions overlap.
+        let start: f64 = std::iter::empty::<f64>().sum();
+        w.fill(start);
+        for (j, &zj) in z.iter().enumerate() {
+            for (i, wi) in w.iter_mut().enumerate() {
+                *wi += a[i * n + j] * zj;
+            }
+        }
         for i in 0..n {
-            let row = &a[i * n..(i + 1) * n];
-            let wi = q[i] + row.iter().zip(z).map(|(x, y)| x * y).sum::<f64>();
+            let wi = q[i] + w[i];
             w[i] = wi;
             r.min_z = r.min_z.min(z[i]);
             r.min_w = r.min_w.min(wi);
