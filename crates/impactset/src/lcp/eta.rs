@@ -315,11 +315,15 @@ impl EtaFile {
     fn leaving_row<const N: usize>(&mut self, path: Path, z0_row: usize) -> Option<usize> {
         let n = size::<N>(self.n);
         let tol = path.tol;
+        // Every row's ratio first, independent divisions that overlap; only
+        // the rows with an entry above the pivot tolerance are read.
+        for ((ratio, &x), &a) in self.ratio[..n].iter_mut().zip(&self.rhs[..n]).zip(&self.col[..n]) {
+            *ratio = x / a;
+        }
         let mut best: Option<(usize, f64)> = None;
         for i in 0..n {
-            let a = self.col[i];
-            if a > tol.pivot {
-                let ratio = self.rhs[i] / a;
+            if self.col[i] > tol.pivot {
+                let ratio = self.ratio[i];
                 let replace = match best {
                     None => true,
                     Some((b, best_ratio)) => match compare_tied(ratio, best_ratio, tol.tie) {
@@ -336,7 +340,7 @@ impl EtaFile {
         let a0 = self.col[z0_row];
         if best != z0_row
             && a0 > tol.pivot
-            && compare_tied(self.rhs[z0_row] / a0, best_ratio, tol.tie) == Ordering::Equal
+            && compare_tied(self.ratio[z0_row], best_ratio, tol.tie) == Ordering::Equal
         {
             return Some(z0_row);
         }
