@@ -20,6 +20,8 @@ pub struct StepWorkspace {
     b: Vec<f64>,
     /// `b / c` and the rescaled solution of a Lemke solve ([`lemke_scale`]).
     b_scaled: Vec<f64>,
+    /// The last velocity scale seen and its [`lemke_scale`].
+    lemke_scale: (f64, f64),
     z: Vec<f64>,
     cover: Vec<f64>,
     w: Vec<f64>,
@@ -37,6 +39,7 @@ impl StepWorkspace {
             enumerator: StepEnumerator::new(ops),
             b: vec![0.0; size],
             b_scaled: vec![0.0; size],
+            lemke_scale: (1.0, lemke_scale(1.0)),
             z: vec![0.0; size],
             cover: vec![0.0; size],
             w: vec![0.0; size],
@@ -143,10 +146,17 @@ pub fn routh_step(
     let a = &ops.step_matrix;
     let options = ws.lemke_options;
     let impulses = layout.impulses();
-    let c = lemke_scale(scales.velocity);
-    for (x, b) in ws.b_scaled.iter_mut().zip(&ws.b) {
-        *x = b / c;
+    if ws.lemke_scale.0 != scales.velocity {
+        ws.lemke_scale = (scales.velocity, lemke_scale(scales.velocity));
     }
+    let c = ws.lemke_scale.1;
+    if c != 1.0 {
+        for (x, b) in ws.b_scaled.iter_mut().zip(&ws.b) {
+            *x = b / c;
+        }
+    }
+    // The right-hand side Lemke solves: `b / c` (`b` itself for c = 1).
+    let b_lemke = if c == 1.0 { &ws.b } else { &ws.b_scaled };
     // A Lemke solution of b/c, multiplied back by c (nothing to do for
     // c = 1), and its outcome.
     let lemke_outcome =
@@ -172,7 +182,7 @@ pub fn routh_step(
         };
     match selection {
         Selection::Lemke => {
-            let sol = checked(ws.lemke.solve(a, &ws.b_scaled, &options))?;
+            let sol = checked(ws.lemke.solve(a, b_lemke, &options))?;
             Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
         }
         Selection::RandomLemke => {
@@ -180,7 +190,7 @@ pub fn routh_step(
                 *d = stream::cover(streams.selection_word());
             }
             let offset = stream::index(streams.selection_word(), size);
-            let sol = checked(ws.lemke.solve_covered(a, &ws.b_scaled, Some(&ws.cover), offset, &options))?;
+            let sol = checked(ws.lemke.solve_covered(a, b_lemke, Some(&ws.cover), offset, &options))?;
             Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
         }
         Selection::All => {
@@ -196,7 +206,7 @@ pub fn routh_step(
             }
             if ws.valid.is_empty() {
                 // Round-off hid every vertex: fall back to the deterministic rule.
-                let sol = checked(ws.lemke.solve(a, &ws.b_scaled, &options))?;
+                let sol = checked(ws.lemke.solve(a, b_lemke, &options))?;
                 return Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda));
             }
             let choices = ws.valid.len();

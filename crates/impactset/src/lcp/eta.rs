@@ -338,9 +338,7 @@ impl EtaFile {
         }
         let (best, best_ratio) = best?;
         let a0 = self.col[z0_row];
-        if best != z0_row
-            && a0 > tol.pivot
-            && compare_tied(self.ratio[z0_row], best_ratio, tol.tie) == Ordering::Equal
+        if best != z0_row && a0 > tol.pivot && compare_tied(self.ratio[z0_row], best_ratio, tol.tie) == Ordering::Equal
         {
             return Some(z0_row);
         }
