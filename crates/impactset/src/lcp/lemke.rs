@@ -502,6 +502,14 @@ mod tests {
                 cases.push((ops.step_matrix.clone(), b));
             }
         }
+        // Every size the product form is compiled for (`with_size!`) and a few others.
+        for n in [5, 10, 11, 15, 20, 22, 25, 8] {
+            for _ in 0..12 {
+                let a: Vec<f64> = (0..n * n).map(|_| f64::from(rng.random_range(-1i8..3))).collect();
+                let q: Vec<f64> = (0..n).map(|_| f64::from(rng.random_range(-2i8..2))).collect();
+                cases.push((a, q));
+            }
+        }
         for _ in 0..400 {
             let n = rng.random_range(1..7);
             let a: Vec<f64> = (0..n * n).map(|_| f64::from(rng.random_range(-2i8..3))).collect();
