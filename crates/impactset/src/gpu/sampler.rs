@@ -101,8 +101,10 @@ impl Default for GpuRunOptions {
 /// ([`GpuRunOptions::equilibrate`]), the tie tolerance is
 /// [`tie_tolerance`](super::tie_tolerance)'s, the termination tolerance is
 /// at least [`F32_TERMINATION_FLOOR`] and the residual tolerance at least
-/// `1024 · ε_f32 · max(1, ‖A‖∞)` of the equilibrated matrix (the violation
-/// is relative), so that round-off alone does not reject samples. With
+/// `1024 · ε_f32 · max(1, ‖A_R‖∞)` (the violation is relative), so that
+/// round-off alone does not reject samples; for a problem whose absolute
+/// pivot tolerance exceeds [`MAX_F32_PIVOT_TOLERANCE`] (RAMone) `‖A‖∞` of the
+/// equilibrated matrix instead. With
 /// `equilibrate` off, f32 pivots on `A_R` with the absolute tolerance
 /// [`pivot_tolerance`](super::pivot_tolerance) and refuses problems whose
 /// tolerance exceeds [`MAX_F32_PIVOT_TOLERANCE`] ([`GpuError::PoorlyScaled`]).

@@ -88,14 +88,17 @@ impl StateBlock {
 
         let h = options.step_size_for(problem);
         let s = problem.velocity_scale();
-        let a_norm = norms::infinity_norm(&scaled_a, size).max(1.0);
         let (termination_tol, residual_tol) = match precision {
             Precision::F64 => (options.termination_tol, options.residual_tol),
             Precision::F32 => {
-                // The residual violation is relative (LcpResidual::violation), so
-                // f32 round-off bounds it by a multiple of ε_f32 ‖A‖∞ of the
-                // (equilibrated) matrix Lemke pivots on.
-                let floor = 1024.0 * f32::EPSILON as f64 * a_norm;
+                // The step residual is evaluated in the problem's units, so f32
+                // round-off bounds it by a multiple of ε_f32 ‖A_R‖∞. Where that
+                // bound says nothing (a problem the absolute pivot tolerance
+                // would refuse: RAMone's ‖A_R‖∞ = 1e5 would allow a violation
+                // of 12), the norm of the equilibrated matrix Lemke pivots on.
+                let well_scaled = pivot_tolerance(&ops.step_matrix, size, precision) <= MAX_F32_PIVOT_TOLERANCE;
+                let a_norm = if well_scaled { &ops.step_matrix } else { &scaled_a };
+                let floor = 1024.0 * f32::EPSILON as f64 * norms::infinity_norm(a_norm, size).max(1.0);
                 (options.termination_tol.max(F32_TERMINATION_FLOOR), options.residual_tol.max(floor))
             }
         };
