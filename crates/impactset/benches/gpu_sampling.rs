@@ -42,7 +42,7 @@ fn algorithm_2_gpu(c: &mut Criterion) {
                     selection,
                     ..Default::default()
                 };
-                // Refusals (RAMone in f32) are skipped with their reason.
+                // Refusals (e.g. `all` beyond three contacts) are skipped with their reason.
                 if let Err(e) = sample_set_gpu(&ctx, &s.problem, &o, precision) {
                     eprintln!("notice: {id}/{selection}/{precision}: {e}");
                     continue;

@@ -30,6 +30,16 @@ var<private> basis: array<u32, MAX_N>;
 var<private> lcp_q: array<scalar, MAX_N>;
 var<private> lcp_cover: array<scalar, MAX_N>;
 var<private> lcp_z: array<scalar, MAX_N>;
+// A running bound on the magnitude of the terms summed into each row's
+// coefficients (the columns left of the right-hand side): max(1, |aᵢⱼ|, dᵢ)
+// at the start, and at each pivot max(bound_i, |f| · bound_r / |a_re|) for a
+// row that row r (pivot a_re) is subtracted f / a_re times from. Round-off
+// in a row's entries is a few ε times its bound.
+var<private> row_bound: array<scalar, MAX_N>;
+// With `lemke_relative_tol` > 0 an entry a_ie of the entering column is a
+// pivot candidate when it exceeds max(tol, lemke_relative_tol · row_bound[i])
+// (the including module sets it; 0, the default, leaves the absolute `tol`).
+var<private> lemke_relative_tol: scalar;
 
 struct PivotResult {
     pivots: u32,
@@ -75,23 +85,35 @@ fn initial_entry(i: u32, c: u32, n: u32) -> scalar {
     return scalar(0.0);
 }
 
-// Fills [I | −A | −d | q | 0] and the initial basis w.
+// Writes entry (i, c) of the initial tableau at `row + c`; returns its
+// magnitude if it is a coefficient (0 for the right-hand side and padding).
+fn init_entry(i: u32, c: u32, n: u32, row: u32) -> scalar {
+    let x = initial_entry(i, c, n);
+    lemke_tableau[cell(row + c)] = x;
+    return select(abs(x), scalar(0.0), c > 2u * n);
+}
+
+// Fills [I | −A | −d | q | 0], the initial basis w and the row bounds.
 fn init_tableau(n: u32) {
     let stride = tableau_stride(n);
     for (var i = 0u; i < n && i < MAX_N; i++) {
         let row = i * stride;
+        var bound = scalar(1.0);
         for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
-            lemke_tableau[cell(row + c)] = initial_entry(i, c, n);
-            lemke_tableau[cell(row + c + 1u)] = initial_entry(i, c + 1u, n);
-            lemke_tableau[cell(row + c + 2u)] = initial_entry(i, c + 2u, n);
-            lemke_tableau[cell(row + c + 3u)] = initial_entry(i, c + 3u, n);
-            lemke_tableau[cell(row + c + 4u)] = initial_entry(i, c + 4u, n);
-            lemke_tableau[cell(row + c + 5u)] = initial_entry(i, c + 5u, n);
-            lemke_tableau[cell(row + c + 6u)] = initial_entry(i, c + 6u, n);
-            lemke_tableau[cell(row + c + 7u)] = initial_entry(i, c + 7u, n);
+            let low = max(max(init_entry(i, c, n, row), init_entry(i, c + 1u, n, row)),
+                          max(init_entry(i, c + 2u, n, row), init_entry(i, c + 3u, n, row)));
+            let high = max(max(init_entry(i, c + 4u, n, row), init_entry(i, c + 5u, n, row)),
+                           max(init_entry(i, c + 6u, n, row), init_entry(i, c + 7u, n, row)));
+            bound = max(bound, max(low, high));
         }
+        row_bound[i] = bound;
         basis[i] = i;
     }
+}
+
+// Whether entry `a` of row i of the entering column is a pivot candidate.
+fn is_pivot_candidate(a: scalar, i: u32, tol: scalar) -> bool {
+    return a > max(tol, lemke_relative_tol * row_bound[i]);
 }
 
 // `compare_tied`: −1, 0, 1 as x is below, tied with, or above y; x and y
@@ -150,7 +172,7 @@ fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scala
     let stride = tableau_stride(n);
     var best = n;
     for (var i = 0u; i < n && i < MAX_N; i++) {
-        if lemke_tableau[cell(i * stride + e)] > tol {
+        if is_pivot_candidate(lemke_tableau[cell(i * stride + e)], i, tol) {
             if best == n || lex_compare(n, i, best, e, offset, tie) == -1 {
                 best = i;
             }
@@ -161,7 +183,7 @@ fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scala
     }
     let a0 = lemke_tableau[cell(z0_row * stride + e)];
     let ab = lemke_tableau[cell(best * stride + e)];
-    if best != z0_row && a0 > tol {
+    if best != z0_row && is_pivot_candidate(a0, z0_row, tol) {
         let ratio0 = lemke_tableau[cell(z0_row * stride + 2u * n + 1u)] / a0;
         let ratiob = lemke_tableau[cell(best * stride + 2u * n + 1u)] / ab;
         if compare_tied(ratio0, ratiob, tie) == 0 {
@@ -205,6 +227,7 @@ fn pivot(n: u32, r: u32, e: u32) {
         scale_block(row_r + c, inv);
     }
     lemke_tableau[cell(row_r + e)] = scalar(1.0);
+    row_bound[r] *= abs(inv);
     for (var i = 0u; i < n && i < MAX_N; i++) {
         if i == r {
             continue;
@@ -216,6 +239,7 @@ fn pivot(n: u32, r: u32, e: u32) {
                 eliminate_block(row + c, row_r + c, f);
             }
             lemke_tableau[cell(row + e)] = scalar(0.0);
+            row_bound[i] = max(row_bound[i], abs(f) * row_bound[r]);
         }
     }
 }

@@ -11,7 +11,10 @@
 //                                  M⁻¹Jᵀ, M, v⁻, then the scalars h,
 //                                  termination threshold −ε_term·s, pivot
 //                                  tolerance, residual tolerance, tie
-//                                  tolerance (see solve_covered)
+//                                  tolerance (see solve_covered), velocity
+//                                  scale, relative pivot tolerance
+//                                  (lemke_relative_tol; 0 unless f32
+//                                  equilibrated)
 //   2  out_v       array<scalar>   per sample (stride n): v (v⁺ when done)
 //   3  out_words   array<u32>      per sample (stride 2): steps, FLAG_* bits
 //   4  out_stats   array<scalar>   per sample (stride 3): max residual,
@@ -159,6 +162,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let residual_tol = constant(params.off_scalars + 3u);
     let tie = constant(params.off_scalars + 4u);
     let velocity_scale = constant(params.off_scalars + 5u);
+    lemke_relative_tol = constant(params.off_scalars + 6u);
 
     var max_residual = scalar(0.0);
     var energy_before = scalar(0.0);

@@ -44,10 +44,12 @@ pub enum GpuError {
         /// The adapter's name.
         adapter: String,
     },
-    /// The step LCP is too badly scaled for single precision: the f32 pivot
-    /// tolerance would swallow real pivots (e.g. RAMone's friction 1e5).
+    /// The step LCP is too badly scaled for single precision without
+    /// equilibration ([`GpuRunOptions::equilibrate`](super::GpuRunOptions::equilibrate)
+    /// off): the absolute f32 pivot tolerance would swallow real pivots
+    /// (e.g. RAMone's friction 1e5).
     #[error(
-        "the step LCP is too badly scaled for f32 (‖A_R‖∞ = {norm:.3e}: pivot tolerance {tolerance:.2e}); use --precision f64"
+        "the step LCP is too badly scaled for f32 without equilibration (‖A_R‖∞ = {norm:.3e}: pivot tolerance {tolerance:.2e}); equilibrate it or use --precision f64"
     )]
     PoorlyScaled {
         /// `‖A_R‖∞`.

@@ -30,8 +30,9 @@ pub const DEFAULT_GPU_BATCH: usize = 1 << 18;
 /// `ε_f32 · s`, so the f64 default `1e-9` could never be met.
 pub const F32_TERMINATION_FLOOR: f64 = 256.0 * f32::EPSILON as f64;
 
-/// How a GPU run is split (results do not depend on it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How a GPU run is split (results do not depend on it), and whether an f32
+/// run equilibrates the step LCP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuRunOptions {
     /// Samples per batch (one submission). Default (`None`): [`DEFAULT_BATCH`]
     /// on CPU adapters, [`DEFAULT_GPU_BATCH`] on GPUs, lowered to what the
@@ -57,24 +58,56 @@ pub struct GpuRunOptions {
     /// empty velocities (counts and statistics only). Default: `false`.
     pub skip_velocities: bool,
     /// f32 only: run Lemke on the equilibrated step LCP
-    /// ([`crate::lcp::norms::equilibrate`]) and accept badly scaled problems
-    /// (RAMone) instead of refusing them. Default: `false` (measured on
-    /// lavapipe, RAMone f32 agrees with the CPU on 80% (lemke) and 62%
-    /// (random-lemke) of samples within 1e-3, short of the 99% target).
+    /// `diag(r) A_R diag(c)` ([`crate::lcp::norms::equilibrate`]: powers of
+    /// two, so scaling is exact; positive row and column scaling keeps the
+    /// solutions, and with covering vector `diag(r) d` the Lemke path is the
+    /// same in exact arithmetic) with a pivot tolerance relative to each
+    /// tableau row's magnitude
+    /// ([`relative_pivot_tolerance`](super::relative_pivot_tolerance)).
+    /// Default: `true`. With `false` f32 pivots on `A_R` as it is with the
+    /// absolute tolerance [`pivot_tolerance`](super::pivot_tolerance) and
+    /// refuses badly scaled problems ([`GpuError::PoorlyScaled`]: RAMone's
+    /// friction of 1e5). No effect in f64.
+    ///
+    /// Measured on lavapipe (2-core box), `compare`'s criterion (fraction of
+    /// samples within 1e-3 of `‖v⁻‖_M` of the CPU in f64), 1024 samples,
+    /// seed 0: RAMone lemke 100% and random-lemke 99.0% (with the earlier
+    /// absolute tolerance on the equilibrated matrix 80% and 62%); every
+    /// other built-in scene and rule ≥ 99.3% (docs/gpu-lavapipe.md).
     pub equilibrate: bool,
+}
+
+impl Default for GpuRunOptions {
+    fn default() -> Self {
+        GpuRunOptions {
+            batch_size: None,
+            steps_per_dispatch: None,
+            tableau_layout: None,
+            tuples_per_dispatch: None,
+            workgroup_size: None,
+            skip_velocities: false,
+            equilibrate: true,
+        }
+    }
 }
 
 /// Algorithm 2 (docs/model.md §5) on the GPU: samples
 /// `first_index .. first_index + samples`, one invocation each, with the
 /// cap and selection words of the CPU ([`crate::sampling::stream`]).
 ///
-/// In `F64` every sample agrees with [`crate::sample_set`] up to round-off;
-/// in `F32` the pivot tolerance is [`pivot_tolerance`](super::pivot_tolerance)'s
-/// f32 rule, the tie tolerance [`tie_tolerance`](super::tie_tolerance)'s, the termination tolerance is
+/// In `F64` every sample agrees with [`crate::sample_set`] up to round-off.
+/// In `F32` Lemke runs on the equilibrated step LCP with the relative pivot
+/// tolerance [`relative_pivot_tolerance`](super::relative_pivot_tolerance)
+/// ([`GpuRunOptions::equilibrate`]), the tie tolerance is
+/// [`tie_tolerance`](super::tie_tolerance)'s, the termination tolerance is
 /// at least [`F32_TERMINATION_FLOOR`] and the residual tolerance at least
 /// `1024 · ε_f32 · max(1, ‖A_R‖∞)` (the violation is relative), so that
-/// round-off alone does not reject samples. Problems whose f32 pivot tolerance
-/// exceeds [`MAX_F32_PIVOT_TOLERANCE`] are refused ([`GpuError::PoorlyScaled`]).
+/// round-off alone does not reject samples; for a problem whose absolute
+/// pivot tolerance exceeds [`MAX_F32_PIVOT_TOLERANCE`] (RAMone) `‖A‖∞` of the
+/// equilibrated matrix instead. With
+/// `equilibrate` off, f32 pivots on `A_R` with the absolute tolerance
+/// [`pivot_tolerance`](super::pivot_tolerance) and refuses problems whose
+/// tolerance exceeds [`MAX_F32_PIVOT_TOLERANCE`] ([`GpuError::PoorlyScaled`]).
 ///
 /// ```no_run
 /// use impactset::gpu::{GpuContext, Precision, sample_set_gpu};
@@ -114,9 +147,11 @@ pub fn sample_set_gpu(
     sample_set_gpu_with(ctx, problem, options, precision, &GpuRunOptions::default(), &|_| {})
 }
 
-/// Largest f32 pivot tolerance accepted: above it, entries of the entering
-/// column that matter would be taken for zeros (RAMone's friction of 1e5
-/// gives 12), so f32 runs are refused with [`GpuError::PoorlyScaled`].
+/// Largest absolute f32 pivot tolerance accepted when the step LCP is not
+/// equilibrated ([`GpuRunOptions::equilibrate`] off): above it, entries of
+/// the entering column that matter would be taken for zeros (RAMone's
+/// friction of 1e5 gives 12), so such f32 runs are refused with
+/// [`GpuError::PoorlyScaled`].
 pub const MAX_F32_PIVOT_TOLERANCE: f64 = 0.1;
 
 /// [`sample_set_gpu`] with explicit batching, calling `progress(k)` after

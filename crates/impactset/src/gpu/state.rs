@@ -7,7 +7,7 @@
 use super::GpuError;
 use super::context::GpuContext;
 use super::enumerate::{self, MAX_GPU_ALL_CONTACTS};
-use super::precision::{Precision, pivot_tolerance, tie_tolerance};
+use super::precision::{Precision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance};
 use super::sampler::{F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 use super::types::{
     MAX_LCP_SIZE, MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words,
@@ -60,18 +60,25 @@ impl StateBlock {
         if n > MAX_VELOCITIES {
             return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });
         }
-        // With `equilibrate`, in f32 the step LCP is equilibrated (powers of two, exact): Lemke runs
-        // on diag(r) A_R diag(c), whose entries share one magnitude, and the
-        // shader maps q, the covering vector and z (norms::equilibrate). In
-        // f64 the scales are 1 and A_R is uploaded as it is.
-        let (row_scale, col_scale) = match precision {
-            Precision::F32 if run.equilibrate => norms::equilibrate(&ops.step_matrix, size),
-            _ => (vec![1.0; size], vec![1.0; size]),
-        };
+        // f32 with `equilibrate` (the default): Lemke runs on the equilibrated
+        // step LCP diag(r) A_R diag(c) (powers of two, exact; the shader maps q,
+        // the covering vector and z, norms::equilibrate), and an entry of the
+        // entering column is a pivot when it exceeds N·ε_f32 times its row's
+        // running bound (lemke.wgsl `row_bound`; the absolute tolerance is 0).
+        // Otherwise the scales are 1, A_R is uploaded as it is and the pivot
+        // tolerance is absolute (`pivot_tolerance`); f32 then refuses badly
+        // scaled problems.
+        let equilibrated = precision == Precision::F32 && run.equilibrate;
+        let (row_scale, col_scale) =
+            if equilibrated { norms::equilibrate(&ops.step_matrix, size) } else { (vec![1.0; size], vec![1.0; size]) };
         let scaled_a: Vec<f64> =
             (0..size * size).map(|k| row_scale[k / size] * ops.step_matrix[k] * col_scale[k % size]).collect();
-        let tolerance = pivot_tolerance(&scaled_a, size, precision);
-        if precision == Precision::F32 && tolerance > MAX_F32_PIVOT_TOLERANCE && !run.equilibrate {
+        let (tolerance, relative_tolerance) = if equilibrated {
+            (0.0, relative_pivot_tolerance(size))
+        } else {
+            (pivot_tolerance(&scaled_a, size, precision), 0.0)
+        };
+        if precision == Precision::F32 && !equilibrated && tolerance > MAX_F32_PIVOT_TOLERANCE {
             let norm = tolerance / (100.0 * size as f64 * f32::EPSILON as f64);
             return Err(GpuError::PoorlyScaled { norm, tolerance });
         }
@@ -81,14 +88,17 @@ impl StateBlock {
 
         let h = options.step_size_for(problem);
         let s = problem.velocity_scale();
-        let a_norm = norms::infinity_norm(&scaled_a, size).max(1.0);
         let (termination_tol, residual_tol) = match precision {
             Precision::F64 => (options.termination_tol, options.residual_tol),
             Precision::F32 => {
-                // The residual violation is relative (LcpResidual::violation), so
-                // f32 round-off bounds it by a multiple of ε_f32 ‖A‖∞ of the
-                // (equilibrated) matrix Lemke pivots on.
-                let floor = 1024.0 * f32::EPSILON as f64 * a_norm;
+                // The step residual is evaluated in the problem's units, so f32
+                // round-off bounds it by a multiple of ε_f32 ‖A_R‖∞. Where that
+                // bound says nothing (a problem the absolute pivot tolerance
+                // would refuse: RAMone's ‖A_R‖∞ = 1e5 would allow a violation
+                // of 12), the norm of the equilibrated matrix Lemke pivots on.
+                let well_scaled = pivot_tolerance(&ops.step_matrix, size, precision) <= MAX_F32_PIVOT_TOLERANCE;
+                let a_norm = if well_scaled { &ops.step_matrix } else { &scaled_a };
+                let floor = 1024.0 * f32::EPSILON as f64 * norms::infinity_norm(a_norm, size).max(1.0);
                 (options.termination_tol.max(F32_TERMINATION_FLOOR), options.residual_tol.max(floor))
             }
         };
@@ -104,8 +114,10 @@ impl StateBlock {
         let off_minv_jt = push(&mut ops.minv_jt.transpose().iter().copied()); // row-major M⁻¹Jᵀ
         let off_mass = push(&mut problem.mass().transpose().iter().copied());
         let off_v = push(&mut problem.velocity().iter().copied());
-        let off_scalars =
-            push(&mut [h, -termination_tol * s, tolerance, residual_tol, tie_tolerance(precision), s].into_iter());
+        let off_scalars = push(
+            &mut [h, -termination_tol * s, tolerance, residual_tol, tie_tolerance(precision), s, relative_tolerance]
+                .into_iter(),
+        );
         // The fields of `all` (zero for the other rules).
         let mut params = RouthParams::default();
         if options.selection == Selection::All {
