@@ -461,12 +461,15 @@ impl Reduced {
 
     /// The largest value of `aᵀ x_j` over the hull of the vertices `hull`
     /// of `S_j` (see the module docs and [`Mode::vertices`]).
-    fn max_over_hull(&self, j: usize, a: &[f64], cap: f64, hull: u64) -> f64 {
+    /// `T` is the number of tangents `t`.
+    #[inline(always)]
+    fn max_over_hull<const T: usize>(&self, j: usize, a: &[f64; 3], cap: f64, hull: u64) -> f64 {
+        debug_assert_eq!(T, self.t);
         let mu = self.friction[j];
         let mut best = if hull & 1 != 0 { 0.0 } else { f64::NEG_INFINITY };
         for (k, dk) in self.directions.iter().enumerate() {
             if hull & (1 << (1 + k)) != 0 {
-                let along: f64 = (0..self.t).map(|c| a[1 + c] * dk[c]).sum();
+                let along: f64 = (0..T).map(|c| a[1 + c] * dk[c]).sum();
                 best = best.max(cap * (a[0] + mu * along));
             }
         }
@@ -522,7 +525,10 @@ impl Reduced {
                 for (c, v) in a.iter_mut().enumerate().take(S) {
                     *v = column(j * S + c);
                 }
-                upper += self.max_over_hull(j, &a, step.caps[j], step.hull[j]);
+                upper += match S {
+                    2 => self.max_over_hull::<1>(j, &a, step.caps[j], step.hull[j]),
+                    _ => self.max_over_hull::<2>(j, &a, step.caps[j], step.hull[j]),
+                };
             }
             if upper < -step.slack(ineq, rel) {
                 return false;
