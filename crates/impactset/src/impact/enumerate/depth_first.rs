@@ -19,6 +19,7 @@ impl StepEnumerator {
         let all = low_bits(red.m);
         sc.hull[..red.m].iter_mut().for_each(|h| *h = u64::MAX);
         let (root, rest) = sc.tableaux.split_at_mut(len);
+        let (eq, r) = (&mut sc.eq, &mut sc.r);
         red.init_tableau(&sc.u, root);
         for _ in 0..ROOT_ROUNDS {
             let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..red.m]);
@@ -27,14 +28,24 @@ impl StepEnumerator {
                 let mut count = 0;
                 let mut hull = 0;
                 for (k, mode) in red.table.of(i).iter().enumerate() {
-                    // Contact 0's tableaux are kept: the search's first level
-                    // fixes the same modes on the same root.
-                    let tab = if i == 0 { &mut sc.first_level[k * len..(k + 1) * len] } else { &mut rest[..len] };
-                    tab.copy_from_slice(root);
-                    let fixed = red.fix(tab, 0, i, mode, sc.caps[i], &mut sc.eq, &mut sc.r);
-                    if i == 0 {
-                        sc.first_level_fixed[k] = fixed;
-                    }
+                    let g = red.table.start[i] + k;
+                    // Only contact i's rows are read, except for contact 0's
+                    // tableaux: the search's first level fixes the same modes
+                    // on the same root and reuses them.
+                    let rows = if i == 0 { all } else { 1 << i };
+                    let (tab, fixed) = if sc.root_cached {
+                        let tab = &mut sc.root_fixed[g * len..(g + 1) * len];
+                        let fixed =
+                            sc.root_regular[g] && red.fix_constants(root, tab, i, mode, sc.caps[i], rows, eq, r, false);
+                        (&*tab, fixed)
+                    } else {
+                        let tab = if i == 0 { &mut sc.root_fixed[k * len..(k + 1) * len] } else { &mut rest[..len] };
+                        let fixed = red.fix(root, tab, 0, i, mode, sc.caps[i], rows, eq, r, false);
+                        if i == 0 {
+                            sc.root_regular[k] = fixed;
+                        }
+                        (&*tab, fixed)
+                    };
                     let keep = !fixed || red.may_hold(tab, i, mode, all & !(1 << i), &step, PRUNE);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
@@ -94,17 +105,20 @@ impl StepEnumerator {
             let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
             let from = (depth * s).min(deferred.trailing_zeros() as usize * s);
             let mut deferred_here = deferred;
+            // Below the first level, the contact just fixed gets its rows
+            // first: it is the likeliest to fail, and the other rows are
+            // computed only when it may hold.
+            let constants_only = next == m && deferred == 0;
             let fixed = if depth == 0 {
                 // Computed by the root filter (same tableau, mode and cap).
                 let k = global - red.table.start[0];
-                child.copy_from_slice(&sc.first_level[k * len..(k + 1) * len]);
-                sc.first_level_fixed[k]
-            } else if next == m && deferred == 0 {
+                child.copy_from_slice(&sc.root_fixed[k * len..(k + 1) * len]);
+                sc.root_regular[k]
+            } else if constants_only {
                 // Nothing stays free: only the constants are read below.
-                red.fix_constants(parent, child, depth, mode, sc.caps[depth], &mut sc.r)
+                red.fix_constants(parent, child, depth, mode, sc.caps[depth], 1 << depth, &mut sc.eq, &mut sc.r, false)
             } else {
-                child.copy_from_slice(parent);
-                red.fix(child, from, depth, mode, sc.caps[depth], &mut sc.eq, &mut sc.r)
+                red.fix(parent, child, from, depth, mode, sc.caps[depth], 1 << depth, &mut sc.eq, &mut sc.r, false)
             };
             if !fixed {
                 child.copy_from_slice(parent);
@@ -113,11 +127,26 @@ impl StepEnumerator {
             }
             let free = unfixed | deferred_here;
             let step = self.step_data(&sc.u, &sc.caps, &sc.hull[next * m..(next + 1) * m]);
-            // The contact just fixed first: it is the likeliest to fail.
-            let feasible = (0..=depth).rev().filter(|&i| deferred_here & (1 << i) == 0).all(|i| {
-                let mode = &red.table.modes[sc.choice[i]];
-                red.may_hold(child, i, mode, free, &step, PRUNE)
-            });
+            let others_hold = |child: &[f64]| {
+                (0..depth).rev().filter(|&i| deferred_here & (1 << i) == 0).all(|i| {
+                    let mode = &red.table.modes[sc.choice[i]];
+                    red.may_hold(child, i, mode, free, &step, PRUNE)
+                })
+            };
+            let feasible = if depth == 0 || !fixed {
+                (!fixed || red.may_hold(child, depth, mode, free, &step, PRUNE)) && others_hold(child)
+            } else {
+                red.may_hold(child, depth, mode, free, &step, PRUNE) && {
+                    let (rest, cap) = (low_bits(m) & !(1 << depth), sc.caps[depth]);
+                    let (eq, r) = (&mut sc.eq, &mut sc.r);
+                    if constants_only {
+                        red.fix_constants(parent, child, depth, mode, cap, rest, eq, r, true);
+                    } else {
+                        red.fix(parent, child, from, depth, mode, cap, rest, eq, r, true);
+                    }
+                    others_hold(child)
+                }
+            };
             if !feasible {
                 continue;
             }
@@ -125,7 +154,7 @@ impl StepEnumerator {
             if m - next >= 2 {
                 filtered = true;
                 let budget = self.options.node_budget;
-                let node = Node { depth, from, equations, deferred: deferred_here };
+                let node = Node { depth, equations, deferred: deferred_here };
                 let alive = filter_free_modes(red, sc, node, step.scales(), &mut self.nodes, budget);
                 if self.nodes > budget {
                     self.exhaustive = false;
@@ -187,11 +216,10 @@ impl StepEnumerator {
 }
 
 /// A search node: contacts `0..=depth` fixed, the tableau at level
-/// `depth + 1` with zero columns before `from`.
+/// `depth + 1`.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     depth: usize,
-    from: usize,
     /// Mode equations of the fixed contacts.
     equations: usize,
     /// Fixed contacts not eliminated (singular block), still free columns.
@@ -199,7 +227,8 @@ struct Node {
 }
 
 /// Forward checking at a surviving node: every admissible mode of every
-/// unfixed contact `j` is fixed alone on a copy of the node's tableau and kept
+/// unfixed contact `j` is fixed alone on the node's tableau (into the probe
+/// tableau, only the entries the bounds read: [`Reduced::fix_probe`]) and kept
 /// when `j`'s inequalities and those of every fixed, eliminated contact may
 /// still hold (and the mode equations so far, those of the fixed contacts plus
 /// `j`'s, do not exceed `rank W`). A mode whose block is singular is kept.
@@ -214,9 +243,23 @@ fn filter_free_modes(
     nodes: &mut usize,
     budget: usize,
 ) -> bool {
-    let Node { depth, from, equations, deferred } = node;
-    let Scratch { tableaux, probe, allowed, allowed_count, hull, node_hull, eq, r, u, caps, choice, max_modes, .. } =
-        sc;
+    let Node { depth, equations, deferred } = node;
+    let Scratch {
+        tableaux,
+        probe,
+        probe_cols,
+        allowed,
+        allowed_count,
+        hull,
+        node_hull,
+        eq,
+        r,
+        u,
+        caps,
+        choice,
+        max_modes,
+        ..
+    } = sc;
     let (m, len, mm, next) = (red.m, red.tableau_len(), *max_modes, depth + 1);
     let child = &tableaux[next * len..(next + 1) * len];
     let hull_next = &mut hull[next * m..(next + 1) * m];
@@ -224,18 +267,33 @@ fn filter_free_modes(
     node_hull.copy_from_slice(hull_next);
     let step = StepData { u, caps, hull: node_hull, velocity_scale, impulse_scale, normal_scale };
     let free = (low_bits(m) & !low_bits(next)) | deferred;
+    // The rows read: those of the probed contact and of the fixed,
+    // eliminated contacts.
+    let rows = low_bits(next) & !deferred;
     for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next) {
         let (mut count, mut vertices) = (0, 0);
         let others = free & !(1 << j);
+        // The columns the probes' bounds read: the other free contacts' and
+        // the constant.
+        probe_cols.clear();
+        let mut rest = others;
+        while rest != 0 {
+            let c = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            probe_cols.extend(c * red.s..(c + 1) * red.s);
+        }
+        probe_cols.push(red.dim);
         for b in 0..allowed_count[depth * m + j] {
             let g = allowed[(depth * m + j) * mm + b];
             *nodes += 1;
             let mode_j = &red.table.modes[g];
             let probe = &mut probe[..len];
-            probe.copy_from_slice(child);
+            // Contact j's rows first; the fixed contacts' only when j's
+            // inequalities may hold.
             let keep = equations + mode_j.params <= red.rank
-                && (!red.fix(probe, from, j, mode_j, caps[j], eq, r)
+                && (!red.fix_probe(child, probe, j, mode_j, caps[j], 1 << j, probe_cols, eq, r, false)
                     || (red.may_hold(probe, j, mode_j, others, &step, PRUNE)
+                        && red.fix_probe(child, probe, j, mode_j, caps[j], rows, probe_cols, eq, r, true)
                         && (0..=depth).rev().filter(|&i| deferred & (1 << i) == 0).all(|i| {
                             let mode = &red.table.modes[choice[i]];
                             red.may_hold(probe, i, mode, others, &step, PRUNE)

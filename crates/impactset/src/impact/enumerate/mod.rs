@@ -53,11 +53,16 @@
 //! tableau's solution leaves a mode-equation residual above tolerance, and
 //! every accepted leaf is checked on `u⁺ = u + W x` recomputed from the data.
 //!
-//! Two shortcuts change no value: the first search level copies the
-//! tableaux the root filter computed for contact 0's modes, and fixing the
-//! last contact with none deferred computes only the tableau's constants
-//! (the only column read below it; the elimination's columns are
-//! independent).
+//! Shortcuts that change no value (the elimination's rows are independent,
+//! and so are its columns: pivots are chosen on the mode block alone): the
+//! root filter's tableaux are computed once per enumerator except for their
+//! constants (the other columns depend on `W` and the mode only); the first
+//! search level copies those of contact 0's modes; fixing the last contact
+//! with none deferred computes only the tableau's constants (the only column
+//! read below it); a forward-checking probe computes only the rows and
+//! columns its bounds read; and a node or probe computes the rows of the
+//! contact just fixed first, the others only when that contact's
+//! inequalities may hold.
 //!
 //! # Order
 //!
@@ -168,6 +173,9 @@ pub(crate) const SAME_DV: f64 = 1e-7;
 /// 64-bit masks); with more, every enumeration is the Lemke fallback alone
 /// (not exhaustive), and no search buffer is allocated.
 pub const MAX_SEARCH_CONTACTS: usize = 64;
+/// The most entries (`f64`) of the root filter's tableaux kept from step to
+/// step (2 MiB; four spatial contacts with eight directions need 44 thousand).
+const ROOT_CACHE_LIMIT: usize = 1 << 18;
 /// Iterations of the SVD that gives `rank W` before it gives up (the same
 /// tolerance as nalgebra's `svd`, which would iterate without end on a
 /// matrix holding `inf`; `W` is finite, model.md §1, but a cap keeps any
@@ -242,13 +250,19 @@ struct Scratch {
     /// Per level and contact, the union of [`modes::Mode::vertices`] over its
     /// allowed modes.
     hull: Vec<u64>,
-    /// A tableau for forward checking.
+    /// A tableau for forward checking, and the columns a probe computes.
     probe: Vec<f64>,
-    /// The root tableau with contact 0 fixed in each of its modes (by the
-    /// root filter, reused by the search's first level), and whether that
-    /// mode's block was regular.
-    first_level: Vec<f64>,
-    first_level_fixed: Vec<bool>,
+    probe_cols: Vec<usize>,
+    /// The root tableau with one contact fixed in one mode, per global mode
+    /// index (the root filter's; contact 0's are reused by the search's
+    /// first level), and whether that mode's block was regular. With
+    /// `root_cached` every mode's tableau is kept, its columns other than
+    /// the constants (which depend on `W` and the mode alone) computed once,
+    /// when the enumerator is built; otherwise only contact 0's are kept and
+    /// each is computed in full on every step.
+    root_fixed: Vec<f64>,
+    root_regular: Vec<bool>,
+    root_cached: bool,
     /// The hulls of the node being forward-checked.
     node_hull: Vec<u64>,
     next_hull: Vec<u64>,
@@ -337,7 +351,9 @@ impl StepEnumerator {
         };
         let size = ops.layout().size();
         let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
-        let scratch = if !searchable {
+        let root_cached = reduced.table.modes.len() * reduced.tableau_len() <= ROOT_CACHE_LIMIT;
+        let root_modes = if root_cached { reduced.table.modes.len() } else { first_modes };
+        let mut scratch = if !searchable {
             Scratch {
                 u: vec![0.0; dim],
                 caps: vec![0.0; m],
@@ -358,8 +374,10 @@ impl StepEnumerator {
                 max_modes,
                 hull: vec![u64::MAX; (m + 1) * m],
                 probe: vec![0.0; reduced.tableau_len()],
-                first_level: vec![0.0; first_modes * reduced.tableau_len()],
-                first_level_fixed: vec![false; first_modes],
+                probe_cols: Vec::with_capacity(dim + 1),
+                root_fixed: vec![0.0; root_modes * reduced.tableau_len()],
+                root_regular: vec![false; root_modes],
+                root_cached,
                 node_hull: vec![0; m],
                 next_hull: vec![u64::MAX; m],
                 choice: vec![0; m],
@@ -373,6 +391,9 @@ impl StepEnumerator {
                 cover: vec![0.0; size],
             }
         };
+        if searchable && root_cached {
+            scratch.cache_root_tableaux(&reduced);
+        }
         const RESERVED: usize = 16;
         StepEnumerator {
             reduced,
@@ -511,6 +532,23 @@ impl StepEnumerator {
             self.solutions.extend_from_slice(z);
             self.changes.extend_from_slice(dv);
             self.count += 1;
+        }
+    }
+}
+
+impl Scratch {
+    /// Computes every root-filter tableau once ([`Scratch::root_fixed`]):
+    /// its columns other than the constants do not depend on `u` or the caps
+    /// (taken as zero here), so each step needs only its constants.
+    fn cache_root_tableaux(&mut self, red: &Reduced) {
+        let len = red.tableau_len();
+        let root = &mut self.tableaux[..len];
+        red.init_tableau(&vec![0.0; red.dim], root);
+        for (g, mode) in red.table.modes.iter().enumerate() {
+            let i = red.table.start.partition_point(|&start| start <= g) - 1;
+            let tab = &mut self.root_fixed[g * len..(g + 1) * len];
+            self.root_regular[g] =
+                red.fix(root, tab, 0, i, mode, 0.0, tableau::low_bits(red.m), &mut self.eq, &mut self.r, false);
         }
     }
 }

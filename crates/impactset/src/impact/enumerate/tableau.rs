@@ -122,28 +122,60 @@ impl Reduced {
         }
     }
 
-    /// Fixes contact `i` in `mode` on the tableau: substitutes
-    /// `x_i = cap x₀ + G y` and eliminates `y` with `C u⁺_i = 0`. Returns
-    /// `false` when the mode's block `C W⁽ˡ⁾ G` is singular (the tableau is
-    /// then unusable). Columns before `from` must be zero in every row (the
-    /// contacts fixed before). `eq` needs `3·(D + 1)` entries, `r` 9.
+    /// Fixes contact `i` in `mode` on the tableau `src`, writing the result
+    /// to `dst`: substitutes `x_i = cap x₀ + G y` and eliminates `y` with
+    /// `C u⁺_i = 0`. Only the rows of the contacts in the bit set `rows` (their
+    /// `x` and `u⁺` rows; it must hold `i`) are written: every row is updated
+    /// on its own, so the rows written equal those of the whole elimination
+    /// bit for bit. Returns `false` when the mode's block `C W⁽ˡ⁾ G` is
+    /// singular (`dst` is then unusable). Columns before `from` must be zero in
+    /// every row (the contacts fixed before). `eq` needs `3·(D + 1)` entries,
+    /// `r` 9.
+    ///
+    /// With `resume`, the elimination is taken as solved by a previous call on
+    /// the same `src`, `from`, contact, mode and cap (whose `rows` held `i` and
+    /// which returned `true`; `eq` untouched since), and only the rows `rows`
+    /// are written: a search writes the rows of the contact it tests first
+    /// and the others only when that contact's inequalities may hold.
     #[allow(clippy::too_many_arguments)]
     pub fn fix(
         &self,
-        tab: &mut [f64],
+        src: &[f64],
+        dst: &mut [f64],
         from: usize,
         i: usize,
         mode: &Mode,
         cap: f64,
+        rows: u64,
         eq: &mut [f64],
         r: &mut [f64],
+        resume: bool,
     ) -> bool {
+        debug_assert!(resume || rows & (1 << i) != 0, "the rows of the contact fixed");
         // Compiled per number of reduced coordinates, so the substitution
         // unrolls.
         match self.s {
-            2 => self.fix_s::<2>(tab, from, i, mode, cap, eq, r),
-            3 => self.fix_s::<3>(tab, from, i, mode, cap, eq, r),
+            2 => self.fix_s::<2>(src, dst, from, i, mode, cap, rows, eq, r, resume),
+            3 => self.fix_s::<3>(src, dst, from, i, mode, cap, rows, eq, r, resume),
             s => unreachable!("{s} reduced coordinates per contact"),
+        }
+    }
+
+    /// Calls `f` on each tableau row of the contacts in the bit set `rows`:
+    /// their `x` rows, then their `u⁺` rows.
+    #[inline(always)]
+    fn for_rows(&self, rows: u64, mut f: impl FnMut(usize)) {
+        let (s, dim) = (self.s, self.dim);
+        let rows = rows & low_bits(self.m);
+        for half in [0, dim] {
+            let mut rest = rows;
+            while rest != 0 {
+                let c = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                for a in 0..s {
+                    f(half + c * s + a);
+                }
+            }
         }
     }
 
@@ -151,52 +183,60 @@ impl Reduced {
     #[allow(clippy::too_many_arguments)]
     fn fix_s<const S: usize>(
         &self,
-        tab: &mut [f64],
+        src: &[f64],
+        dst: &mut [f64],
         from: usize,
         i: usize,
         mode: &Mode,
         cap: f64,
+        rows: u64,
         eq: &mut [f64],
         r: &mut [f64],
+        resume: bool,
     ) -> bool {
         let (dim, st, s, q) = (self.dim, self.stride(), S, mode.params);
         let l0 = i * s;
-        for row in tab[..self.tableau_len()].chunks_exact_mut(st) {
-            let (konst, y) = substitute::<S>(&row[l0..l0 + S], row[dim], mode, cap);
-            row[dim] = konst;
+        self.for_rows(rows, |row| {
+            let (src, dst) = (&src[row * st..(row + 1) * st], &mut dst[row * st..(row + 1) * st]);
+            let (konst, y) = substitute::<S>(&src[l0..l0 + S], src[dim], mode, cap);
+            dst.copy_from_slice(src);
+            dst[dim] = konst;
             for c in 0..S {
-                row[l0 + c] = if c < q { y[c] } else { 0.0 };
+                dst[l0 + c] = if c < q { y[c] } else { 0.0 };
             }
-        }
+        });
         if q == 0 {
             return true;
         }
         // The equations C u⁺_i = 0, written as R y = −(the rest), on the
         // columns `from..` (stride `w`).
         let w = st - from;
-        for k in 0..q {
-            let e = &mut eq[k * w..(k + 1) * w];
-            e.iter_mut().for_each(|v| *v = 0.0);
-            for c in 0..s {
-                let ck = mode.rows[k][c];
-                if ck != 0.0 {
-                    let urow = &tab[(dim + l0 + c) * st + from..(dim + l0 + c + 1) * st];
-                    e.iter_mut().zip(urow).for_each(|(v, u)| *v -= ck * u);
+        if !resume {
+            for k in 0..q {
+                let e = &mut eq[k * w..(k + 1) * w];
+                e.iter_mut().for_each(|v| *v = 0.0);
+                for c in 0..s {
+                    let ck = mode.rows[k][c];
+                    if ck != 0.0 {
+                        let urow = &dst[(dim + l0 + c) * st + from..(dim + l0 + c + 1) * st];
+                        e.iter_mut().zip(urow).for_each(|(v, u)| *v -= ck * u);
+                    }
+                }
+                for kk in 0..q {
+                    r[k * q + kk] = -e[l0 - from + kk];
+                    e[l0 - from + kk] = 0.0;
                 }
             }
-            for kk in 0..q {
-                r[k * q + kk] = -e[l0 - from + kk];
-                e[l0 - from + kk] = 0.0;
+            if !solve_in_place(r, q, eq, w, self.singular) {
+                return false;
             }
         }
-        if !solve_in_place(r, q, eq, w, self.singular) {
-            return false;
-        }
-        for row in tab[..self.tableau_len()].chunks_exact_mut(st) {
+        self.for_rows(rows, |row| {
+            let row = &mut dst[row * st..(row + 1) * st];
             let mut a = [0.0; 3];
             a[..q].copy_from_slice(&row[l0..l0 + q]);
             if a.iter().all(|&v| v == 0.0) {
-                continue;
+                return;
             }
             row[l0..l0 + q].iter_mut().for_each(|v| *v = 0.0);
             for (k, &ak) in a.iter().enumerate().take(q) {
@@ -204,96 +244,232 @@ impl Reduced {
                     row[from..].iter_mut().zip(&eq[k * w..(k + 1) * w]).for_each(|(v, e)| *v += ak * e);
                 }
             }
-        }
+        });
         true
     }
 
-    /// [`fix`](Self::fix) for the last contact when no contact is deferred
-    /// (`i = m − 1`, nothing left free): writes only the constant column, the
-    /// one read afterwards (the leaf's `x` and the bounds of
-    /// [`may_hold`](Self::may_hold) with nothing free). The columns of the
-    /// elimination are independent (pivots are chosen on `R` alone), so every
-    /// constant equals the one [`fix`](Self::fix) computes, bit for bit; the
-    /// other columns of `dst` are not written. Reads the tableau `src`,
-    /// writes the constants of `dst` (`false`: singular, `dst` unusable).
-    /// `r` needs 9 entries.
+    /// [`fix`](Self::fix) restricted to the entries a forward-checking probe
+    /// reads: the rows of the contacts in the bit set `rows` (which must hold
+    /// `i`) and, of those, only the constant column and the columns `cols`
+    /// (increasing, none of contact `i`'s; `cols` ends with the constant
+    /// column `D`). The columns of the elimination are independent (pivots
+    /// are chosen on `R` alone), so every entry written equals the one
+    /// [`fix`](Self::fix) computes, bit for bit; nothing else of `dst` is
+    /// meaningful. `eq` needs `3·(D + 1)` entries, `r` 9. `resume` as in
+    /// [`fix`](Self::fix).
     #[allow(clippy::too_many_arguments)]
-    pub fn fix_constants(&self, src: &[f64], dst: &mut [f64], i: usize, mode: &Mode, cap: f64, r: &mut [f64]) -> bool {
-        debug_assert_eq!((i + 1) * self.s, self.dim, "only the last contact");
-        // Compiled per number of reduced coordinates, so the per-row loops unroll.
+    pub fn fix_probe(
+        &self,
+        src: &[f64],
+        dst: &mut [f64],
+        i: usize,
+        mode: &Mode,
+        cap: f64,
+        rows: u64,
+        cols: &[usize],
+        eq: &mut [f64],
+        r: &mut [f64],
+        resume: bool,
+    ) -> bool {
+        debug_assert!(resume || rows & (1 << i) != 0, "the rows of the contact fixed");
+        debug_assert_eq!(cols.last(), Some(&self.dim), "the constant column last");
         match self.s {
-            2 => self.fix_constants_s::<2>(src, dst, mode, cap, r),
-            3 => self.fix_constants_s::<3>(src, dst, mode, cap, r),
+            2 => self.fix_probe_s::<2>(src, dst, i, mode, cap, rows, cols, eq, r, resume),
+            3 => self.fix_probe_s::<3>(src, dst, i, mode, cap, rows, cols, eq, r, resume),
             s => unreachable!("{s} reduced coordinates per contact"),
         }
     }
 
-    /// [`fix_constants`](Self::fix_constants) for `s = S`: the last contact's
-    /// columns and the constant are the last `S + 1` entries of each row.
+    /// [`fix_probe`](Self::fix_probe) for `s = S`.
+    #[allow(clippy::too_many_arguments)]
+    fn fix_probe_s<const S: usize>(
+        &self,
+        src: &[f64],
+        dst: &mut [f64],
+        i: usize,
+        mode: &Mode,
+        cap: f64,
+        rows: u64,
+        cols: &[usize],
+        eq: &mut [f64],
+        r: &mut [f64],
+        resume: bool,
+    ) -> bool {
+        let (dim, st, q) = (self.dim, self.stride(), mode.params);
+        let l0 = i * S;
+        let (free_cols, _) = cols.split_at(cols.len() - 1);
+        self.for_rows(rows, |row| {
+            let (src, dst) = (&src[row * st..(row + 1) * st], &mut dst[row * st..(row + 1) * st]);
+            let (konst, y) = substitute::<S>(&src[l0..l0 + S], src[dim], mode, cap);
+            for &c in free_cols {
+                dst[c] = src[c];
+            }
+            dst[dim] = konst;
+            for c in 0..S {
+                dst[l0 + c] = if c < q { y[c] } else { 0.0 };
+            }
+        });
+        if q == 0 {
+            return true;
+        }
+        // The equations C u⁺_i = 0 as in `fix_s`, on the columns `cols` only
+        // (stride `w`), and R from contact i's own columns.
+        let w = cols.len();
+        if !resume {
+            for k in 0..q {
+                let e = &mut eq[k * w..(k + 1) * w];
+                e.iter_mut().for_each(|v| *v = 0.0);
+                let mut own = [0.0; 3];
+                for c in 0..S {
+                    let ck = mode.rows[k][c];
+                    if ck != 0.0 {
+                        let urow = &dst[(dim + l0 + c) * st..(dim + l0 + c + 1) * st];
+                        e.iter_mut().zip(cols).for_each(|(v, &col)| *v -= ck * urow[col]);
+                        for (v, u) in own.iter_mut().zip(&urow[l0..l0 + q]) {
+                            *v -= ck * u;
+                        }
+                    }
+                }
+                for kk in 0..q {
+                    r[k * q + kk] = -own[kk];
+                }
+            }
+            if !solve_in_place(r, q, eq, w, self.singular) {
+                return false;
+            }
+        }
+        self.for_rows(rows, |row| {
+            let row = &mut dst[row * st..(row + 1) * st];
+            let mut a = [0.0; 3];
+            a[..q].copy_from_slice(&row[l0..l0 + q]);
+            if a.iter().all(|&v| v == 0.0) {
+                return;
+            }
+            // Per column, the terms in the order of `fix_s` (k ascending).
+            for (idx, &col) in cols.iter().enumerate() {
+                let mut v = row[col];
+                for (k, &ak) in a.iter().enumerate().take(q) {
+                    if ak != 0.0 {
+                        v += ak * eq[k * w + idx];
+                    }
+                }
+                row[col] = v;
+            }
+        });
+        true
+    }
+
+    /// [`fix`](Self::fix) computing only the constant column, of the rows of
+    /// the contacts in the bit set `rows` (which must hold `i`); the columns
+    /// before `from` are zero as in [`fix`](Self::fix). Used where the other
+    /// columns are not read (the last contact with none deferred: the leaf's
+    /// `x` and the bounds of [`may_hold`](Self::may_hold) with nothing free),
+    /// or already hold what [`fix`](Self::fix) writes there (they depend on
+    /// `W` and the modes only, not on `u` or the caps: the root filter's
+    /// tableaux). The columns of the elimination are independent (pivots are
+    /// chosen on `R` alone), so every constant equals the one
+    /// [`fix`](Self::fix) computes, bit for bit. Reads the tableau `src`,
+    /// writes the constants of `dst` (`false`: singular, `dst` unusable).
+    /// `eq` needs 3 entries (it keeps the solved equations), `r` 9. `resume`
+    /// as in [`fix`](Self::fix).
+    #[allow(clippy::too_many_arguments)]
+    pub fn fix_constants(
+        &self,
+        src: &[f64],
+        dst: &mut [f64],
+        i: usize,
+        mode: &Mode,
+        cap: f64,
+        rows: u64,
+        eq: &mut [f64],
+        r: &mut [f64],
+        resume: bool,
+    ) -> bool {
+        debug_assert!(resume || rows & (1 << i) != 0, "the rows of the contact fixed");
+        // Compiled per number of reduced coordinates, so the per-row loops unroll.
+        match self.s {
+            2 => self.fix_constants_s::<2>(src, dst, i, mode, cap, rows, eq, r, resume),
+            3 => self.fix_constants_s::<3>(src, dst, i, mode, cap, rows, eq, r, resume),
+            s => unreachable!("{s} reduced coordinates per contact"),
+        }
+    }
+
+    /// [`fix_constants`](Self::fix_constants) for `s = S`.
+    #[allow(clippy::too_many_arguments)]
     fn fix_constants_s<const S: usize>(
         &self,
         src: &[f64],
         dst: &mut [f64],
+        i: usize,
         mode: &Mode,
         cap: f64,
+        rows: u64,
+        eq: &mut [f64],
         r: &mut [f64],
+        resume: bool,
     ) -> bool {
         let (dim, st, q) = (self.dim, self.stride(), mode.params);
-        let len = self.tableau_len();
-        let (src, dst) = (&src[..len], &mut dst[..len]);
-        let tail = dim - S;
+        let l0 = i * S;
         if q == 0 {
-            for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
-                out[dim] = substitute::<S>(&row[tail..dim], row[dim], mode, cap).0;
-            }
+            self.for_rows(rows, |row| {
+                let src = &src[row * st..(row + 1) * st];
+                dst[row * st + dim] = substitute::<S>(&src[l0..l0 + S], src[dim], mode, cap).0;
+            });
             return true;
         }
-        // The equations C u⁺_i = 0 on contact i's columns and the constant.
-        let mut own = [(0.0, [0.0; 3]); 3];
-        for (c, o) in own.iter_mut().enumerate().take(S) {
-            let row = &src[(dim + tail + c) * st..(dim + tail + c + 1) * st];
-            *o = substitute::<S>(&row[tail..dim], row[dim], mode, cap);
-        }
-        let mut rhs = [0.0; 3];
-        for k in 0..q {
-            let (mut e, mut e_const) = ([0.0; 3], 0.0);
-            for (c, &(konst, y)) in own.iter().enumerate().take(S) {
-                let ck = mode.rows[k][c];
-                if ck != 0.0 {
-                    for kk in 0..q {
-                        e[kk] -= ck * y[kk];
+        if !resume {
+            // The equations C u⁺_i = 0 on contact i's columns and the constant.
+            let mut own = [(0.0, [0.0; 3]); 3];
+            for (c, o) in own.iter_mut().enumerate().take(S) {
+                let row = &src[(dim + l0 + c) * st..(dim + l0 + c + 1) * st];
+                *o = substitute::<S>(&row[l0..l0 + S], row[dim], mode, cap);
+            }
+            let rhs = &mut eq[..q];
+            for k in 0..q {
+                let (mut e, mut e_const) = ([0.0; 3], 0.0);
+                for (c, &(konst, y)) in own.iter().enumerate().take(S) {
+                    let ck = mode.rows[k][c];
+                    if ck != 0.0 {
+                        for kk in 0..q {
+                            e[kk] -= ck * y[kk];
+                        }
+                        e_const -= ck * konst;
                     }
-                    e_const -= ck * konst;
                 }
+                for kk in 0..q {
+                    r[k * q + kk] = -e[kk];
+                }
+                rhs[k] = e_const;
             }
-            for kk in 0..q {
-                r[k * q + kk] = -e[kk];
+            if !solve_in_place(r, q, rhs, 1, self.singular) {
+                return false;
             }
-            rhs[k] = e_const;
         }
-        if !solve_in_place(r, q, &mut rhs, 1, self.singular) {
-            return false;
-        }
-        for (row, out) in src.chunks_exact(st).zip(dst.chunks_exact_mut(st)) {
-            let (mut konst, y) = substitute::<S>(&row[tail..dim], row[dim], mode, cap);
-            for (&yk, &e) in y.iter().zip(&rhs).take(q) {
+        let rhs = &eq[..q];
+        self.for_rows(rows, |row| {
+            let src = &src[row * st..(row + 1) * st];
+            let (mut konst, y) = substitute::<S>(&src[l0..l0 + S], src[dim], mode, cap);
+            for (&yk, &e) in y.iter().zip(rhs) {
                 if yk != 0.0 {
                     konst += yk * e;
                 }
             }
-            out[dim] = konst;
-        }
+            dst[row * st + dim] = konst;
+        });
         true
     }
 
     /// The largest value of `aᵀ x_j` over the hull of the vertices `hull`
     /// of `S_j` (see the module docs and [`Mode::vertices`]).
-    fn max_over_hull(&self, j: usize, a: &[f64], cap: f64, hull: u64) -> f64 {
+    /// `T` is the number of tangents `t`.
+    #[inline(always)]
+    fn max_over_hull<const T: usize>(&self, j: usize, a: &[f64; 3], cap: f64, hull: u64) -> f64 {
+        debug_assert_eq!(T, self.t);
         let mu = self.friction[j];
         let mut best = if hull & 1 != 0 { 0.0 } else { f64::NEG_INFINITY };
         for (k, dk) in self.directions.iter().enumerate() {
             if hull & (1 << (1 + k)) != 0 {
-                let along: f64 = (0..self.t).map(|c| a[1 + c] * dk[c]).sum();
+                let along: f64 = (0..T).map(|c| a[1 + c] * dk[c]).sum();
                 best = best.max(cap * (a[0] + mu * along));
             }
         }
@@ -307,29 +483,52 @@ impl Reduced {
     /// column and the free contacts' columns of the inequality's rows are
     /// read.
     pub fn may_hold(&self, tab: &[f64], i: usize, mode: &Mode, free: u64, step: &StepData, rel: f64) -> bool {
-        let (dim, st, s) = (self.dim, self.stride(), self.s);
+        // Compiled per number of reduced coordinates, so the per-column loops
+        // unroll.
+        match self.s {
+            2 => self.may_hold_s::<2>(tab, i, mode, free, step, rel),
+            3 => self.may_hold_s::<3>(tab, i, mode, free, step, rel),
+            s => unreachable!("{s} reduced coordinates per contact"),
+        }
+    }
+
+    /// [`may_hold`](Self::may_hold) for `s = S`.
+    fn may_hold_s<const S: usize>(
+        &self,
+        tab: &[f64],
+        i: usize,
+        mode: &Mode,
+        free: u64,
+        step: &StepData,
+        rel: f64,
+    ) -> bool {
+        let (dim, st) = (self.dim, self.stride());
         let free = free & low_bits(self.m);
+        let tab = &tab[..self.tableau_len()];
+        let (x_rows, u_rows) = (i * S * st, (dim + i * S - S) * st);
         for ineq in self.table.inequalities_of(mode) {
             // Column `col` of the combination of tableau rows (x_i then u⁺_i
             // per coordinate): only the constant and the free contacts'
             // columns are read.
-            let (x_rows, u_rows) = (i * s * st, (dim + i * s - s) * st);
-            let column = |col: usize| {
-                ineq.terms().iter().fold(0.0, |v, &(a, index)| {
-                    let row = if index < s { x_rows + index * st } else { u_rows + index * st };
-                    v + a * tab[row + col]
-                })
-            };
+            let mut terms = [(0.0, 0usize); 6];
+            for (term, &(a, index)) in terms.iter_mut().zip(ineq.terms()) {
+                *term = (a, if index < S { x_rows + index * st } else { u_rows + index * st });
+            }
+            let terms = &terms[..ineq.term_count];
+            let column = |col: usize| terms.iter().fold(0.0, |v, &(a, row)| v + a * tab[row + col]);
             let mut upper = column(dim) + ineq.a0 * step.caps[i];
             let mut rest = free;
             while rest != 0 {
                 let j = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
                 let mut a = [0.0; 3];
-                for (c, v) in a.iter_mut().enumerate().take(s) {
-                    *v = column(j * s + c);
+                for (c, v) in a.iter_mut().enumerate().take(S) {
+                    *v = column(j * S + c);
                 }
-                upper += self.max_over_hull(j, &a, step.caps[j], step.hull[j]);
+                upper += match S {
+                    2 => self.max_over_hull::<1>(j, &a, step.caps[j], step.hull[j]),
+                    _ => self.max_over_hull::<2>(j, &a, step.caps[j], step.hull[j]),
+                };
             }
             if upper < -step.slack(ineq, rel) {
                 return false;
