@@ -57,16 +57,8 @@ pub(super) enum EtaOutcome {
 #[derive(Clone, Debug, Default)]
 pub(super) struct EtaFile {
     n: usize,
-    /// Pivots recorded.
-    len: usize,
-    /// Pivot row of each pivot.
-    rows: Vec<usize>,
-    /// Entering variable of each pivot (tableau column number).
-    vars: Vec<usize>,
-    /// `1 / t_re` of each pivot.
-    inv: Vec<f64>,
-    /// The entering column before each pivot, `N` entries per pivot.
-    cols: Vec<f64>,
+    /// The pivots so far.
+    pivots: Pivots,
     /// The current right-hand side.
     pub(super) rhs: Vec<f64>,
     /// The current entering column.
@@ -89,15 +81,35 @@ pub(super) struct EtaFile {
 /// [`EtaFile::w_row`] of a nonbasic `w_c`.
 const NONBASIC: usize = usize::MAX;
 
+/// The recorded pivots (the eta file proper), apart from the columns they
+/// rebuild so that both can be borrowed at once.
+#[derive(Clone, Debug, Default)]
+struct Pivots {
+    n: usize,
+    /// Pivots recorded.
+    len: usize,
+    /// Pivot row of each pivot.
+    rows: Vec<usize>,
+    /// Entering variable of each pivot (tableau column number).
+    vars: Vec<usize>,
+    /// `1 / t_re` of each pivot.
+    inv: Vec<f64>,
+    /// The entering column before each pivot, `N` entries per pivot.
+    cols: Vec<f64>,
+}
+
 impl EtaFile {
     pub(super) fn new(n: usize, limit: usize) -> Self {
         EtaFile {
             n,
-            len: 0,
-            rows: vec![0; limit],
-            vars: vec![0; limit],
-            inv: vec![0.0; limit],
-            cols: vec![0.0; limit * n],
+            pivots: Pivots {
+                n,
+                len: 0,
+                rows: vec![0; limit],
+                vars: vec![0; limit],
+                inv: vec![0.0; limit],
+                cols: vec![0.0; limit * n],
+            },
             rhs: vec![0.0; n],
             col: vec![0.0; n],
             ratio: vec![0.0; n],
@@ -133,7 +145,7 @@ impl EtaFile {
     ) -> Result<EtaOutcome, LcpError> {
         let n = size::<N>(self.n);
         let z0 = 2 * n;
-        self.len = 0;
+        self.pivots.len = 0;
         self.rhs.copy_from_slice(path.p.q);
         for (i, (b, w)) in basis.iter_mut().zip(&mut self.w_row).enumerate() {
             *b = i;
@@ -163,9 +175,7 @@ impl EtaFile {
             if pivots >= limit {
                 return Ok(EtaOutcome::Continue { pivots, z0_row, entering });
             }
-            let mut col = std::mem::take(&mut self.col);
-            self.column::<N>(path.p, entering, &mut col);
-            self.col = col;
+            self.pivots.column::<N>(path.p, entering, &mut self.col);
             self.start_pivot();
             let r = self.leaving_row::<N>(path, z0_row).ok_or(LcpError::Ray { pivots })?;
             self.push::<N>(r, entering);
@@ -191,7 +201,7 @@ impl EtaFile {
         let stride = 2 * n + 2;
         let mut x = vec![0.0; n];
         for v in 0..=2 * n {
-            self.column::<ANY_SIZE>(p, v, &mut x);
+            self.pivots.column::<ANY_SIZE>(p, v, &mut x);
             for (i, &xi) in x.iter().enumerate() {
                 t[i * stride + v] = xi;
             }
@@ -210,14 +220,15 @@ impl EtaFile {
     /// and updates the right-hand side exactly as the dense pivot does.
     fn push<const N: usize>(&mut self, r: usize, var: usize) {
         let n = size::<N>(self.n);
-        let k = self.len;
         let col = &self.col[..n];
         let inv = 1.0 / col[r];
-        self.rows[k] = r;
-        self.vars[k] = var;
-        self.inv[k] = inv;
-        self.cols[k * n..(k + 1) * n].copy_from_slice(col);
-        self.len += 1;
+        let pivots = &mut self.pivots;
+        let k = pivots.len;
+        pivots.rows[k] = r;
+        pivots.vars[k] = var;
+        pivots.inv[k] = inv;
+        pivots.cols[k * n..(k + 1) * n].copy_from_slice(col);
+        pivots.len += 1;
         let rhs = &mut self.rhs[..n];
         let xr = rhs[r] * inv;
         // Rows with `f_i = 0` keep their value as it is (the sign of a zero
@@ -230,46 +241,11 @@ impl EtaFile {
         rhs[r] = xr;
     }
 
-    /// Column `v` of the current tableau (`v < 2N + 1`; not the right-hand
-    /// side): its initial entries, or the unit column of the last pivot it
-    /// entered at, carried through the later pivots.
-    fn column<const N: usize>(&self, p: Problem, v: usize, x: &mut [f64]) {
-        let n = size::<N>(self.n);
-        let x = &mut x[..n];
-        let start = match self.vars[..self.len].iter().rposition(|&u| u == v) {
-            Some(k) => {
-                x.fill(0.0);
-                x[self.rows[k]] = 1.0;
-                k + 1
-            }
-            None => {
-                initial_column(p, v, x);
-                0
-            }
-        };
-        for k in start..self.len {
-            let r = self.rows[k];
-            let xr = x[r] * self.inv[k];
-            if xr != 0.0 {
-                // Where the dense pivot skips `f_i = 0`, this subtracts a
-                // zero: the same value up to the sign of a zero. Row `r` is
-                // overwritten below.
-                let f = &self.cols[k * n..(k + 1) * n];
-                for (xi, &fi) in x.iter_mut().zip(f) {
-                    *xi -= fi * xr;
-                }
-            }
-            x[r] = xr;
-        }
-    }
-
     /// Column `c` of `B⁻¹` (the tableau's `w_c` column), rebuilt once per pivot.
     fn binv_column<const N: usize>(&mut self, p: Problem, c: usize) -> usize {
         let n = size::<N>(self.n);
         if self.binv_epoch[c] != self.epoch {
-            let mut x = std::mem::take(&mut self.binv);
-            self.column::<N>(p, c, &mut x[c * n..(c + 1) * n]);
-            self.binv = x;
+            self.pivots.column::<N>(p, c, &mut self.binv[c * n..(c + 1) * n]);
             self.binv_epoch[c] = self.epoch;
         }
         c * n
@@ -353,6 +329,41 @@ struct Path<'a> {
     p: Problem<'a>,
     offset: usize,
     tol: Tolerances,
+}
+
+impl Pivots {
+    /// Column `v` of the current tableau (`v < 2N + 1`; not the right-hand
+    /// side): its initial entries, or the unit column of the last pivot it
+    /// entered at, carried through the later pivots.
+    fn column<const N: usize>(&self, p: Problem, v: usize, x: &mut [f64]) {
+        let n = size::<N>(self.n);
+        let x = &mut x[..n];
+        let start = match self.vars[..self.len].iter().rposition(|&u| u == v) {
+            Some(k) => {
+                x.fill(0.0);
+                x[self.rows[k]] = 1.0;
+                k + 1
+            }
+            None => {
+                initial_column(p, v, x);
+                0
+            }
+        };
+        for k in start..self.len {
+            let r = self.rows[k];
+            let xr = x[r] * self.inv[k];
+            if xr != 0.0 {
+                // Where the dense pivot skips `f_i = 0`, this subtracts a
+                // zero: the same value up to the sign of a zero. Row `r` is
+                // overwritten below.
+                let f = &self.cols[k * n..(k + 1) * n];
+                for (xi, &fi) in x.iter_mut().zip(f) {
+                    *xi -= fi * xr;
+                }
+            }
+            x[r] = xr;
+        }
+    }
 }
 
 /// Column `v` of `[I | −A | −d]`.
