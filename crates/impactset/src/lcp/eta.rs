@@ -63,7 +63,7 @@ pub(super) struct EtaFile {
     pub(super) rhs: Vec<f64>,
     /// The current entering column.
     col: Vec<f64>,
-    /// `rhs_i / col_i` for rows with `col_i` above the pivot tolerance.
+    /// `rhs_i / col_i` of every row (read only where `col_i` is a pivot).
     ratio: Vec<f64>,
     /// Columns of `B⁻¹` rebuilt at the current pivot (column `c` at `c·N`).
     binv: Vec<f64>,
@@ -154,9 +154,7 @@ impl EtaFile {
         // z₀ enters at the lexicographic maximum of (q_i, e_i)/(−d_i).
         initial_column(path.p, z0, &mut self.col);
         self.start_pivot();
-        for i in 0..n {
-            self.ratio[i] = self.rhs[i] / self.col[i];
-        }
+        self.compute_ratios::<N>();
         let mut z0_row = 0;
         for i in 1..n {
             if self.lex_compare::<N>(path, i, z0_row) == Ordering::Greater {
@@ -287,15 +285,20 @@ impl EtaFile {
         Ordering::Equal
     }
 
+    /// `ratio` of the current entering column: every row's at once,
+    /// independent divisions that overlap.
+    fn compute_ratios<const N: usize>(&mut self) {
+        let n = size::<N>(self.n);
+        for ((ratio, &x), &a) in self.ratio[..n].iter_mut().zip(&self.rhs[..n]).zip(&self.col[..n]) {
+            *ratio = x / a;
+        }
+    }
+
     /// The dense solver's `leaving_row`.
     fn leaving_row<const N: usize>(&mut self, path: Path, z0_row: usize) -> Option<usize> {
         let n = size::<N>(self.n);
         let tol = path.tol;
-        // Every row's ratio first, independent divisions that overlap; only
-        // the rows with an entry above the pivot tolerance are read.
-        for ((ratio, &x), &a) in self.ratio[..n].iter_mut().zip(&self.rhs[..n]).zip(&self.col[..n]) {
-            *ratio = x / a;
-        }
+        self.compute_ratios::<N>();
         let mut best: Option<(usize, f64)> = None;
         for i in 0..n {
             if self.col[i] > tol.pivot {
