@@ -1,7 +1,7 @@
 //! One discrete Routh step (docs/model.md §4): the step LCP with per-contact
 //! normal-impulse caps `h·p`, solved under a [`Selection`] rule.
 
-use crate::lcp::{LcpError, LcpResidual, LcpSolution, LemkeOptions, LemkeWorkspace};
+use crate::lcp::{LcpError, LcpMatrix, LcpResidual, LcpSolution, LemkeOptions, LemkeWorkspace};
 use crate::problem::ContactOperators;
 use crate::problem::operators::StepLayout;
 use crate::stream::{self, SampleStreams};
@@ -14,6 +14,8 @@ use super::{Selection, StepEnumerator};
 #[derive(Clone, Debug)]
 pub struct StepWorkspace {
     lemke: LemkeWorkspace,
+    /// The step matrix `A_R`, prepared for Lemke.
+    matrix: LcpMatrix,
     /// Default Lemke options resolved for the step matrix.
     lemke_options: LemkeOptions,
     enumerator: StepEnumerator,
@@ -35,6 +37,7 @@ impl StepWorkspace {
         let size = ops.layout().size();
         StepWorkspace {
             lemke: LemkeWorkspace::new(size),
+            matrix: LcpMatrix::from_row_major(size, &ops.step_matrix).expect("the step matrix is size × size"),
             lemke_options: LemkeOptions::default().resolved_for(&ops.step_matrix, size),
             enumerator: StepEnumerator::new(ops),
             b: vec![0.0; size],
@@ -182,7 +185,7 @@ pub fn routh_step(
         };
     match selection {
         Selection::Lemke => {
-            let sol = checked(ws.lemke.solve(a, b_lemke, &options))?;
+            let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, None, 0, &options))?;
             Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
         }
         Selection::RandomLemke => {
@@ -190,7 +193,7 @@ pub fn routh_step(
                 *d = stream::cover(streams.selection_word());
             }
             let offset = stream::index(streams.selection_word(), size);
-            let sol = checked(ws.lemke.solve_covered(a, b_lemke, Some(&ws.cover), offset, &options))?;
+            let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, Some(&ws.cover), offset, &options))?;
             Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
         }
         Selection::All => {
@@ -206,7 +209,7 @@ pub fn routh_step(
             }
             if ws.valid.is_empty() {
                 // Round-off hid every vertex: fall back to the deterministic rule.
-                let sol = checked(ws.lemke.solve(a, b_lemke, &options))?;
+                let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, None, 0, &options))?;
                 return Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda));
             }
             let choices = ws.valid.len();

@@ -28,10 +28,11 @@ pub(super) fn default_eta_limit(n: usize) -> usize {
     n.max(2)
 }
 
-/// The data of one LCP: `A` (row-major), `q` and the covering vector.
+/// The data of one LCP: `Aᵀ` (`A` column-major), `q` and the covering
+/// vector.
 #[derive(Clone, Copy)]
 pub(super) struct Problem<'a> {
-    pub(super) a: &'a [f64],
+    pub(super) at: &'a [f64],
     pub(super) q: &'a [f64],
     pub(super) cover: Option<&'a [f64]>,
 }
@@ -376,8 +377,9 @@ fn initial_column(p: Problem, v: usize, x: &mut [f64]) {
         x.iter_mut().for_each(|e| *e = 0.0);
         x[v] = 1.0;
     } else if v < 2 * n {
-        for (i, e) in x.iter_mut().enumerate() {
-            *e = -p.a[i * n + v - n];
+        let column = &p.at[(v - n) * n..(v - n + 1) * n];
+        for (e, &a) in x.iter_mut().zip(column) {
+            *e = -a;
         }
     } else {
         for (i, e) in x.iter_mut().enumerate() {

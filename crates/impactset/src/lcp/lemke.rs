@@ -112,6 +112,48 @@ pub struct LemkeWorkspace {
     etas: EtaFile,
     /// Pivots done in product form before the tableau is built.
     eta_limit: usize,
+    /// The last matrix [`LemkeWorkspace::solve_covered`] was given, with its
+    /// transpose.
+    last_matrix: LcpMatrix,
+}
+
+/// An LCP matrix `A` kept with its transpose, for many solves that share it
+/// (every step LCP of one problem): Lemke's initial columns and the residual
+/// then read columns of `A` contiguously. The results are those of
+/// [`LemkeWorkspace::solve_covered`] with the row-major `A`, bit for bit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LcpMatrix {
+    n: usize,
+    /// Row-major.
+    a: Vec<f64>,
+    /// Column-major (`Aᵀ` row-major).
+    at: Vec<f64>,
+}
+
+impl LcpMatrix {
+    /// `A` from its `n × n` entries in row-major order.
+    pub fn from_row_major(n: usize, a: &[f64]) -> Result<Self, LcpError> {
+        if a.len() != n * n {
+            return Err(LcpError::Size { expected: n * n, got: a.len() });
+        }
+        let at = (0..n * n).map(|k| a[(k % n) * n + k / n]).collect();
+        Ok(LcpMatrix { n, a: a.to_vec(), at })
+    }
+
+    /// The size `N`.
+    pub fn size(&self) -> usize {
+        self.n
+    }
+
+    /// The entries, row-major.
+    pub fn row_major(&self) -> &[f64] {
+        &self.a
+    }
+
+    /// Whether this is the row-major `a`, bit for bit.
+    fn is(&self, a: &[f64]) -> bool {
+        self.a.len() == a.len() && self.a.iter().zip(a).all(|(x, y)| x.to_bits() == y.to_bits())
+    }
 }
 
 impl LemkeWorkspace {
@@ -165,8 +207,31 @@ impl LemkeWorkspace {
         lex_offset: usize,
         options: &LemkeOptions,
     ) -> Result<LcpSolution<'_>, LcpError> {
+        if !self.last_matrix.is(a) {
+            self.last_matrix = LcpMatrix::from_row_major(q.len(), a)?;
+        }
+        let matrix = std::mem::take(&mut self.last_matrix);
+        let outcome = self
+            .solve_matrix(&matrix, q, cover, lex_offset, options)
+            .map(|s| (s.pivots, s.residual, s.within_tolerance));
+        self.last_matrix = matrix;
+        let (pivots, residual, within_tolerance) = outcome?;
+        Ok(LcpSolution { z: &self.z, w: &self.w, pivots, residual, within_tolerance })
+    }
+
+    /// [`LemkeWorkspace::solve_covered`] for a matrix prepared once for many
+    /// solves: the same results, without checking whether `A` changed.
+    pub fn solve_matrix(
+        &mut self,
+        matrix: &LcpMatrix,
+        q: &[f64],
+        cover: Option<&[f64]>,
+        lex_offset: usize,
+        options: &LemkeOptions,
+    ) -> Result<LcpSolution<'_>, LcpError> {
         let n = q.len();
-        if a.len() != n * n || cover.is_some_and(|d| d.len() != n) {
+        let (a, at) = (&matrix.a[..], &matrix.at[..]);
+        if matrix.n != n || cover.is_some_and(|d| d.len() != n) {
             return Err(LcpError::Size { expected: n * n, got: a.len() });
         }
         self.resize(n);
@@ -180,7 +245,7 @@ impl LemkeWorkspace {
             self.z.iter_mut().for_each(|z| *z = 0.0);
             0
         } else {
-            let problem = Problem { a, q, cover };
+            let problem = Problem { at, q, cover };
             let pivots = match self.etas.run(problem, &mut self.basis, offset, tol, cap, self.eta_limit)? {
                 EtaOutcome::Solved(pivots) => pivots,
                 EtaOutcome::Continue { pivots, z0_row, entering } => {
@@ -192,13 +257,13 @@ impl LemkeWorkspace {
             extract_solution(&self.tableau, &self.etas, &self.basis, n, pivots, self.eta_limit, &mut self.z);
             pivots
         };
-        let residual = LcpResidual::compute(a, q, &self.z, &mut self.w);
+        let residual = LcpResidual::compute_transposed(at, q, &self.z, &mut self.w);
         let within_tolerance = residual.violation() <= options.residual_tolerance.unwrap_or(DEFAULT_RESIDUAL_TOLERANCE);
         Ok(LcpSolution { z: &self.z, w: &self.w, pivots, residual, within_tolerance })
     }
 }
 
-/// Solves one LCP with a fresh workspace (convenient, allocates): returns `z`
+/// Solves one LCP with a fresh workspace/// Solves one LCP with a fresh workspace (convenient, allocates): returns `z`
 /// and its residual.
 pub fn solve_lcp(a: &[f64], q: &[f64]) -> Result<(Vec<f64>, LcpResidual), LcpError> {
     let mut ws = LemkeWorkspace::new(q.len());
@@ -220,9 +285,9 @@ fn default_tolerance(a: &[f64], n: usize) -> f64 {
     super::norms::pivot_tolerance(a, n, 10.0, f64::EPSILON)
 }
 
-/// Fills `[I | −A | −d | q]` and the initial basis `w`.
+/// Fills `[I | −A | −d | q]` (from `Aᵀ`) and the initial basis `w`.
 #[cfg(test)]
-fn init_tableau(t: &mut [f64], basis: &mut [usize], a: &[f64], q: &[f64], cover: Option<&[f64]>) {
+fn init_tableau(t: &mut [f64], basis: &mut [usize], at: &[f64], q: &[f64], cover: Option<&[f64]>) {
     let n = q.len();
     let stride = 2 * n + 2;
     for i in 0..n {
@@ -230,7 +295,7 @@ fn init_tableau(t: &mut [f64], basis: &mut [usize], a: &[f64], q: &[f64], cover:
         row[..n].iter_mut().for_each(|x| *x = 0.0);
         row[i] = 1.0;
         for j in 0..n {
-            row[n + j] = -a[i * n + j];
+            row[n + j] = -at[j * n + i];
         }
         row[2 * n] = -cover.map_or(1.0, |d| d[i]);
         row[2 * n + 1] = q[i];
@@ -383,7 +448,7 @@ fn solve_dense(
     cap: usize,
 ) -> Result<usize, LcpError> {
     let n = p.q.len();
-    init_tableau(t, basis, p.a, p.q, p.cover);
+    init_tableau(t, basis, p.at, p.q, p.cover);
     let z0 = 2 * n;
     let z0_row = first_leaving_row(t, n, offset, tol);
     pivot(t, n, z0_row, z0);
@@ -468,7 +533,8 @@ mod tests {
         let mut basis = vec![0; n];
         let tol = Tolerances { pivot: default_tolerance(a, n), tie: DEFAULT_TIE_TOLERANCE };
         let cap = LemkeOptions::default().pivot_cap(n);
-        let p = Problem { a, q, cover };
+        let at: Vec<f64> = (0..n * n).map(|k| a[(k % n) * n + k / n]).collect();
+        let p = Problem { at: &at, q, cover };
         let pivots = solve_dense(&mut t, &mut basis, p, offset, tol, cap)?;
         let mut z = vec![0.0; n];
         extract_solution(&t, &EtaFile::default(), &basis, n, pivots, 0, &mut z);
@@ -646,6 +712,37 @@ mod tests {
             }
         }
         assert!(flagged > 0, "no ill-conditioned path ended off a solution");
+    }
+
+    /// One workspace solving LCPs whose matrices change between solves (so
+    /// the transpose it keeps goes stale), and prepared matrices, give bit
+    /// for bit what a fresh workspace gives for each.
+    #[test]
+    fn changed_and_prepared_matrices_solve_as_fresh() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+        let mut ws = LemkeWorkspace::new(3);
+        for k in 0..60 {
+            let n = [3, 5, 10][k % 3];
+            // Positive definite plus skew: every LCP has a solution.
+            let g: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let a: Vec<f64> = (0..n * n)
+                .map(|e| {
+                    let (i, j) = (e / n, e % n);
+                    (0..n).map(|l| g[i * n + l] * g[j * n + l]).sum::<f64>() + if i == j { 0.1 } else { 0.0 }
+                })
+                .collect();
+            let q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let cover: Vec<f64> = (0..n).map(|_| rng.random_range(0.5..1.5)).collect();
+            let options = LemkeOptions::default();
+            let bits = |s: LcpSolution| (s.z.iter().chain(s.w).map(|x| x.to_bits()).collect::<Vec<_>>(), s.pivots);
+            let fresh = bits(LemkeWorkspace::new(n).solve_covered(&a, &q, Some(&cover), k, &options).unwrap());
+            assert_eq!(bits(ws.solve_covered(&a, &q, Some(&cover), k, &options).unwrap()), fresh);
+            let matrix = LcpMatrix::from_row_major(n, &a).unwrap();
+            assert_eq!(matrix.row_major(), &a[..]);
+            assert_eq!(bits(ws.solve_matrix(&matrix, &q, Some(&cover), k, &options).unwrap()), fresh);
+        }
+        assert!(LcpMatrix::from_row_major(3, &[1.0; 8]).is_err());
     }
 
     #[test]

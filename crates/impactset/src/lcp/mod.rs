@@ -69,6 +69,6 @@ mod residual;
 pub use enumerate::basic_solutions;
 pub use error::LcpError;
 pub use lemke::{
-    DEFAULT_RESIDUAL_TOLERANCE, DEFAULT_TIE_TOLERANCE, LcpSolution, LemkeOptions, LemkeWorkspace, solve_lcp,
+    DEFAULT_RESIDUAL_TOLERANCE, DEFAULT_TIE_TOLERANCE, LcpMatrix, LcpSolution, LemkeOptions, LemkeWorkspace, solve_lcp,
 };
 pub use residual::LcpResidual;

@@ -22,11 +22,29 @@ impl LcpResidual {
         with_size!(q.len(), N => Self::compute_sized::<N>(a, q, z, w))
     }
 
+    /// [`LcpResidual::compute`] from `Aᵀ` (`A` column-major: column `j` of
+    /// `A` at `at[j·n..]`), which the side-by-side rows read contiguously.
+    /// The same arithmetic, bit for bit.
+    pub(crate) fn compute_transposed(at: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
+        with_size!(q.len(), N => Self::compute_transposed_sized::<N>(at, q, z, w))
+    }
+
+    fn compute_transposed_sized<const N: usize>(at: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
+        let n = super::size::<N>(q.len());
+        let (at, z, w) = (&at[..n * n], &z[..n], &mut w[..n]);
+        let start: f64 = std::iter::empty::<f64>().sum();
+        w.fill(start);
+        for (column, &zj) in at.chunks_exact(n).zip(z) {
+            for (wi, &a) in w.iter_mut().zip(column) {
+                *wi += a * zj;
+            }
+        }
+        Self::finish::<N>(q, z, w)
+    }
+
     fn compute_sized<const N: usize>(a: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
         let n = super::size::<N>(q.len());
-        let (q, z, w) = (&q[..n], &z[..n], &mut w[..n]);
-        let mut r =
-            LcpResidual { min_z: f64::INFINITY, min_w: f64::INFINITY, complementarity: 0.0, z_norm: 0.0, q_norm: 0.0 };
+        let (z, w) = (&z[..n], &mut w[..n]);
         // w_i = q_i + Σ_j a_ij z_j with the sum in the order (and from the
         // starting value) of `Iterator::sum`, all rows at once so that their
         // additions overlap.
@@ -37,6 +55,16 @@ impl LcpResidual {
                 *wi += a[i * n + j] * zj;
             }
         }
+        Self::finish::<N>(q, z, w)
+    }
+
+    /// Adds `q` to `w = A z` and measures.
+    #[inline(always)]
+    fn finish<const N: usize>(q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
+        let n = super::size::<N>(q.len());
+        let (q, z, w) = (&q[..n], &z[..n], &mut w[..n]);
+        let mut r =
+            LcpResidual { min_z: f64::INFINITY, min_w: f64::INFINITY, complementarity: 0.0, z_norm: 0.0, q_norm: 0.0 };
         for i in 0..n {
             let wi = q[i] + w[i];
             w[i] = wi;
@@ -69,9 +97,10 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
-    /// `compute` (rows summed side by side, compiled per size) gives, bit for
-    /// bit, the row-by-row dot products of the definition, for every size
-    /// up to 26 (all compiled sizes and the general code).
+    /// `compute` (rows summed side by side, compiled per size) and
+    /// `compute_transposed` give, bit for bit, the row-by-row dot products of
+    /// the definition, for every size up to 26 (all compiled sizes and the
+    /// general code).
     #[test]
     fn residual_is_the_row_by_row_definition() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
@@ -83,11 +112,15 @@ mod tests {
                     (0..n).map(|_| if rng.random_bool(0.4) { 0.0 } else { rng.random_range(-0.1..2.0) }).collect();
                 let mut w = vec![0.0; n];
                 let r = LcpResidual::compute(&a, &q, &z, &mut w);
+                let at: Vec<f64> = (0..n * n).map(|k| a[(k % n) * n + k / n]).collect();
+                let mut wt = vec![0.0; n];
+                assert_eq!(LcpResidual::compute_transposed(&at, &q, &z, &mut wt), r);
                 let expected: Vec<f64> = (0..n)
                     .map(|i| q[i] + a[i * n..(i + 1) * n].iter().zip(&z).map(|(x, y)| x * y).sum::<f64>())
                     .collect();
                 let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&w), bits(&expected), "n = {n}");
+                assert_eq!(bits(&wt), bits(&expected), "n = {n}, from Aᵀ");
                 let fold = |f: fn(f64, f64) -> f64, start: f64, x: &mut dyn Iterator<Item = f64>| x.fold(start, f);
                 assert_eq!(r.min_w, fold(f64::min, f64::INFINITY, &mut expected.iter().copied()));
                 assert_eq!(r.min_z, fold(f64::min, f64::INFINITY, &mut z.iter().copied()));
