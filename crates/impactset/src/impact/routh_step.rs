@@ -146,7 +146,6 @@ pub fn routh_step(
     ws.b[..m].copy_from_slice(caps);
     ws.b[m..size - m].copy_from_slice(u);
     ws.b[size - m..].iter_mut().for_each(|x| *x = 0.0);
-    let a = &ops.step_matrix;
     let options = ws.lemke_options;
     let impulses = layout.impulses();
     if ws.lemke_scale.0 != scales.velocity {
@@ -201,7 +200,7 @@ pub fn routh_step(
             let count = ws.enumerator.enumerate(ops, &ws.b);
             ws.valid.clear();
             for k in 0..count {
-                LcpResidual::compute(a, &ws.b, ws.enumerator.solution(k), &mut ws.w);
+                LcpResidual::compute_transposed(ws.matrix.column_major(), &ws.b, ws.enumerator.solution(k), &mut ws.w);
                 let violation = step_violation(layout, ws.enumerator.solution(k), &ws.w, scales);
                 if violation <= ENUMERATED_VIOLATION {
                     ws.valid.push((k, violation));

@@ -150,6 +150,11 @@ impl LcpMatrix {
         &self.a
     }
 
+    /// The entries, column-major (`Aᵀ` row-major).
+    pub(crate) fn column_major(&self) -> &[f64] {
+        &self.at
+    }
+
     /// Whether this is the row-major `a`, bit for bit.
     fn is(&self, a: &[f64]) -> bool {
         self.a.len() == a.len() && self.a.iter().zip(a).all(|(x, y)| x.to_bits() == y.to_bits())
