@@ -18,6 +18,8 @@
 
 use std::cmp::Ordering;
 
+#[cfg(target_arch = "x86_64")]
+use super::avx2;
 use super::lemke::{Tolerances, compare_tied, complement};
 use super::{ANY_SIZE, LcpError, size};
 
@@ -339,7 +341,7 @@ impl Pivots {
     /// Column `v` of the current tableau (`v < 2N + 1`; not the right-hand
     /// side): its initial entries, or the unit column of the last pivot it
     /// entered at, carried through the later pivots. Compiled for AVX2
-    /// where the processor has it (see [`avx2`]).
+    /// where the processor has it (see `avx2`).
     #[inline(never)]
     fn column<const N: usize>(&self, p: Problem, v: usize, x: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]
@@ -387,16 +389,6 @@ impl Pivots {
             x[r] = xr;
         }
     }
-}
-
-/// Whether the processor has AVX2 (the check is cached by `std`). Code
-/// compiled for it does the same IEEE operations in the same order as the
-/// baseline build, on wider vectors (Rust never fuses a multiply and an add
-/// on its own), so its results are the same bit for bit.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(super) fn avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
 }
 
 /// Column `v` of `[I | −A | −d]`.

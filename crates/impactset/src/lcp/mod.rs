@@ -59,6 +59,16 @@ pub(crate) fn size<const N: usize>(n: usize) -> usize {
     if N == ANY_SIZE { n } else { N }
 }
 
+/// Whether the processor has AVX2 (the check is cached by `std`). Code
+/// compiled for it does the same IEEE operations in the same order as the
+/// baseline build, on wider vectors (Rust never fuses a multiply and an add
+/// on its own), so its results are the same bit for bit.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
 mod enumerate;
 mod error;
 mod eta;

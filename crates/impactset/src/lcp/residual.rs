@@ -27,7 +27,7 @@ impl LcpResidual {
     /// The same arithmetic, bit for bit.
     pub(crate) fn compute_transposed(at: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
         #[cfg(target_arch = "x86_64")]
-        if super::eta::avx2() {
+        if super::avx2() {
             // SAFETY: the processor has AVX2.
             return unsafe { Self::compute_transposed_avx2(at, q, z, w) };
         }
@@ -46,6 +46,7 @@ impl LcpResidual {
     fn compute_transposed_sized<const N: usize>(at: &[f64], q: &[f64], z: &[f64], w: &mut [f64]) -> Self {
         let n = super::size::<N>(q.len());
         let (at, z, w) = (&at[..n * n], &z[..n], &mut w[..n]);
+        // The sums of `compute_sized`, reading column `j` of `A` at once.
         let start: f64 = std::iter::empty::<f64>().sum();
         w.fill(start);
         for (column, &zj) in at.chunks_exact(n).zip(z) {
