@@ -118,6 +118,7 @@
 //! Nothing is allocated per call once the solution buffers have grown to the
 //! largest count seen.
 
+mod cache;
 mod depth_first;
 mod fallback;
 mod gauss;
@@ -133,6 +134,7 @@ mod tests;
 use crate::lcp::LemkeWorkspace;
 use crate::problem::ContactOperators;
 
+use cache::{FixedCache, Slot};
 #[cfg(feature = "gpu")]
 pub(crate) use modes::{Normal, Tangential};
 use tableau::{Reduced, StepData, StepScales};
@@ -147,11 +149,17 @@ pub struct EnumeratorOptions {
     /// Lemke solves with pseudo-random covering vectors that complete a
     /// search cut short by the budget. Default `16`.
     pub fallback_solves: usize,
+    /// Bytes the enumerator may keep of the tableaux of the modes it fixes,
+    /// from step to step (per enumerator, that is per thread; see
+    /// `cache.rs`): once full, further nodes are computed without being
+    /// kept, and the next enumeration starts afresh. The results do not
+    /// depend on it. Default 32 MiB.
+    pub cache_bytes: usize,
 }
 
 impl Default for EnumeratorOptions {
     fn default() -> Self {
-        EnumeratorOptions { node_budget: 100_000, fallback_solves: 16 }
+        EnumeratorOptions { node_budget: 100_000, fallback_solves: 16, cache_bytes: 32 << 20 }
     }
 }
 
@@ -173,9 +181,6 @@ pub(crate) const SAME_DV: f64 = 1e-7;
 /// 64-bit masks); with more, every enumeration is the Lemke fallback alone
 /// (not exhaustive), and no search buffer is allocated.
 pub const MAX_SEARCH_CONTACTS: usize = 64;
-/// The most entries (`f64`) of the root filter's tableaux kept from step to
-/// step (2 MiB; four spatial contacts with eight directions need 44 thousand).
-const ROOT_CACHE_LIMIT: usize = 1 << 18;
 /// Iterations of the SVD that gives `rank W` before it gives up (the same
 /// tolerance as nalgebra's `svd`, which would iterate without end on a
 /// matrix holding `inf`; `W` is finite, model.md §1, but a cap keeps any
@@ -238,9 +243,15 @@ pub struct StepEnumerator {
 struct Scratch {
     u: Vec<f64>,
     caps: Vec<f64>,
-    tableaux: Vec<f64>,
-    eq: Vec<f64>,
-    r: Vec<f64>,
+    /// The constant column of the tableau at each search depth
+    /// (`2D` entries per level; level 0 the root's).
+    consts: Vec<f64>,
+    /// The record of each level's tableau.
+    slots: Vec<Slot>,
+    /// The fixed-mode records (see `cache.rs`).
+    cache: FixedCache,
+    /// The solved mode equations of the last fix.
+    e: [f64; 3],
     /// Modes still admissible at each search depth `l` (level 0: after the
     /// root filter): contact `i`'s are
     /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
@@ -250,19 +261,12 @@ struct Scratch {
     /// Per level and contact, the union of [`modes::Mode::vertices`] over its
     /// allowed modes.
     hull: Vec<u64>,
-    /// A tableau for forward checking, and the columns a probe computes.
-    probe: Vec<f64>,
-    probe_cols: Vec<usize>,
-    /// The root tableau with one contact fixed in one mode, per global mode
-    /// index (the root filter's; contact 0's are reused by the search's
-    /// first level), and whether that mode's block was regular. With
-    /// `root_cached` every mode's tableau is kept, its columns other than
-    /// the constants (which depend on `W` and the mode alone) computed once,
-    /// when the enumerator is built; otherwise only contact 0's are kept and
-    /// each is computed in full on every step.
-    root_fixed: Vec<f64>,
-    root_regular: Vec<bool>,
-    root_cached: bool,
+    /// The constants of a forward-checking probe (and of the root
+    /// filter's tableaux of contacts other than 0).
+    probe_consts: Vec<f64>,
+    /// The constants of the root filter's tableaux of contact 0, per mode:
+    /// the search's first level reuses them.
+    root_consts: Vec<f64>,
     /// The hulls of the node being forward-checked.
     node_hull: Vec<u64>,
     next_hull: Vec<u64>,
@@ -351,9 +355,7 @@ impl StepEnumerator {
         };
         let size = ops.layout().size();
         let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
-        let root_cached = reduced.table.modes.len() * reduced.tableau_len() <= ROOT_CACHE_LIMIT;
-        let root_modes = if root_cached { reduced.table.modes.len() } else { first_modes };
-        let mut scratch = if !searchable {
+        let scratch = if !searchable {
             Scratch {
                 u: vec![0.0; dim],
                 caps: vec![0.0; m],
@@ -366,18 +368,16 @@ impl StepEnumerator {
             Scratch {
                 u: vec![0.0; dim],
                 caps: vec![0.0; m],
-                tableaux: vec![0.0; (m + 1) * reduced.tableau_len()],
-                eq: vec![0.0; 3 * reduced.stride()],
-                r: vec![0.0; 9],
+                consts: vec![0.0; (m + 1) * 2 * dim],
+                slots: vec![FixedCache::root(); m + 1],
+                cache: FixedCache::new(&reduced, options.cache_bytes),
+                e: [0.0; 3],
                 allowed: vec![0; (m + 1) * m * max_modes],
                 allowed_count: vec![0; (m + 1) * m],
                 max_modes,
                 hull: vec![u64::MAX; (m + 1) * m],
-                probe: vec![0.0; reduced.tableau_len()],
-                probe_cols: Vec::with_capacity(dim + 1),
-                root_fixed: vec![0.0; root_modes * reduced.tableau_len()],
-                root_regular: vec![false; root_modes],
-                root_cached,
+                probe_consts: vec![0.0; 2 * dim],
+                root_consts: vec![0.0; first_modes * 2 * dim],
                 node_hull: vec![0; m],
                 next_hull: vec![u64::MAX; m],
                 choice: vec![0; m],
@@ -391,9 +391,6 @@ impl StepEnumerator {
                 cover: vec![0.0; size],
             }
         };
-        if searchable && root_cached {
-            scratch.cache_root_tableaux(&reduced);
-        }
         const RESERVED: usize = 16;
         StepEnumerator {
             reduced,
@@ -532,23 +529,6 @@ impl StepEnumerator {
             self.solutions.extend_from_slice(z);
             self.changes.extend_from_slice(dv);
             self.count += 1;
-        }
-    }
-}
-
-impl Scratch {
-    /// Computes every root-filter tableau once ([`Scratch::root_fixed`]):
-    /// its columns other than the constants do not depend on `u` or the caps
-    /// (taken as zero here), so each step needs only its constants.
-    fn cache_root_tableaux(&mut self, red: &Reduced) {
-        let len = red.tableau_len();
-        let root = &mut self.tableaux[..len];
-        red.init_tableau(&vec![0.0; red.dim], root);
-        for (g, mode) in red.table.modes.iter().enumerate() {
-            let i = red.table.start.partition_point(|&start| start <= g) - 1;
-            let tab = &mut self.root_fixed[g * len..(g + 1) * len];
-            self.root_regular[g] =
-                red.fix(root, tab, 0, i, mode, 0.0, tableau::low_bits(red.m), &mut self.eq, &mut self.r, false);
         }
     }
 }
