@@ -96,6 +96,9 @@ pub(super) struct FixedCache {
     limit: usize,
     full: bool,
     scratch: Vec<Fixed>,
+    /// Per (global) inequality, the tableau rows of its terms
+    /// ([`Inequality::terms`](super::modes::Inequality::terms)).
+    term_rows: Vec<[u32; 6]>,
     /// A tableau buffer for records kept without one.
     tmp: Vec<f64>,
     eq: Vec<f64>,
@@ -114,7 +117,20 @@ impl FixedCache {
         };
         red.init_tableau(&vec![0.0; red.dim], &mut root.tableau);
         let bytes = root.bytes();
+        let mut term_rows = vec![[0; 6]; red.table.inequalities.len()];
+        for i in 0..red.m {
+            for mode in red.table.of(i) {
+                for g in mode.first_inequality..mode.end_inequality {
+                    for (row, &(_, index)) in term_rows[g].iter_mut().zip(red.table.inequalities[g].terms()) {
+                        // x_i's coordinates, then u⁺_i's.
+                        let at = if index < red.s { index } else { red.dim + index - red.s };
+                        *row = (i * red.s + at) as u32;
+                    }
+                }
+            }
+        }
         FixedCache {
+            term_rows,
             tree: vec![root],
             used: 1,
             bytes,
@@ -125,6 +141,13 @@ impl FixedCache {
             eq: vec![0.0; 3 * red.stride()],
             r: vec![0.0; 9],
         }
+    }
+
+    /// Whether the tree filled up (it is emptied at the next
+    /// [`start`](Self::start)).
+    #[cfg(test)]
+    pub fn is_full(&self) -> bool {
+        self.full
     }
 
     /// The root's slot.
@@ -324,7 +347,7 @@ impl FixedCache {
     /// `resume`, a previous call on the same record and constants (whose
     /// `rows` held `i`) solved them.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub fn constants(
         red: &Reduced,
         rec: &Fixed,
@@ -337,41 +360,52 @@ impl FixedCache {
         e: &mut [f64; 3],
         resume: bool,
     ) {
-        match red.s {
-            2 => Self::constants_s::<2>(red, rec, i, mode, cap, src, dst, rows, e, resume),
-            3 => Self::constants_s::<3>(red, rec, i, mode, cap, src, dst, rows, e, resume),
-            s => unreachable!("{s} reduced coordinates per contact"),
+        // Compiled per number of reduced coordinates and of parameters, so
+        // the per-row loops unroll.
+        let args = (red, rec, i, mode, cap, src, dst, rows, e, resume);
+        match (red.s, rec.q) {
+            (2, 0) => Self::constants_sq::<2, 0>(args),
+            (2, 1) => Self::constants_sq::<2, 1>(args),
+            (2, 2) => Self::constants_sq::<2, 2>(args),
+            (3, 0) => Self::constants_sq::<3, 0>(args),
+            (3, 1) => Self::constants_sq::<3, 1>(args),
+            (3, 2) => Self::constants_sq::<3, 2>(args),
+            (3, 3) => Self::constants_sq::<3, 3>(args),
+            (s, q) => unreachable!("{q} parameters of {s} reduced coordinates"),
         }
     }
 
-    /// [`constants`](Self::constants) for `s = S`.
-    #[allow(clippy::too_many_arguments)]
+    /// [`constants`](Self::constants) for `s = S`, `q = Q`.
+    #[allow(clippy::type_complexity)]
     #[inline(always)]
-    fn constants_s<const S: usize>(
-        red: &Reduced,
-        rec: &Fixed,
-        i: usize,
-        mode: &Mode,
-        cap: f64,
-        src: &[f64],
-        dst: &mut [f64],
-        rows: u64,
-        e: &mut [f64; 3],
-        resume: bool,
+    fn constants_sq<const S: usize, const Q: usize>(
+        (red, rec, i, mode, cap, src, dst, rows, e, resume): (
+            &Reduced,
+            &Fixed,
+            usize,
+            &Mode,
+            f64,
+            &[f64],
+            &mut [f64],
+            u64,
+            &mut [f64; 3],
+            bool,
+        ),
     ) {
-        let (dim, q) = (red.dim, rec.q);
-        let stride = 1 + q;
+        let dim = red.dim;
+        let stride = 1 + Q;
         let l0 = i * S;
-        if q > 0 && !resume {
+        let data = &rec.rows[..2 * dim * stride];
+        if Q > 0 && !resume {
             // The equations C u⁺_i = 0 on the constants, solved with R.
-            let mut own = [0.0; 3];
-            for (c, o) in own.iter_mut().enumerate().take(S) {
+            let mut own = [0.0; S];
+            for (c, o) in own.iter_mut().enumerate() {
                 let row = dim + l0 + c;
-                *o = src[row] + cap * rec.rows[row * stride];
+                *o = src[row] + cap * data[row * stride];
             }
-            for k in 0..q {
+            for k in 0..Q {
                 let mut v = 0.0;
-                for (c, &o) in own.iter().enumerate().take(S) {
+                for (c, &o) in own.iter().enumerate() {
                     let ck = mode.rows[k][c];
                     if ck != 0.0 {
                         v -= ck * o;
@@ -380,7 +414,7 @@ impl FixedCache {
                 e[k] = v;
             }
             let mut r = rec.r;
-            let solved = solve_in_place(&mut r, q, &mut e[..q], 1, red.singular);
+            let solved = solve_in_place(&mut r, Q, &mut e[..Q], 1, red.singular);
             debug_assert!(solved, "a regular record's block");
         }
         let rows = rows & low_bits(red.m);
@@ -391,11 +425,12 @@ impl FixedCache {
                 rest &= rest - 1;
                 for a in 0..S {
                     let row = half + c * S + a;
-                    let data = &rec.rows[row * stride..(row + 1) * stride];
+                    let data = &data[row * stride..][..stride];
                     let mut konst = src[row] + cap * data[0];
-                    for (&yk, &ek) in data[1..].iter().zip(&e[..q]) {
+                    for k in 0..Q {
+                        let yk = data[1 + k];
                         if yk != 0.0 {
-                            konst += yk * ek;
+                            konst += yk * e[k];
                         }
                     }
                     dst[row] = konst;
@@ -405,55 +440,46 @@ impl FixedCache {
     }
 
     /// Whether every inequality of check `k` of `rec` can still hold for
-    /// some free impulses in the hulls of `step`, within `rel`, given the
-    /// node's constants `consts` (the same test as bounding each free
-    /// contact's term by its maximum over the hull's vertices, bit for bit).
-    #[inline]
-    pub fn may_hold(red: &Reduced, rec: &Fixed, k: usize, consts: &[f64], step: &StepData, rel: f64) -> bool {
-        match red.s {
-            2 => Self::may_hold_s::<2>(red, rec, k, consts, step, rel),
-            3 => Self::may_hold_s::<3>(red, rec, k, consts, step, rel),
-            s => unreachable!("{s} reduced coordinates per contact"),
-        }
-    }
-
-    /// [`may_hold`](Self::may_hold) for `s = S`.
+    /// some free impulses in the hulls of `step`, within the slack
+    /// `slack[g]` of each (global) inequality `g`, given the node's
+    /// constants `consts` (the same test as bounding each free contact's
+    /// term by its maximum over the hull's vertices, bit for bit).
     #[inline(always)]
-    fn may_hold_s<const S: usize>(
+    pub fn may_hold(
+        &self,
         red: &Reduced,
         rec: &Fixed,
         k: usize,
         consts: &[f64],
         step: &StepData,
-        rel: f64,
+        slack: &[f64],
     ) -> bool {
         let (i, g, at) = rec.checks[k];
         let mode = &red.table.modes[g];
-        let dim = red.dim;
         let d = red.directions.len();
-        let (x_rows, u_rows) = (i * S, dim + i * S - S);
         let mut values = &rec.bounds[at..];
-        for ineq in red.table.inequalities_of(mode) {
-            let mut upper = ineq
-                .terms()
-                .iter()
-                .fold(0.0, |v, &(a, index)| v + a * consts[if index < S { x_rows + index } else { u_rows + index }]);
+        let range = mode.first_inequality..mode.end_inequality;
+        for ((ineq, rows), &slack) in
+            red.table.inequalities[range.clone()].iter().zip(&self.term_rows[range.clone()]).zip(&slack[range])
+        {
+            let mut upper = ineq.terms().iter().zip(rows).fold(0.0, |v, (&(a, _), &row)| v + a * consts[row as usize]);
             upper += ineq.a0 * step.caps[i];
             let mut rest = rec.free;
             while rest != 0 {
                 let j = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
                 let (cap, hull) = (step.caps[j], step.hull[j]);
+                let (here, later) = values.split_at(d);
                 let mut best = if hull & 1 != 0 { 0.0 } else { f64::NEG_INFINITY };
-                for (kk, &v) in values[..d].iter().enumerate() {
+                for (kk, &v) in here.iter().enumerate() {
                     if hull & (1 << (1 + kk)) != 0 {
                         best = best.max(cap * v);
                     }
                 }
-                values = &values[d..];
+                values = later;
                 upper += best;
             }
-            if upper < -step.slack(ineq, rel) {
+            if upper < -slack {
                 return false;
             }
         }

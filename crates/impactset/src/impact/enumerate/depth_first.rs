@@ -19,6 +19,11 @@ impl StepEnumerator {
         let rows2 = 2 * red.dim;
         let all = low_bits(red.m);
         sc.cache.start();
+        // Every pruning test's slack (the step's scales are fixed).
+        let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..red.m]);
+        for (slack, ineq) in sc.slack.iter_mut().zip(&red.table.inequalities) {
+            *slack = step.slack(ineq, PRUNE);
+        }
         sc.hull[..red.m].iter_mut().for_each(|h| *h = u64::MAX);
         // The root's constants: x = 0, u⁺ = u.
         let root = &mut sc.consts[..rows2];
@@ -48,7 +53,7 @@ impl StepEnumerator {
                         let src = &sc.consts[..rows2];
                         FixedCache::constants(red, rec, i, mode, sc.caps[i], src, dst, rows, &mut sc.e, false);
                     }
-                    let keep = !rec.regular || FixedCache::may_hold(red, rec, 0, dst, &step, PRUNE);
+                    let keep = !rec.regular || sc.cache.may_hold(red, rec, 0, dst, &step, &sc.slack);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
                         count += 1;
@@ -126,12 +131,13 @@ impl StepEnumerator {
                 sc.hull[next * m + depth] = mode.vertices;
             }
             let step = self.step_data(&sc.u, &sc.caps, &sc.hull[next * m..(next + 1) * m]);
+            let (cache, slack) = (&sc.cache, &sc.slack[..]);
             let others_hold =
-                |child: &[f64]| rec.other_checks().all(|k| FixedCache::may_hold(red, rec, k, child, &step, PRUNE));
+                |child: &[f64]| rec.other_checks().all(|k| cache.may_hold(red, rec, k, child, &step, slack));
             let feasible = if depth == 0 || !fixed {
-                (!fixed || FixedCache::may_hold(red, rec, 0, child, &step, PRUNE)) && others_hold(child)
+                (!fixed || cache.may_hold(red, rec, 0, child, &step, slack)) && others_hold(child)
             } else {
-                FixedCache::may_hold(red, rec, 0, child, &step, PRUNE) && {
+                cache.may_hold(red, rec, 0, child, &step, slack) && {
                     let rest = low_bits(m) & !(1 << depth);
                     FixedCache::constants(red, rec, depth, mode, cap, parent, child, rest, &mut sc.e, true);
                     others_hold(child)
@@ -246,6 +252,7 @@ fn filter_free_modes(
         caps,
         choice,
         max_modes,
+        slack,
         ..
     } = sc;
     let (m, rows2, mm, next) = (red.m, 2 * red.dim, *max_modes, depth + 1);
@@ -271,9 +278,9 @@ fn filter_free_modes(
                 !rec.regular || {
                     let probe = &mut probe_consts[..];
                     FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, 1 << j, e, false);
-                    FixedCache::may_hold(red, rec, 0, probe, &step, PRUNE) && {
+                    cache.may_hold(red, rec, 0, probe, &step, slack) && {
                         FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, rows, e, true);
-                        rec.other_checks().all(|k| FixedCache::may_hold(red, rec, k, probe, &step, PRUNE))
+                        rec.other_checks().all(|k| cache.may_hold(red, rec, k, probe, &step, slack))
                     }
                 }
             };

@@ -252,6 +252,9 @@ struct Scratch {
     cache: FixedCache,
     /// The solved mode equations of the last fix.
     e: [f64; 3],
+    /// The pruning slack of each inequality of the mode table in this step
+    /// ([`StepData::slack`] with [`PRUNE`]).
+    slack: Vec<f64>,
     /// Modes still admissible at each search depth `l` (level 0: after the
     /// root filter): contact `i`'s are
     /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
@@ -372,6 +375,7 @@ impl StepEnumerator {
                 slots: vec![FixedCache::root(); m + 1],
                 cache: FixedCache::new(&reduced, options.cache_bytes),
                 e: [0.0; 3],
+                slack: vec![0.0; reduced.table.inequalities.len()],
                 allowed: vec![0; (m + 1) * m * max_modes],
                 allowed_count: vec![0; (m + 1) * m],
                 max_modes,
