@@ -181,7 +181,32 @@ impl FixedCache {
     /// `tableau`: the record's children will be needed (it keeps its
     /// tableau).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub fn child(
+        &mut self,
+        red: &Reduced,
+        parent: Slot,
+        i: usize,
+        g: usize,
+        choice: &[usize],
+        tableau: bool,
+        scratch: usize,
+    ) -> Slot {
+        // The common case first: in the tree, with what is needed.
+        if let Slot::Tree(p) = parent {
+            let k = self.tree[p as usize].children[g];
+            if k != NONE && !(tableau && self.tree[k as usize].tableau.is_empty()) {
+                return Slot::Tree(k);
+            }
+        }
+        self.child_slow(red, parent, i, g, choice, tableau, scratch)
+    }
+
+    /// [`child`](Self::child) when the record is not in the tree or lacks
+    /// its tableau.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn child_slow(
         &mut self,
         red: &Reduced,
         parent: Slot,

@@ -107,7 +107,9 @@ impl StepEnumerator {
             }
             sc.choice[depth] = global;
             // The next level's domains and hulls start as this level's.
-            sc.hull.copy_within(depth * m..next * m, next * m);
+            for j in 0..m {
+                sc.hull[next * m + j] = sc.hull[depth * m + j];
+            }
             let slot = sc.cache.child(red, sc.slots[depth], depth, global, &sc.choice, next < m, next);
             sc.slots[next] = slot;
             let rec = sc.cache.get(slot);
