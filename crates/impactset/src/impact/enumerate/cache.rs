@@ -29,6 +29,13 @@ use super::tableau::{Reduced, StepData, low_bits};
 const NONE: u32 = u32::MAX;
 
 /// Contact `i` fixed in one mode on a node's tableau (see the module docs).
+/// Its numbers lie in one run of `f64` (in the tree's store, or in a
+/// scratch record's own): `R` (`q × q`, row-major), then per tableau row the
+/// shift and `y_0..y_q` (stride `1 + q`), then the bounds' values: per
+/// check (contact `i` first when regular, then the parent's eliminated
+/// contacts, highest first), inequality, free contact `j` (ascending) and
+/// direction `k`, `a_0 + μ_j d_kᵀ a_t`, `a` the inequality's coefficients
+/// on `x_j` (its value at the vertex `h p_j (1, μ_j d_k)` per unit cap).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Fixed {
     /// Whether the mode block `R` was regular (otherwise the contact is
@@ -36,24 +43,16 @@ pub(super) struct Fixed {
     pub regular: bool,
     /// `q`, the mode's parameters.
     q: usize,
-    /// `R`, row-major `q × q`.
-    r: [f64; 9],
-    /// Per tableau row: the shift, then `y_0..y_q` (stride `1 + q`).
-    rows: Vec<f64>,
     /// The contacts free in the bounds (the parent's free ones, less `i`
     /// when regular).
     free: u64,
-    /// The contacts fixed and eliminated (the parent's, and `i` when
-    /// regular).
+    /// The fixed and eliminated contacts: the parent's, and the node's
+    /// (the parent's and `i` when regular).
+    parent_eliminated: u64,
     eliminated: u64,
-    /// The contacts whose inequalities the node tests, in order, with their
-    /// global mode and the offset of their values in `bounds`: `i` first
-    /// when regular, then the parent's eliminated contacts, highest first.
-    checks: Vec<(usize, usize, usize)>,
-    /// Per check, inequality, free contact `j` (ascending) and direction
-    /// `k`: `a_0 + μ_j d_kᵀ a_t`, `a` the inequality's coefficients on `x_j`
-    /// (its value at the vertex `h p_j (1, μ_j d_k)` per unit cap).
-    bounds: Vec<f64>,
+    /// Where the record's numbers start in the tree's store, and how many.
+    at: usize,
+    len: usize,
     /// The tableau (constant column zero), when the node's children are
     /// computed from it; empty otherwise.
     tableau: Vec<f64>,
@@ -64,17 +63,18 @@ pub(super) struct Fixed {
 
 impl Fixed {
     fn bytes(&self) -> usize {
-        std::mem::size_of::<Self>()
-            + 8 * (self.rows.capacity() + self.bounds.capacity() + self.tableau.capacity())
-            + 4 * self.children.capacity()
-            + std::mem::size_of::<(usize, usize, usize)>() * self.checks.capacity()
+        std::mem::size_of::<Self>() + 8 * (self.len + self.tableau.capacity()) + 4 * self.children.capacity()
     }
+}
 
-    /// The checks of the parent's eliminated contacts (all but the first
-    /// when regular).
-    pub fn other_checks(&self) -> std::ops::Range<usize> {
-        usize::from(self.regular)..self.checks.len()
-    }
+/// A record and its numbers.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct View<'a> {
+    pub regular: bool,
+    q: usize,
+    free: u64,
+    parent_eliminated: u64,
+    data: &'a [f64],
 }
 
 /// Where a record is: in the tree, or in a scratch record (level `1..=m`
@@ -88,19 +88,23 @@ pub(super) enum Slot {
 /// The tree of [`Fixed`] records of one enumerator (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub(super) struct FixedCache {
-    /// Records in use are `tree[..used]` (`tree[0]` is the root); the rest
-    /// keep their buffers for reuse.
+    /// Records (`tree[0]` is the root).
     tree: Vec<Fixed>,
-    used: usize,
+    /// The numbers of the records in the tree, one run each.
+    store: Vec<f64>,
     bytes: usize,
     limit: usize,
     full: bool,
     scratch: Vec<Fixed>,
+    /// The numbers of each scratch record.
+    scratch_data: Vec<Vec<f64>>,
     /// Per (global) inequality, the tableau rows of its terms
     /// ([`Inequality::terms`](super::modes::Inequality::terms)).
     term_rows: Vec<[u32; 6]>,
-    /// A tableau buffer for records kept without one.
+    /// A tableau buffer for records kept without one, and one for a
+    /// record's numbers.
     tmp: Vec<f64>,
+    buf: Vec<f64>,
     eq: Vec<f64>,
     r: Vec<f64>,
 }
@@ -132,12 +136,14 @@ impl FixedCache {
         FixedCache {
             term_rows,
             tree: vec![root],
-            used: 1,
+            store: Vec::new(),
             bytes,
             limit,
             full: false,
             scratch: vec![Fixed::default(); red.m + 2],
+            scratch_data: vec![Vec::new(); red.m + 2],
             tmp: vec![0.0; red.tableau_len()],
+            buf: Vec::new(),
             eq: vec![0.0; 3 * red.stride()],
             r: vec![0.0; 9],
         }
@@ -159,19 +165,24 @@ impl FixedCache {
     pub fn start(&mut self) {
         if self.full {
             self.full = false;
-            self.used = 1;
+            self.tree.truncate(1);
+            self.store.clear();
             self.bytes = self.tree[0].bytes();
             self.tree[0].children.iter_mut().for_each(|c| *c = NONE);
         }
     }
 
     /// The record in `slot`.
-    #[inline]
-    pub fn get(&self, slot: Slot) -> &Fixed {
-        match slot {
-            Slot::Tree(k) => &self.tree[k as usize],
-            Slot::Scratch(k) => &self.scratch[k],
-        }
+    #[inline(always)]
+    pub fn get(&self, slot: Slot) -> View<'_> {
+        let (rec, data) = match slot {
+            Slot::Tree(k) => {
+                let rec = &self.tree[k as usize];
+                (rec, &self.store[rec.at..rec.at + rec.len])
+            }
+            Slot::Scratch(k) => (&self.scratch[k], &self.scratch_data[k][..]),
+        };
+        View { regular: rec.regular, q: rec.q, free: rec.free, parent_eliminated: rec.parent_eliminated, data }
     }
 
     /// The record of contact `i` fixed in the global mode `g` on the node
@@ -219,52 +230,67 @@ impl FixedCache {
         if let Slot::Tree(p) = parent {
             let k = self.tree[p as usize].children[g];
             if k != NONE {
-                if tableau && self.tree[k as usize].tableau.is_empty() {
-                    let (head, tail) = self.tree.split_at_mut(k as usize);
-                    let child = &mut tail[0];
-                    let before = child.bytes();
-                    child.tableau.resize(red.tableau_len(), 0.0);
-                    child.children.resize(red.table.modes.len(), NONE);
-                    Self::compute_tableau(red, &head[p as usize], i, g, &mut child.tableau, &mut self.eq, &mut self.r);
-                    self.bytes += child.bytes() - before;
-                    self.full |= self.bytes > self.limit;
-                }
+                // In the tree without its tableau.
+                let (head, tail) = self.tree.split_at_mut(k as usize);
+                let child = &mut tail[0];
+                let before = child.bytes();
+                child.tableau.resize(red.tableau_len(), 0.0);
+                child.children.resize(red.table.modes.len(), NONE);
+                Self::compute_tableau(red, &head[p as usize], i, g, &mut child.tableau, &mut self.eq, &mut self.r);
+                self.bytes += child.bytes() - before;
+                self.full |= self.bytes > self.limit;
                 return Slot::Tree(k);
             }
             if !self.full {
-                let k = self.used;
-                if k == self.tree.len() {
-                    self.tree.push(Fixed::default());
-                }
-                self.used += 1;
-                let (head, tail) = self.tree.split_at_mut(k);
-                let rec = &mut tail[0];
+                let k = self.tree.len();
+                let mut rec = Fixed::default();
+                let parent = &self.tree[p as usize];
                 Self::compute(
                     red,
-                    &head[p as usize],
+                    parent,
                     i,
                     g,
                     choice,
                     tableau,
-                    rec,
+                    &mut rec,
+                    &mut self.buf,
                     &mut self.tmp,
                     &mut self.eq,
                     &mut self.r,
                 );
+                rec.at = self.store.len();
+                rec.len = self.buf.len();
+                self.store.extend_from_slice(&self.buf);
+                self.bytes += rec.bytes();
+                self.tree.push(rec);
                 self.tree[p as usize].children[g] = k as u32;
-                self.bytes += self.tree[k].bytes();
                 self.full = self.bytes > self.limit;
                 return Slot::Tree(k as u32);
             }
         }
         let mut rec = std::mem::take(&mut self.scratch[scratch]);
+        let mut data = std::mem::take(&mut self.scratch_data[scratch]);
         let parent = match parent {
             Slot::Tree(p) => &self.tree[p as usize],
             Slot::Scratch(k) => &self.scratch[k],
         };
-        Self::compute(red, parent, i, g, choice, tableau, &mut rec, &mut self.tmp, &mut self.eq, &mut self.r);
+        Self::compute(
+            red,
+            parent,
+            i,
+            g,
+            choice,
+            tableau,
+            &mut rec,
+            &mut data,
+            &mut self.tmp,
+            &mut self.eq,
+            &mut self.r,
+        );
         rec.children.clear();
+        rec.len = data.len();
         self.scratch[scratch] = rec;
+        self.scratch_data[scratch] = data;
         Slot::Scratch(scratch)
     }
 
@@ -289,7 +315,8 @@ impl FixedCache {
         regular
     }
 
-    /// Computes the record of contact `i` fixed in mode `g` on `parent`.
+    /// Computes the record of contact `i` fixed in mode `g` on `parent`;
+    /// its numbers into `data`.
     #[allow(clippy::too_many_arguments)]
     fn compute(
         red: &Reduced,
@@ -299,68 +326,65 @@ impl FixedCache {
         choice: &[usize],
         keep_tableau: bool,
         rec: &mut Fixed,
-        tmp: &mut Vec<f64>,
+        data: &mut Vec<f64>,
+        tmp: &mut [f64],
         eq: &mut [f64],
         r: &mut [f64],
     ) {
         let (len, st, dim, s) = (red.tableau_len(), red.stride(), red.dim, red.s);
         let mode = &red.table.modes[g];
         let q = mode.params;
+        rec.children.clear();
         if keep_tableau {
             rec.tableau.resize(len, 0.0);
-            rec.children.clear();
             rec.children.resize(red.table.modes.len(), NONE);
         } else {
             rec.tableau.clear();
-            rec.children.clear();
         }
         let tab = if keep_tableau { &mut rec.tableau[..] } else { &mut tmp[..len] };
         let regular = Self::compute_tableau(red, parent, i, g, tab, eq, r);
         rec.regular = regular;
         rec.q = q;
-        // The substitution of each row, from the parent's tableau.
+        let parent_eliminated = parent.eliminated;
+        rec.parent_eliminated = parent_eliminated;
+        rec.eliminated = if regular { parent_eliminated | (1 << i) } else { parent_eliminated };
+        // The substitution of each row, from the parent's tableau, after
+        // room for R.
+        data.clear();
+        data.resize(q * q, 0.0);
         let l0 = i * s;
-        rec.rows.clear();
         for row in 0..2 * dim {
             let src = &parent.tableau[row * st + l0..row * st + l0 + s];
             let (shift, y) = red.substitution(src, mode);
-            rec.rows.push(shift);
-            rec.rows.extend_from_slice(&y[..q]);
+            data.push(shift);
+            data.extend_from_slice(&y[..q]);
         }
         // R as the elimination builds it: −C applied to contact i's u⁺ rows'
         // coefficients of y, negated.
-        rec.r = [0.0; 9];
         for k in 0..q {
             let mut e = [0.0; 3];
             for c in 0..s {
                 let ck = mode.rows[k][c];
                 if ck != 0.0 {
-                    let y = &rec.rows[(dim + l0 + c) * (1 + q) + 1..][..q];
+                    let at = q * q + (dim + l0 + c) * (1 + q) + 1;
                     for kk in 0..q {
-                        e[kk] -= ck * y[kk];
+                        e[kk] -= ck * data[at + kk];
                     }
                 }
             }
             for kk in 0..q {
-                rec.r[k * q + kk] = -e[kk];
+                data[k * q + kk] = -e[kk];
             }
         }
         rec.free = if regular { parent.free & !(1 << i) } else { parent.free };
-        rec.eliminated = if regular { parent.eliminated | (1 << i) } else { parent.eliminated };
-        rec.checks.clear();
-        rec.bounds.clear();
         if regular {
-            rec.checks.push((i, g, 0));
+            red.bound_values(tab, i, mode, rec.free, data);
         }
-        let mut rest = parent.eliminated;
+        let mut rest = parent_eliminated;
         while rest != 0 {
             let c = 63 - rest.leading_zeros() as usize;
             rest &= !(1 << c);
-            rec.checks.push((c, choice[c], 0));
-        }
-        for check in &mut rec.checks {
-            check.2 = rec.bounds.len();
-            red.bound_values(tab, check.0, &red.table.modes[check.1], rec.free, &mut rec.bounds);
+            red.bound_values(tab, c, &red.table.modes[choice[c]], rec.free, data);
         }
     }
 
@@ -375,7 +399,7 @@ impl FixedCache {
     #[inline(always)]
     pub fn constants(
         red: &Reduced,
-        rec: &Fixed,
+        rec: View<'_>,
         i: usize,
         mode: &Mode,
         cap: f64,
@@ -406,7 +430,7 @@ impl FixedCache {
     fn constants_sq<const S: usize, const Q: usize>(
         (red, rec, i, mode, cap, src, dst, rows, e, resume): (
             &Reduced,
-            &Fixed,
+            View<'_>,
             usize,
             &Mode,
             f64,
@@ -420,7 +444,8 @@ impl FixedCache {
         let dim = red.dim;
         let stride = 1 + Q;
         let l0 = i * S;
-        let data = &rec.rows[..2 * dim * stride];
+        let (r_in, data) = rec.data.split_at(Q * Q);
+        let data = &data[..2 * dim * stride];
         if Q > 0 && !resume {
             // The equations C u⁺_i = 0 on the constants, solved with R.
             let mut own = [0.0; S];
@@ -438,7 +463,8 @@ impl FixedCache {
                 }
                 e[k] = v;
             }
-            let mut r = rec.r;
+            let mut r = [0.0; 9];
+            r[..Q * Q].copy_from_slice(r_in);
             let solved = solve_in_place(&mut r, Q, &mut e[..Q], 1, red.singular);
             debug_assert!(solved, "a regular record's block");
         }
@@ -464,32 +490,82 @@ impl FixedCache {
         }
     }
 
-    /// Whether every inequality of check `k` of `rec` can still hold for
-    /// some free impulses in the hulls of `step`, within the slack
-    /// `slack[g]` of each (global) inequality `g`, given the node's
-    /// constants `consts` (the same test as bounding each free contact's
-    /// term by its maximum over the hull's vertices, bit for bit).
+    /// Whether every inequality of contact `i` (fixed in `mode`, the record
+    /// `rec`'s own contact) can still hold for some free impulses in the
+    /// hulls of `step`, within the slack `slack[g]` of each (global)
+    /// inequality `g`, given the node's constants `consts` (the same test as
+    /// bounding each free contact's term by its maximum over the hull's
+    /// vertices, bit for bit).
     #[inline(always)]
-    pub fn may_hold(
+    pub fn own_may_hold(
         &self,
         red: &Reduced,
-        rec: &Fixed,
-        k: usize,
+        rec: View<'_>,
+        i: usize,
+        mode: &Mode,
         consts: &[f64],
         step: &StepData,
         slack: &[f64],
     ) -> bool {
-        let (i, g, at) = rec.checks[k];
-        let mode = &red.table.modes[g];
+        debug_assert!(rec.regular);
+        let values = &rec.data[rec.q * rec.q + 2 * red.dim * (1 + rec.q)..];
+        self.check(red, rec.free, values, i, mode, consts, step, slack).is_some()
+    }
+
+    /// [`own_may_hold`](Self::own_may_hold) for the parent's eliminated
+    /// contacts (`mode` the record's own, `choice` the global modes of the
+    /// path), highest first.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn others_may_hold(
+        &self,
+        red: &Reduced,
+        rec: View<'_>,
+        mode: &Mode,
+        choice: &[usize],
+        consts: &[f64],
+        step: &StepData,
+        slack: &[f64],
+    ) -> bool {
+        let mut values = &rec.data[rec.q * rec.q + 2 * red.dim * (1 + rec.q)..];
+        if rec.regular {
+            let per = rec.free.count_ones() as usize * red.directions.len();
+            values = &values[(mode.end_inequality - mode.first_inequality) * per..];
+        }
+        let mut rest = rec.parent_eliminated;
+        while rest != 0 {
+            let c = 63 - rest.leading_zeros() as usize;
+            rest &= !(1 << c);
+            match self.check(red, rec.free, values, c, &red.table.modes[choice[c]], consts, step, slack) {
+                Some(later) => values = later,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// The bounds of contact `i`'s inequalities (in `mode`) from the values
+    /// `values`: the values after them, or `None` when one cannot hold.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn check<'v>(
+        &self,
+        red: &Reduced,
+        free: u64,
+        mut values: &'v [f64],
+        i: usize,
+        mode: &Mode,
+        consts: &[f64],
+        step: &StepData,
+        slack: &[f64],
+    ) -> Option<&'v [f64]> {
         let d = red.directions.len();
-        let mut values = &rec.bounds[at..];
         let range = mode.first_inequality..mode.end_inequality;
-        for ((ineq, rows), &slack) in
-            red.table.inequalities[range.clone()].iter().zip(&self.term_rows[range.clone()]).zip(&slack[range])
-        {
+        let inequalities = red.table.inequalities[range.clone()].iter().zip(&self.term_rows[range.clone()]);
+        for ((ineq, rows), &slack) in inequalities.zip(&slack[range]) {
             let mut upper = ineq.terms().iter().zip(rows).fold(0.0, |v, (&(a, _), &row)| v + a * consts[row as usize]);
             upper += ineq.a0 * step.caps[i];
-            let mut rest = rec.free;
+            let mut rest = free;
             while rest != 0 {
                 let j = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
@@ -505,9 +581,9 @@ impl FixedCache {
                 upper += best;
             }
             if upper < -slack {
-                return false;
+                return None;
             }
         }
-        true
+        Some(values)
     }
 }

@@ -53,7 +53,7 @@ impl StepEnumerator {
                         let src = &sc.consts[..rows2];
                         FixedCache::constants(red, rec, i, mode, sc.caps[i], src, dst, rows, &mut sc.e, false);
                     }
-                    let keep = !rec.regular || sc.cache.may_hold(red, rec, 0, dst, &step, &sc.slack);
+                    let keep = !rec.regular || sc.cache.own_may_hold(red, rec, i, mode, dst, &step, &sc.slack);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
                         count += 1;
@@ -134,12 +134,11 @@ impl StepEnumerator {
             }
             let step = self.step_data(&sc.u, &sc.caps, &sc.hull[next * m..(next + 1) * m]);
             let (cache, slack) = (&sc.cache, &sc.slack[..]);
-            let others_hold =
-                |child: &[f64]| rec.other_checks().all(|k| cache.may_hold(red, rec, k, child, &step, slack));
+            let others_hold = |child: &[f64]| cache.others_may_hold(red, rec, mode, &sc.choice, child, &step, slack);
             let feasible = if depth == 0 || !fixed {
-                (!fixed || cache.may_hold(red, rec, 0, child, &step, slack)) && others_hold(child)
+                (!fixed || cache.own_may_hold(red, rec, depth, mode, child, &step, slack)) && others_hold(child)
             } else {
-                cache.may_hold(red, rec, 0, child, &step, slack) && {
+                cache.own_may_hold(red, rec, depth, mode, child, &step, slack) && {
                     let rest = low_bits(m) & !(1 << depth);
                     FixedCache::constants(red, rec, depth, mode, cap, parent, child, rest, &mut sc.e, true);
                     others_hold(child)
@@ -280,9 +279,9 @@ fn filter_free_modes(
                 !rec.regular || {
                     let probe = &mut probe_consts[..];
                     FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, 1 << j, e, false);
-                    cache.may_hold(red, rec, 0, probe, &step, slack) && {
+                    cache.own_may_hold(red, rec, j, mode_j, probe, &step, slack) && {
                         FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, rows, e, true);
-                        rec.other_checks().all(|k| cache.may_hold(red, rec, k, probe, &step, slack))
+                        cache.others_may_hold(red, rec, mode_j, choice, probe, &step, slack)
                     }
                 }
             };
