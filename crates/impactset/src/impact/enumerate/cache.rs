@@ -124,8 +124,9 @@ impl FixedCache {
         let mut term_rows = vec![[0; 6]; red.table.inequalities.len()];
         for i in 0..red.m {
             for mode in red.table.of(i) {
-                for g in mode.first_inequality..mode.end_inequality {
-                    for (row, &(_, index)) in term_rows[g].iter_mut().zip(red.table.inequalities[g].terms()) {
+                let range = mode.first_inequality..mode.end_inequality;
+                for (rows, ineq) in term_rows[range.clone()].iter_mut().zip(&red.table.inequalities[range]) {
+                    for (row, &(_, index)) in rows.iter_mut().zip(ineq.terms()) {
                         // x_i's coordinates, then u⁺_i's.
                         let at = if index < red.s { index } else { red.dim + index - red.s };
                         *row = (i * red.s + at) as u32;
@@ -453,15 +454,14 @@ impl FixedCache {
                 let row = dim + l0 + c;
                 *o = src[row] + cap * data[row * stride];
             }
-            for k in 0..Q {
+            for (ek, ck) in e.iter_mut().zip(&mode.rows).take(Q) {
                 let mut v = 0.0;
-                for (c, &o) in own.iter().enumerate() {
-                    let ck = mode.rows[k][c];
-                    if ck != 0.0 {
-                        v -= ck * o;
+                for (&c, &o) in ck.iter().zip(&own) {
+                    if c != 0.0 {
+                        v -= c * o;
                     }
                 }
-                e[k] = v;
+                *ek = v;
             }
             let mut r = [0.0; 9];
             r[..Q * Q].copy_from_slice(r_in);
@@ -496,6 +496,7 @@ impl FixedCache {
     /// inequality `g`, given the node's constants `consts` (the same test as
     /// bounding each free contact's term by its maximum over the hull's
     /// vertices, bit for bit).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn own_may_hold(
         &self,
