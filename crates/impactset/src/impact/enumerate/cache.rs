@@ -62,8 +62,9 @@ pub(super) struct Fixed {
 }
 
 impl Fixed {
+    /// Bytes of the record's own buffers.
     fn bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + 8 * (self.len + self.tableau.capacity()) + 4 * self.children.capacity()
+        8 * self.tableau.capacity() + 4 * self.children.capacity()
     }
 }
 
@@ -173,6 +174,11 @@ impl FixedCache {
         }
     }
 
+    /// Bytes held: the records' buffers, the store and the record list.
+    fn total(&self) -> usize {
+        self.bytes + 8 * self.store.capacity() + std::mem::size_of::<Fixed>() * self.tree.capacity()
+    }
+
     /// The record in `slot`.
     #[inline(always)]
     pub fn get(&self, slot: Slot) -> View<'_> {
@@ -239,7 +245,7 @@ impl FixedCache {
                 child.children.resize(red.table.modes.len(), NONE);
                 Self::compute_tableau(red, &head[p as usize], i, g, &mut child.tableau, &mut self.eq, &mut self.r);
                 self.bytes += child.bytes() - before;
-                self.full |= self.bytes > self.limit;
+                self.full |= self.total() > self.limit;
                 return Slot::Tree(k);
             }
             if !self.full {
@@ -265,7 +271,7 @@ impl FixedCache {
                 self.bytes += rec.bytes();
                 self.tree.push(rec);
                 self.tree[p as usize].children[g] = k as u32;
-                self.full = self.bytes > self.limit;
+                self.full = self.total() > self.limit;
                 return Slot::Tree(k as u32);
             }
         }

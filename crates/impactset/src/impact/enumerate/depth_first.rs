@@ -15,6 +15,9 @@ impl StepEnumerator {
     /// its surviving modes; it repeats while that tightens something (at most
     /// [`ROOT_ROUNDS`] rounds).
     pub(super) fn search(&mut self, ops: &ContactOperators, sc: &mut Scratch) {
+        if !sc.cached {
+            return self.search_direct(ops, sc);
+        }
         let red = &self.reduced;
         let rows2 = 2 * red.dim;
         let all = low_bits(red.m);
@@ -176,7 +179,7 @@ impl StepEnumerator {
     }
 
     /// A complete mode tuple: its solution, checked, rebuilt and deduplicated.
-    fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
+    pub(super) fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
         let red = &self.reduced;
         let (dim, m) = (red.dim, red.m);
         let mut step = self.step_data(&sc.u, &sc.caps, &sc.hull[..m]);
@@ -212,12 +215,12 @@ impl StepEnumerator {
 /// A search node: contacts `0..=depth` fixed, the tableau at level
 /// `depth + 1`.
 #[derive(Clone, Copy, Debug)]
-struct Node {
-    depth: usize,
+pub(super) struct Node {
+    pub depth: usize,
     /// Mode equations of the fixed contacts.
-    equations: usize,
+    pub equations: usize,
     /// Fixed contacts not eliminated (singular block), still free columns.
-    deferred: u64,
+    pub deferred: u64,
 }
 
 /// Forward checking at a surviving node: every admissible mode of every

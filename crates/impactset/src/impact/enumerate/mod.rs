@@ -120,6 +120,8 @@
 
 mod cache;
 mod depth_first;
+mod direct;
+mod direct_tableau;
 mod fallback;
 mod gauss;
 mod modes;
@@ -152,8 +154,10 @@ pub struct EnumeratorOptions {
     /// Bytes the enumerator may keep of the tableaux of the modes it fixes,
     /// from step to step (per enumerator, that is per thread; see
     /// `cache.rs`): once full, further nodes are computed without being
-    /// kept, and the next enumeration starts afresh. The results do not
-    /// depend on it. Default 32 MiB.
+    /// kept, and the next enumeration starts afresh. Records are kept only
+    /// when the search tree's records would fit twice this (not for four
+    /// spatial contacts), and never with `0`. The results do not depend on
+    /// it. Default 32 MiB.
     pub cache_bytes: usize,
 }
 
@@ -181,6 +185,9 @@ pub(crate) const SAME_DV: f64 = 1e-7;
 /// 64-bit masks); with more, every enumeration is the Lemke fallback alone
 /// (not exhaustive), and no search buffer is allocated.
 pub const MAX_SEARCH_CONTACTS: usize = 64;
+/// The most entries (`f64`) of the root filter's tableaux the direct search
+/// keeps from step to step (2 MiB).
+const ROOT_CACHE_LIMIT: usize = 1 << 18;
 /// Iterations of the SVD that gives `rank W` before it gives up (the same
 /// tolerance as nalgebra's `svd`, which would iterate without end on a
 /// matrix holding `inf`; `W` is finite, model.md §1, but a cap keeps any
@@ -252,6 +259,26 @@ struct Scratch {
     cache: FixedCache,
     /// The solved mode equations of the last fix.
     e: [f64; 3],
+    /// Whether the search keeps fixed-mode records (`cache.rs`); otherwise
+    /// it computes every tableau from its parent's (`direct.rs`) with the
+    /// buffers below.
+    cached: bool,
+    tableaux: Vec<f64>,
+    eq: Vec<f64>,
+    r: Vec<f64>,
+    /// A tableau for forward checking, and the columns a probe computes.
+    probe: Vec<f64>,
+    probe_cols: Vec<usize>,
+    /// The root tableau with one contact fixed in one mode, per global mode
+    /// index (the root filter's; contact 0's are reused by the search's
+    /// first level), and whether that mode's block was regular. With
+    /// `root_cached` every mode's tableau is kept, its columns other than
+    /// the constants (which depend on `W` and the mode alone) computed once,
+    /// when the enumerator is built; otherwise only contact 0's are kept and
+    /// each is computed in full on every step.
+    root_fixed: Vec<f64>,
+    root_regular: Vec<bool>,
+    root_cached: bool,
     /// The pruning slack of each inequality of the mode table in this step
     /// ([`StepData::slack`] with [`PRUNE`]).
     slack: Vec<f64>,
@@ -358,7 +385,19 @@ impl StepEnumerator {
         };
         let size = ops.layout().size();
         let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
-        let scratch = if !searchable {
+        // The records are kept when the whole tree of search nodes (at most
+        // Π modes per level) would fit twice the store: `cache_bytes` bounds
+        // what is kept, the estimate only decides whether keeping pays (the
+        // deep nodes of four spatial contacts could not be kept, and
+        // computing records that are not kept costs more than the direct
+        // search).
+        // (The library's own tests keep records whenever allowed, so that a
+        // small store fills and empties.)
+        let cached =
+            options.cache_bytes > 0 && (cfg!(test) || tree_estimate(&reduced) <= 2.0 * options.cache_bytes as f64);
+        let root_cached = !cached && reduced.table.modes.len() * reduced.tableau_len() <= ROOT_CACHE_LIMIT;
+        let root_modes = if root_cached { reduced.table.modes.len() } else { first_modes };
+        let mut scratch = if !searchable {
             Scratch {
                 u: vec![0.0; dim],
                 caps: vec![0.0; m],
@@ -373,9 +412,18 @@ impl StepEnumerator {
                 caps: vec![0.0; m],
                 consts: vec![0.0; (m + 1) * 2 * dim],
                 slots: vec![FixedCache::root(); m + 1],
-                cache: FixedCache::new(&reduced, options.cache_bytes),
+                cache: if cached { FixedCache::new(&reduced, options.cache_bytes) } else { FixedCache::default() },
                 e: [0.0; 3],
                 slack: vec![0.0; reduced.table.inequalities.len()],
+                cached,
+                tableaux: if cached { Vec::new() } else { vec![0.0; (m + 1) * reduced.tableau_len()] },
+                eq: if cached { Vec::new() } else { vec![0.0; 3 * reduced.stride()] },
+                r: vec![0.0; 9],
+                probe: if cached { Vec::new() } else { vec![0.0; reduced.tableau_len()] },
+                probe_cols: Vec::with_capacity(dim + 1),
+                root_fixed: if cached { Vec::new() } else { vec![0.0; root_modes * reduced.tableau_len()] },
+                root_regular: vec![false; root_modes],
+                root_cached,
                 allowed: vec![0; (m + 1) * m * max_modes],
                 allowed_count: vec![0; (m + 1) * m],
                 max_modes,
@@ -395,6 +443,9 @@ impl StepEnumerator {
                 cover: vec![0.0; size],
             }
         };
+        if searchable && root_cached {
+            scratch.cache_root_tableaux(&reduced);
+        }
         const RESERVED: usize = 16;
         StepEnumerator {
             reduced,
@@ -533,6 +584,37 @@ impl StepEnumerator {
             self.solutions.extend_from_slice(z);
             self.changes.extend_from_slice(dv);
             self.count += 1;
+        }
+    }
+}
+
+/// Bytes of the fixed-mode records of every search node of `red` (an upper
+/// estimate: probes share most of them).
+fn tree_estimate(red: &Reduced) -> f64 {
+    let (dim, modes) = (red.dim as f64, red.table.modes.len() as f64);
+    let leaf = 8.0 * (6.0 * dim + 9.0 + 32.0) + 128.0;
+    let inner = leaf + 8.0 * red.tableau_len() as f64 + 4.0 * modes;
+    let (mut nodes, mut bytes) = (1.0, 0.0);
+    for i in 0..red.m {
+        nodes *= red.table.of(i).len() as f64;
+        bytes += nodes * if i + 1 < red.m { inner } else { leaf };
+    }
+    bytes
+}
+
+impl Scratch {
+    /// Computes every root-filter tableau once ([`Scratch::root_fixed`]):
+    /// its columns other than the constants do not depend on `u` or the caps
+    /// (taken as zero here), so each step needs only its constants.
+    fn cache_root_tableaux(&mut self, red: &Reduced) {
+        let len = red.tableau_len();
+        let root = &mut self.tableaux[..len];
+        red.init_tableau(&vec![0.0; red.dim], root);
+        for (g, mode) in red.table.modes.iter().enumerate() {
+            let i = red.table.start.partition_point(|&start| start <= g) - 1;
+            let tab = &mut self.root_fixed[g * len..(g + 1) * len];
+            self.root_regular[g] =
+                red.fix(root, tab, 0, i, mode, 0.0, tableau::low_bits(red.m), &mut self.eq, &mut self.r, false);
         }
     }
 }

@@ -164,7 +164,7 @@ impl Reduced {
     /// Calls `f` on each tableau row of the contacts in the bit set `rows`:
     /// their `x` rows, then their `u⁺` rows.
     #[inline(always)]
-    fn for_rows(&self, rows: u64, mut f: impl FnMut(usize)) {
+    pub(super) fn for_rows(&self, rows: u64, mut f: impl FnMut(usize)) {
         let (s, dim) = (self.s, self.dim);
         let rows = rows & low_bits(self.m);
         for half in [0, dim] {
@@ -423,7 +423,7 @@ pub(super) fn low_bits(k: usize) -> u64 {
 /// in contact `i`'s columns and its constant: the row's new constant
 /// `konst + cap · (row_i · x₀)` and the coefficients of `y`.
 #[inline(always)]
-fn substitute<const S: usize>(row: &[f64], konst: f64, mode: &Mode, cap: f64) -> (f64, [f64; 3]) {
+pub(super) fn substitute<const S: usize>(row: &[f64], konst: f64, mode: &Mode, cap: f64) -> (f64, [f64; 3]) {
     let (shift, y) = substitution::<S>(row, mode);
     (konst + cap * shift, y)
 }

@@ -479,9 +479,10 @@ fn ramone_all_is_complete_without_fallback() {
 }
 
 /// The fixed-mode records kept from step to step change nothing: an
-/// enumerator that keeps them, one that keeps none (every node computed
-/// afresh) and one whose small store fills and is emptied again and again
-/// return the same solutions bit for bit, with the same node counts.
+/// enumerator that keeps them, one that keeps none (the direct search, every
+/// tableau computed from its parent's) and one whose small store fills and
+/// is emptied again and again return the same solutions bit for bit, with
+/// the same node counts.
 #[test]
 fn kept_records_give_bit_identical_results() {
     let mut rng = ChaCha8Rng::seed_from_u64(29);
