@@ -54,15 +54,19 @@
 //! every accepted leaf is checked on `u⁺ = u + W x` recomputed from the data.
 //!
 //! Shortcuts that change no value (the elimination's rows are independent,
-//! and so are its columns: pivots are chosen on the mode block alone): the
-//! root filter's tableaux are computed once per enumerator except for their
-//! constants (the other columns depend on `W` and the mode only); the first
-//! search level copies those of contact 0's modes; fixing the last contact
-//! with none deferred computes only the tableau's constants (the only column
-//! read below it); a forward-checking probe computes only the rows and
-//! columns its bounds read; and a node or probe computes the rows of the
-//! contact just fixed first, the others only when that contact's
-//! inequalities may hold.
+//! and so are its columns: pivots are chosen on the mode block alone): a
+//! node's tableau apart from its constant column depends on `W` and the
+//! modes fixed so far only, so the enumerator keeps, per mode prefix and
+//! from step to step, what fixing a mode needs of it (each row's
+//! substitution, the mode block, the bounds' per-vertex values; `cache.rs`,
+//! bounded by [`EnumeratorOptions::cache_bytes`]), and a step computes only
+//! the constants and the bounds from them; a node or probe computes the rows
+//! of the contact just fixed first, the others only when that contact's
+//! inequalities may hold. Where the whole tree of records could not be kept
+//! (four spatial contacts), the search computes each tableau from its
+//! parent's instead (`direct.rs`: the root filter's tableaux computed once
+//! except for their constants, probes computing only the rows and columns
+//! their bounds read, the last contact only the constants).
 //!
 //! # Order
 //!
