@@ -2,6 +2,7 @@
 //! nodes with pruning and forward checking, leaves (see the module docs of
 //! `enumerate` and `tableau.rs` for the tableau and the bounds).
 
+use super::cache::FixedCache;
 use super::tableau::{Reduced, StepData, StepScales, low_bits};
 use super::{ACCEPT, PRUNE, ROOT_ROUNDS, Scratch, StepEnumerator};
 use crate::problem::ContactOperators;
@@ -14,13 +15,24 @@ impl StepEnumerator {
     /// its surviving modes; it repeats while that tightens something (at most
     /// [`ROOT_ROUNDS`] rounds).
     pub(super) fn search(&mut self, ops: &ContactOperators, sc: &mut Scratch) {
+        if !sc.cached {
+            return self.search_direct(ops, sc);
+        }
         let red = &self.reduced;
-        let len = red.tableau_len();
+        let rows2 = 2 * red.dim;
         let all = low_bits(red.m);
+        sc.cache.start();
+        // Every pruning test's slack (the step's scales are fixed).
+        let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..red.m]);
+        for (slack, ineq) in sc.slack.iter_mut().zip(&red.table.inequalities) {
+            *slack = step.slack(ineq, PRUNE);
+        }
         sc.hull[..red.m].iter_mut().for_each(|h| *h = u64::MAX);
-        let (root, rest) = sc.tableaux.split_at_mut(len);
-        let (eq, r) = (&mut sc.eq, &mut sc.r);
-        red.init_tableau(&sc.u, root);
+        // The root's constants: x = 0, u⁺ = u.
+        let root = &mut sc.consts[..rows2];
+        root[..red.dim].iter_mut().for_each(|v| *v = 0.0);
+        root[red.dim..].copy_from_slice(&sc.u);
+        sc.slots[0] = FixedCache::root();
         for _ in 0..ROOT_ROUNDS {
             let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..red.m]);
             let mut changed = false;
@@ -29,24 +41,22 @@ impl StepEnumerator {
                 let mut hull = 0;
                 for (k, mode) in red.table.of(i).iter().enumerate() {
                     let g = red.table.start[i] + k;
+                    let slot =
+                        sc.cache.child(red, FixedCache::root(), i, g, &sc.choice, i == 0 && red.m > 1, red.m + 1);
+                    let rec = sc.cache.get(slot);
                     // Only contact i's rows are read, except for contact 0's
-                    // tableaux: the search's first level fixes the same modes
-                    // on the same root and reuses them.
-                    let rows = if i == 0 { all } else { 1 << i };
-                    let (tab, fixed) = if sc.root_cached {
-                        let tab = &mut sc.root_fixed[g * len..(g + 1) * len];
-                        let fixed =
-                            sc.root_regular[g] && red.fix_constants(root, tab, i, mode, sc.caps[i], rows, eq, r, false);
-                        (&*tab, fixed)
+                    // constants: the search's first level fixes the same
+                    // modes on the same root and reuses them.
+                    let (rows, dst) = if i == 0 {
+                        (all, &mut sc.root_consts[k * rows2..(k + 1) * rows2])
                     } else {
-                        let tab = if i == 0 { &mut sc.root_fixed[k * len..(k + 1) * len] } else { &mut rest[..len] };
-                        let fixed = red.fix(root, tab, 0, i, mode, sc.caps[i], rows, eq, r, false);
-                        if i == 0 {
-                            sc.root_regular[k] = fixed;
-                        }
-                        (&*tab, fixed)
+                        (1 << i, &mut sc.probe_consts[..])
                     };
-                    let keep = !fixed || red.may_hold(tab, i, mode, all & !(1 << i), &step, PRUNE);
+                    if rec.regular {
+                        let src = &sc.consts[..rows2];
+                        FixedCache::constants(red, rec, i, mode, sc.caps[i], src, dst, rows, &mut sc.e, false);
+                    }
+                    let keep = !rec.regular || sc.cache.own_may_hold(red, rec, i, mode, dst, &step, &sc.slack);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
                         count += 1;
@@ -82,9 +92,8 @@ impl StepEnumerator {
             self.leaf(ops, sc, deferred == 0);
             return;
         }
-        let (len, s, mm) = (red.tableau_len(), red.s, sc.max_modes);
+        let (rows2, mm) = (2 * red.dim, sc.max_modes);
         let next = depth + 1;
-        let unfixed = low_bits(m) & !low_bits(next);
         for a in 0..sc.allowed_count[depth * m + depth] {
             let global = sc.allowed[(depth * m + depth) * mm + a];
             self.nodes += 1;
@@ -101,49 +110,40 @@ impl StepEnumerator {
             }
             sc.choice[depth] = global;
             // The next level's domains and hulls start as this level's.
-            sc.hull.copy_within(depth * m..next * m, next * m);
-            let (parent, child) = sc.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
-            let from = (depth * s).min(deferred.trailing_zeros() as usize * s);
+            for j in 0..m {
+                sc.hull[next * m + j] = sc.hull[depth * m + j];
+            }
+            let slot = sc.cache.child(red, sc.slots[depth], depth, global, &sc.choice, next < m, next);
+            sc.slots[next] = slot;
+            let rec = sc.cache.get(slot);
+            let (parent, child) = sc.consts[depth * rows2..(depth + 2) * rows2].split_at_mut(rows2);
             let mut deferred_here = deferred;
+            let fixed = rec.regular;
+            let cap = sc.caps[depth];
             // Below the first level, the contact just fixed gets its rows
             // first: it is the likeliest to fail, and the other rows are
             // computed only when it may hold.
-            let constants_only = next == m && deferred == 0;
-            let fixed = if depth == 0 {
+            if depth == 0 {
                 // Computed by the root filter (same tableau, mode and cap).
                 let k = global - red.table.start[0];
-                child.copy_from_slice(&sc.root_fixed[k * len..(k + 1) * len]);
-                sc.root_regular[k]
-            } else if constants_only {
-                // Nothing stays free: only the constants are read below.
-                red.fix_constants(parent, child, depth, mode, sc.caps[depth], 1 << depth, &mut sc.eq, &mut sc.r, false)
-            } else {
-                red.fix(parent, child, from, depth, mode, sc.caps[depth], 1 << depth, &mut sc.eq, &mut sc.r, false)
-            };
+                child.copy_from_slice(&sc.root_consts[k * rows2..(k + 1) * rows2]);
+            } else if fixed {
+                FixedCache::constants(red, rec, depth, mode, cap, parent, child, 1 << depth, &mut sc.e, false);
+            }
             if !fixed {
                 child.copy_from_slice(parent);
                 deferred_here |= 1 << depth;
                 sc.hull[next * m + depth] = mode.vertices;
             }
-            let free = unfixed | deferred_here;
             let step = self.step_data(&sc.u, &sc.caps, &sc.hull[next * m..(next + 1) * m]);
-            let others_hold = |child: &[f64]| {
-                (0..depth).rev().filter(|&i| deferred_here & (1 << i) == 0).all(|i| {
-                    let mode = &red.table.modes[sc.choice[i]];
-                    red.may_hold(child, i, mode, free, &step, PRUNE)
-                })
-            };
+            let (cache, slack) = (&sc.cache, &sc.slack[..]);
+            let others_hold = |child: &[f64]| cache.others_may_hold(red, rec, mode, &sc.choice, child, &step, slack);
             let feasible = if depth == 0 || !fixed {
-                (!fixed || red.may_hold(child, depth, mode, free, &step, PRUNE)) && others_hold(child)
+                (!fixed || cache.own_may_hold(red, rec, depth, mode, child, &step, slack)) && others_hold(child)
             } else {
-                red.may_hold(child, depth, mode, free, &step, PRUNE) && {
-                    let (rest, cap) = (low_bits(m) & !(1 << depth), sc.caps[depth]);
-                    let (eq, r) = (&mut sc.eq, &mut sc.r);
-                    if constants_only {
-                        red.fix_constants(parent, child, depth, mode, cap, rest, eq, r, true);
-                    } else {
-                        red.fix(parent, child, from, depth, mode, cap, rest, eq, r, true);
-                    }
+                cache.own_may_hold(red, rec, depth, mode, child, &step, slack) && {
+                    let rest = low_bits(m) & !(1 << depth);
+                    FixedCache::constants(red, rec, depth, mode, cap, parent, child, rest, &mut sc.e, true);
                     others_hold(child)
                 }
             };
@@ -179,16 +179,13 @@ impl StepEnumerator {
     }
 
     /// A complete mode tuple: its solution, checked, rebuilt and deduplicated.
-    fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
+    pub(super) fn leaf(&mut self, ops: &ContactOperators, sc: &mut Scratch, exact: bool) {
         let red = &self.reduced;
-        let (dim, st, m) = (red.dim, red.stride(), red.m);
+        let (dim, m) = (red.dim, red.m);
         let mut step = self.step_data(&sc.u, &sc.caps, &sc.hull[..m]);
         let mut solved = false;
         if exact {
-            let tab = &sc.tableaux[m * red.tableau_len()..(m + 1) * red.tableau_len()];
-            for r in 0..dim {
-                sc.x[r] = tab[r * st + dim];
-            }
+            sc.x.copy_from_slice(&sc.consts[2 * m * dim..2 * m * dim + dim]);
             red.post_velocity(&sc.u, &sc.x, &mut sc.up);
             step.velocity_scale = red.leaf_velocity_scale(&step, &sc.x);
             solved = red.equation_residual(&sc.choice, &sc.up, &step) <= ACCEPT;
@@ -218,20 +215,21 @@ impl StepEnumerator {
 /// A search node: contacts `0..=depth` fixed, the tableau at level
 /// `depth + 1`.
 #[derive(Clone, Copy, Debug)]
-struct Node {
-    depth: usize,
+pub(super) struct Node {
+    pub depth: usize,
     /// Mode equations of the fixed contacts.
-    equations: usize,
+    pub equations: usize,
     /// Fixed contacts not eliminated (singular block), still free columns.
-    deferred: u64,
+    pub deferred: u64,
 }
 
 /// Forward checking at a surviving node: every admissible mode of every
-/// unfixed contact `j` is fixed alone on the node's tableau (into the probe
-/// tableau, only the entries the bounds read: [`Reduced::fix_probe`]) and kept
-/// when `j`'s inequalities and those of every fixed, eliminated contact may
-/// still hold (and the mode equations so far, those of the fixed contacts plus
-/// `j`'s, do not exceed `rank W`). A mode whose block is singular is kept.
+/// unfixed contact `j` is fixed alone on the node's tableau (only the
+/// constants the bounds read are computed, into the probe's: contact `j`'s
+/// rows and those of the fixed, eliminated contacts) and kept when `j`'s
+/// inequalities and those of every fixed, eliminated contact may still hold
+/// (and the mode equations so far, those of the fixed contacts plus `j`'s,
+/// do not exceed `rank W`). A mode whose block is singular is kept.
 /// Writes the next level's domains and hulls; returns `false` as soon as a
 /// contact has no mode left (or the budget is spent: each probe adds one to
 /// `nodes`).
@@ -245,59 +243,51 @@ fn filter_free_modes(
 ) -> bool {
     let Node { depth, equations, deferred } = node;
     let Scratch {
-        tableaux,
-        probe,
-        probe_cols,
+        consts,
+        probe_consts,
+        slots,
+        cache,
         allowed,
         allowed_count,
         hull,
         node_hull,
-        eq,
-        r,
+        e,
         u,
         caps,
         choice,
         max_modes,
+        slack,
         ..
     } = sc;
-    let (m, len, mm, next) = (red.m, red.tableau_len(), *max_modes, depth + 1);
-    let child = &tableaux[next * len..(next + 1) * len];
+    let (m, rows2, mm, next) = (red.m, 2 * red.dim, *max_modes, depth + 1);
+    let node_consts = &consts[next * rows2..(next + 1) * rows2];
     let hull_next = &mut hull[next * m..(next + 1) * m];
     // Bounds use the node's hulls, before filtering.
     node_hull.copy_from_slice(hull_next);
     let step = StepData { u, caps, hull: node_hull, velocity_scale, impulse_scale, normal_scale };
-    let free = (low_bits(m) & !low_bits(next)) | deferred;
     // The rows read: those of the probed contact and of the fixed,
     // eliminated contacts.
     let rows = low_bits(next) & !deferred;
     for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next) {
         let (mut count, mut vertices) = (0, 0);
-        let others = free & !(1 << j);
-        // The columns the probes' bounds read: the other free contacts' and
-        // the constant.
-        probe_cols.clear();
-        let mut rest = others;
-        while rest != 0 {
-            let c = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            probe_cols.extend(c * red.s..(c + 1) * red.s);
-        }
-        probe_cols.push(red.dim);
         for b in 0..allowed_count[depth * m + j] {
             let g = allowed[(depth * m + j) * mm + b];
             *nodes += 1;
             let mode_j = &red.table.modes[g];
-            let probe = &mut probe[..len];
             // Contact j's rows first; the fixed contacts' only when j's
             // inequalities may hold.
-            let keep = equations + mode_j.params <= red.rank
-                && (!red.fix_probe(child, probe, j, mode_j, caps[j], 1 << j, probe_cols, eq, r, false)
-                    || (red.may_hold(probe, j, mode_j, others, &step, PRUNE)
-                        && red.fix_probe(child, probe, j, mode_j, caps[j], rows, probe_cols, eq, r, true)
-                        && (0..=depth).rev().filter(|&i| deferred & (1 << i) == 0).all(|i| {
-                            let mode = &red.table.modes[choice[i]];
-                            red.may_hold(probe, i, mode, others, &step, PRUNE)
-                        })));
+            let keep = equations + mode_j.params <= red.rank && {
+                let slot = cache.child(red, slots[next], j, g, choice, false, m + 1);
+                let rec = cache.get(slot);
+                !rec.regular || {
+                    let probe = &mut probe_consts[..];
+                    FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, 1 << j, e, false);
+                    cache.own_may_hold(red, rec, j, mode_j, probe, &step, slack) && {
+                        FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, rows, e, true);
+                        cache.others_may_hold(red, rec, mode_j, choice, probe, &step, slack)
+                    }
+                }
+            };
             if keep {
                 allowed[(next * m + j) * mm + count] = g;
                 count += 1;

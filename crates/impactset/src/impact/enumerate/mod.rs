@@ -54,15 +54,19 @@
 //! every accepted leaf is checked on `u⁺ = u + W x` recomputed from the data.
 //!
 //! Shortcuts that change no value (the elimination's rows are independent,
-//! and so are its columns: pivots are chosen on the mode block alone): the
-//! root filter's tableaux are computed once per enumerator except for their
-//! constants (the other columns depend on `W` and the mode only); the first
-//! search level copies those of contact 0's modes; fixing the last contact
-//! with none deferred computes only the tableau's constants (the only column
-//! read below it); a forward-checking probe computes only the rows and
-//! columns its bounds read; and a node or probe computes the rows of the
-//! contact just fixed first, the others only when that contact's
-//! inequalities may hold.
+//! and so are its columns: pivots are chosen on the mode block alone): a
+//! node's tableau apart from its constant column depends on `W` and the
+//! modes fixed so far only, so the enumerator keeps, per mode prefix and
+//! from step to step, what fixing a mode needs of it (each row's
+//! substitution, the mode block, the bounds' per-vertex values; `cache.rs`,
+//! bounded by [`EnumeratorOptions::cache_bytes`]), and a step computes only
+//! the constants and the bounds from them; a node or probe computes the rows
+//! of the contact just fixed first, the others only when that contact's
+//! inequalities may hold. Where the whole tree of records could not be kept
+//! (four spatial contacts), the search computes each tableau from its
+//! parent's instead (`direct.rs`: the root filter's tableaux computed once
+//! except for their constants, probes computing only the rows and columns
+//! their bounds read, the last contact only the constants).
 //!
 //! # Order
 //!
@@ -118,7 +122,10 @@
 //! Nothing is allocated per call once the solution buffers have grown to the
 //! largest count seen.
 
+mod cache;
 mod depth_first;
+mod direct;
+mod direct_tableau;
 mod fallback;
 mod gauss;
 mod modes;
@@ -133,6 +140,7 @@ mod tests;
 use crate::lcp::LemkeWorkspace;
 use crate::problem::ContactOperators;
 
+use cache::{FixedCache, Slot};
 #[cfg(feature = "gpu")]
 pub(crate) use modes::{Normal, Tangential};
 use tableau::{Reduced, StepData, StepScales};
@@ -147,11 +155,19 @@ pub struct EnumeratorOptions {
     /// Lemke solves with pseudo-random covering vectors that complete a
     /// search cut short by the budget. Default `16`.
     pub fallback_solves: usize,
+    /// Bytes the enumerator may keep of the tableaux of the modes it fixes,
+    /// from step to step (per enumerator, that is per thread; see
+    /// `cache.rs`): once full, further nodes are computed without being
+    /// kept, and the next enumeration starts afresh. Records are kept only
+    /// when the search tree's records would fit twice this (not for four
+    /// spatial contacts), and never with `0`. The results do not depend on
+    /// it. Default 32 MiB.
+    pub cache_bytes: usize,
 }
 
 impl Default for EnumeratorOptions {
     fn default() -> Self {
-        EnumeratorOptions { node_budget: 100_000, fallback_solves: 16 }
+        EnumeratorOptions { node_budget: 100_000, fallback_solves: 16, cache_bytes: 32 << 20 }
     }
 }
 
@@ -173,8 +189,8 @@ pub(crate) const SAME_DV: f64 = 1e-7;
 /// 64-bit masks); with more, every enumeration is the Lemke fallback alone
 /// (not exhaustive), and no search buffer is allocated.
 pub const MAX_SEARCH_CONTACTS: usize = 64;
-/// The most entries (`f64`) of the root filter's tableaux kept from step to
-/// step (2 MiB; four spatial contacts with eight directions need 44 thousand).
+/// The most entries (`f64`) of the root filter's tableaux the direct search
+/// keeps from step to step (2 MiB).
 const ROOT_CACHE_LIMIT: usize = 1 << 18;
 /// Iterations of the SVD that gives `rank W` before it gives up (the same
 /// tolerance as nalgebra's `svd`, which would iterate without end on a
@@ -238,18 +254,22 @@ pub struct StepEnumerator {
 struct Scratch {
     u: Vec<f64>,
     caps: Vec<f64>,
+    /// The constant column of the tableau at each search depth
+    /// (`2D` entries per level; level 0 the root's).
+    consts: Vec<f64>,
+    /// The record of each level's tableau.
+    slots: Vec<Slot>,
+    /// The fixed-mode records (see `cache.rs`).
+    cache: FixedCache,
+    /// The solved mode equations of the last fix.
+    e: [f64; 3],
+    /// Whether the search keeps fixed-mode records (`cache.rs`); otherwise
+    /// it computes every tableau from its parent's (`direct.rs`) with the
+    /// buffers below.
+    cached: bool,
     tableaux: Vec<f64>,
     eq: Vec<f64>,
     r: Vec<f64>,
-    /// Modes still admissible at each search depth `l` (level 0: after the
-    /// root filter): contact `i`'s are
-    /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
-    allowed: Vec<usize>,
-    allowed_count: Vec<usize>,
-    max_modes: usize,
-    /// Per level and contact, the union of [`modes::Mode::vertices`] over its
-    /// allowed modes.
-    hull: Vec<u64>,
     /// A tableau for forward checking, and the columns a probe computes.
     probe: Vec<f64>,
     probe_cols: Vec<usize>,
@@ -263,6 +283,24 @@ struct Scratch {
     root_fixed: Vec<f64>,
     root_regular: Vec<bool>,
     root_cached: bool,
+    /// The pruning slack of each inequality of the mode table in this step
+    /// ([`StepData::slack`] with [`PRUNE`]).
+    slack: Vec<f64>,
+    /// Modes still admissible at each search depth `l` (level 0: after the
+    /// root filter): contact `i`'s are
+    /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
+    allowed: Vec<usize>,
+    allowed_count: Vec<usize>,
+    max_modes: usize,
+    /// Per level and contact, the union of [`modes::Mode::vertices`] over its
+    /// allowed modes.
+    hull: Vec<u64>,
+    /// The constants of a forward-checking probe (and of the root
+    /// filter's tableaux of contacts other than 0).
+    probe_consts: Vec<f64>,
+    /// The constants of the root filter's tableaux of contact 0, per mode:
+    /// the search's first level reuses them.
+    root_consts: Vec<f64>,
     /// The hulls of the node being forward-checked.
     node_hull: Vec<u64>,
     next_hull: Vec<u64>,
@@ -351,7 +389,17 @@ impl StepEnumerator {
         };
         let size = ops.layout().size();
         let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
-        let root_cached = reduced.table.modes.len() * reduced.tableau_len() <= ROOT_CACHE_LIMIT;
+        // The records are kept when the whole tree of search nodes (at most
+        // Π modes per level) would fit twice the store: `cache_bytes` bounds
+        // what is kept, the estimate only decides whether keeping pays (the
+        // deep nodes of four spatial contacts could not be kept, and
+        // computing records that are not kept costs more than the direct
+        // search).
+        // (The library's own tests keep records whenever allowed, so that a
+        // small store fills and empties.)
+        let cached =
+            options.cache_bytes > 0 && (cfg!(test) || tree_estimate(&reduced) <= 2.0 * options.cache_bytes as f64);
+        let root_cached = !cached && reduced.table.modes.len() * reduced.tableau_len() <= ROOT_CACHE_LIMIT;
         let root_modes = if root_cached { reduced.table.modes.len() } else { first_modes };
         let mut scratch = if !searchable {
             Scratch {
@@ -366,18 +414,26 @@ impl StepEnumerator {
             Scratch {
                 u: vec![0.0; dim],
                 caps: vec![0.0; m],
-                tableaux: vec![0.0; (m + 1) * reduced.tableau_len()],
-                eq: vec![0.0; 3 * reduced.stride()],
+                consts: vec![0.0; (m + 1) * 2 * dim],
+                slots: vec![FixedCache::root(); m + 1],
+                cache: if cached { FixedCache::new(&reduced, options.cache_bytes) } else { FixedCache::default() },
+                e: [0.0; 3],
+                slack: vec![0.0; reduced.table.inequalities.len()],
+                cached,
+                tableaux: if cached { Vec::new() } else { vec![0.0; (m + 1) * reduced.tableau_len()] },
+                eq: if cached { Vec::new() } else { vec![0.0; 3 * reduced.stride()] },
                 r: vec![0.0; 9],
+                probe: if cached { Vec::new() } else { vec![0.0; reduced.tableau_len()] },
+                probe_cols: Vec::with_capacity(dim + 1),
+                root_fixed: if cached { Vec::new() } else { vec![0.0; root_modes * reduced.tableau_len()] },
+                root_regular: vec![false; root_modes],
+                root_cached,
                 allowed: vec![0; (m + 1) * m * max_modes],
                 allowed_count: vec![0; (m + 1) * m],
                 max_modes,
                 hull: vec![u64::MAX; (m + 1) * m],
-                probe: vec![0.0; reduced.tableau_len()],
-                probe_cols: Vec::with_capacity(dim + 1),
-                root_fixed: vec![0.0; root_modes * reduced.tableau_len()],
-                root_regular: vec![false; root_modes],
-                root_cached,
+                probe_consts: vec![0.0; 2 * dim],
+                root_consts: vec![0.0; first_modes * 2 * dim],
                 node_hull: vec![0; m],
                 next_hull: vec![u64::MAX; m],
                 choice: vec![0; m],
@@ -534,6 +590,20 @@ impl StepEnumerator {
             self.count += 1;
         }
     }
+}
+
+/// Bytes of the fixed-mode records of every search node of `red` (an upper
+/// estimate: probes share most of them).
+fn tree_estimate(red: &Reduced) -> f64 {
+    let (dim, modes) = (red.dim as f64, red.table.modes.len() as f64);
+    let leaf = 8.0 * (6.0 * dim + 9.0 + 32.0) + 128.0;
+    let inner = leaf + 8.0 * red.tableau_len() as f64 + 4.0 * modes;
+    let (mut nodes, mut bytes) = (1.0, 0.0);
+    for i in 0..red.m {
+        nodes *= red.table.of(i).len() as f64;
+        bytes += nodes * if i + 1 < red.m { inner } else { leaf };
+    }
+    bytes
 }
 
 impl Scratch {

@@ -1,0 +1,596 @@
+//! The fixed-mode cache: what a search node needs of its tableau, kept per
+//! mode prefix across the steps of one problem.
+//!
+//! A node's tableau, apart from its constant column, depends on `W` and on
+//! the modes fixed so far only, not on the contact velocities `u` or the caps
+//! (the elimination's columns are independent, and its pivots are chosen on
+//! the mode block alone, `tableau.rs`). Fixing contact `i` in a mode on a
+//! node's tableau is therefore recorded once, as a [`Fixed`]: per tableau row
+//! the substitution's shift and coefficients `y` (the constant becomes
+//! `c + cap · shift + Σ_k y_k e_k`), the mode block `R` (`e` solves
+//! `R e = −C u⁺_i` on the constants), and, for every inequality the node
+//! tests, the per-vertex values whose maximum over the admissible hull
+//! bounds a free contact's term. A step then computes the constant column
+//! alone, with the same operations in the same order as the whole
+//! elimination: every constant and every bound is the same bit for bit.
+//!
+//! Records form a tree (children indexed by global mode: the search's next
+//! contact and the forward-checking probes of the others) whose root is the
+//! tableau `u⁺ = u + W x`. The tree holds at most
+//! [`EnumeratorOptions::cache_bytes`](super::EnumeratorOptions::cache_bytes);
+//! once full, further nodes are computed into per-level scratch records and
+//! not kept, and the next enumeration starts from an empty tree.
+
+use super::gauss::solve_in_place;
+use super::modes::Mode;
+use super::tableau::{Reduced, StepData, low_bits};
+
+/// No child recorded.
+const NONE: u32 = u32::MAX;
+
+/// Contact `i` fixed in one mode on a node's tableau (see the module docs).
+/// Its numbers lie in one run of `f64` (in the tree's store, or in a
+/// scratch record's own): `R` (`q × q`, row-major), then per tableau row the
+/// shift and `y_0..y_q` (stride `1 + q`), then the bounds' values: per
+/// check (contact `i` first when regular, then the parent's eliminated
+/// contacts, highest first), inequality, free contact `j` (ascending) and
+/// direction `k`, `a_0 + μ_j d_kᵀ a_t`, `a` the inequality's coefficients
+/// on `x_j` (its value at the vertex `h p_j (1, μ_j d_k)` per unit cap).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Fixed {
+    /// Whether the mode block `R` was regular (otherwise the contact is
+    /// deferred: the tableau is the parent's, the contact stays free).
+    pub regular: bool,
+    /// `q`, the mode's parameters.
+    q: usize,
+    /// The contacts free in the bounds (the parent's free ones, less `i`
+    /// when regular).
+    free: u64,
+    /// The fixed and eliminated contacts: the parent's, and the node's
+    /// (the parent's and `i` when regular).
+    parent_eliminated: u64,
+    eliminated: u64,
+    /// Where the record's numbers start in the tree's store, and how many.
+    at: usize,
+    len: usize,
+    /// The tableau (constant column zero), when the node's children are
+    /// computed from it; empty otherwise.
+    tableau: Vec<f64>,
+    /// Per global mode, the record of that mode fixed on this tableau
+    /// ([`NONE`]: not yet); empty when not in the tree or without tableau.
+    children: Vec<u32>,
+}
+
+impl Fixed {
+    /// Bytes of the record's own buffers.
+    fn bytes(&self) -> usize {
+        8 * self.tableau.capacity() + 4 * self.children.capacity()
+    }
+}
+
+/// A record and its numbers.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct View<'a> {
+    pub regular: bool,
+    q: usize,
+    free: u64,
+    parent_eliminated: u64,
+    data: &'a [f64],
+}
+
+/// Where a record is: in the tree, or in a scratch record (level `1..=m`
+/// of the search, `m + 1` for probes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Slot {
+    Tree(u32),
+    Scratch(usize),
+}
+
+/// The tree of [`Fixed`] records of one enumerator (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(super) struct FixedCache {
+    /// Records (`tree[0]` is the root).
+    tree: Vec<Fixed>,
+    /// The numbers of the records in the tree, one run each.
+    store: Vec<f64>,
+    bytes: usize,
+    limit: usize,
+    full: bool,
+    scratch: Vec<Fixed>,
+    /// The numbers of each scratch record.
+    scratch_data: Vec<Vec<f64>>,
+    /// Per (global) inequality, the tableau rows of its terms
+    /// ([`Inequality::terms`](super::modes::Inequality::terms)).
+    term_rows: Vec<[u32; 6]>,
+    /// A tableau buffer for records kept without one, and one for a
+    /// record's numbers.
+    tmp: Vec<f64>,
+    buf: Vec<f64>,
+    eq: Vec<f64>,
+    r: Vec<f64>,
+}
+
+impl FixedCache {
+    /// The cache of `red`, holding at most `limit` bytes.
+    pub fn new(red: &Reduced, limit: usize) -> Self {
+        let mut root = Fixed {
+            regular: true,
+            free: low_bits(red.m),
+            tableau: vec![0.0; red.tableau_len()],
+            children: vec![NONE; red.table.modes.len()],
+            ..Fixed::default()
+        };
+        red.init_tableau(&vec![0.0; red.dim], &mut root.tableau);
+        let bytes = root.bytes();
+        let mut term_rows = vec![[0; 6]; red.table.inequalities.len()];
+        for i in 0..red.m {
+            for mode in red.table.of(i) {
+                let range = mode.first_inequality..mode.end_inequality;
+                for (rows, ineq) in term_rows[range.clone()].iter_mut().zip(&red.table.inequalities[range]) {
+                    for (row, &(_, index)) in rows.iter_mut().zip(ineq.terms()) {
+                        // x_i's coordinates, then u⁺_i's.
+                        let at = if index < red.s { index } else { red.dim + index - red.s };
+                        *row = (i * red.s + at) as u32;
+                    }
+                }
+            }
+        }
+        FixedCache {
+            term_rows,
+            tree: vec![root],
+            store: Vec::new(),
+            bytes,
+            limit,
+            full: false,
+            scratch: vec![Fixed::default(); red.m + 2],
+            scratch_data: vec![Vec::new(); red.m + 2],
+            tmp: vec![0.0; red.tableau_len()],
+            buf: Vec::new(),
+            eq: vec![0.0; 3 * red.stride()],
+            r: vec![0.0; 9],
+        }
+    }
+
+    /// Whether the tree filled up (it is emptied at the next
+    /// [`start`](Self::start)).
+    #[cfg(test)]
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// The root's slot.
+    pub fn root() -> Slot {
+        Slot::Tree(0)
+    }
+
+    /// Empties the tree if it filled up during the last enumeration.
+    pub fn start(&mut self) {
+        if self.full {
+            self.full = false;
+            self.tree.truncate(1);
+            self.store.clear();
+            self.bytes = self.tree[0].bytes();
+            self.tree[0].children.iter_mut().for_each(|c| *c = NONE);
+        }
+    }
+
+    /// Bytes held: the records' buffers, the store and the record list.
+    fn total(&self) -> usize {
+        self.bytes + 8 * self.store.capacity() + std::mem::size_of::<Fixed>() * self.tree.capacity()
+    }
+
+    /// The record in `slot`.
+    #[inline(always)]
+    pub fn get(&self, slot: Slot) -> View<'_> {
+        let (rec, data) = match slot {
+            Slot::Tree(k) => {
+                let rec = &self.tree[k as usize];
+                (rec, &self.store[rec.at..rec.at + rec.len])
+            }
+            Slot::Scratch(k) => (&self.scratch[k], &self.scratch_data[k][..]),
+        };
+        View { regular: rec.regular, q: rec.q, free: rec.free, parent_eliminated: rec.parent_eliminated, data }
+    }
+
+    /// The record of contact `i` fixed in the global mode `g` on the node
+    /// `parent`, computed when not in the tree (into the tree while it has
+    /// room and `parent` is in it, else into the scratch record `scratch`).
+    /// `choice` holds the global modes of the parent's eliminated contacts;
+    /// `tableau`: the record's children will be needed (it keeps its
+    /// tableau).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn child(
+        &mut self,
+        red: &Reduced,
+        parent: Slot,
+        i: usize,
+        g: usize,
+        choice: &[usize],
+        tableau: bool,
+        scratch: usize,
+    ) -> Slot {
+        // The common case first: in the tree, with what is needed.
+        if let Slot::Tree(p) = parent {
+            let k = self.tree[p as usize].children[g];
+            if k != NONE && !(tableau && self.tree[k as usize].tableau.is_empty()) {
+                return Slot::Tree(k);
+            }
+        }
+        self.child_slow(red, parent, i, g, choice, tableau, scratch)
+    }
+
+    /// [`child`](Self::child) when the record is not in the tree or lacks
+    /// its tableau.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn child_slow(
+        &mut self,
+        red: &Reduced,
+        parent: Slot,
+        i: usize,
+        g: usize,
+        choice: &[usize],
+        tableau: bool,
+        scratch: usize,
+    ) -> Slot {
+        if let Slot::Tree(p) = parent {
+            let k = self.tree[p as usize].children[g];
+            if k != NONE {
+                // In the tree without its tableau.
+                let (head, tail) = self.tree.split_at_mut(k as usize);
+                let child = &mut tail[0];
+                let before = child.bytes();
+                child.tableau.resize(red.tableau_len(), 0.0);
+                child.children.resize(red.table.modes.len(), NONE);
+                Self::compute_tableau(red, &head[p as usize], i, g, &mut child.tableau, &mut self.eq, &mut self.r);
+                self.bytes += child.bytes() - before;
+                self.full |= self.total() > self.limit;
+                return Slot::Tree(k);
+            }
+            if !self.full {
+                let k = self.tree.len();
+                let mut rec = Fixed::default();
+                let parent = &self.tree[p as usize];
+                Self::compute(
+                    red,
+                    parent,
+                    i,
+                    g,
+                    choice,
+                    tableau,
+                    &mut rec,
+                    &mut self.buf,
+                    &mut self.tmp,
+                    &mut self.eq,
+                    &mut self.r,
+                );
+                rec.at = self.store.len();
+                rec.len = self.buf.len();
+                self.store.extend_from_slice(&self.buf);
+                self.bytes += rec.bytes();
+                self.tree.push(rec);
+                self.tree[p as usize].children[g] = k as u32;
+                self.full = self.total() > self.limit;
+                return Slot::Tree(k as u32);
+            }
+        }
+        let mut rec = std::mem::take(&mut self.scratch[scratch]);
+        let mut data = std::mem::take(&mut self.scratch_data[scratch]);
+        let parent = match parent {
+            Slot::Tree(p) => &self.tree[p as usize],
+            Slot::Scratch(k) => &self.scratch[k],
+        };
+        Self::compute(
+            red,
+            parent,
+            i,
+            g,
+            choice,
+            tableau,
+            &mut rec,
+            &mut data,
+            &mut self.tmp,
+            &mut self.eq,
+            &mut self.r,
+        );
+        rec.children.clear();
+        rec.len = data.len();
+        self.scratch[scratch] = rec;
+        self.scratch_data[scratch] = data;
+        Slot::Scratch(scratch)
+    }
+
+    /// The tableau of contact `i` fixed in mode `g` on `parent`'s (its
+    /// constant column zero).
+    fn compute_tableau(
+        red: &Reduced,
+        parent: &Fixed,
+        i: usize,
+        g: usize,
+        tab: &mut [f64],
+        eq: &mut [f64],
+        r: &mut [f64],
+    ) -> bool {
+        let mode = &red.table.modes[g];
+        // The parent's eliminated contacts' columns are zero.
+        let from = (!parent.eliminated).trailing_zeros() as usize * red.s;
+        let regular = red.fix(&parent.tableau, tab, from, i, mode, 0.0, low_bits(red.m), eq, r, false);
+        if !regular {
+            tab.copy_from_slice(&parent.tableau);
+        }
+        regular
+    }
+
+    /// Computes the record of contact `i` fixed in mode `g` on `parent`;
+    /// its numbers into `data`.
+    #[allow(clippy::too_many_arguments)]
+    fn compute(
+        red: &Reduced,
+        parent: &Fixed,
+        i: usize,
+        g: usize,
+        choice: &[usize],
+        keep_tableau: bool,
+        rec: &mut Fixed,
+        data: &mut Vec<f64>,
+        tmp: &mut [f64],
+        eq: &mut [f64],
+        r: &mut [f64],
+    ) {
+        let (len, st, dim, s) = (red.tableau_len(), red.stride(), red.dim, red.s);
+        let mode = &red.table.modes[g];
+        let q = mode.params;
+        rec.children.clear();
+        if keep_tableau {
+            rec.tableau.resize(len, 0.0);
+            rec.children.resize(red.table.modes.len(), NONE);
+        } else {
+            rec.tableau.clear();
+        }
+        let tab = if keep_tableau { &mut rec.tableau[..] } else { &mut tmp[..len] };
+        let regular = Self::compute_tableau(red, parent, i, g, tab, eq, r);
+        rec.regular = regular;
+        rec.q = q;
+        let parent_eliminated = parent.eliminated;
+        rec.parent_eliminated = parent_eliminated;
+        rec.eliminated = if regular { parent_eliminated | (1 << i) } else { parent_eliminated };
+        // The substitution of each row, from the parent's tableau, after
+        // room for R.
+        data.clear();
+        data.resize(q * q, 0.0);
+        let l0 = i * s;
+        for row in 0..2 * dim {
+            let src = &parent.tableau[row * st + l0..row * st + l0 + s];
+            let (shift, y) = red.substitution(src, mode);
+            data.push(shift);
+            data.extend_from_slice(&y[..q]);
+        }
+        // R as the elimination builds it: −C applied to contact i's u⁺ rows'
+        // coefficients of y, negated.
+        for k in 0..q {
+            let mut e = [0.0; 3];
+            for c in 0..s {
+                let ck = mode.rows[k][c];
+                if ck != 0.0 {
+                    let at = q * q + (dim + l0 + c) * (1 + q) + 1;
+                    for kk in 0..q {
+                        e[kk] -= ck * data[at + kk];
+                    }
+                }
+            }
+            for kk in 0..q {
+                data[k * q + kk] = -e[kk];
+            }
+        }
+        rec.free = if regular { parent.free & !(1 << i) } else { parent.free };
+        if regular {
+            red.bound_values(tab, i, mode, rec.free, data);
+        }
+        let mut rest = parent_eliminated;
+        while rest != 0 {
+            let c = 63 - rest.leading_zeros() as usize;
+            rest &= !(1 << c);
+            red.bound_values(tab, c, &red.table.modes[choice[c]], rec.free, data);
+        }
+    }
+
+    /// The constants of the rows of the contacts in the bit set `rows`, of
+    /// the tableau `rec` fixes (contact `i` in `mode`, cap `cap`), from the
+    /// parent's constants `src` (`2D` entries, one per row) into `dst`. Each
+    /// equals the constant of the whole elimination
+    /// ([`Reduced::fix`]) bit for bit. `e` keeps the solved equations: with
+    /// `resume`, a previous call on the same record and constants (whose
+    /// `rows` held `i`) solved them.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn constants(
+        red: &Reduced,
+        rec: View<'_>,
+        i: usize,
+        mode: &Mode,
+        cap: f64,
+        src: &[f64],
+        dst: &mut [f64],
+        rows: u64,
+        e: &mut [f64; 3],
+        resume: bool,
+    ) {
+        // Compiled per number of reduced coordinates and of parameters, so
+        // the per-row loops unroll.
+        let args = (red, rec, i, mode, cap, src, dst, rows, e, resume);
+        match (red.s, rec.q) {
+            (2, 0) => Self::constants_sq::<2, 0>(args),
+            (2, 1) => Self::constants_sq::<2, 1>(args),
+            (2, 2) => Self::constants_sq::<2, 2>(args),
+            (3, 0) => Self::constants_sq::<3, 0>(args),
+            (3, 1) => Self::constants_sq::<3, 1>(args),
+            (3, 2) => Self::constants_sq::<3, 2>(args),
+            (3, 3) => Self::constants_sq::<3, 3>(args),
+            (s, q) => unreachable!("{q} parameters of {s} reduced coordinates"),
+        }
+    }
+
+    /// [`constants`](Self::constants) for `s = S`, `q = Q`.
+    #[allow(clippy::type_complexity)]
+    #[inline(always)]
+    fn constants_sq<const S: usize, const Q: usize>(
+        (red, rec, i, mode, cap, src, dst, rows, e, resume): (
+            &Reduced,
+            View<'_>,
+            usize,
+            &Mode,
+            f64,
+            &[f64],
+            &mut [f64],
+            u64,
+            &mut [f64; 3],
+            bool,
+        ),
+    ) {
+        let dim = red.dim;
+        let stride = 1 + Q;
+        let l0 = i * S;
+        let (r_in, data) = rec.data.split_at(Q * Q);
+        let data = &data[..2 * dim * stride];
+        if Q > 0 && !resume {
+            // The equations C u⁺_i = 0 on the constants, solved with R.
+            let mut own = [0.0; S];
+            for (c, o) in own.iter_mut().enumerate() {
+                let row = dim + l0 + c;
+                *o = src[row] + cap * data[row * stride];
+            }
+            for (ek, ck) in e.iter_mut().zip(&mode.rows).take(Q) {
+                let mut v = 0.0;
+                for (&c, &o) in ck.iter().zip(&own) {
+                    if c != 0.0 {
+                        v -= c * o;
+                    }
+                }
+                *ek = v;
+            }
+            let mut r = [0.0; 9];
+            r[..Q * Q].copy_from_slice(r_in);
+            let solved = solve_in_place(&mut r, Q, &mut e[..Q], 1, red.singular);
+            debug_assert!(solved, "a regular record's block");
+        }
+        let rows = rows & low_bits(red.m);
+        for half in [0, dim] {
+            let mut rest = rows;
+            while rest != 0 {
+                let c = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                for a in 0..S {
+                    let row = half + c * S + a;
+                    let data = &data[row * stride..][..stride];
+                    let mut konst = src[row] + cap * data[0];
+                    for k in 0..Q {
+                        let yk = data[1 + k];
+                        if yk != 0.0 {
+                            konst += yk * e[k];
+                        }
+                    }
+                    dst[row] = konst;
+                }
+            }
+        }
+    }
+
+    /// Whether every inequality of contact `i` (fixed in `mode`, the record
+    /// `rec`'s own contact) can still hold for some free impulses in the
+    /// hulls of `step`, within the slack `slack[g]` of each (global)
+    /// inequality `g`, given the node's constants `consts` (the same test as
+    /// bounding each free contact's term by its maximum over the hull's
+    /// vertices, bit for bit).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn own_may_hold(
+        &self,
+        red: &Reduced,
+        rec: View<'_>,
+        i: usize,
+        mode: &Mode,
+        consts: &[f64],
+        step: &StepData,
+        slack: &[f64],
+    ) -> bool {
+        debug_assert!(rec.regular);
+        let values = &rec.data[rec.q * rec.q + 2 * red.dim * (1 + rec.q)..];
+        self.check(red, rec.free, values, i, mode, consts, step, slack).is_some()
+    }
+
+    /// [`own_may_hold`](Self::own_may_hold) for the parent's eliminated
+    /// contacts (`mode` the record's own, `choice` the global modes of the
+    /// path), highest first.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn others_may_hold(
+        &self,
+        red: &Reduced,
+        rec: View<'_>,
+        mode: &Mode,
+        choice: &[usize],
+        consts: &[f64],
+        step: &StepData,
+        slack: &[f64],
+    ) -> bool {
+        let mut values = &rec.data[rec.q * rec.q + 2 * red.dim * (1 + rec.q)..];
+        if rec.regular {
+            let per = rec.free.count_ones() as usize * red.directions.len();
+            values = &values[(mode.end_inequality - mode.first_inequality) * per..];
+        }
+        let mut rest = rec.parent_eliminated;
+        while rest != 0 {
+            let c = 63 - rest.leading_zeros() as usize;
+            rest &= !(1 << c);
+            match self.check(red, rec.free, values, c, &red.table.modes[choice[c]], consts, step, slack) {
+                Some(later) => values = later,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// The bounds of contact `i`'s inequalities (in `mode`) from the values
+    /// `values`: the values after them, or `None` when one cannot hold.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn check<'v>(
+        &self,
+        red: &Reduced,
+        free: u64,
+        mut values: &'v [f64],
+        i: usize,
+        mode: &Mode,
+        consts: &[f64],
+        step: &StepData,
+        slack: &[f64],
+    ) -> Option<&'v [f64]> {
+        let d = red.directions.len();
+        let range = mode.first_inequality..mode.end_inequality;
+        let inequalities = red.table.inequalities[range.clone()].iter().zip(&self.term_rows[range.clone()]);
+        for ((ineq, rows), &slack) in inequalities.zip(&slack[range]) {
+            let mut upper = ineq.terms().iter().zip(rows).fold(0.0, |v, (&(a, _), &row)| v + a * consts[row as usize]);
+            upper += ineq.a0 * step.caps[i];
+            let mut rest = free;
+            while rest != 0 {
+                let j = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let (cap, hull) = (step.caps[j], step.hull[j]);
+                let (here, later) = values.split_at(d);
+                let mut best = if hull & 1 != 0 { 0.0 } else { f64::NEG_INFINITY };
+                for (kk, &v) in here.iter().enumerate() {
+                    if hull & (1 << (1 + kk)) != 0 {
+                        best = best.max(cap * v);
+                    }
+                }
+                values = later;
+                upper += best;
+            }
+            if upper < -slack {
+                return None;
+            }
+        }
+        Some(values)
+    }
+}
