@@ -8,7 +8,8 @@
 //!
 //! * **Siconos**: `lcp_lexicolemke` (covering vector 1, default options) on
 //!   every recorded LCP;
-//! * **impactset Lemke**: [`LemkeWorkspace::solve`] on the same LCPs
+//! * **impactset Lemke**: [`LemkeWorkspace::solve_matrix`] on the same LCPs,
+//!   the matrix prepared once per scene as the sampler does
 //!   (covering vector 1, the same problems);
 //! * **pipeline**: a whole `random-lemke` run on one thread
 //!   (`sample_set`, `--samples` samples: random draws, Routh step and Lemke
@@ -26,7 +27,7 @@
 
 use std::time::Instant;
 
-use impactset::lcp::{LemkeOptions, LemkeWorkspace};
+use impactset::lcp::{LcpMatrix, LemkeOptions, LemkeWorkspace};
 use impactset::sampling::sample_trajectory;
 use impactset::{SamplerOptions, Selection, sample_set, scene};
 
@@ -106,10 +107,11 @@ fn ours(a: &[f64], lcps: &[Vec<f64>], tolerance: f64) -> (f64, usize) {
     let n = lcps[0].len();
     let mut ws = LemkeWorkspace::new(n);
     let options = LemkeOptions::default().resolved_for(a, n);
+    let matrix = LcpMatrix::from_row_major(n, a).expect("the step matrix is n × n");
     let mut wrong = 0;
     let start = Instant::now();
     for q in lcps {
-        match ws.solve(a, q, &options) {
+        match ws.solve_matrix(&matrix, q, None, 0, &options) {
             Ok(sol) if sol.residual.violation() <= tolerance => {}
             _ => wrong += 1,
         }
