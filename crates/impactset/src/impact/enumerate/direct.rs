@@ -185,11 +185,7 @@ impl StepEnumerator {
                 }
             }
             if !filtered {
-                for j in next..m {
-                    let count = sc.allowed_count[depth * m + j];
-                    sc.allowed_count[next * m + j] = count;
-                    sc.allowed.copy_within((depth * m + j) * mm..(depth * m + j) * mm + count, (next * m + j) * mm);
-                }
+                sc.inherit_allowed(depth, next, m);
             }
             self.descend_direct(ops, sc, next, equations, deferred_here);
             if !self.exhaustive {

@@ -607,6 +607,17 @@ fn tree_estimate(red: &Reduced) -> f64 {
 }
 
 impl Scratch {
+    /// Contacts `next..m` keep at level `next` the admissible modes they had
+    /// at level `depth` (no filter ran in between).
+    fn inherit_allowed(&mut self, depth: usize, next: usize, m: usize) {
+        let mm = self.max_modes;
+        for j in next..m {
+            let count = self.allowed_count[depth * m + j];
+            self.allowed_count[next * m + j] = count;
+            self.allowed.copy_within((depth * m + j) * mm..(depth * m + j) * mm + count, (next * m + j) * mm);
+        }
+    }
+
     /// Computes every root-filter tableau once ([`Scratch::root_fixed`]):
     /// its columns other than the constants do not depend on `u` or the caps
     /// (taken as zero here), so each step needs only its constants.
