@@ -1,10 +1,10 @@
 //! Contact-mode statistics of a post-impact set: for every outcome `v⁺` and
 //! contact, does the contact separate, stick or slide (and which way)?
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 
-use nalgebra::DVector;
+use nalgebra::{DVector, DVectorView};
 
 use crate::{Dimension, ImpactProblem, SampleSet};
 
@@ -82,26 +82,41 @@ impl<'a> ModeClassifier<'a> {
 
     /// The mode of every contact for the outcome `v` (length `n`).
     pub fn classify(&self, v: &[f64]) -> Vec<ContactMode> {
-        let v = DVector::from_column_slice(v);
-        let un = self.problem.normal_velocities(&v);
-        let ut = self.problem.tangent_velocities(&v);
+        let mut modes = Vec::new();
+        self.classify_into(v, &mut ContactVelocities::default(), &mut modes);
+        modes
+    }
+
+    /// [`ModeClassifier::classify`] into `modes`, with the contact
+    /// velocities computed in `scratch`: no allocation once both are sized.
+    fn classify_into(&self, v: &[f64], scratch: &mut ContactVelocities, modes: &mut Vec<ContactMode>) {
+        let ops = self.problem.operators();
+        let v = DVectorView::from_slice(v, v.len());
+        // The products `Jn v` and `Jt v` of `normal_velocities` and
+        // `tangent_velocities`, written into kept vectors.
+        if scratch.un.len() != ops.jn.nrows() || scratch.ut.len() != ops.jt.nrows() {
+            scratch.un = DVector::zeros(ops.jn.nrows());
+            scratch.ut = DVector::zeros(ops.jt.nrows());
+        }
+        scratch.un.gemv(1.0, &ops.jn, &v, 0.0);
+        scratch.ut.gemv(1.0, &ops.jt, &v, 0.0);
+        let (un, ut) = (&scratch.un, &scratch.ut);
         let t = self.problem.dimension().tangents();
-        (0..self.problem.m())
-            .map(|i| {
-                let tangential = &ut.as_slice()[i * t..(i + 1) * t];
-                if un[i] > self.separation {
-                    ContactMode::Separates
-                } else if tangential.iter().map(|x| x * x).sum::<f64>().sqrt() <= self.slip {
-                    ContactMode::Sticks
-                } else if self.problem.dimension() == Dimension::Spatial {
-                    ContactMode::Slides
-                } else if tangential[0] > 0.0 {
-                    ContactMode::SlidesPositive
-                } else {
-                    ContactMode::SlidesNegative
-                }
-            })
-            .collect()
+        modes.clear();
+        modes.extend((0..self.problem.m()).map(|i| {
+            let tangential = &ut.as_slice()[i * t..(i + 1) * t];
+            if un[i] > self.separation {
+                ContactMode::Separates
+            } else if tangential.iter().map(|x| x * x).sum::<f64>().sqrt() <= self.slip {
+                ContactMode::Sticks
+            } else if self.problem.dimension() == Dimension::Spatial {
+                ContactMode::Slides
+            } else if tangential[0] > 0.0 {
+                ContactMode::SlidesPositive
+            } else {
+                ContactMode::SlidesNegative
+            }
+        }));
     }
 
     /// The human label of a joint mode: `"A sticks, B separates"`.
@@ -182,14 +197,31 @@ impl ModeHistogram {
     }
 }
 
+/// Contact velocities `Jn v` and `Jt v` of one outcome, kept between
+/// outcomes.
+#[derive(Clone, Debug)]
+struct ContactVelocities {
+    un: DVector<f64>,
+    ut: DVector<f64>,
+}
+
+impl Default for ContactVelocities {
+    fn default() -> Self {
+        ContactVelocities { un: DVector::zeros(0), ut: DVector::zeros(0) }
+    }
+}
+
 /// A [`ModeHistogram`] accumulated outcome by outcome (a streamed run adds
 /// each chunk's accepted outcomes and drops them).
 pub struct ModeTally<'a> {
     classifier: ModeClassifier<'a>,
     contacts: Vec<String>,
     options: ModeOptions,
-    counts: HashMap<Vec<ContactMode>, usize>,
+    counts: BTreeMap<Vec<ContactMode>, usize>,
     total: usize,
+    /// The contact velocities and joint mode of the outcome being added.
+    velocities: ContactVelocities,
+    modes: Vec<ContactMode>,
 }
 
 impl<'a> ModeTally<'a> {
@@ -199,14 +231,22 @@ impl<'a> ModeTally<'a> {
             classifier: ModeClassifier::new(problem, options),
             contacts: problem.contacts().iter().map(|c| c.name.clone()).collect(),
             options: *options,
-            counts: HashMap::new(),
+            counts: BTreeMap::new(),
             total: 0,
+            velocities: ContactVelocities::default(),
+            modes: Vec::new(),
         }
     }
 
     /// Classifies one outcome `v`.
     pub fn add(&mut self, v: &[f64]) {
-        *self.counts.entry(self.classifier.classify(v)).or_default() += 1;
+        self.classifier.classify_into(v, &mut self.velocities, &mut self.modes);
+        match self.counts.get_mut(&self.modes[..]) {
+            Some(count) => *count += 1,
+            None => {
+                self.counts.insert(self.modes.clone(), 1);
+            }
+        }
         self.total += 1;
     }
 
@@ -341,5 +381,53 @@ mod tests {
         assert_eq!(c.classify(&[0.0, 0.0, 0.0]), vec![Sticks]);
         assert_eq!(c.classify(&[0.1, 0.0, 0.2]), vec![Separates]);
         assert_eq!(joint_label(&p, &[Slides]), "A slides");
+    }
+
+    /// The tally, which keeps its buffers between outcomes, counts the modes
+    /// that the problem's own contact velocities (`Jn v`, `Jt v`) give each
+    /// outcome, on planar and spatial scenes.
+    #[test]
+    fn tally_agrees_with_the_contact_velocities_of_each_outcome() {
+        for id in ["compass-gait", "box-wall", "cube-edge"] {
+            let scene = crate::scene::builtin(id).unwrap();
+            let p = &scene.problem;
+            let options = SamplerOptions {
+                samples: 400,
+                selection: crate::Selection::RandomLemke,
+                step_size: Some(scene.step_size),
+                ..Default::default()
+            };
+            let set = sample_set(p, &options);
+            let s = contact_speed_scale(p);
+            let t = p.dimension().tangents();
+            let mut expected: Vec<(Vec<ContactMode>, usize)> = Vec::new();
+            for v in set.accepted().map(|x| DVector::from_column_slice(&x.v_plus)) {
+                let (un, ut) = (p.normal_velocities(&v), p.tangent_velocities(&v));
+                let modes: Vec<ContactMode> = (0..p.m())
+                    .map(|i| {
+                        let slip = (0..t).map(|k| ut[i * t + k].powi(2)).sum::<f64>().sqrt();
+                        match () {
+                            _ if un[i] > 1e-6 * s => Separates,
+                            _ if slip <= 1e-6 * s => Sticks,
+                            _ if t == 2 => Slides,
+                            _ if ut[i] > 0.0 => SlidesPositive,
+                            _ => SlidesNegative,
+                        }
+                    })
+                    .collect();
+                match expected.iter_mut().find(|(m, _)| *m == modes) {
+                    Some((_, count)) => *count += 1,
+                    None => expected.push((modes, 1)),
+                }
+            }
+            let h = mode_histogram(p, &set, &ModeOptions::default());
+            assert_eq!(h.total, set.accepted_count(), "{id}");
+            assert_eq!(h.entries.len(), expected.len(), "{id}: {h}");
+            for (modes, count) in &expected {
+                let entry = h.entries.iter().find(|e| &e.modes == modes).unwrap();
+                assert_eq!(entry.count, *count, "{id}: {modes:?}");
+            }
+            assert!(expected.len() > 1 || id == "box-wall", "{id}: one joint mode only");
+        }
     }
 }
