@@ -21,6 +21,7 @@ use std::cmp::Ordering;
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
 use super::lemke::{Tolerances, compare_tied, complement};
+use super::memo::{MemoKey, PathMemo};
 use super::{ANY_SIZE, LcpError, size};
 
 /// Pivots done in product form before a solve switches to the dense
@@ -79,6 +80,10 @@ pub(super) struct EtaFile {
     /// a basic variable is the unit vector of its row, so the lexicographic
     /// test reads such `B⁻¹` columns without rebuilding them.
     w_row: Vec<usize>,
+    /// Columns met along earlier paths of the same LCP (see [`PathMemo`]).
+    memo: PathMemo,
+    /// The memo's node of the current basis, when the solve uses the memo.
+    node: Option<u32>,
 }
 
 /// [`EtaFile::w_row`] of a nonbasic `w_c`.
@@ -120,11 +125,16 @@ impl EtaFile {
             binv_epoch: vec![0; n],
             epoch: 0,
             w_row: vec![NONBASIC; n],
+            memo: PathMemo::default(),
+            node: None,
         }
     }
 
     /// Lemke's path from the basis `w` for at most `limit` pivots, with the
-    /// rules of the dense solver (`run_pivots`).
+    /// rules of the dense solver (`run_pivots`). With a `memo` key, the
+    /// columns are read from (and added to) the memo of solves under that
+    /// key.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn run(
         &mut self,
         p: Problem,
@@ -133,13 +143,25 @@ impl EtaFile {
         tol: Tolerances,
         cap: usize,
         limit: usize,
+        memo: Option<MemoKey>,
     ) -> Result<EtaOutcome, LcpError> {
         let path = Path { p, offset, tol };
-        with_size!(self.n, N => self.run_sized::<N>(path, basis, cap, limit))
+        match memo {
+            Some(key) => {
+                self.node = Some(self.memo.start(key, self.n));
+                with_size!(self.n, N => self.run_sized::<N, true>(path, basis, cap, limit))
+            }
+            None => {
+                self.node = None;
+                with_size!(self.n, N => self.run_sized::<N, false>(path, basis, cap, limit))
+            }
+        }
     }
 
-    /// [`EtaFile::run`] for size `N` ([`ANY_SIZE`]: `self.n`).
-    fn run_sized<const N: usize>(
+    /// [`EtaFile::run`] for size `N` ([`ANY_SIZE`]: `self.n`), with the memo
+    /// when `MEMO` (compiled apart, so that solves without it pay nothing
+    /// for it).
+    fn run_sized<const N: usize, const MEMO: bool>(
         &mut self,
         path: Path,
         basis: &mut [usize],
@@ -160,11 +182,14 @@ impl EtaFile {
         self.compute_ratios::<N>();
         let mut z0_row = 0;
         for i in 1..n {
-            if self.lex_compare::<N>(path, i, z0_row) == Ordering::Greater {
+            if self.lex_compare::<N, MEMO>(path, i, z0_row) == Ordering::Greater {
                 z0_row = i;
             }
         }
         self.push::<N>(z0_row, z0);
+        if MEMO {
+            self.advance_node(z0_row);
+        }
         let mut entering = complement(basis[z0_row], n);
         self.w_row[basis[z0_row]] = NONBASIC;
         basis[z0_row] = z0;
@@ -176,10 +201,21 @@ impl EtaFile {
             if pivots >= limit {
                 return Ok(EtaOutcome::Continue { pivots, z0_row, entering });
             }
-            self.pivots.column::<N>(path.p, entering, &mut self.col);
+            match self.node.filter(|_| MEMO).and_then(|node| self.memo.entering(node)) {
+                Some(kept) => self.col[..n].copy_from_slice(&kept[..n]),
+                None => {
+                    self.pivots.column::<N>(path.p, entering, &mut self.col);
+                    if let Some(node) = self.node.filter(|_| MEMO) {
+                        self.memo.keep_entering(node, &self.col);
+                    }
+                }
+            }
             self.start_pivot();
-            let r = self.leaving_row::<N>(path, z0_row).ok_or(LcpError::Ray { pivots })?;
+            let r = self.leaving_row::<N, MEMO>(path, z0_row).ok_or(LcpError::Ray { pivots })?;
             self.push::<N>(r, entering);
+            if MEMO {
+                self.advance_node(r);
+            }
             pivots += 1;
             let leaving = basis[r];
             basis[r] = entering;
@@ -209,6 +245,13 @@ impl EtaFile {
         }
         for (i, &r) in self.rhs.iter().enumerate() {
             t[i * stride + 2 * n + 1] = r;
+        }
+    }
+
+    /// Moves the memo's node along a pivot on row `r`.
+    fn advance_node(&mut self, r: usize) {
+        if let Some(node) = self.node {
+            self.node = Some(self.memo.child(node, r));
         }
     }
 
@@ -243,10 +286,19 @@ impl EtaFile {
     }
 
     /// Column `c` of `B⁻¹` (the tableau's `w_c` column), rebuilt once per pivot.
-    fn binv_column<const N: usize>(&mut self, p: Problem, c: usize) -> usize {
+    fn binv_column<const N: usize, const MEMO: bool>(&mut self, p: Problem, c: usize) -> usize {
         let n = size::<N>(self.n);
         if self.binv_epoch[c] != self.epoch {
-            self.pivots.column::<N>(p, c, &mut self.binv[c * n..(c + 1) * n]);
+            let x = &mut self.binv[c * n..(c + 1) * n];
+            match self.node.filter(|_| MEMO).and_then(|node| self.memo.binv(node, c)) {
+                Some(kept) => x.copy_from_slice(&kept[..n]),
+                None => {
+                    self.pivots.column::<N>(p, c, x);
+                    if let Some(node) = self.node.filter(|_| MEMO) {
+                        self.memo.keep_binv(node, c, x);
+                    }
+                }
+            }
             self.binv_epoch[c] = self.epoch;
         }
         c * n
@@ -254,22 +306,22 @@ impl EtaFile {
 
     /// The dense solver's `lex_compare` of rows `i` and `k` for the current
     /// entering column, from `ratio` and the `B⁻¹` columns.
-    fn lex_compare<const N: usize>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
+    fn lex_compare<const N: usize, const MEMO: bool>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
         match compare_tied(self.ratio[i], self.ratio[k], path.tol.tie) {
-            Ordering::Equal => self.lex_tie::<N>(path, i, k),
+            Ordering::Equal => self.lex_tie::<N, MEMO>(path, i, k),
             first => first,
         }
     }
 
     /// [`EtaFile::lex_compare`] of rows whose ratios tie: the `B⁻¹` columns
     /// from `offset` on decide.
-    fn lex_tie<const N: usize>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
+    fn lex_tie<const N: usize, const MEMO: bool>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
         let n = size::<N>(self.n);
         let (ai, ak) = (self.col[i], self.col[k]);
         for c in (path.offset..n).chain(0..path.offset) {
             let (xi, xk) = match self.w_row[c] {
                 NONBASIC => {
-                    let at = self.binv_column::<N>(path.p, c);
+                    let at = self.binv_column::<N, MEMO>(path.p, c);
                     (self.binv[at + i], self.binv[at + k])
                 }
                 // The unit column of row `row`: zeros in rows `i` and `k`
@@ -298,7 +350,7 @@ impl EtaFile {
     }
 
     /// The dense solver's `leaving_row`.
-    fn leaving_row<const N: usize>(&mut self, path: Path, z0_row: usize) -> Option<usize> {
+    fn leaving_row<const N: usize, const MEMO: bool>(&mut self, path: Path, z0_row: usize) -> Option<usize> {
         let n = size::<N>(self.n);
         let tol = path.tol;
         self.compute_ratios::<N>();
@@ -309,7 +361,7 @@ impl EtaFile {
                 let replace = match best {
                     None => true,
                     Some((b, best_ratio)) => match compare_tied(ratio, best_ratio, tol.tie) {
-                        Ordering::Equal => self.lex_tie::<N>(path, i, b) == Ordering::Less,
+                        Ordering::Equal => self.lex_tie::<N, MEMO>(path, i, b) == Ordering::Less,
                         o => o == Ordering::Less,
                     },
                 };

@@ -23,8 +23,10 @@
 //! names; keep the two alike.
 
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use super::eta::{EtaFile, EtaOutcome, Problem, default_eta_limit};
+use super::memo::MemoKey;
 use super::{LcpError, LcpResidual};
 
 /// Options of [`LemkeWorkspace::solve`]. Every field has a problem-scaled default.
@@ -121,8 +123,11 @@ pub struct LemkeWorkspace {
 /// (every step LCP of one problem): Lemke's initial columns and the residual
 /// then read columns of `A` contiguously. The results are those of
 /// [`LemkeWorkspace::solve_covered`] with the row-major `A`, bit for bit.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct LcpMatrix {
+    /// Unique to the matrix (its clones share it): solves with the same
+    /// identity share the columns their paths met (see `memo`). 0: empty.
+    id: u64,
     n: usize,
     /// Row-major.
     a: Vec<f64>,
@@ -137,7 +142,8 @@ impl LcpMatrix {
             return Err(LcpError::Size { expected: n * n, got: a.len() });
         }
         let at = (0..n * n).map(|k| a[(k % n) * n + k / n]).collect();
-        Ok(LcpMatrix { n, a: a.to_vec(), at })
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        Ok(LcpMatrix { id: NEXT_ID.fetch_add(1, AtomicOrdering::Relaxed), n, a: a.to_vec(), at })
     }
 
     /// The size `N`.
@@ -159,6 +165,13 @@ impl LcpMatrix {
     fn is(&self, a: &[f64]) -> bool {
         // One pass without early exit, so that it runs on whole vectors.
         self.a.len() == a.len() && self.a.iter().zip(a).fold(0, |d, (x, y)| d | (x.to_bits() ^ y.to_bits())) == 0
+    }
+}
+
+impl PartialEq for LcpMatrix {
+    /// Equal entries (whatever their identity).
+    fn eq(&self, other: &Self) -> bool {
+        self.n == other.n && self.a == other.a
     }
 }
 
@@ -252,7 +265,9 @@ impl LemkeWorkspace {
             0
         } else {
             let problem = Problem { at, q, cover };
-            let pivots = match self.etas.run(problem, &mut self.basis, offset, tol, cap, self.eta_limit)? {
+            // Solves with covering vector 1 share the columns of their paths.
+            let memo = cover.is_none().then_some(MemoKey { matrix: matrix.id });
+            let pivots = match self.etas.run(problem, &mut self.basis, offset, tol, cap, self.eta_limit, memo)? {
                 EtaOutcome::Solved(pivots) => pivots,
                 EtaOutcome::Continue { pivots, z0_row, entering } => {
                     self.etas.build_tableau(problem, &mut self.tableau);
@@ -752,6 +767,62 @@ mod tests {
             assert_eq!(bits(ws.solve_matrix(&matrix, &q, Some(&cover), k, &options).unwrap()), fresh);
         }
         assert!(LcpMatrix::from_row_major(3, &[1.0; 8]).is_err());
+    }
+
+    /// One workspace solving many LCPs with covering vector 1 (whose paths
+    /// it keeps, see `memo`) gives bit for bit what a fresh workspace gives
+    /// for each: step LCPs of the paper scenes along random velocities and
+    /// caps, with the column order, the matrix and the tolerances changing
+    /// now and then (each change starts the kept paths anew), and small
+    /// integer LCPs full of ties.
+    #[test]
+    fn kept_paths_solve_as_fresh() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
+        let bits = |s: Result<LcpSolution, LcpError>| {
+            s.map(|s| (s.z.iter().chain(s.w).map(|x| x.to_bits()).collect::<Vec<_>>(), s.pivots))
+        };
+        let mut ws = LemkeWorkspace::new(1);
+        let mut solved = 0;
+        for id in ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack", "cube-flat"] {
+            let s = crate::scene::builtin(id).unwrap();
+            let ops = s.problem.operators();
+            let size = ops.layout().size();
+            let matrix = LcpMatrix::from_row_major(size, &ops.step_matrix).unwrap();
+            for k in 0..400 {
+                let v = nalgebra::DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0));
+                let u = &ops.j * v;
+                let mut b = vec![0.0; size];
+                for x in &mut b[..ops.m] {
+                    *x = s.step_size * f64::from(rng.random_range(0u8..4)) / 4.0;
+                }
+                b[ops.m..size - ops.m].copy_from_slice(u.as_slice());
+                let offset = if k % 50 < 40 { 0 } else { k % 7 };
+                let options = if k % 100 < 90 {
+                    LemkeOptions::default()
+                } else {
+                    LemkeOptions { tie_tolerance: Some(1e-9), ..Default::default() }
+                };
+                let fresh = bits(LemkeWorkspace::new(size).solve_covered(&ops.step_matrix, &b, None, offset, &options));
+                assert_eq!(bits(ws.solve_matrix(&matrix, &b, None, offset, &options)), fresh, "{id}, LCP {k}");
+                solved += 1;
+            }
+        }
+        for n in [3, 4, 6] {
+            let a: Vec<f64> = (0..n * n).map(|_| f64::from(rng.random_range(-1i8..3))).collect();
+            let matrix = LcpMatrix::from_row_major(n, &a).unwrap();
+            for _ in 0..300 {
+                let q: Vec<f64> = (0..n).map(|_| f64::from(rng.random_range(-2i8..2))).collect();
+                let fresh = bits(LemkeWorkspace::new(n).solve(&a, &q, &LemkeOptions::default()));
+                assert_eq!(
+                    bits(ws.solve_matrix(&matrix, &q, None, 0, &LemkeOptions::default())),
+                    fresh,
+                    "A = {a:?}, q = {q:?}"
+                );
+                solved += 1;
+            }
+        }
+        assert_eq!(solved, 6 * 400 + 3 * 300);
     }
 
     #[test]

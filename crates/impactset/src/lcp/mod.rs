@@ -73,6 +73,7 @@ mod enumerate;
 mod error;
 mod eta;
 mod lemke;
+mod memo;
 pub mod norms;
 mod residual;
 
