@@ -316,6 +316,21 @@ impl EtaFile {
     /// [`EtaFile::lex_compare`] of rows whose ratios tie: the `B⁻¹` columns
     /// from `offset` on decide.
     fn lex_tie<const N: usize, const MEMO: bool>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
+        let Some(node) = self.node.filter(|_| MEMO) else {
+            return self.lex_tie_columns::<N, MEMO>(path, i, k);
+        };
+        match self.memo.tie(node, i, k) {
+            Some(o) => o,
+            None => {
+                let o = self.lex_tie_columns::<N, MEMO>(path, i, k);
+                self.memo.keep_tie(node, i, k, o);
+                o
+            }
+        }
+    }
+
+    /// [`EtaFile::lex_tie`] from the `B⁻¹` columns.
+    fn lex_tie_columns<const N: usize, const MEMO: bool>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
         let n = size::<N>(self.n);
         let (ai, ak) = (self.col[i], self.col[k]);
         for c in (path.offset..n).chain(0..path.offset) {

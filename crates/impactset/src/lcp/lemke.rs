@@ -266,16 +266,18 @@ impl LemkeWorkspace {
         } else {
             let problem = Problem { at, q, cover };
             // Solves with covering vector 1 share the columns of their paths.
-            let memo = cover.is_none().then_some(MemoKey { matrix: matrix.id });
-            let pivots = match self.etas.run(problem, &mut self.basis, offset, tol, cap, self.eta_limit, memo)? {
-                EtaOutcome::Solved(pivots) => pivots,
-                EtaOutcome::Continue { pivots, z0_row, entering } => {
-                    self.etas.build_tableau(problem, &mut self.tableau);
-                    let state = PathState { pivots, z0_row, entering };
-                    run_pivots(&mut self.tableau, &mut self.basis, n, offset, tol, cap, state)?
-                }
-            };
-            extract_solution(&self.tableau, &self.etas, &self.basis, n, pivots, self.eta_limit, &mut self.z);
+            let memo =
+                cover.is_none().then_some(MemoKey { matrix: matrix.id, offset, tie_tolerance: tol.tie.to_bits() });
+            let (pivots, dense) =
+                match self.etas.run(problem, &mut self.basis, offset, tol, cap, self.eta_limit, memo)? {
+                    EtaOutcome::Solved(pivots) => (pivots, false),
+                    EtaOutcome::Continue { pivots, z0_row, entering } => {
+                        self.etas.build_tableau(problem, &mut self.tableau);
+                        let state = PathState { pivots, z0_row, entering };
+                        (run_pivots(&mut self.tableau, &mut self.basis, n, offset, tol, cap, state)?, true)
+                    }
+                };
+            extract_solution(&self.tableau, &self.etas, &self.basis, n, dense, &mut self.z);
             pivots
         };
         let residual = LcpResidual::compute_transposed(at, q, &self.z, &mut self.w);
@@ -479,23 +481,15 @@ fn solve_dense(
 }
 
 /// Reads `z` off the final basis (basic `z_j` = its row's right-hand side,
-/// clamped at 0 against round-off; non-basic `z_j` = 0): from the eta file's
-/// right-hand side when the path ended within `eta_limit` pivots, else from
-/// the dense tableau.
-fn extract_solution(
-    t: &[f64],
-    etas: &EtaFile,
-    basis: &[usize],
-    n: usize,
-    pivots: usize,
-    eta_limit: usize,
-    z: &mut [f64],
-) {
+/// clamped at 0 against round-off; non-basic `z_j` = 0): from the dense
+/// tableau when the path went on there, else from the eta file's right-hand
+/// side.
+fn extract_solution(t: &[f64], etas: &EtaFile, basis: &[usize], n: usize, dense: bool, z: &mut [f64]) {
     let stride = 2 * n + 2;
     z.iter_mut().for_each(|x| *x = 0.0);
     for (i, &b) in basis.iter().enumerate() {
         if (n..2 * n).contains(&b) {
-            let rhs = if pivots <= eta_limit { etas.rhs[i] } else { t[i * stride + 2 * n + 1] };
+            let rhs = if dense { t[i * stride + 2 * n + 1] } else { etas.rhs[i] };
             z[b - n] = rhs.max(0.0);
         }
     }
@@ -558,7 +552,7 @@ mod tests {
         let p = Problem { at: &at, q, cover };
         let pivots = solve_dense(&mut t, &mut basis, p, offset, tol, cap)?;
         let mut z = vec![0.0; n];
-        extract_solution(&t, &EtaFile::default(), &basis, n, pivots, 0, &mut z);
+        extract_solution(&t, &EtaFile::default(), &basis, n, true, &mut z);
         Ok((z.iter().map(|x| x.to_bits()).collect(), pivots))
     }
 

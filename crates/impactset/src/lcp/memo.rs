@@ -10,15 +10,20 @@
 //! keeps the entering column and the `B⁻¹` columns the ratio tests read
 //! there, exactly as the eta file's replay computed them the first time, so a
 //! later solve reaching the node reads them instead of replaying: the same
-//! values, the same pivots, the same solution bit for bit.
+//! values, the same pivots, the same solution bit for bit. It also keeps the
+//! outcome of each lexicographic tie-break between two rows there, which
+//! reads only those columns, the column order and the tie tolerance.
+
+use std::cmp::Ordering;
 
 /// What must match for two solves to share a tree: the matrix, by
-/// [`super::LcpMatrix`] identity (the covering vector is `1`). The column
-/// order and the tolerances only decide which row leaves, so they choose the
-/// branch, not the columns along it.
+/// [`super::LcpMatrix`] identity (the covering vector is `1`), and, for the
+/// kept tie-breaks, the column order and the tie tolerance (as bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct MemoKey {
     pub(super) matrix: u64,
+    pub(super) offset: usize,
+    pub(super) tie_tolerance: u64,
 }
 
 /// No child or no column yet.
@@ -41,13 +46,20 @@ pub(super) struct PathMemo {
     binv: Vec<u32>,
     /// Columns, `N` entries each.
     columns: Vec<f64>,
+    /// Where each node's tie-breaks are in `ties` (one per node).
+    tie_at: Vec<u32>,
+    /// Tie-breaks, `N × N` per node that had one: 0 not yet met, else
+    /// `1 + (ordering + 1)`.
+    ties: Vec<u8>,
 }
 
 impl PathMemo {
     /// Readies the tree for a solve under `key` with size `n`: kept when
     /// both match and it is within its size, else emptied. Returns the root.
     pub(super) fn start(&mut self, key: MemoKey, n: usize) -> u32 {
-        let bytes = 4 * (self.child.len() + self.entering.len() + self.binv.len()) + 8 * self.columns.len();
+        let bytes = 4 * (self.child.len() + self.entering.len() + self.binv.len() + self.tie_at.len())
+            + 8 * self.columns.len()
+            + self.ties.len();
         if self.key != Some(key) || self.n != n || bytes > MEMO_BYTES {
             self.key = Some(key);
             self.n = n;
@@ -55,6 +67,8 @@ impl PathMemo {
             self.entering.clear();
             self.binv.clear();
             self.columns.clear();
+            self.tie_at.clear();
+            self.ties.clear();
             self.add_node();
         }
         0
@@ -65,6 +79,7 @@ impl PathMemo {
         self.child.extend(std::iter::repeat_n(NONE, self.n));
         self.binv.extend(std::iter::repeat_n(NONE, self.n));
         self.entering.push(NONE);
+        self.tie_at.push(NONE);
         id
     }
 
@@ -99,6 +114,27 @@ impl PathMemo {
     /// Keeps `x` as column `c` of `B⁻¹` at `node`.
     pub(super) fn keep_binv(&mut self, node: u32, c: usize, x: &[f64]) {
         self.binv[node as usize * self.n + c] = self.keep(x);
+    }
+
+    /// The lexicographic comparison of rows `i` and `k` kept at `node`.
+    pub(super) fn tie(&self, node: u32, i: usize, k: usize) -> Option<Ordering> {
+        match self.tie_at[node as usize] {
+            NONE => None,
+            at => match self.ties[at as usize + i * self.n + k] {
+                0 => None,
+                code => Some((i8::try_from(code).unwrap_or(0) - 2).cmp(&0)),
+            },
+        }
+    }
+
+    /// Keeps `o` as the comparison of rows `i` and `k` at `node`.
+    pub(super) fn keep_tie(&mut self, node: u32, i: usize, k: usize, o: Ordering) {
+        let node = node as usize;
+        if self.tie_at[node] == NONE {
+            self.tie_at[node] = self.ties.len() as u32;
+            self.ties.extend(std::iter::repeat_n(0, self.n * self.n));
+        }
+        self.ties[self.tie_at[node] as usize + i * self.n + k] = (o as i8 + 2) as u8;
     }
 
     fn column(&self, at: u32) -> Option<&[f64]> {
