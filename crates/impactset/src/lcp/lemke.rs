@@ -536,6 +536,21 @@ mod tests {
         assert!(sol.residual.violation() < 1e-12, "{:?}", sol.residual);
     }
 
+    /// The right-hand side `[h·p; J v; 0]` of a step LCP of scene `s` at a
+    /// random velocity `v ∈ [−1, 1]ⁿ`, with caps `p` in quarters.
+    fn random_step_rhs(s: &crate::Scene, rng: &mut impl rand::Rng) -> Vec<f64> {
+        let ops = s.problem.operators();
+        let size = ops.layout().size();
+        let v = nalgebra::DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0));
+        let u = &ops.j * v;
+        let mut b = vec![0.0; size];
+        for x in &mut b[..ops.m] {
+            *x = s.step_size * f64::from(rng.random_range(0u8..4)) / 4.0;
+        }
+        b[ops.m..size - ops.m].copy_from_slice(u.as_slice());
+        b
+    }
+
     /// The dense path of `(a, q, cover, offset)`: `z` (as bits) and pivots.
     fn dense_reference(
         a: &[f64],
@@ -571,15 +586,8 @@ mod tests {
         for id in ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack"] {
             let s = crate::scene::builtin(id).unwrap();
             let ops = s.problem.operators();
-            let size = ops.layout().size();
             for _ in 0..60 {
-                let v = nalgebra::DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0));
-                let u = &ops.j * v;
-                let mut b = vec![0.0; size];
-                for x in &mut b[..ops.m] {
-                    *x = s.step_size * f64::from(rng.random_range(0u8..4)) / 4.0;
-                }
-                b[ops.m..size - ops.m].copy_from_slice(u.as_slice());
+                let mut b = random_step_rhs(&s, &mut rng);
                 if rng.random_bool(0.3) {
                     b[ops.m] = 0.0;
                 }
@@ -784,13 +792,7 @@ mod tests {
             let size = ops.layout().size();
             let matrix = LcpMatrix::from_row_major(size, &ops.step_matrix).unwrap();
             for k in 0..400 {
-                let v = nalgebra::DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0));
-                let u = &ops.j * v;
-                let mut b = vec![0.0; size];
-                for x in &mut b[..ops.m] {
-                    *x = s.step_size * f64::from(rng.random_range(0u8..4)) / 4.0;
-                }
-                b[ops.m..size - ops.m].copy_from_slice(u.as_slice());
+                let b = random_step_rhs(&s, &mut rng);
                 let offset = if k % 50 < 40 { 0 } else { k % 7 };
                 let options = if k % 100 < 90 {
                     LemkeOptions::default()
