@@ -11,6 +11,9 @@
 //! * **impactset Lemke**: [`LemkeWorkspace::solve_matrix`] on the same LCPs,
 //!   the matrix prepared once per scene as the sampler does
 //!   (covering vector 1, the same problems);
+//! * **impactset Lemke, random covers**: the same solves with the random
+//!   covering vectors and column orders a `random-lemke` step draws (drawn
+//!   before the clock starts), which no solve shares with another;
 //! * **pipeline**: a whole `random-lemke` run on one thread
 //!   (`sample_set`, `--samples` samples: random draws, Routh step and Lemke
 //!   together), time per step LCP.
@@ -29,7 +32,7 @@ use std::time::Instant;
 
 use impactset::lcp::{LcpMatrix, LemkeOptions, LemkeWorkspace};
 use impactset::sampling::sample_trajectory;
-use impactset::{SamplerOptions, Selection, sample_set, scene};
+use impactset::{SamplerOptions, Selection, sample_set, scene, stream};
 
 #[cfg(siconos)]
 mod siconos;
@@ -119,6 +122,38 @@ fn ours(a: &[f64], lcps: &[Vec<f64>], tolerance: f64) -> (f64, usize) {
     (start.elapsed().as_nanos() as f64 / lcps.len() as f64, wrong)
 }
 
+/// A covering vector and a column order per LCP, drawn as a `random-lemke`
+/// step draws them (`N` cover words, then one index word, from the selection
+/// stream of sample `i` for LCP `i`).
+fn random_covers(count: usize, n: usize) -> Vec<(Vec<f64>, usize)> {
+    let key = stream::stream_key(0);
+    (0..count as u64)
+        .map(|i| {
+            let mut streams = stream::SampleStreams::new(&key, i);
+            let cover = (0..n).map(|_| stream::cover(streams.selection_word())).collect();
+            (cover, stream::index(streams.selection_word(), n))
+        })
+        .collect()
+}
+
+/// One timed pass of impactset's Lemke over `lcps` with the covering vectors
+/// and column orders of `covers`: (ns per LCP, wrong answers).
+fn ours_covered(a: &[f64], lcps: &[Vec<f64>], covers: &[(Vec<f64>, usize)], tolerance: f64) -> (f64, usize) {
+    let n = lcps[0].len();
+    let mut ws = LemkeWorkspace::new(n);
+    let options = LemkeOptions::default().resolved_for(a, n);
+    let matrix = LcpMatrix::from_row_major(n, a).expect("the step matrix is n × n");
+    let mut wrong = 0;
+    let start = Instant::now();
+    for (q, (cover, offset)) in lcps.iter().zip(covers) {
+        match ws.solve_matrix(&matrix, q, Some(cover), *offset, &options) {
+            Ok(sol) if sol.residual.violation() <= tolerance => {}
+            _ => wrong += 1,
+        }
+    }
+    (start.elapsed().as_nanos() as f64 / lcps.len() as f64, wrong)
+}
+
 /// One timed `random-lemke` run on one thread: ns per step LCP.
 fn pipeline(s: &impactset::Scene, samples: usize, selection: Selection) -> f64 {
     let options = SamplerOptions {
@@ -160,7 +195,7 @@ fn main() {
         args.repetitions, args.tolerance
     );
     println!(
-        "{:<14} {:>3} {:>7} | {:>10} {:>6} | {:>10} {:>6} | {:>12} {:>12} | {:>9} {:>9} {:>9}",
+        "{:<14} {:>3} {:>7} | {:>10} {:>6} | {:>10} {:>6} | {:>10} {:>6} | {:>12} {:>12} | {:>9} {:>9} {:>9} {:>9}",
         "scene",
         "N",
         "LCPs",
@@ -168,9 +203,12 @@ fn main() {
         "wrong",
         "lemke ns",
         "wrong",
+        "l-rand ns",
+        "wrong",
         "rl-pipe ns",
         "l-pipe ns",
         "sic/lemke",
+        "sic/l-rnd",
         "sic/rl-p",
         "sic/l-p"
     );
@@ -185,8 +223,10 @@ fn main() {
         }
         let a = &s.problem.operators().step_matrix;
         let n = lcps[0].len();
+        let covers = random_covers(lcps.len(), n);
         let (mut ours_ns, mut peer_ns, mut rl_ns, mut l_ns) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut ours_wrong, mut peer_wrong) = (0, None::<usize>);
+        let mut covered_ns = Vec::new();
+        let (mut ours_wrong, mut covered_wrong, mut peer_wrong) = (0, 0, None::<usize>);
         for _ in 0..args.repetitions {
             #[cfg(siconos)]
             {
@@ -197,18 +237,22 @@ fn main() {
             let (ns, wrong) = ours(a, &lcps, args.tolerance);
             ours_ns.push(ns);
             ours_wrong = wrong;
+            let (ns, wrong) = ours_covered(a, &lcps, &covers, args.tolerance);
+            covered_ns.push(ns);
+            covered_wrong = wrong;
             rl_ns.push(pipeline(&s, args.samples, Selection::RandomLemke));
             l_ns.push(pipeline(&s, args.samples, Selection::Lemke));
         }
-        let (o, rl, l) = (median(ours_ns), median(rl_ns), median(l_ns));
+        let (o, oc, rl, l) = (median(ours_ns), median(covered_ns), median(rl_ns), median(l_ns));
         let (p, pw) = match peer_wrong {
             Some(w) => (median(peer_ns), w.to_string()),
             None => (f64::NAN, "–".into()),
         };
         println!(
-            "{id:<14} {n:>3} {:>7} | {p:>10.1} {pw:>6} | {o:>10.1} {ours_wrong:>6} | {rl:>12.1} {l:>12.1} | {:>8.2}× {:>8.2}× {:>8.2}×",
+            "{id:<14} {n:>3} {:>7} | {p:>10.1} {pw:>6} | {o:>10.1} {ours_wrong:>6} | {oc:>10.1} {covered_wrong:>6} | {rl:>12.1} {l:>12.1} | {:>8.2}× {:>8.2}× {:>8.2}× {:>8.2}×",
             lcps.len(),
             p / o,
+            p / oc,
             p / rl,
             p / l
         );
