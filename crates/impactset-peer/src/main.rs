@@ -105,23 +105,6 @@ fn step_lcps(s: &impactset::Scene, count: u64) -> Vec<Vec<f64>> {
     lcps
 }
 
-/// One timed pass of impactset's Lemke over `lcps`: (ns per LCP, wrong answers).
-fn ours(a: &[f64], lcps: &[Vec<f64>], tolerance: f64) -> (f64, usize) {
-    let n = lcps[0].len();
-    let mut ws = LemkeWorkspace::new(n);
-    let options = LemkeOptions::default().resolved_for(a, n);
-    let matrix = LcpMatrix::from_row_major(n, a).expect("the step matrix is n × n");
-    let mut wrong = 0;
-    let start = Instant::now();
-    for q in lcps {
-        match ws.solve_matrix(&matrix, q, None, 0, &options) {
-            Ok(sol) if sol.residual.violation() <= tolerance => {}
-            _ => wrong += 1,
-        }
-    }
-    (start.elapsed().as_nanos() as f64 / lcps.len() as f64, wrong)
-}
-
 /// A covering vector and a column order per LCP, drawn as a `random-lemke`
 /// step draws them (`N` cover words, then one index word, from the selection
 /// stream of sample `i` for LCP `i`).
@@ -136,17 +119,19 @@ fn random_covers(count: usize, n: usize) -> Vec<(Vec<f64>, usize)> {
         .collect()
 }
 
-/// One timed pass of impactset's Lemke over `lcps` with the covering vectors
-/// and column orders of `covers`: (ns per LCP, wrong answers).
-fn ours_covered(a: &[f64], lcps: &[Vec<f64>], covers: &[(Vec<f64>, usize)], tolerance: f64) -> (f64, usize) {
+/// One timed pass of impactset's Lemke over `lcps`, with covering vector 1
+/// or with the covering vectors and column orders of `covers`: (ns per LCP,
+/// wrong answers).
+fn ours(a: &[f64], lcps: &[Vec<f64>], covers: Option<&[(Vec<f64>, usize)]>, tolerance: f64) -> (f64, usize) {
     let n = lcps[0].len();
     let mut ws = LemkeWorkspace::new(n);
     let options = LemkeOptions::default().resolved_for(a, n);
     let matrix = LcpMatrix::from_row_major(n, a).expect("the step matrix is n × n");
     let mut wrong = 0;
     let start = Instant::now();
-    for (q, (cover, offset)) in lcps.iter().zip(covers) {
-        match ws.solve_matrix(&matrix, q, Some(cover), *offset, &options) {
+    for (k, q) in lcps.iter().enumerate() {
+        let (cover, offset) = covers.map_or((None, 0), |c| (Some(&c[k].0[..]), c[k].1));
+        match ws.solve_matrix(&matrix, q, cover, offset, &options) {
             Ok(sol) if sol.residual.violation() <= tolerance => {}
             _ => wrong += 1,
         }
@@ -234,10 +219,10 @@ fn main() {
                 peer_ns.push(ns);
                 peer_wrong = Some(wrong);
             }
-            let (ns, wrong) = ours(a, &lcps, args.tolerance);
+            let (ns, wrong) = ours(a, &lcps, None, args.tolerance);
             ours_ns.push(ns);
             ours_wrong = wrong;
-            let (ns, wrong) = ours_covered(a, &lcps, &covers, args.tolerance);
+            let (ns, wrong) = ours(a, &lcps, Some(&covers), args.tolerance);
             covered_ns.push(ns);
             covered_wrong = wrong;
             rl_ns.push(pipeline(&s, args.samples, Selection::RandomLemke));
