@@ -105,6 +105,18 @@ fn step_lcps(s: &impactset::Scene, count: u64) -> Vec<Vec<f64>> {
     lcps
 }
 
+/// One timed pass of Siconos over `lcps` (ns per LCP, wrong answers), or
+/// `None` when it was not found at build time.
+fn peer(a: &[f64], lcps: &[Vec<f64>], tolerance: f64) -> Option<(f64, usize)> {
+    #[cfg(siconos)]
+    return Some(siconos::solve_all(a, lcps, tolerance));
+    #[cfg(not(siconos))]
+    {
+        let _ = (a, lcps, tolerance);
+        None
+    }
+}
+
 /// A covering vector and a column order per LCP, drawn as a `random-lemke`
 /// step draws them (`N` cover words, then one index word, from the selection
 /// stream of sample `i` for LCP `i`).
@@ -213,9 +225,7 @@ fn main() {
         let mut covered_ns = Vec::new();
         let (mut ours_wrong, mut covered_wrong, mut peer_wrong) = (0, 0, None::<usize>);
         for _ in 0..args.repetitions {
-            #[cfg(siconos)]
-            {
-                let (ns, wrong) = siconos::solve_all(a, &lcps, args.tolerance);
+            if let Some((ns, wrong)) = peer(a, &lcps, args.tolerance) {
                 peer_ns.push(ns);
                 peer_wrong = Some(wrong);
             }
