@@ -275,13 +275,7 @@ impl EtaFile {
         pivots.len += 1;
         let rhs = &mut self.rhs[..n];
         let xr = rhs[r] * inv;
-        // Rows with `f_i = 0` keep their value as it is (the sign of a zero
-        // right-hand side reaches `z`); row `r` is overwritten below.
-        for (x, &fi) in rhs.iter_mut().zip(col) {
-            if fi != 0.0 {
-                *x -= fi * xr;
-            }
-        }
+        update_rhs::<N>(rhs, col, xr);
         rhs[r] = xr;
     }
 
@@ -359,9 +353,7 @@ impl EtaFile {
     /// independent divisions that overlap.
     fn compute_ratios<const N: usize>(&mut self) {
         let n = size::<N>(self.n);
-        for ((ratio, &x), &a) in self.ratio[..n].iter_mut().zip(&self.rhs[..n]).zip(&self.col[..n]) {
-            *ratio = x / a;
-        }
+        divide::<N>(&mut self.ratio[..n], &self.rhs[..n], &self.col[..n]);
     }
 
     /// The dense solver's `leaving_row`.
@@ -441,20 +433,73 @@ impl Pivots {
                 0
             }
         };
-        for k in start..self.len {
-            let r = self.rows[k];
-            let xr = x[r] * self.inv[k];
+        let etas = self.rows[start..self.len].iter().zip(&self.inv[start..self.len]);
+        for ((&r, &inv), f) in etas.zip(self.cols[start * n..self.len * n].chunks_exact(n)) {
+            let xr = x[r] * inv;
             if xr != 0.0 {
                 // Where the dense pivot skips `f_i = 0`, this subtracts a
                 // zero: the same value up to the sign of a zero. Row `r` is
                 // overwritten below.
-                let f = &self.cols[k * n..(k + 1) * n];
                 for (xi, &fi) in x.iter_mut().zip(f) {
                     *xi -= fi * xr;
                 }
             }
             x[r] = xr;
         }
+    }
+}
+
+/// Defines `fn $name<const N: usize>(args)` running `$body` compiled for
+/// AVX2 (as `$avx2`) where the processor has it, else as it is: the same
+/// IEEE operations in the same order either way (Rust never fuses a multiply
+/// and an add on its own), only wider.
+macro_rules! avx2_or_plain {
+    ($(#[$doc:meta])* fn $name:ident / $avx2:ident => $body:ident ($($arg:ident: $ty:ty),*)) => {
+        $(#[$doc])*
+        #[inline(always)]
+        fn $name<const N: usize>($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                // SAFETY: the processor has AVX2.
+                return unsafe { $avx2::<N>($($arg),*) };
+            }
+            $body::<N>($($arg),*)
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        fn $avx2<const N: usize>($($arg: $ty),*) {
+            $body::<N>($($arg),*)
+        }
+    };
+}
+
+avx2_or_plain! {
+    /// `x_i −= f_i x_r` on the rows with `f_i ≠ 0`, as the dense pivot does
+    /// it: rows with `f_i = 0` keep their value as it is (the sign of a zero
+    /// right-hand side reaches `z`). Branch-free.
+    fn update_rhs / update_rhs_avx2 => update_rhs_body(rhs: &mut [f64], f: &[f64], xr: f64)
+}
+
+#[inline(always)]
+fn update_rhs_body<const N: usize>(rhs: &mut [f64], f: &[f64], xr: f64) {
+    let n = size::<N>(rhs.len());
+    for (x, &fi) in rhs[..n].iter_mut().zip(&f[..n]) {
+        let updated = *x - fi * xr;
+        *x = if fi != 0.0 { updated } else { *x };
+    }
+}
+
+avx2_or_plain! {
+    /// `q_i = x_i / a_i`.
+    fn divide / divide_avx2 => divide_body(q: &mut [f64], x: &[f64], a: &[f64])
+}
+
+#[inline(always)]
+fn divide_body<const N: usize>(q: &mut [f64], x: &[f64], a: &[f64]) {
+    let n = size::<N>(q.len());
+    for ((qi, &xi), &ai) in q[..n].iter_mut().zip(&x[..n]).zip(&a[..n]) {
+        *qi = xi / ai;
     }
 }
 
