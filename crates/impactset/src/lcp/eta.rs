@@ -516,8 +516,13 @@ fn initial_column(p: Problem, v: usize, x: &mut [f64]) {
             *e = -a;
         }
     } else {
-        for (i, e) in x.iter_mut().enumerate() {
-            *e = -p.cover.map_or(1.0, |d| d[i]);
+        match p.cover {
+            Some(d) => {
+                for (e, &di) in x.iter_mut().zip(d) {
+                    *e = -di;
+                }
+            }
+            None => x.fill(-1.0),
         }
     }
 }
