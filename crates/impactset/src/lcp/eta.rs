@@ -275,7 +275,13 @@ impl EtaFile {
         pivots.len += 1;
         let rhs = &mut self.rhs[..n];
         let xr = rhs[r] * inv;
-        update_rhs::<N>(rhs, col, xr);
+        // Rows with `f_i = 0` keep their value as it is (the sign of a zero
+        // right-hand side reaches `z`); row `r` is overwritten below.
+        for (x, &fi) in rhs.iter_mut().zip(col) {
+            if fi != 0.0 {
+                *x -= fi * xr;
+            }
+        }
         rhs[r] = xr;
     }
 
@@ -353,7 +359,9 @@ impl EtaFile {
     /// independent divisions that overlap.
     fn compute_ratios<const N: usize>(&mut self) {
         let n = size::<N>(self.n);
-        divide::<N>(&mut self.ratio[..n], &self.rhs[..n], &self.col[..n]);
+        for ((ratio, &x), &a) in self.ratio[..n].iter_mut().zip(&self.rhs[..n]).zip(&self.col[..n]) {
+            *ratio = x / a;
+        }
     }
 
     /// The dense solver's `leaving_row`.
@@ -446,60 +454,6 @@ impl Pivots {
             }
             x[r] = xr;
         }
-    }
-}
-
-/// Defines `fn $name<const N: usize>(args)` running `$body` compiled for
-/// AVX2 (as `$avx2`) where the processor has it, else as it is: the same
-/// IEEE operations in the same order either way (Rust never fuses a multiply
-/// and an add on its own), only wider.
-macro_rules! avx2_or_plain {
-    ($(#[$doc:meta])* fn $name:ident / $avx2:ident => $body:ident ($($arg:ident: $ty:ty),*)) => {
-        $(#[$doc])*
-        #[inline(always)]
-        fn $name<const N: usize>($($arg: $ty),*) {
-            #[cfg(target_arch = "x86_64")]
-            if avx2() {
-                // SAFETY: the processor has AVX2.
-                return unsafe { $avx2::<N>($($arg),*) };
-            }
-            $body::<N>($($arg),*)
-        }
-
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2")]
-        fn $avx2<const N: usize>($($arg: $ty),*) {
-            $body::<N>($($arg),*)
-        }
-    };
-}
-
-avx2_or_plain! {
-    /// `x_i −= f_i x_r` on the rows with `f_i ≠ 0`, as the dense pivot does
-    /// it: rows with `f_i = 0` keep their value as it is (the sign of a zero
-    /// right-hand side reaches `z`). Branch-free.
-    fn update_rhs / update_rhs_avx2 => update_rhs_body(rhs: &mut [f64], f: &[f64], xr: f64)
-}
-
-#[inline(always)]
-fn update_rhs_body<const N: usize>(rhs: &mut [f64], f: &[f64], xr: f64) {
-    let n = size::<N>(rhs.len());
-    for (x, &fi) in rhs[..n].iter_mut().zip(&f[..n]) {
-        let updated = *x - fi * xr;
-        *x = if fi != 0.0 { updated } else { *x };
-    }
-}
-
-avx2_or_plain! {
-    /// `q_i = x_i / a_i`.
-    fn divide / divide_avx2 => divide_body(q: &mut [f64], x: &[f64], a: &[f64])
-}
-
-#[inline(always)]
-fn divide_body<const N: usize>(q: &mut [f64], x: &[f64], a: &[f64]) {
-    let n = size::<N>(q.len());
-    for ((qi, &xi), &ai) in q[..n].iter_mut().zip(&x[..n]).zip(&a[..n]) {
-        *qi = xi / ai;
     }
 }
 
