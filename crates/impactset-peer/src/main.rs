@@ -118,15 +118,15 @@ fn peer(a: &[f64], lcps: &[Vec<f64>], tolerance: f64) -> Option<(f64, usize)> {
 }
 
 /// A covering vector and a column order per LCP, drawn as a `random-lemke`
-/// step draws them (`N` cover words, then one index word, from the selection
-/// stream of sample `i` for LCP `i`).
+/// step draws them ([`stream::SampleStreams::random_cover`]), from the
+/// selection stream of sample `i` for LCP `i`.
 fn random_covers(count: usize, n: usize) -> Vec<(Vec<f64>, usize)> {
     let key = stream::stream_key(0);
     (0..count as u64)
         .map(|i| {
-            let mut streams = stream::SampleStreams::new(&key, i);
-            let cover = (0..n).map(|_| stream::cover(streams.selection_word())).collect();
-            (cover, stream::index(streams.selection_word(), n))
+            let mut cover = vec![0.0; n];
+            let offset = stream::SampleStreams::new(&key, i).random_cover(&mut cover);
+            (cover, offset)
         })
         .collect()
 }

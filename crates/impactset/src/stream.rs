@@ -81,6 +81,17 @@ impl SampleStreams {
     pub fn selection_word(&mut self) -> u32 {
         self.selection.next_u32()
     }
+
+    /// A `random-lemke` step's draws from the selection stream: writes the
+    /// covering vector (`cover.len()` words, [`cover`]) and returns the
+    /// lexicographic column offset (one more word, [`index`]).
+    #[inline]
+    pub fn random_cover(&mut self, cover: &mut [f64]) -> usize {
+        for d in cover.iter_mut() {
+            *d = self::cover(self.selection_word());
+        }
+        index(self.selection_word(), cover.len())
+    }
 }
 
 #[cfg(test)]

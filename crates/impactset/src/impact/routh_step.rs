@@ -193,10 +193,7 @@ pub fn routh_step(
             Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
         }
         Selection::RandomLemke => {
-            for d in ws.cover.iter_mut() {
-                *d = stream::cover(streams.selection_word());
-            }
-            let offset = stream::index(streams.selection_word(), size);
+            let offset = streams.random_cover(&mut ws.cover);
             let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, Some(&ws.cover), offset, &options))?;
             Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
         }
