@@ -109,8 +109,8 @@
 //! millisecond for five planar or two spatial ones, milliseconds for four
 //! spatial contacts, where a few percent of the steps exhaust the node budget
 //! and are completed by Lemke (below). `cargo bench --bench step_lcp --
-//! enumerate` measures it on random problems (the figures are in the
-//! README's performance section). Exact enumeration is affordable up to
+//! enumerate` measures it on random problems (the figures are in
+//! docs/performance.md). Exact enumeration is affordable up to
 //! about three spatial or five planar contacts.
 //!
 //! The search stops after [`EnumeratorOptions::node_budget`] mode nodes; the
