@@ -79,11 +79,38 @@ pub(super) struct View<'a> {
 }
 
 /// Where a record is: in the tree, or in a scratch record (level `1..=m`
-/// of the search, `m + 1` for probes).
+/// of the search, `m + 1` for probes). One word, written and read whole: as
+/// an enum of tag and index, each node's copy of it read back the two
+/// halves just written apart, a stall through the store buffer per node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Slot {
-    Tree(u32),
+pub(super) struct Slot(u32);
+
+/// The bit of a [`Slot`] that marks a scratch record.
+const SCRATCH: u32 = 1 << 31;
+
+/// A [`Slot`] decoded.
+enum Place {
+    Tree(usize),
     Scratch(usize),
+}
+
+impl Slot {
+    /// Record `k` of the tree.
+    fn tree(k: usize) -> Slot {
+        debug_assert!(k < SCRATCH as usize);
+        Slot(k as u32)
+    }
+
+    /// Scratch record `k`.
+    fn scratch(k: usize) -> Slot {
+        debug_assert!(k < SCRATCH as usize);
+        Slot(SCRATCH | k as u32)
+    }
+
+    #[inline(always)]
+    fn place(self) -> Place {
+        if self.0 & SCRATCH == 0 { Place::Tree(self.0 as usize) } else { Place::Scratch((self.0 & !SCRATCH) as usize) }
+    }
 }
 
 /// The tree of [`Fixed`] records of one enumerator (see the module docs).
@@ -160,7 +187,7 @@ impl FixedCache {
 
     /// The root's slot.
     pub fn root() -> Slot {
-        Slot::Tree(0)
+        Slot::tree(0)
     }
 
     /// Empties the tree if it filled up during the last enumeration.
@@ -182,12 +209,12 @@ impl FixedCache {
     /// The record in `slot`.
     #[inline(always)]
     pub fn get(&self, slot: Slot) -> View<'_> {
-        let (rec, data) = match slot {
-            Slot::Tree(k) => {
-                let rec = &self.tree[k as usize];
+        let (rec, data) = match slot.place() {
+            Place::Tree(k) => {
+                let rec = &self.tree[k];
                 (rec, &self.store[rec.at..rec.at + rec.len])
             }
-            Slot::Scratch(k) => (&self.scratch[k], &self.scratch_data[k][..]),
+            Place::Scratch(k) => (&self.scratch[k], &self.scratch_data[k][..]),
         };
         View { regular: rec.regular, q: rec.q, free: rec.free, parent_eliminated: rec.parent_eliminated, data }
     }
@@ -211,10 +238,10 @@ impl FixedCache {
         scratch: usize,
     ) -> Slot {
         // The common case first: in the tree, with what is needed.
-        if let Slot::Tree(p) = parent {
-            let k = self.tree[p as usize].children[g];
+        if let Place::Tree(p) = parent.place() {
+            let k = self.tree[p].children[g];
             if k != NONE && !(tableau && self.tree[k as usize].tableau.is_empty()) {
-                return Slot::Tree(k);
+                return Slot::tree(k as usize);
             }
         }
         self.child_slow(red, parent, i, g, choice, tableau, scratch)
@@ -234,8 +261,8 @@ impl FixedCache {
         tableau: bool,
         scratch: usize,
     ) -> Slot {
-        if let Slot::Tree(p) = parent {
-            let k = self.tree[p as usize].children[g];
+        if let Place::Tree(p) = parent.place() {
+            let k = self.tree[p].children[g];
             if k != NONE {
                 // In the tree without its tableau.
                 let (head, tail) = self.tree.split_at_mut(k as usize);
@@ -243,15 +270,17 @@ impl FixedCache {
                 let before = child.bytes();
                 child.tableau.resize(red.tableau_len(), 0.0);
                 child.children.resize(red.table.modes.len(), NONE);
-                Self::compute_tableau(red, &head[p as usize], i, g, &mut child.tableau, &mut self.eq, &mut self.r);
+                Self::compute_tableau(red, &head[p], i, g, &mut child.tableau, &mut self.eq, &mut self.r);
                 self.bytes += child.bytes() - before;
                 self.full |= self.total() > self.limit;
-                return Slot::Tree(k);
+                return Slot::tree(k as usize);
             }
+            // (A slot numbers at most 2³¹ records: past that the tree is full.)
+            self.full |= self.tree.len() >= SCRATCH as usize;
             if !self.full {
                 let k = self.tree.len();
                 let mut rec = Fixed::default();
-                let parent = &self.tree[p as usize];
+                let parent = &self.tree[p];
                 Self::compute(
                     red,
                     parent,
@@ -270,16 +299,16 @@ impl FixedCache {
                 self.store.extend_from_slice(&self.buf);
                 self.bytes += rec.bytes();
                 self.tree.push(rec);
-                self.tree[p as usize].children[g] = k as u32;
+                self.tree[p].children[g] = k as u32;
                 self.full = self.total() > self.limit;
-                return Slot::Tree(k as u32);
+                return Slot::tree(k);
             }
         }
         let mut rec = std::mem::take(&mut self.scratch[scratch]);
         let mut data = std::mem::take(&mut self.scratch_data[scratch]);
-        let parent = match parent {
-            Slot::Tree(p) => &self.tree[p as usize],
-            Slot::Scratch(k) => &self.scratch[k],
+        let parent = match parent.place() {
+            Place::Tree(p) => &self.tree[p],
+            Place::Scratch(k) => &self.scratch[k],
         };
         Self::compute(
             red,
@@ -298,7 +327,7 @@ impl FixedCache {
         rec.len = data.len();
         self.scratch[scratch] = rec;
         self.scratch_data[scratch] = data;
-        Slot::Scratch(scratch)
+        Slot::scratch(scratch)
     }
 
     /// The tableau of contact `i` fixed in mode `g` on `parent`'s (its
