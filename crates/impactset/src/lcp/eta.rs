@@ -364,11 +364,42 @@ impl EtaFile {
         }
     }
 
+    /// The row the scan of [`EtaFile::leaving_row`] picks when it is clear
+    /// without it: the row with the least ratio, when every other row that
+    /// can leave compares greater with it in both of the ways the scan may
+    /// compare them (`compare_tied` is not symmetric in round-off), so that
+    /// neither a tie nor `z₀`'s rule can arise. `None` otherwise (the scan
+    /// decides). Computed without a branch per row: the scan's branches
+    /// follow the data and are mispredicted often.
+    #[inline(always)]
+    fn clearly_least<const N: usize>(&self, tol: Tolerances) -> Option<usize> {
+        let n = size::<N>(self.n);
+        let (col, ratio) = (&self.col[..n], &self.ratio[..n]);
+        let mut least = f64::INFINITY;
+        for (&a, &r) in col.iter().zip(ratio) {
+            least = least.min(if a > tol.pivot { r } else { f64::INFINITY });
+        }
+        let (mut near, mut at) = (0, 0);
+        for (i, (&a, &r)) in col.iter().zip(ratio).enumerate() {
+            let band = tol.tie * 1f64.max(r.abs()).max(least.abs());
+            let clear = (r > least + band) & (least < r - band);
+            let here = (a > tol.pivot) & !clear;
+            near += usize::from(here);
+            at = if here { i } else { at };
+        }
+        (near == 1).then_some(at)
+    }
+
     /// The dense solver's `leaving_row`.
     fn leaving_row<const N: usize, const MEMO: bool>(&mut self, path: Path, z0_row: usize) -> Option<usize> {
         let n = size::<N>(self.n);
         let tol = path.tol;
         self.compute_ratios::<N>();
+        // Solves under the memo follow paths met before, whose branches the
+        // processor predicts well; they skip this.
+        if !MEMO && let Some(least) = self.clearly_least::<N>(tol) {
+            return Some(least);
+        }
         let mut best: Option<(usize, f64)> = None;
         for i in 0..n {
             if self.col[i] > tol.pivot {
