@@ -20,7 +20,7 @@ use std::cmp::Ordering;
 
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
-use super::lemke::{Tolerances, compare_tied, complement};
+use super::lemke::{Tolerances, compare_tied, complement, tie_band};
 use super::memo::{MemoKey, PathMemo};
 use super::{ANY_SIZE, LcpError, size};
 
@@ -381,7 +381,10 @@ impl EtaFile {
         }
         let (mut near, mut at) = (0, 0);
         for (i, (&a, &r)) in col.iter().zip(ratio).enumerate() {
-            let band = tol.tie * 1f64.max(r.abs()).max(least.abs());
+            // `compare_tied(r, least)` is Greater and `compare_tied(least, r)`
+            // Less (`r ≥ least` rules out the other outcomes), without its
+            // branches.
+            let band = tie_band(r, least, tol.tie);
             let clear = (r > least + band) & (least < r - band);
             let here = (a > tol.pivot) & !clear;
             near += usize::from(here);

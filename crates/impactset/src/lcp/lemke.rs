@@ -326,9 +326,16 @@ fn init_tableau(t: &mut [f64], basis: &mut [usize], at: &[f64], q: &[f64], cover
     }
 }
 
+/// The half-width of the band within which [`compare_tied`] finds `x` and
+/// `y` equal: `tie · max(1, |x|, |y|)`.
+#[inline(always)]
+pub(super) fn tie_band(x: f64, y: f64, tie: f64) -> f64 {
+    tie * 1f64.max(x.abs()).max(y.abs())
+}
+
 /// Compares `x` and `y` with a relative tie tolerance.
 pub(super) fn compare_tied(x: f64, y: f64, tie: f64) -> Ordering {
-    let band = tie * 1f64.max(x.abs()).max(y.abs());
+    let band = tie_band(x, y, tie);
     if x < y - band {
         Ordering::Less
     } else if x > y + band {
