@@ -53,6 +53,10 @@ pub(super) struct Fixed {
     /// Where the record's numbers start in the tree's store, and how many.
     at: usize,
     len: usize,
+    /// Where, among them, the bounds' values start, and those of the
+    /// parent's eliminated contacts.
+    own_at: usize,
+    others_at: usize,
     /// The tableau (constant column zero), when the node's children are
     /// computed from it; empty otherwise.
     tableau: Vec<f64>,
@@ -76,6 +80,8 @@ pub(super) struct View<'a> {
     free: u64,
     parent_eliminated: u64,
     data: &'a [f64],
+    own_at: usize,
+    others_at: usize,
 }
 
 /// Where a record is: in the tree, or in a scratch record (level `1..=m`
@@ -216,7 +222,15 @@ impl FixedCache {
             }
             Place::Scratch(k) => (&self.scratch[k], &self.scratch_data[k][..]),
         };
-        View { regular: rec.regular, q: rec.q, free: rec.free, parent_eliminated: rec.parent_eliminated, data }
+        View {
+            regular: rec.regular,
+            q: rec.q,
+            free: rec.free,
+            parent_eliminated: rec.parent_eliminated,
+            data,
+            own_at: rec.own_at,
+            others_at: rec.others_at,
+        }
     }
 
     /// The record of contact `i` fixed in the global mode `g` on the node
@@ -413,9 +427,11 @@ impl FixedCache {
             }
         }
         rec.free = if regular { parent.free & !(1 << i) } else { parent.free };
+        rec.own_at = data.len();
         if regular {
             red.bound_values(tab, i, mode, rec.free, data);
         }
+        rec.others_at = data.len();
         let mut rest = parent_eliminated;
         while rest != 0 {
             let c = 63 - rest.leading_zeros() as usize;
@@ -509,17 +525,18 @@ impl FixedCache {
             while rest != 0 {
                 let c = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                for a in 0..S {
-                    let row = half + c * S + a;
-                    let data = &data[row * stride..][..stride];
-                    let mut konst = src[row] + cap * data[0];
+                // Contact c's S rows in this half, one slice each.
+                let first = half + c * S;
+                let data = data[first * stride..][..S * stride].chunks_exact(stride);
+                for ((data, &src), dst) in data.zip(&src[first..][..S]).zip(&mut dst[first..][..S]) {
+                    let mut konst = src + cap * data[0];
                     for k in 0..Q {
                         let yk = data[1 + k];
                         if yk != 0.0 {
                             konst += yk * e[k];
                         }
                     }
-                    dst[row] = konst;
+                    *dst = konst;
                 }
             }
         }
@@ -544,30 +561,23 @@ impl FixedCache {
         slack: &[f64],
     ) -> bool {
         debug_assert!(rec.regular);
-        let values = &rec.data[rec.q * rec.q + 2 * red.dim * (1 + rec.q)..];
-        self.check(red, rec.free, values, i, mode, consts, step, slack).is_some()
+        self.check(red, rec.free, &rec.data[rec.own_at..], i, mode, consts, step, slack).is_some()
     }
 
     /// [`own_may_hold`](Self::own_may_hold) for the parent's eliminated
-    /// contacts (`mode` the record's own, `choice` the global modes of the
-    /// path), highest first.
+    /// contacts (`choice` the global modes of the path), highest first.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn others_may_hold(
         &self,
         red: &Reduced,
         rec: View<'_>,
-        mode: &Mode,
         choice: &[usize],
         consts: &[f64],
         step: &StepData,
         slack: &[f64],
     ) -> bool {
-        let mut values = &rec.data[rec.q * rec.q + 2 * red.dim * (1 + rec.q)..];
-        if rec.regular {
-            let per = rec.free.count_ones() as usize * red.directions.len();
-            values = &values[(mode.end_inequality - mode.first_inequality) * per..];
-        }
+        let mut values = &rec.data[rec.others_at..];
         let mut rest = rec.parent_eliminated;
         while rest != 0 {
             let c = 63 - rest.leading_zeros() as usize;
@@ -597,10 +607,15 @@ impl FixedCache {
     ) -> Option<&'v [f64]> {
         let d = red.directions.len();
         let range = mode.first_inequality..mode.end_inequality;
-        let inequalities = red.table.inequalities[range.clone()].iter().zip(&self.term_rows[range.clone()]);
-        for ((ineq, rows), &slack) in inequalities.zip(&slack[range]) {
+        // Slices of one length, so the loop indexes them unchecked.
+        let n = range.len();
+        let inequalities = &red.table.inequalities[range.clone()];
+        let (term_rows, slack) = (&self.term_rows[range.clone()][..n], &slack[range][..n]);
+        let cap_i = step.caps[i];
+        for k in 0..n {
+            let (ineq, rows) = (&inequalities[k], &term_rows[k]);
             let mut upper = ineq.terms().iter().zip(rows).fold(0.0, |v, (&(a, _), &row)| v + a * consts[row as usize]);
-            upper += ineq.a0 * step.caps[i];
+            upper += ineq.a0 * cap_i;
             let mut rest = free;
             while rest != 0 {
                 let j = rest.trailing_zeros() as usize;
@@ -616,7 +631,7 @@ impl FixedCache {
                 values = later;
                 upper += best;
             }
-            if upper < -slack {
+            if upper < -slack[k] {
                 return None;
             }
         }

@@ -137,7 +137,7 @@ impl StepEnumerator {
             }
             let step = self.step_data(&sc.u, &sc.caps, &sc.hull[next * m..(next + 1) * m]);
             let (cache, slack) = (&sc.cache, &sc.slack[..]);
-            let others_hold = |child: &[f64]| cache.others_may_hold(red, rec, mode, &sc.choice, child, &step, slack);
+            let others_hold = |child: &[f64]| cache.others_may_hold(red, rec, &sc.choice, child, &step, slack);
             let feasible = if depth == 0 || !fixed {
                 (!fixed || cache.own_may_hold(red, rec, depth, mode, child, &step, slack)) && others_hold(child)
             } else {
@@ -280,7 +280,7 @@ fn filter_free_modes(
                     FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, 1 << j, e, false);
                     cache.own_may_hold(red, rec, j, mode_j, probe, &step, slack) && {
                         FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, rows, e, true);
-                        cache.others_may_hold(red, rec, mode_j, choice, probe, &step, slack)
+                        cache.others_may_hold(red, rec, choice, probe, &step, slack)
                     }
                 }
             };

@@ -1,6 +1,6 @@
 //! Completing a search cut short by its budget with randomized Lemke solves.
 
-use super::StepEnumerator;
+use super::{Scratch, StepEnumerator};
 use crate::lcp::LemkeOptions;
 use crate::problem::ContactOperators;
 
@@ -8,14 +8,12 @@ impl StepEnumerator {
     /// Completes a search cut short: Lemke solves with covering vector `1` and
     /// then pseudo-random ones (a fixed hash of the solve and row index, so
     /// the result is a function of `b` alone).
-    pub(super) fn fallback(&mut self, ops: &ContactOperators, b: &[f64]) {
+    pub(super) fn fallback(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
         let options = LemkeOptions::default();
         let impulses = ops.layout().impulses();
         let impulse_scale = (0..ops.m).map(|i| b[i].abs() * (1.0 + ops.friction[i])).fold(0.0f64, f64::max);
         let velocity_scale = b.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let mut cover = std::mem::take(&mut self.scratch.cover);
-        let mut z = std::mem::take(&mut self.scratch.z);
-        let mut dv = std::mem::take(&mut self.scratch.dv);
+        let Scratch { cover, z, dv, .. } = sc;
         for solve in 0..self.options.fallback_solves {
             for (row, c) in cover.iter_mut().enumerate() {
                 *c = if solve == 0 { 1.0 } else { exponential(solve as u64, row as u64) };
@@ -32,9 +30,6 @@ impl StepEnumerator {
             }
             self.keep(&z, &dv, b[..ops.m].iter().fold(0.0f64, |a, x| a.max(x.abs())));
         }
-        self.scratch.cover = cover;
-        self.scratch.z = z;
-        self.scratch.dv = dv;
     }
 }
 

@@ -236,7 +236,9 @@ pub struct StepEnumerator {
     dv_map_max: f64,
     /// `u_t = Σ_k r_k (JD v)_k`: the least-squares recovery of `Jt v`.
     tangent_recovery: Vec<[f64; 2]>,
-    scratch: Scratch,
+    /// The search's buffers (boxed: [`enumerate`](Self::enumerate) takes
+    /// them out for the search and puts them back by moving a pointer).
+    scratch: Option<Box<Scratch>>,
     /// Solutions, `N` entries each.
     solutions: Vec<f64>,
     /// Their velocity changes, `n` entries each.
@@ -460,7 +462,7 @@ impl StepEnumerator {
             dv_map_max: dv_map.iter().fold(0.0f64, |a, x| a.max(x.abs())),
             dv_map,
             tangent_recovery,
-            scratch,
+            scratch: Some(Box::new(scratch)),
             solutions: Vec::with_capacity(RESERVED * size),
             changes: Vec::with_capacity(RESERVED * n),
             count: 0,
@@ -488,25 +490,24 @@ impl StepEnumerator {
         self.exhaustive = true;
         self.nodes = 0;
         let (m, s, d) = (self.reduced.m, self.reduced.s, self.d);
+        let mut scratch = self.scratch.take().expect("the buffers are back after every enumeration");
         for i in 0..m {
-            self.scratch.caps[i] = b[i];
-            self.scratch.u[i * s] = b[m + i];
+            scratch.caps[i] = b[i];
+            scratch.u[i * s] = b[m + i];
             for a in 0..s - 1 {
-                self.scratch.u[i * s + 1 + a] =
-                    (0..d).map(|k| self.tangent_recovery[k][a] * b[2 * m + i * d + k]).sum();
+                scratch.u[i * s + 1 + a] = (0..d).map(|k| self.tangent_recovery[k][a] * b[2 * m + i * d + k]).sum();
             }
         }
-        self.scales = self.step_scales(&self.scratch.u, &self.scratch.caps);
+        self.scales = self.step_scales(&scratch.u, &scratch.caps);
         if m > MAX_SEARCH_CONTACTS {
             self.exhaustive = false;
         } else {
-            let mut scratch = std::mem::take(&mut self.scratch);
             self.search(ops, &mut scratch);
-            self.scratch = scratch;
         }
         if !self.exhaustive {
-            self.fallback(ops, b);
+            self.fallback(ops, b, &mut scratch);
         }
+        self.scratch = Some(scratch);
         self.count
     }
 
