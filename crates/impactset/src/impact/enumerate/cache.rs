@@ -100,6 +100,13 @@ enum Place {
     Scratch(usize),
 }
 
+impl View<'_> {
+    /// The contacts free in the record's bounds.
+    pub fn free(&self) -> u64 {
+        self.free
+    }
+}
+
 impl Slot {
     /// Record `k` of the tree.
     fn tree(k: usize) -> Slot {

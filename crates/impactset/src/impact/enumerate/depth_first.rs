@@ -109,13 +109,17 @@ impl StepEnumerator {
                 continue;
             }
             sc.choice[depth] = global;
-            // The next level's domains and hulls start as this level's.
-            for j in 0..m {
-                sc.hull[next * m + j] = sc.hull[depth * m + j];
-            }
             let slot = sc.cache.child(red, sc.slots[depth], depth, global, &sc.choice, next < m, next);
             sc.slots[next] = slot;
             let rec = sc.cache.get(slot);
+            // The next level's domains and hulls start as this level's. The
+            // last level reads its hulls only for contacts its bounds leave
+            // free.
+            if next < m || !rec.regular || rec.free() != 0 {
+                for j in 0..m {
+                    sc.hull[next * m + j] = sc.hull[depth * m + j];
+                }
+            }
             let (parent, child) = sc.consts[depth * rows2..(depth + 2) * rows2].split_at_mut(rows2);
             let mut deferred_here = deferred;
             let fixed = rec.regular;
