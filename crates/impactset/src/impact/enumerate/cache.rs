@@ -526,7 +526,7 @@ impl FixedCache {
             let solved = solve_in_place(&mut r, Q, &mut e[..Q], 1, red.singular);
             debug_assert!(solved, "a regular record's block");
         }
-        let rows = rows & low_bits(red.m);
+        debug_assert_eq!(rows & !low_bits(red.m), 0, "rows of contacts beyond m");
         for half in [0, dim] {
             let mut rest = rows;
             while rest != 0 {

@@ -86,14 +86,34 @@ impl StepEnumerator {
     /// filters the free contacts' modes (forward checking, see
     /// [`filter_free_modes`]).
     fn descend(&mut self, ops: &ContactOperators, sc: &mut Scratch, depth: usize, equations: usize, deferred: u64) {
-        let red = &self.reduced;
-        let m = red.m;
+        let m = self.reduced.m;
         if depth == m {
             self.leaf(ops, sc, deferred == 0);
-            return;
+        } else if depth + 1 == m {
+            self.fix_level::<true>(ops, sc, depth, equations, deferred);
+        } else {
+            self.fix_level::<false>(ops, sc, depth, equations, deferred);
         }
+    }
+
+    /// [`descend`](Self::descend) at `depth < m`; `LAST`: `depth = m − 1`
+    /// (its nodes are leaves), compiled apart so that the most frequent
+    /// nodes run without the branches of the levels above.
+    #[inline(never)]
+    fn fix_level<const LAST: bool>(
+        &mut self,
+        ops: &ContactOperators,
+        sc: &mut Scratch,
+        depth: usize,
+        equations: usize,
+        deferred: u64,
+    ) {
+        let red = &self.reduced;
+        let m = red.m;
         let (rows2, mm) = (2 * red.dim, sc.max_modes);
         let next = depth + 1;
+        debug_assert_eq!(LAST, next == m);
+        let all = low_bits(m);
         for a in 0..sc.allowed_count[depth * m + depth] {
             let global = sc.allowed[(depth * m + depth) * mm + a];
             self.nodes += 1;
@@ -109,13 +129,16 @@ impl StepEnumerator {
                 continue;
             }
             sc.choice[depth] = global;
-            let slot = sc.cache.child(red, sc.slots[depth], depth, global, &sc.choice, next < m, next);
-            sc.slots[next] = slot;
+            let slot = sc.cache.child(red, sc.slots[depth], depth, global, &sc.choice, !LAST, next);
+            if !LAST {
+                // (Read by the forward checks and the level below.)
+                sc.slots[next] = slot;
+            }
             let rec = sc.cache.get(slot);
             // The next level's domains and hulls start as this level's. The
             // last level reads its hulls only for contacts its bounds leave
             // free.
-            if next < m || !rec.regular || rec.free() != 0 {
+            if !LAST || !rec.regular || rec.free() != 0 {
                 for j in 0..m {
                     sc.hull[next * m + j] = sc.hull[depth * m + j];
                 }
@@ -146,12 +169,16 @@ impl StepEnumerator {
                 (!fixed || cache.own_may_hold(red, rec, depth, mode, child, &step, slack)) && others_hold(child)
             } else {
                 cache.own_may_hold(red, rec, depth, mode, child, &step, slack) && {
-                    let rest = low_bits(m) & !(1 << depth);
+                    let rest = all & !(1 << depth);
                     FixedCache::constants(red, rec, depth, mode, cap, parent, child, rest, &mut sc.e, true);
                     others_hold(child)
                 }
             };
             if !feasible {
+                continue;
+            }
+            if LAST {
+                self.leaf(ops, sc, deferred_here == 0);
                 continue;
             }
             let mut filtered = false;
