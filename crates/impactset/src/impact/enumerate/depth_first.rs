@@ -67,6 +67,10 @@ impl StepEnumerator {
                 changed |= hull != sc.hull[i];
                 sc.next_hull[i] = hull;
             }
+            // The bounds read only the vertices' bits.
+            let vertices = low_bits(1 + red.directions.len());
+            let same = |(now, next): (&u64, &u64)| (now ^ next) & vertices == 0;
+            sc.first_level_bounds_kept = sc.hull[1..red.m].iter().zip(&sc.next_hull[1..]).all(same);
             sc.hull[..red.m].copy_from_slice(&sc.next_hull);
             if !changed {
                 break;
@@ -166,7 +170,11 @@ impl StepEnumerator {
             let (cache, slack) = (&sc.cache, &sc.slack[..]);
             let others_hold = |child: &[f64]| cache.others_may_hold(red, rec, &sc.choice, child, &step, slack);
             let feasible = if depth == 0 || !fixed {
-                (!fixed || cache.own_may_hold(red, rec, depth, mode, child, &step, slack)) && others_hold(child)
+                // At the first level a kept mode passed the root filter's
+                // test of the same constants, and unchanged bounds repeat it.
+                let own_held = depth == 0 && sc.first_level_bounds_kept;
+                (!fixed || own_held || cache.own_may_hold(red, rec, depth, mode, child, &step, slack))
+                    && others_hold(child)
             } else {
                 cache.own_may_hold(red, rec, depth, mode, child, &step, slack) && {
                     let rest = all & !(1 << depth);

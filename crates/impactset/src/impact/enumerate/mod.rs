@@ -306,6 +306,10 @@ struct Scratch {
     /// The hulls of the node being forward-checked.
     node_hull: Vec<u64>,
     next_hull: Vec<u64>,
+    /// Whether the root filter's last round bounded every contact but 0
+    /// by the hulls the first level reads (the same vertices): its own
+    /// bounds then hold at the first level as they did in the filter.
+    first_level_bounds_kept: bool,
     choice: Vec<usize>,
     x: Vec<f64>,
     up: Vec<f64>,
@@ -438,6 +442,7 @@ impl StepEnumerator {
                 root_consts: vec![0.0; first_modes * 2 * dim],
                 node_hull: vec![0; m],
                 next_hull: vec![u64::MAX; m],
+                first_level_bounds_kept: false,
                 choice: vec![0; m],
                 x: vec![0.0; dim],
                 up: vec![0.0; dim],
