@@ -35,7 +35,9 @@ const NONE: u32 = u32::MAX;
 /// check (contact `i` first when regular, then the parent's eliminated
 /// contacts, highest first), inequality, free contact `j` (ascending) and
 /// direction `k`, `a_0 + μ_j d_kᵀ a_t`, `a` the inequality's coefficients
-/// on `x_j` (its value at the vertex `h p_j (1, μ_j d_k)` per unit cap).
+/// on `x_j` (its value at the vertex `h p_j (1, μ_j d_k)` per unit cap),
+/// each free contact's values followed by their largest and least with the
+/// origin's `0` (the bound over the whole set, for either sign of the cap).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Fixed {
     /// Whether the mode block `R` was regular (otherwise the contact is
@@ -142,6 +144,8 @@ pub(super) struct FixedCache {
     /// Per (global) inequality, the tableau rows of its terms
     /// ([`Inequality::terms`](super::modes::Inequality::terms)).
     term_rows: Vec<[u32; 6]>,
+    /// The hull bits of the origin and every vertex.
+    every_vertex: u64,
     /// A tableau buffer for records kept without one, and one for a
     /// record's numbers.
     tmp: Vec<f64>,
@@ -177,6 +181,7 @@ impl FixedCache {
         }
         FixedCache {
             term_rows,
+            every_vertex: low_bits(1 + red.directions.len()),
             tree: vec![root],
             store: Vec::new(),
             bytes,
@@ -612,7 +617,7 @@ impl FixedCache {
         step: &StepData,
         slack: &[f64],
     ) -> Option<&'v [f64]> {
-        let d = red.directions.len();
+        let (d, every_vertex) = (red.directions.len(), self.every_vertex);
         let range = mode.first_inequality..mode.end_inequality;
         // Slices of one length, so the loop indexes them unchecked.
         let n = range.len();
@@ -628,15 +633,23 @@ impl FixedCache {
                 let j = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
                 let (cap, hull) = (step.caps[j], step.hull[j]);
-                let (here, later) = values.split_at(d);
-                let mut best = if hull & 1 != 0 { 0.0 } else { f64::NEG_INFINITY };
-                for (kk, &v) in here.iter().enumerate() {
-                    if hull & (1 << (1 + kk)) != 0 {
-                        best = best.max(cap * v);
-                    }
-                }
+                let (here, later) = values.split_at(d + 2);
                 values = later;
-                upper += best;
+                upper += if hull & every_vertex == every_vertex {
+                    // Over the origin and every vertex: the extreme value
+                    // scaled, equal to the largest scaled value (rounding
+                    // is monotone; the sign of a zero aside, which the
+                    // test below cannot see).
+                    cap * if cap >= 0.0 { here[d] } else { here[d + 1] }
+                } else {
+                    let mut best = if hull & 1 != 0 { 0.0 } else { f64::NEG_INFINITY };
+                    for (kk, &v) in here[..d].iter().enumerate() {
+                        if hull & (1 << (1 + kk)) != 0 {
+                            best = best.max(cap * v);
+                        }
+                    }
+                    best
+                };
             }
             if upper < -slack[k] {
                 return None;

@@ -221,16 +221,16 @@ impl StepEnumerator {
         let mut solved = false;
         if exact {
             sc.x.copy_from_slice(&sc.consts[2 * m * dim..2 * m * dim + dim]);
-            red.post_velocity(&sc.u, &sc.x, &mut sc.up);
-            step.velocity_scale = red.leaf_velocity_scale(&step, &sc.x);
+            let terms = red.leaf_velocity(&sc.u, &sc.x, &mut sc.up);
+            step.velocity_scale = red.leaf_velocity_scale(&step, terms);
             solved = red.equation_residual(&sc.choice, &sc.up, &step) <= ACCEPT;
         }
         if !solved {
             if !red.solve_leaf(&sc.choice, &step, &mut sc.mat, &mut sc.rhs, &mut sc.u0, &mut sc.x) {
                 return;
             }
-            red.post_velocity(&sc.u, &sc.x, &mut sc.up);
-            step.velocity_scale = red.leaf_velocity_scale(&step, &sc.x);
+            let terms = red.leaf_velocity(&sc.u, &sc.x, &mut sc.up);
+            step.velocity_scale = red.leaf_velocity_scale(&step, terms);
             if red.equation_residual(&sc.choice, &sc.up, &step) > ACCEPT {
                 return;
             }

@@ -267,7 +267,11 @@ impl Reduced {
     /// `(1, μ_j d_k)` of `S_j` per unit cap. The largest of `h p_j` times
     /// these (and `0` for the origin) over the hull of `x_j`'s admissible
     /// vertices bounds the inequality's `x_j` term, so a node's bounds need
-    /// only its constants and these values (see the module docs).
+    /// only its constants and these values (see the module docs). After
+    /// each free contact's values come their largest and their least with
+    /// `0`: `h p_j` times one of them is that bound when the hull holds the
+    /// origin and every vertex (rounding is monotone, so it is the largest
+    /// of the products bit for bit, up to the sign of a zero).
     pub fn bound_values(&self, tab: &[f64], i: usize, mode: &Mode, free: u64, out: &mut Vec<f64>) {
         let (dim, st, s, t) = (self.dim, self.stride(), self.s, self.t);
         let free = free & low_bits(self.m);
@@ -290,10 +294,14 @@ impl Reduced {
                     *v = column(j * s + c);
                 }
                 let mu = self.friction[j];
+                let first = out.len();
                 for dk in &self.directions {
                     let along: f64 = (0..t).map(|c| a[1 + c] * dk[c]).sum();
                     out.push(a[0] + mu * along);
                 }
+                // The extremes over the origin and every vertex.
+                let (high, low) = out[first..].iter().fold((0.0f64, 0.0f64), |(h, l), &v| (h.max(v), l.min(v)));
+                out.extend([high, low]);
             }
         }
     }
@@ -369,11 +377,9 @@ impl Reduced {
     /// The velocity scale a leaf `x` is accepted in:
     /// `max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · max_i h p_i)`, the size of
     /// the terms of `u⁺ = u + W x` (not the bound [`StepData::velocity_scale`]
-    /// over every admissible `x`, `μ` times larger for sliding contacts).
-    pub fn leaf_velocity_scale(&self, step: &StepData, x: &[f64]) -> f64 {
-        let dim = self.dim;
-        let terms =
-            (0..dim).map(|r| (0..dim).map(|c| (self.w[r * dim + c] * x[c]).abs()).sum::<f64>()).fold(0.0f64, f64::max);
+    /// over every admissible `x`, `μ` times larger for sliding contacts);
+    /// `terms` is `max_r Σ_c |W_rc x_c|` ([`Reduced::leaf_velocity`]).
+    pub fn leaf_velocity_scale(&self, step: &StepData, terms: f64) -> f64 {
         let u_max = step.u.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         u_max.max(terms).max(self.s as f64 * self.w_max * step.normal_scale)
     }
@@ -384,6 +390,25 @@ impl Reduced {
         for r in 0..dim {
             up[r] = u[r] + (0..dim).map(|c| self.w[r * dim + c] * x[c]).sum::<f64>();
         }
+    }
+
+    /// [`post_velocity`](Self::post_velocity), and the size of its terms
+    /// `max_r Σ_c |W_rc x_c|` from the same products (each sum from `−0`, as
+    /// `Iterator::sum`, so both are the separate sums bit for bit).
+    pub fn leaf_velocity(&self, u: &[f64], x: &[f64], up: &mut [f64]) -> f64 {
+        let dim = self.dim;
+        let mut terms = 0.0f64;
+        for r in 0..dim {
+            let (mut sum, mut size) = (-0.0, -0.0);
+            for c in 0..dim {
+                let term = self.w[r * dim + c] * x[c];
+                sum += term;
+                size += term.abs();
+            }
+            up[r] = u[r] + sum;
+            terms = terms.max(size);
+        }
+        terms
     }
 
     /// Largest violation of the leaf's mode equations `C u⁺_i = 0`, relative
