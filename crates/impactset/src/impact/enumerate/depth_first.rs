@@ -240,8 +240,10 @@ impl StepEnumerator {
         }
         let normal_scale = step.normal_scale;
         self.rebuild(ops, sc);
+        let x = &sc.x[..dim];
         for (r, dv) in sc.dv.iter_mut().enumerate() {
-            *dv = (0..dim).map(|c| self.dv_map[r * dim + c] * sc.x[c]).sum();
+            let row = &self.dv_map[r * dim..][..dim];
+            *dv = (0..dim).map(|c| row[c] * x[c]).sum();
         }
         self.keep(&sc.z, &sc.dv, normal_scale);
     }
