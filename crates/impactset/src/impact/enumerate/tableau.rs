@@ -396,12 +396,13 @@ impl Reduced {
     /// `max_r Σ_c |W_rc x_c|` from the same products (each sum from `−0`, as
     /// `Iterator::sum`, so both are the separate sums bit for bit).
     pub fn leaf_velocity(&self, u: &[f64], x: &[f64], up: &mut [f64]) -> f64 {
-        let dim = self.dim;
+        let (dim, x) = (self.dim, &x[..self.dim]);
         let mut terms = 0.0f64;
         for r in 0..dim {
             let (mut sum, mut size) = (-0.0, -0.0);
+            let row = &self.w[r * dim..][..dim];
             for c in 0..dim {
-                let term = self.w[r * dim + c] * x[c];
+                let term = row[c] * x[c];
                 sum += term;
                 size += term.abs();
             }
