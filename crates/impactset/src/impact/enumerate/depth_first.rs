@@ -118,6 +118,8 @@ impl StepEnumerator {
         let next = depth + 1;
         debug_assert_eq!(LAST, next == m);
         let all = low_bits(m);
+        // (Read once: the loop's stores could alias them for the compiler.)
+        let (parent_slot, cap) = (sc.slots[depth], sc.caps[depth]);
         for a in 0..sc.allowed_count[depth * m + depth] {
             let global = sc.allowed[(depth * m + depth) * mm + a];
             self.nodes += 1;
@@ -133,7 +135,7 @@ impl StepEnumerator {
                 continue;
             }
             sc.choice[depth] = global;
-            let slot = sc.cache.child(red, sc.slots[depth], depth, global, &sc.choice, !LAST, next);
+            let slot = sc.cache.child(red, parent_slot, depth, global, &sc.choice, !LAST, next);
             if !LAST {
                 // (Read by the forward checks and the level below.)
                 sc.slots[next] = slot;
@@ -150,7 +152,6 @@ impl StepEnumerator {
             let (parent, child) = sc.consts[depth * rows2..(depth + 2) * rows2].split_at_mut(rows2);
             let mut deferred_here = deferred;
             let fixed = rec.regular;
-            let cap = sc.caps[depth];
             // Below the first level, the contact just fixed gets its rows
             // first: it is the likeliest to fail, and the other rows are
             // computed only when it may hold.

@@ -62,7 +62,14 @@
 //! bounded by [`EnumeratorOptions::cache_bytes`]), and a step computes only
 //! the constants and the bounds from them; a node or probe computes the rows
 //! of the contact just fixed first, the others only when that contact's
-//! inequalities may hold. Where the whole tree of records could not be kept
+//! inequalities may hold. A first-level node does not repeat its own test
+//! when the root filter bounded the other contacts by the same vertices
+//! (same constants, same bounds: the mode passed it there), and a bound
+//! over a hull holding the origin and every vertex is `h p_j` times the
+//! record's largest (or, for a negative cap, least) per-vertex value with
+//! `0` (rounding is monotone, so that is the largest product; only the
+//! sign of a zero can differ, which no test reads). Where the whole tree
+//! of records could not be kept
 //! (four spatial contacts), the search computes each tableau from its
 //! parent's instead (`direct.rs`: the root filter's tableaux computed once
 //! except for their constants, probes computing only the rows and columns
