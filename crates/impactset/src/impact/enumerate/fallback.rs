@@ -18,7 +18,7 @@ impl StepEnumerator {
             for (row, c) in cover.iter_mut().enumerate() {
                 *c = if solve == 0 { 1.0 } else { exponential(solve as u64, row as u64) };
             }
-            let Ok(sol) = self.lemke.solve_covered(&ops.step_matrix, b, Some(&cover), solve, &options) else {
+            let Ok(sol) = self.lemke.solve_covered(&ops.step_matrix, b, Some(cover), solve, &options) else {
                 continue;
             };
             if sol.residual.violation() > 1e-8 * velocity_scale.max(impulse_scale).max(f64::MIN_POSITIVE) {
@@ -28,7 +28,7 @@ impl StepEnumerator {
             for (r, v) in dv.iter_mut().enumerate() {
                 *v = impulses.clone().map(|c| ops.minv_jt[(r, c - ops.m)] * z[c]).sum();
             }
-            self.keep(&z, &dv, b[..ops.m].iter().fold(0.0f64, |a, x| a.max(x.abs())));
+            self.keep(z, dv, b[..ops.m].iter().fold(0.0f64, |a, x| a.max(x.abs())));
         }
     }
 }
