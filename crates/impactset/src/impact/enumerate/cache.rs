@@ -128,6 +128,19 @@ impl Slot {
     }
 }
 
+/// One inequality `a_xᵀ x_i + a_uᵀ u⁺_i + a₀ h p_i ≥ 0` as the bounds read
+/// it: `a₀`, the step's pruning slack, and its nonzero terms as
+/// (coefficient, tableau row), in [`Inequality::terms`]' order.
+///
+/// [`Inequality::terms`]: super::modes::Inequality::terms
+#[derive(Clone, Copy, Debug, Default)]
+struct Bound {
+    a0: f64,
+    slack: f64,
+    count: usize,
+    terms: [(f64, u32); 6],
+}
+
 /// The tree of [`Fixed`] records of one enumerator (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub(super) struct FixedCache {
@@ -141,9 +154,8 @@ pub(super) struct FixedCache {
     scratch: Vec<Fixed>,
     /// The numbers of each scratch record.
     scratch_data: Vec<Vec<f64>>,
-    /// Per (global) inequality, the tableau rows of its terms
-    /// ([`Inequality::terms`](super::modes::Inequality::terms)).
-    term_rows: Vec<[u32; 6]>,
+    /// Per (global) inequality, what its test reads, in one place.
+    bounds: Vec<Bound>,
     /// The hull bits of the origin and every vertex.
     every_vertex: u64,
     /// A tableau buffer for records kept without one, and one for a
@@ -166,21 +178,23 @@ impl FixedCache {
         };
         red.init_tableau(&vec![0.0; red.dim], &mut root.tableau);
         let bytes = root.bytes();
-        let mut term_rows = vec![[0; 6]; red.table.inequalities.len()];
+        let mut bounds = vec![Bound::default(); red.table.inequalities.len()];
         for i in 0..red.m {
             for mode in red.table.of(i) {
                 let range = mode.first_inequality..mode.end_inequality;
-                for (rows, ineq) in term_rows[range.clone()].iter_mut().zip(&red.table.inequalities[range]) {
-                    for (row, &(_, index)) in rows.iter_mut().zip(ineq.terms()) {
+                for (bound, ineq) in bounds[range.clone()].iter_mut().zip(&red.table.inequalities[range]) {
+                    bound.a0 = ineq.a0;
+                    bound.count = ineq.term_count;
+                    for (term, &(a, index)) in bound.terms.iter_mut().zip(ineq.terms()) {
                         // x_i's coordinates, then u⁺_i's.
                         let at = if index < red.s { index } else { red.dim + index - red.s };
-                        *row = (i * red.s + at) as u32;
+                        *term = (a, (i * red.s + at) as u32);
                     }
                 }
             }
         }
         FixedCache {
-            term_rows,
+            bounds,
             every_vertex: low_bits(1 + red.directions.len()),
             tree: vec![root],
             store: Vec::new(),
@@ -216,6 +230,14 @@ impl FixedCache {
             self.store.clear();
             self.bytes = self.tree[0].bytes();
             self.tree[0].children.iter_mut().for_each(|c| *c = NONE);
+        }
+    }
+
+    /// Sets every inequality's pruning slack for the step `step`
+    /// ([`StepData::slack`] with `rel`).
+    pub fn set_slacks(&mut self, red: &Reduced, step: &StepData, rel: f64) {
+        for (bound, ineq) in self.bounds.iter_mut().zip(&red.table.inequalities) {
+            bound.slack = step.slack(ineq, rel);
         }
     }
 
@@ -556,10 +578,10 @@ impl FixedCache {
 
     /// Whether every inequality of contact `i` (fixed in `mode`, the record
     /// `rec`'s own contact) can still hold for some free impulses in the
-    /// hulls of `step`, within the slack `slack[g]` of each (global)
-    /// inequality `g`, given the node's constants `consts` (the same test as
-    /// bounding each free contact's term by its maximum over the hull's
-    /// vertices, bit for bit).
+    /// hulls of `step`, within the slack [`set_slacks`](Self::set_slacks)
+    /// gave each inequality, given the node's constants `consts` (the same
+    /// test as bounding each free contact's term by its maximum over the
+    /// hull's vertices, bit for bit).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn own_may_hold(
@@ -570,10 +592,9 @@ impl FixedCache {
         mode: &Mode,
         consts: &[f64],
         step: &StepData,
-        slack: &[f64],
     ) -> bool {
         debug_assert!(rec.regular);
-        self.check(red, rec.free, &rec.data[rec.own_at..], i, mode, consts, step, slack).is_some()
+        self.check(red, rec.free, &rec.data[rec.own_at..], i, mode, consts, step).is_some()
     }
 
     /// [`own_may_hold`](Self::own_may_hold) for the parent's eliminated
@@ -587,14 +608,13 @@ impl FixedCache {
         choice: &[usize],
         consts: &[f64],
         step: &StepData,
-        slack: &[f64],
     ) -> bool {
         let mut values = &rec.data[rec.others_at..];
         let mut rest = rec.parent_eliminated;
         while rest != 0 {
             let c = 63 - rest.leading_zeros() as usize;
             rest &= !(1 << c);
-            match self.check(red, rec.free, values, c, &red.table.modes[choice[c]], consts, step, slack) {
+            match self.check(red, rec.free, values, c, &red.table.modes[choice[c]], consts, step) {
                 Some(later) => values = later,
                 None => return false,
             }
@@ -615,19 +635,13 @@ impl FixedCache {
         mode: &Mode,
         consts: &[f64],
         step: &StepData,
-        slack: &[f64],
     ) -> Option<&'v [f64]> {
         let (d, every_vertex) = (red.directions.len(), self.every_vertex);
-        let range = mode.first_inequality..mode.end_inequality;
-        // Slices of one length, so the loop indexes them unchecked.
-        let n = range.len();
-        let inequalities = &red.table.inequalities[range.clone()];
-        let (term_rows, slack) = (&self.term_rows[range.clone()][..n], &slack[range][..n]);
         let cap_i = step.caps[i];
-        for k in 0..n {
-            let (ineq, rows) = (&inequalities[k], &term_rows[k]);
-            let mut upper = ineq.terms().iter().zip(rows).fold(0.0, |v, (&(a, _), &row)| v + a * consts[row as usize]);
-            upper += ineq.a0 * cap_i;
+        for bound in &self.bounds[mode.first_inequality..mode.end_inequality] {
+            let terms = bound.terms.iter().take(bound.count);
+            let mut upper = terms.fold(0.0, |v, &(a, row)| v + a * consts[row as usize]);
+            upper += bound.a0 * cap_i;
             let mut rest = free;
             while rest != 0 {
                 let j = rest.trailing_zeros() as usize;
@@ -651,7 +665,7 @@ impl FixedCache {
                     best
                 };
             }
-            if upper < -slack[k] {
+            if upper < -bound.slack {
                 return None;
             }
         }

@@ -23,10 +23,7 @@ impl StepEnumerator {
         let all = low_bits(red.m);
         sc.cache.start();
         // Every pruning test's slack (the step's scales are fixed).
-        let step = self.step_data(&sc.u, &sc.caps, &sc.hull[..red.m]);
-        for (slack, ineq) in sc.slack.iter_mut().zip(&red.table.inequalities) {
-            *slack = step.slack(ineq, PRUNE);
-        }
+        sc.cache.set_slacks(red, &self.step_data(&sc.u, &sc.caps, &sc.hull[..red.m]), PRUNE);
         sc.hull[..red.m].iter_mut().for_each(|h| *h = u64::MAX);
         // The root's constants: x = 0, u⁺ = u.
         let root = &mut sc.consts[..rows2];
@@ -56,7 +53,7 @@ impl StepEnumerator {
                         let src = &sc.consts[..rows2];
                         FixedCache::constants(red, rec, i, mode, sc.caps[i], src, dst, rows, &mut sc.e, false);
                     }
-                    let keep = !rec.regular || sc.cache.own_may_hold(red, rec, i, mode, dst, &step, &sc.slack);
+                    let keep = !rec.regular || sc.cache.own_may_hold(red, rec, i, mode, dst, &step);
                     if keep {
                         sc.allowed[i * sc.max_modes + count] = red.table.start[i] + k;
                         count += 1;
@@ -168,16 +165,15 @@ impl StepEnumerator {
                 sc.hull[next * m + depth] = mode.vertices;
             }
             let step = self.step_data(&sc.u, &sc.caps, &sc.hull[next * m..(next + 1) * m]);
-            let (cache, slack) = (&sc.cache, &sc.slack[..]);
-            let others_hold = |child: &[f64]| cache.others_may_hold(red, rec, &sc.choice, child, &step, slack);
+            let cache = &sc.cache;
+            let others_hold = |child: &[f64]| cache.others_may_hold(red, rec, &sc.choice, child, &step);
             let feasible = if depth == 0 || !fixed {
                 // At the first level a kept mode passed the root filter's
                 // test of the same constants, and unchanged bounds repeat it.
                 let own_held = depth == 0 && sc.first_level_bounds_kept;
-                (!fixed || own_held || cache.own_may_hold(red, rec, depth, mode, child, &step, slack))
-                    && others_hold(child)
+                (!fixed || own_held || cache.own_may_hold(red, rec, depth, mode, child, &step)) && others_hold(child)
             } else {
-                cache.own_may_hold(red, rec, depth, mode, child, &step, slack) && {
+                cache.own_may_hold(red, rec, depth, mode, child, &step) && {
                     let rest = all & !(1 << depth);
                     FixedCache::constants(red, rec, depth, mode, cap, parent, child, rest, &mut sc.e, true);
                     others_hold(child)
@@ -294,7 +290,6 @@ fn filter_free_modes(
         caps,
         choice,
         max_modes,
-        slack,
         ..
     } = sc;
     let (m, rows2, mm, next) = (red.m, 2 * red.dim, *max_modes, depth + 1);
@@ -320,9 +315,9 @@ fn filter_free_modes(
                 !rec.regular || {
                     let probe = &mut probe_consts[..];
                     FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, 1 << j, e, false);
-                    cache.own_may_hold(red, rec, j, mode_j, probe, &step, slack) && {
+                    cache.own_may_hold(red, rec, j, mode_j, probe, &step) && {
                         FixedCache::constants(red, rec, j, mode_j, caps[j], node_consts, probe, rows, e, true);
-                        cache.others_may_hold(red, rec, choice, probe, &step, slack)
+                        cache.others_may_hold(red, rec, choice, probe, &step)
                     }
                 }
             };

@@ -292,9 +292,6 @@ struct Scratch {
     root_fixed: Vec<f64>,
     root_regular: Vec<bool>,
     root_cached: bool,
-    /// The pruning slack of each inequality of the mode table in this step
-    /// ([`StepData::slack`] with [`PRUNE`]).
-    slack: Vec<f64>,
     /// Modes still admissible at each search depth `l` (level 0: after the
     /// root filter): contact `i`'s are
     /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
@@ -431,7 +428,6 @@ impl StepEnumerator {
                 slots: vec![FixedCache::root(); m + 1],
                 cache: if cached { FixedCache::new(&reduced, options.cache_bytes) } else { FixedCache::default() },
                 e: [0.0; 3],
-                slack: vec![0.0; reduced.table.inequalities.len()],
                 cached,
                 tableaux: if cached { Vec::new() } else { vec![0.0; (m + 1) * reduced.tableau_len()] },
                 eq: if cached { Vec::new() } else { vec![0.0; 3 * reduced.stride()] },
