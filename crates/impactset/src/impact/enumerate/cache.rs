@@ -30,14 +30,15 @@ const NONE: u32 = u32::MAX;
 
 /// Contact `i` fixed in one mode on a node's tableau (see the module docs).
 /// Its numbers lie in one run of `f64` (in the tree's store, or in a
-/// scratch record's own): `R` (`q × q`, row-major), then per tableau row the
-/// shift and `y_0..y_q` (stride `1 + q`), then the bounds' values: per
-/// check (contact `i` first when regular, then the parent's eliminated
-/// contacts, highest first), inequality, free contact `j` (ascending) and
-/// direction `k`, `a_0 + μ_j d_kᵀ a_t`, `a` the inequality's coefficients
-/// on `x_j` (its value at the vertex `h p_j (1, μ_j d_k)` per unit cap),
-/// each free contact's values followed by their largest and least with the
-/// origin's `0` (the bound over the whole set, for either sign of the cap).
+/// scratch record's own): what solving `R` needs ([`solve_plan`]), then
+/// per tableau row the shift and `y_0..y_q` (stride `1 + q`), then the
+/// bounds' values: per check (contact `i` first when regular, then the
+/// parent's eliminated contacts, highest first), inequality, free contact
+/// `j` (ascending) and direction `k`, `a_0 + μ_j d_kᵀ a_t`, `a` the
+/// inequality's coefficients on `x_j` (its value at the vertex
+/// `h p_j (1, μ_j d_k)` per unit cap), each free contact's values followed
+/// by their largest and least with the origin's `0` (the bound over the
+/// whole set, for either sign of the cap).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Fixed {
     /// Whether the mode block `R` was regular (otherwise the contact is
@@ -433,9 +434,10 @@ impl FixedCache {
         rec.parent_eliminated = parent_eliminated;
         rec.eliminated = if regular { parent_eliminated | (1 << i) } else { parent_eliminated };
         // The substitution of each row, from the parent's tableau, after
-        // room for R.
+        // room for the block's solve.
+        let head = solve_len(q);
         data.clear();
-        data.resize(q * q, 0.0);
+        data.resize(head, 0.0);
         let l0 = i * s;
         for row in 0..2 * dim {
             let src = &parent.tableau[row * st + l0..row * st + l0 + s];
@@ -445,21 +447,23 @@ impl FixedCache {
         }
         // R as the elimination builds it: −C applied to contact i's u⁺ rows'
         // coefficients of y, negated.
+        let mut block = [0.0; 9];
         for k in 0..q {
             let mut e = [0.0; 3];
             for c in 0..s {
                 let ck = mode.rows[k][c];
                 if ck != 0.0 {
-                    let at = q * q + (dim + l0 + c) * (1 + q) + 1;
+                    let at = head + (dim + l0 + c) * (1 + q) + 1;
                     for kk in 0..q {
                         e[kk] -= ck * data[at + kk];
                     }
                 }
             }
             for kk in 0..q {
-                data[k * q + kk] = -e[kk];
+                block[k * q + kk] = -e[kk];
             }
         }
+        solve_plan(&block, q, &mut data[..head]);
         rec.free = if regular { parent.free & !(1 << i) } else { parent.free };
         rec.own_at = data.len();
         if regular {
@@ -530,7 +534,7 @@ impl FixedCache {
         let dim = red.dim;
         let stride = 1 + Q;
         let l0 = i * S;
-        let (r_in, data) = rec.data.split_at(Q * Q);
+        let (plan, data) = rec.data.split_at(solve_len(Q));
         let data = &data[..2 * dim * stride];
         if Q > 0 && !resume {
             // The equations C u⁺_i = 0 on the constants, solved with R.
@@ -548,10 +552,29 @@ impl FixedCache {
                 }
                 *ek = v;
             }
-            let mut r = [0.0; 9];
-            r[..Q * Q].copy_from_slice(r_in);
-            let solved = solve_in_place(&mut r, Q, &mut e[..Q], 1, red.singular);
-            debug_assert!(solved, "a regular record's block");
+            match Q {
+                1 => e[0] *= plan[0],
+                2 => {
+                    // `solve_in_place` for two unknowns, with the block's
+                    // own steps done once (`solve_plan`).
+                    let (mut b0, mut b1) = (e[0], e[1]);
+                    if plan[0] != 0.0 {
+                        (b0, b1) = (b1, b0);
+                    }
+                    let f = plan[1];
+                    if f != 0.0 {
+                        b1 -= f * b0;
+                    }
+                    let x1 = b1 * plan[3];
+                    (e[0], e[1]) = ((b0 - plan[2] * x1) * plan[4], x1);
+                }
+                _ => {
+                    let mut r = [0.0; 9];
+                    r[..Q * Q].copy_from_slice(plan);
+                    let solved = solve_in_place(&mut r, Q, &mut e[..Q], 1, red.singular);
+                    debug_assert!(solved, "a regular record's block");
+                }
+            }
         }
         debug_assert_eq!(rows & !low_bits(red.m), 0, "rows of contacts beyond m");
         for half in [0, dim] {
@@ -670,5 +693,44 @@ impl FixedCache {
             }
         }
         Some(values)
+    }
+}
+
+/// Entries a record keeps ahead of its rows for solving its mode block `R`
+/// (`q × q`): see [`solve_plan`].
+fn solve_len(q: usize) -> usize {
+    match q {
+        0 => 0,
+        1 => 1,
+        2 => 5,
+        _ => q * q,
+    }
+}
+
+/// What a record keeps of its mode block `R` (row-major, `q × q`) to solve
+/// `R e = b` per step with the operations of [`solve_in_place`] bit for bit:
+/// for `q = 1` the inverse `1 / r`; for `q = 2` the steps that depend on `R`
+/// alone done once (the row swap of partial pivoting as 1 or 0, the
+/// elimination factor `f`, the pivot row's `a01`, and the inverses of the
+/// two pivots: the step then swaps `b`, subtracts `f b0` when `f ≠ 0` and
+/// back-substitutes); for larger `q`, `R` itself. A singular `R` (never
+/// solved: its record is not regular) gives non-finite numbers.
+fn solve_plan(block: &[f64; 9], q: usize, out: &mut [f64]) {
+    match q {
+        0 => {}
+        1 => out[0] = 1.0 / block[0],
+        2 => {
+            let (mut a00, mut a01, mut a10, mut a11) = (block[0], block[1], block[2], block[3]);
+            let swap = a10.abs() > a00.abs();
+            if swap {
+                (a00, a01, a10, a11) = (a10, a11, a00, a01);
+            }
+            let f = a10 * (1.0 / a00);
+            if f != 0.0 {
+                a11 -= f * a01;
+            }
+            out.copy_from_slice(&[if swap { 1.0 } else { 0.0 }, f, a01, 1.0 / a11, 1.0 / a00]);
+        }
+        _ => out.copy_from_slice(&block[..q * q]),
     }
 }
