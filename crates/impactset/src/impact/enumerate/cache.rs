@@ -21,7 +21,7 @@
 //! once full, further nodes are computed into per-level scratch records and
 //! not kept, and the next enumeration starts from an empty tree.
 
-use super::gauss::solve_in_place;
+use super::gauss::{apply_2, plan_2, solve_in_place};
 use super::modes::Mode;
 use super::tableau::{Reduced, StepData, low_bits};
 
@@ -232,6 +232,11 @@ impl FixedCache {
             self.bytes = self.tree[0].bytes();
             self.tree[0].children.iter_mut().for_each(|c| *c = NONE);
         }
+    }
+
+    /// The hull bits of the origin and every vertex (all a bound reads).
+    pub fn every_vertex(&self) -> u64 {
+        self.every_vertex
     }
 
     /// Sets every inequality's pruning slack for the step `step`
@@ -463,7 +468,7 @@ impl FixedCache {
                 block[k * q + kk] = -e[kk];
             }
         }
-        solve_plan(&block, q, &mut data[..head]);
+        solve_plan(&block, q, red.singular, &mut data[..head]);
         rec.free = if regular { parent.free & !(1 << i) } else { parent.free };
         rec.own_at = data.len();
         if regular {
@@ -554,20 +559,7 @@ impl FixedCache {
             }
             match Q {
                 1 => e[0] *= plan[0],
-                2 => {
-                    // `solve_in_place` for two unknowns, with the block's
-                    // own steps done once (`solve_plan`).
-                    let (mut b0, mut b1) = (e[0], e[1]);
-                    if plan[0] != 0.0 {
-                        (b0, b1) = (b1, b0);
-                    }
-                    let f = plan[1];
-                    if f != 0.0 {
-                        b1 -= f * b0;
-                    }
-                    let x1 = b1 * plan[3];
-                    (e[0], e[1]) = ((b0 - plan[2] * x1) * plan[4], x1);
-                }
+                2 => (e[0], e[1]) = apply_2(plan, e[0], e[1]),
                 _ => {
                     let mut r = [0.0; 9];
                     r[..Q * Q].copy_from_slice(plan);
@@ -709,28 +701,14 @@ fn solve_len(q: usize) -> usize {
 
 /// What a record keeps of its mode block `R` (row-major, `q × q`) to solve
 /// `R e = b` per step with the operations of [`solve_in_place`] bit for bit:
-/// for `q = 1` the inverse `1 / r`; for `q = 2` the steps that depend on `R`
-/// alone done once (the row swap of partial pivoting as 1 or 0, the
-/// elimination factor `f`, the pivot row's `a01`, and the inverses of the
-/// two pivots: the step then swaps `b`, subtracts `f b0` when `f ≠ 0` and
-/// back-substitutes); for larger `q`, `R` itself. A singular `R` (never
-/// solved: its record is not regular) gives non-finite numbers.
-fn solve_plan(block: &[f64; 9], q: usize, out: &mut [f64]) {
+/// for `q = 1` the inverse `1 / r`; for `q = 2` [`plan_2`]; for larger `q`,
+/// `R` itself. A singular `R` (never solved: its record is not regular)
+/// gives NaNs.
+fn solve_plan(block: &[f64; 9], q: usize, singular: f64, out: &mut [f64]) {
     match q {
         0 => {}
         1 => out[0] = 1.0 / block[0],
-        2 => {
-            let (mut a00, mut a01, mut a10, mut a11) = (block[0], block[1], block[2], block[3]);
-            let swap = a10.abs() > a00.abs();
-            if swap {
-                (a00, a01, a10, a11) = (a10, a11, a00, a01);
-            }
-            let f = a10 * (1.0 / a00);
-            if f != 0.0 {
-                a11 -= f * a01;
-            }
-            out.copy_from_slice(&[if swap { 1.0 } else { 0.0 }, f, a01, 1.0 / a11, 1.0 / a00]);
-        }
+        2 => out.copy_from_slice(&plan_2(block, singular).unwrap_or([f64::NAN; 5])),
         _ => out.copy_from_slice(&block[..q * q]),
     }
 }

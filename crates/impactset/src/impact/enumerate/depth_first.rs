@@ -65,7 +65,7 @@ impl StepEnumerator {
                 sc.next_hull[i] = hull;
             }
             // The bounds read only the vertices' bits.
-            let vertices = low_bits(1 + red.directions.len());
+            let vertices = sc.cache.every_vertex();
             let same = |(now, next): (&u64, &u64)| (now ^ next) & vertices == 0;
             sc.first_level_bounds_kept = sc.hull[1..red.m].iter().zip(&sc.next_hull[1..]).all(same);
             sc.hull[..red.m].copy_from_slice(&sc.next_hull);

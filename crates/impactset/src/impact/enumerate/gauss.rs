@@ -35,36 +35,58 @@ fn solve_1(a: f64, b: &mut [f64], tiny: f64) -> bool {
     true
 }
 
-/// `n = 2`: the general loop unrolled (`a` is not written).
+/// `n = 2`: the general loop unrolled (`a` is not written), as
+/// [`plan_2`] and [`apply_2`] per right-hand side.
 #[inline]
 fn solve_2(a: &[f64], b: &mut [f64], k: usize, tiny: f64) -> bool {
+    let Some(plan) = plan_2(a, tiny) else {
+        return false;
+    };
+    let (b0, b1) = b[..2 * k].split_at_mut(k);
+    for (x0, x1) in b0.iter_mut().zip(b1.iter_mut()) {
+        (*x0, *x1) = apply_2(&plan, *x0, *x1);
+    }
+    true
+}
+
+/// What solving a `2 × 2` system `A` (row-major) takes from `A` alone:
+/// the row swap of partial pivoting (1 or 0), the elimination factor `f`,
+/// the pivot row's `a01` and the inverses of the two pivots; `None` when a
+/// pivot is at most `tiny` (singular). The mode enumerator keeps it per
+/// fixed-mode record, so a step does only [`apply_2`].
+#[inline]
+pub(super) fn plan_2(a: &[f64], tiny: f64) -> Option<[f64; 5]> {
     let (mut a00, mut a01, mut a10, mut a11) = (a[0], a[1], a[2], a[3]);
     let best = a00.abs();
     let swap = a10.abs() > best;
     let best = if swap { a10.abs() } else { best };
     if best <= tiny || !best.is_finite() {
-        return false;
+        return None;
     }
-    let (b0, b1) = b[..2 * k].split_at_mut(k);
     if swap {
         (a00, a01, a10, a11) = (a10, a11, a00, a01);
-        b0.swap_with_slice(b1);
     }
     let f = a10 * (1.0 / a00);
     if f != 0.0 {
         a11 -= f * a01;
-        b1.iter_mut().zip(b0.iter()).for_each(|(x, y)| *x -= f * y);
     }
     let best = a11.abs();
     if best <= tiny || !best.is_finite() {
-        return false;
+        return None;
     }
-    let (inv1, inv0) = (1.0 / a11, 1.0 / a00);
-    for (x0, x1) in b0.iter_mut().zip(b1.iter_mut()) {
-        *x1 *= inv1;
-        *x0 = (*x0 - a01 * *x1) * inv0;
+    Some([if swap { 1.0 } else { 0.0 }, f, a01, 1.0 / a11, 1.0 / a00])
+}
+
+/// The solution of `A x = (b0, b1)` from `A`'s [`plan_2`].
+#[inline(always)]
+pub(super) fn apply_2(plan: &[f64], b0: f64, b1: f64) -> (f64, f64) {
+    let (b0, mut b1) = if plan[0] != 0.0 { (b1, b0) } else { (b0, b1) };
+    let f = plan[1];
+    if f != 0.0 {
+        b1 -= f * b0;
     }
-    true
+    let x1 = b1 * plan[3];
+    ((b0 - plan[2] * x1) * plan[4], x1)
 }
 
 /// Any `n`.

@@ -386,10 +386,7 @@ impl Reduced {
 
     /// `u⁺ = u + W x`.
     pub fn post_velocity(&self, u: &[f64], x: &[f64], up: &mut [f64]) {
-        let dim = self.dim;
-        for r in 0..dim {
-            up[r] = u[r] + (0..dim).map(|c| self.w[r * dim + c] * x[c]).sum::<f64>();
-        }
+        self.leaf_velocity(u, x, up);
     }
 
     /// [`post_velocity`](Self::post_velocity), and the size of its terms
