@@ -62,6 +62,7 @@ pub struct SampleStreams {
 
 impl SampleStreams {
     /// The streams of sample `index` under `key`.
+    #[inline]
     pub fn new(key: &[u8; 32], index: u64) -> Self {
         let mut caps = ChaCha8Rng::from_seed(*key);
         caps.set_stream(index);

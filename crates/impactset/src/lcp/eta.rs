@@ -20,7 +20,7 @@ use std::cmp::Ordering;
 
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
-use super::lemke::{Tolerances, compare_tied, complement, tie_band};
+use super::lemke::{Tolerances, compare_tied, complement};
 use super::memo::{MemoKey, PathMemo};
 use super::{ANY_SIZE, LcpError, size};
 
@@ -180,12 +180,17 @@ impl EtaFile {
         initial_column(path.p, z0, &mut self.col);
         self.start_pivot();
         self.compute_ratios::<N>();
-        let mut z0_row = 0;
-        for i in 1..n {
-            if self.lex_compare::<N, MEMO>(path, i, z0_row) == Ordering::Greater {
-                z0_row = i;
+        // As in `leaving_row`, solves under the memo skip the shortcut.
+        let clear = if MEMO { None } else { clearly_extreme::<false>(&self.col[..n], &self.ratio[..n], path.tol) };
+        let z0_row = clear.unwrap_or_else(|| {
+            let mut z0_row = 0;
+            for i in 1..n {
+                if self.lex_compare::<N, MEMO>(path, i, z0_row) == Ordering::Greater {
+                    z0_row = i;
+                }
             }
-        }
+            z0_row
+        });
         self.push::<N>(z0_row, z0);
         if MEMO {
             self.advance_node(z0_row);
@@ -333,7 +338,11 @@ impl EtaFile {
     fn lex_tie_columns<const N: usize, const MEMO: bool>(&mut self, path: Path, i: usize, k: usize) -> Ordering {
         let n = size::<N>(self.n);
         let (ai, ak) = (self.col[i], self.col[k]);
-        for c in (path.offset..n).chain(0..path.offset) {
+        let mut next = path.offset;
+        for _ in 0..n {
+            // Column `offset + j (mod N)` at the `j`-th turn.
+            let c = next;
+            next = if c + 1 == n { 0 } else { c + 1 };
             let (xi, xk) = match self.w_row[c] {
                 NONBASIC => {
                     let at = self.binv_column::<N, MEMO>(path.p, c);
@@ -374,23 +383,7 @@ impl EtaFile {
     #[inline(always)]
     fn clearly_least<const N: usize>(&self, tol: Tolerances) -> Option<usize> {
         let n = size::<N>(self.n);
-        let (col, ratio) = (&self.col[..n], &self.ratio[..n]);
-        let mut least = f64::INFINITY;
-        for (&a, &r) in col.iter().zip(ratio) {
-            least = least.min(if a > tol.pivot { r } else { f64::INFINITY });
-        }
-        let (mut near, mut at) = (0, 0);
-        for (i, (&a, &r)) in col.iter().zip(ratio).enumerate() {
-            // `compare_tied(r, least)` is Greater and `compare_tied(least, r)`
-            // Less (`r ≥ least` rules out the other outcomes), without its
-            // branches.
-            let band = tie_band(r, least, tol.tie);
-            let clear = (r > least + band) & (least < r - band);
-            let here = (a > tol.pivot) & !clear;
-            near += usize::from(here);
-            at = if here { i } else { at };
-        }
-        (near == 1).then_some(at)
+        clearly_extreme::<true>(&self.col[..n], &self.ratio[..n], tol)
     }
 
     /// The dense solver's `leaving_row`.
@@ -436,6 +429,39 @@ struct Path<'a> {
     p: Problem<'a>,
     offset: usize,
     tol: Tolerances,
+}
+
+/// The row whose ratio is clearly the least (`LEAST`) of the rows with a
+/// pivot in `col`, or clearly the greatest of all rows: every other row
+/// compares on the other side of it both ways round (`compare_tied(x, y)`
+/// and `compare_tied(y, x)`, which round-off can make disagree), so that a
+/// scan comparing the rows pairwise in any order keeps that row and meets
+/// no tie. `None` when no row is clearly extreme. Branch-free per row.
+#[inline(always)]
+fn clearly_extreme<const LEAST: bool>(col: &[f64], ratio: &[f64], tol: Tolerances) -> Option<usize> {
+    // Extremes as one comparison and a select (`f64::min` also orders NaNs,
+    // which can win neither way): the extreme is the same value in any
+    // order, and the sign of a zero extreme changes none of the tests below.
+    let mut extreme = if LEAST { f64::INFINITY } else { f64::NEG_INFINITY };
+    for (&a, &r) in col.iter().zip(ratio) {
+        let candidate = !LEAST || a > tol.pivot;
+        let further = if LEAST { r < extreme } else { r > extreme };
+        extreme = if candidate & further { r } else { extreme };
+    }
+    // `tie_band(r, extreme)` is `tie · max(floor, |r|)`.
+    let floor = 1f64.max(extreme.abs());
+    let (mut near, mut at) = (0, 0);
+    for (i, (&a, &r)) in col.iter().zip(ratio).enumerate() {
+        let band = tol.tie * if r.abs() > floor { r.abs() } else { floor };
+        let (low, high) = if LEAST { (extreme, r) } else { (r, extreme) };
+        // `compare_tied(high, low)` is Greater and `compare_tied(low, high)`
+        // Less, without its branches.
+        let clear = (high > low + band) & (low < high - band);
+        let here = (!LEAST || a > tol.pivot) & !clear;
+        near += usize::from(here);
+        at = if here { i } else { at };
+    }
+    (near == 1).then_some(at)
 }
 
 impl Pivots {
