@@ -373,27 +373,17 @@ impl EtaFile {
         }
     }
 
-    /// The row the scan of [`EtaFile::leaving_row`] picks when it is clear
-    /// without it: the row with the least ratio, when every other row that
-    /// can leave compares greater with it in both of the ways the scan may
-    /// compare them (`compare_tied` is not symmetric in round-off), so that
-    /// neither a tie nor `z₀`'s rule can arise. `None` otherwise (the scan
-    /// decides). Computed without a branch per row: the scan's branches
-    /// follow the data and are mispredicted often.
-    #[inline(always)]
-    fn clearly_least<const N: usize>(&self, tol: Tolerances) -> Option<usize> {
-        let n = size::<N>(self.n);
-        clearly_extreme::<true>(&self.col[..n], &self.ratio[..n], tol)
-    }
-
     /// The dense solver's `leaving_row`.
     fn leaving_row<const N: usize, const MEMO: bool>(&mut self, path: Path, z0_row: usize) -> Option<usize> {
         let n = size::<N>(self.n);
         let tol = path.tol;
         self.compute_ratios::<N>();
-        // Solves under the memo follow paths met before, whose branches the
+        // When one ratio is clearly least, the scan below would pick its row
+        // and meet neither a tie nor `z₀`'s rule: take it without the scan,
+        // whose branches follow the data and are mispredicted often. Solves
+        // under the memo follow paths met before, whose branches the
         // processor predicts well; they skip this.
-        if !MEMO && let Some(least) = self.clearly_least::<N>(tol) {
+        if !MEMO && let Some(least) = clearly_extreme::<true>(&self.col[..n], &self.ratio[..n], tol) {
             return Some(least);
         }
         let mut best: Option<(usize, f64)> = None;

@@ -329,7 +329,7 @@ fn init_tableau(t: &mut [f64], basis: &mut [usize], at: &[f64], q: &[f64], cover
 /// The half-width of the band within which [`compare_tied`] finds `x` and
 /// `y` equal: `tie · max(1, |x|, |y|)`.
 #[inline(always)]
-pub(super) fn tie_band(x: f64, y: f64, tie: f64) -> f64 {
+fn tie_band(x: f64, y: f64, tie: f64) -> f64 {
     tie * 1f64.max(x.abs()).max(y.abs())
 }
 
