@@ -54,8 +54,12 @@ pub fn check_output(flag: &str, path: &Path) -> Result<()> {
         return Err(bad(format!("the folder {} does not exist", folder.display())));
     }
     let probe = PendingFile::new(path);
-    std::fs::File::create(probe.path())
-        .map_err(|e| bad(format!("cannot create a file in {}: {e}", folder.display())))?;
+    probe.check().map_err(|e| bad(e.to_string()))?;
+    // A device or FIFO is written in place: opening a FIFO would wait for a reader.
+    if !probe.writes_in_place() {
+        std::fs::File::create(probe.path())
+            .map_err(|e| bad(format!("cannot create a file in {}: {e}", folder.display())))?;
+    }
     drop(probe);
     Ok(())
 }

@@ -7,6 +7,13 @@
 //! [`commit`](PendingFile::commit) (an error unwinding the writer), and by
 //! [`remove_pending_files`], which a program calls from its signal handling
 //! (the `impactset` command does on Ctrl-C and SIGTERM).
+//!
+//! A target that is a symbolic link is written through: the temporary sits
+//! beside the file the link points to (followed to the end of the chain) and
+//! replaces that file, so the link stays. A character device or a FIFO
+//! (`/dev/null`, `/dev/stdout`, a named pipe) is written straight into, as
+//! a shell's `>` would: nothing to rename, nothing replaced. Any other kind
+//! of file (a block device, a socket, a folder) is refused, never replaced.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -28,20 +35,43 @@ pub fn remove_pending_files() {
     }
 }
 
+/// Most symbolic links followed from a target (as the kernel's `ELOOP`).
+const MAX_LINKS: usize = 40;
+
+/// How a target is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A regular file or none yet: through a temporary renamed over it.
+    Replace,
+    /// A character device or a FIFO: straight into it.
+    InPlace,
+    /// Anything else (a block device, a socket, a folder): refused, with
+    /// what it is.
+    Refused(&'static str),
+}
+
 /// A temporary path beside `target`, to be renamed over it.
 ///
 /// The name is hidden and keeps the target's extension (a figure writer may
-/// choose its format by it): `dir/.stem.tmp-<pid>-<k>.ext`.
+/// choose its format by it): `dir/.stem.tmp-<pid>-<k>.ext`. A symbolic
+/// link's temporary sits beside the file it points to; a character device
+/// or FIFO is its own "temporary" ([`writes_in_place`](Self::writes_in_place)).
 #[derive(Debug)]
 pub struct PendingFile {
     target: PathBuf,
     temp: PathBuf,
+    kind: Kind,
     committed: bool,
 }
 
 impl PendingFile {
     /// Reserves a temporary path for `target` (creates nothing).
     pub fn new(target: &Path) -> Self {
+        let target = resolve_links(target);
+        let kind = kind_of(&target);
+        if kind != Kind::Replace {
+            return PendingFile { temp: target.clone(), target, kind, committed: false };
+        }
         let stem = target.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let k = COUNTER.fetch_add(1, Ordering::Relaxed);
         let mut name = format!(".{stem}.tmp-{}-{k}", std::process::id());
@@ -51,7 +81,7 @@ impl PendingFile {
         }
         let temp = target.with_file_name(name);
         PENDING.lock().unwrap_or_else(|e| e.into_inner()).push(temp.clone());
-        PendingFile { target: target.to_path_buf(), temp, committed: false }
+        PendingFile { target, temp, kind, committed: false }
     }
 
     /// Where to write.
@@ -59,21 +89,91 @@ impl PendingFile {
         &self.temp
     }
 
-    /// The file it will become.
+    /// The file it will become (a symbolic link's final target).
     pub fn target(&self) -> &Path {
         &self.target
     }
 
-    /// Renames the written temporary file over the target.
+    /// Whether the target is written directly (a character device or FIFO):
+    /// then [`path`](Self::path) is the target and nothing is renamed.
+    pub fn writes_in_place(&self) -> bool {
+        self.kind == Kind::InPlace
+    }
+
+    /// Errors when the target is a kind of file that is never written (a
+    /// block device, a socket, a folder).
+    pub fn check(&self) -> std::io::Result<()> {
+        match self.kind {
+            Kind::Refused(what) => Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{} is {what}, not a file to write", self.target.display()),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Renames the written temporary file over the target (nothing to do
+    /// for a device or FIFO written in place).
     pub fn commit(mut self) -> std::io::Result<()> {
-        std::fs::rename(&self.temp, &self.target)?;
+        self.check()?;
+        if self.kind == Kind::Replace {
+            std::fs::rename(&self.temp, &self.target)?;
+        }
         self.committed = true;
         Ok(())
     }
 }
 
+/// `path` with every symbolic link followed (relative links against their
+/// folder), up to [`MAX_LINKS`]; a dangling link gives the missing file it
+/// names.
+fn resolve_links(path: &Path) -> PathBuf {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            break;
+        }
+        let Ok(link) = std::fs::read_link(&path) else { break };
+        path = match path.parent() {
+            Some(folder) if link.is_relative() => folder.join(link),
+            _ => link,
+        };
+    }
+    path
+}
+
+/// How the (link-free) `target` is written.
+fn kind_of(target: &Path) -> Kind {
+    let Ok(meta) = std::fs::metadata(target) else { return Kind::Replace };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Kind::Replace;
+    }
+    if kind.is_dir() {
+        return Kind::Refused("a folder");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() || kind.is_fifo() {
+            return Kind::InPlace;
+        }
+        if kind.is_block_device() {
+            return Kind::Refused("a block device");
+        }
+        if kind.is_socket() {
+            return Kind::Refused("a socket");
+        }
+    }
+    Kind::Refused("not a regular file")
+}
+
 impl Drop for PendingFile {
     fn drop(&mut self) {
+        if self.kind != Kind::Replace {
+            return;
+        }
         if !self.committed {
             let _ = std::fs::remove_file(&self.temp);
         }
@@ -93,9 +193,11 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Creates the temporary file for `target`.
+    /// Creates the temporary file for `target` (or opens a device or FIFO
+    /// target for writing).
     pub fn create(target: &Path) -> std::io::Result<Self> {
         let pending = PendingFile::new(target);
+        pending.check()?;
         let out = BufWriter::new(File::create(pending.path())?);
         Ok(AtomicFile { pending, out })
     }
@@ -105,11 +207,14 @@ impl AtomicFile {
         &mut self.out
     }
 
-    /// Flushes, syncs and renames the file over the target.
+    /// Flushes, syncs and renames the file over the target (a device or FIFO
+    /// is flushed only: it has nothing to sync).
     pub fn commit(self) -> std::io::Result<()> {
         let AtomicFile { pending, out } = self;
         let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
+        if !pending.writes_in_place() {
+            file.sync_all()?;
+        }
         drop(file);
         pending.commit()
     }
@@ -167,5 +272,53 @@ mod tests {
         assert_eq!(p.path().parent(), target.parent());
         assert_eq!(p.path().extension().unwrap(), "png");
         assert!(p.path().file_name().unwrap().to_string_lossy().starts_with(".fig.tmp-"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_is_written_through_and_stays_a_link() {
+        let dir = dir("link");
+        let real = dir.join("real.csv");
+        std::fs::write(&real, "old\n").unwrap();
+        let link = dir.join("link.csv");
+        std::os::unix::fs::symlink("real.csv", &link).unwrap();
+        let mut f = AtomicFile::create(&link).unwrap();
+        writeln!(f, "new").unwrap();
+        f.commit().unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new\n");
+        assert_eq!(listing(&dir), ["link.csv", "real.csv"]);
+        // A dangling link gets its file.
+        let dangling = dir.join("dangling.csv");
+        std::os::unix::fs::symlink("made.csv", &dangling).unwrap();
+        let mut f = AtomicFile::create(&dangling).unwrap();
+        writeln!(f, "made").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("made.csv")).unwrap(), "made\n");
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_character_device_is_written_into_not_replaced() {
+        let null = Path::new("/dev/null");
+        let p = PendingFile::new(null);
+        assert!(p.writes_in_place());
+        assert_eq!(p.path(), null);
+        drop(p);
+        let mut f = AtomicFile::create(null).unwrap();
+        writeln!(f, "gone").unwrap();
+        f.commit().unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(null).unwrap().file_type().is_char_device());
+    }
+
+    #[test]
+    fn a_folder_is_refused_not_replaced() {
+        let dir = dir("folder");
+        let err = AtomicFile::create(&dir).unwrap_err();
+        assert!(err.to_string().contains("a folder"), "{err}");
+        assert!(dir.is_dir());
+        std::fs::remove_dir_all(dir).ok();
     }
 }
