@@ -136,6 +136,11 @@ fn reach_error(e: ReachError, backend: &str) -> PyErr {
         ReachError::Direction { name, why } => PyValueError::new_err(format!("directions['{name}']: {why}")),
         ReachError::Velocities(why) => PyValueError::new_err(format!("velocities: {why}")),
         ReachError::Problem { state, source } => PyValueError::new_err(format!("state {state}: {source}")),
+        ReachError::Sampler { state, source } => {
+            let name = if source.field == "samples" { "n" } else { source.field };
+            let own = state.map_or(String::new(), |k| format!("state {k}'s own or default "));
+            PyValueError::new_err(format!("{own}{name} {}: {}", source.value, source.why))
+        }
         ReachError::Run(RunError::Cancelled) => PyRuntimeError::new_err("the batch was cancelled"),
         ReachError::Run(e) => PyRuntimeError::new_err(format!("backend='{backend}': {e}")),
         other => PyValueError::new_err(other.to_string()),
@@ -219,6 +224,7 @@ pub fn reach_native<'py>(
             step_size,
             seed,
             selection,
+            threads,
             ..SamplerOptions::default()
         },
         directions: directions_of(directions)?,
@@ -240,6 +246,8 @@ pub fn reach_native<'py>(
         options.sampler.steps = cap.steps;
     }
     let steps = options.sampler.steps;
+    // The same checks as `sample`, for every state, before a thread starts.
+    py.detach(|| impactset::reach::validate(&input, &options, start..end)).map_err(|e| reach_error(e, backend_name))?;
     let (backend, _reason) = py.detach(|| open_backend(&first.problem, backend_name, precision, selection, threads))?;
 
     let mut results: Vec<StateResult> = Vec::with_capacity(end - start);

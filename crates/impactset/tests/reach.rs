@@ -250,3 +250,148 @@ fn a_set_cancel_flag_stops_a_batch() {
     let result = reach(&Backend::cpu(Some(2)).unwrap(), &input, &options(100, Selection::All), &control);
     assert!(matches!(result, Err(ReachError::Run(RunError::Cancelled))), "{result:?}");
 }
+
+/// A unit point mass in the plane at `v⁻ = (1, −1)` against a frictionless
+/// floor (normal `+y`) and a wall it moves away from (normal `+x`), the
+/// contacts in the order of `names`: one outcome, the floor stops the fall
+/// and slides along `+x`, the wall separates.
+fn floor_and_wall(name: &str, names: [&str; 2]) -> StateProblem {
+    let contact = |which: &str| match which {
+        "floor" => Contact::planar("floor", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.0),
+        _ => Contact::planar("wall", dvector![1.0, 0.0], dvector![0.0, 1.0], 0.0),
+    };
+    let problem =
+        ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![1.0, -1.0], names.map(contact).to_vec()).unwrap();
+    StateProblem { name: name.into(), problem, step_size: None }
+}
+
+#[test]
+fn problems_with_contacts_in_another_order_fill_the_columns_of_their_names() {
+    let input = ReachInput::problems(vec![
+        floor_and_wall("first", ["floor", "wall"]),
+        floor_and_wall("swapped", ["wall", "floor"]),
+    ])
+    .unwrap();
+    let mut opts = options(16, Selection::All);
+    opts.sampler.steps = 100;
+    let batch = run(&input, &opts, 2);
+    let col = |name: &str| batch.schema.columns().iter().position(|c| c.name == name).unwrap();
+    for row in &batch.rows {
+        let values = batch.schema.values(row);
+        let f = |name: &str| match values[col(name)] {
+            impactset::reach::Value::F64(x) => x,
+            ref v => panic!("{name}: {v:?}"),
+        };
+        assert_eq!(row.accepted, 16, "{}", row.problem);
+        // The floor slides along +x, the wall separates: in every state,
+        // whatever the place of its contacts.
+        assert_eq!(f("floor_slides_pos"), 1.0, "{}", row.problem);
+        assert_eq!(f("wall_separates"), 1.0, "{}", row.problem);
+        assert_eq!(f("floor_separates"), 0.0, "{}", row.problem);
+        assert!(f("floor_normal_max").abs() < 1e-12 && (f("wall_normal_max") - 1.0).abs() < 1e-12, "{}", row.problem);
+        assert!(row.top_mode.starts_with("floor "), "{}: {}", row.problem, row.top_mode);
+        assert!(f("sequential_floor").is_finite() && f("sequential_wall").is_finite());
+    }
+    assert_eq!(batch.rows[0].top_mode, batch.rows[1].top_mode);
+    assert_eq!(batch.rows[0].sequential, batch.rows[1].sequential);
+}
+
+#[test]
+fn problems_whose_contact_names_differ_are_refused() {
+    let mut other = floor_and_wall("other", ["floor", "wall"]);
+    let mut contacts = other.problem.contacts().to_vec();
+    contacts[1].name = "ceiling".into();
+    other.problem =
+        ImpactProblem::new(other.problem.mass().clone(), other.problem.velocity().clone(), contacts).unwrap();
+    let err = ReachInput::problems(vec![floor_and_wall("first", ["floor", "wall"]), other]).unwrap_err();
+    assert!(matches!(err, ReachError::Shape { state: 1, .. }), "{err}");
+    assert!(err.to_string().contains("contacts floor, ceiling"), "{err}");
+}
+
+#[test]
+fn column_collisions_are_refused_naming_the_direction_or_contact() {
+    let input = ReachInput::problems(vec![floor_and_wall("first", ["floor", "wall"])]).unwrap();
+    for name in ["energy_ratio", "simultaneous", "floor_normal"] {
+        let d = Direction { name: name.into(), kind: DirectionKind::Vector(vec![1.0, 0.0]) };
+        let taken = Direction { name: "floor_normal".into(), kind: DirectionKind::Normal(0) };
+        let directions = if name == "floor_normal" {
+            // Given twice (the defaults are replaced by what is given).
+            vec![taken.clone(), Direction { name: name.into(), kind: DirectionKind::Coordinate(1) }]
+        } else {
+            vec![d]
+        };
+        let opts = ReachOptions { directions: Some(directions), ..Default::default() };
+        let err = impactset::reach::schema(&input, &opts).unwrap_err();
+        assert!(matches!(&err, ReachError::Direction { name: n, .. } if n == name), "{name}: {err}");
+    }
+    // Two contacts whose stems coincide would share every column.
+    let mut p = floor_and_wall("p", ["floor", "wall"]);
+    let mut contacts = p.problem.contacts().to_vec();
+    contacts[0].name = "left foot".into();
+    contacts[1].name = "left_foot".into();
+    p.problem = ImpactProblem::new(p.problem.mass().clone(), p.problem.velocity().clone(), contacts).unwrap();
+    let input = ReachInput::problems(vec![p]).unwrap();
+    let err = impactset::reach::schema(&input, &ReachOptions::default()).unwrap_err();
+    assert!(matches!(&err, ReachError::Contact { name, .. } if name == "left_foot"), "{err}");
+    // Every column of a valid schema is distinct.
+    let input = ReachInput::problems(vec![floor_and_wall("first", ["floor", "wall"])]).unwrap();
+    let schema = impactset::reach::schema(&input, &ReachOptions::default()).unwrap();
+    let names: std::collections::HashSet<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names.len(), schema.columns().len());
+}
+
+#[test]
+fn reach_refuses_the_sampler_options_that_sample_refuses() {
+    let input = ReachInput::problems(vec![floor_and_wall("first", ["floor", "wall"])]).unwrap();
+    let backend = Backend::cpu(Some(1)).unwrap();
+    let with = |sampler: SamplerOptions| ReachOptions { sampler, ..Default::default() };
+    for (sampler, field) in [
+        (SamplerOptions { samples: 8, threads: Some(5000), ..Default::default() }, "threads"),
+        (SamplerOptions { samples: 8, steps: 0, ..Default::default() }, "steps"),
+        (SamplerOptions { samples: 8, step_size: Some(1e-200), ..Default::default() }, "step_size"),
+        (SamplerOptions { samples: 8, step_size: Some(1e200), ..Default::default() }, "step_size"),
+        (SamplerOptions { samples: 1 << 40, ..Default::default() }, "samples"),
+    ] {
+        // The same verdict as a single run's validation (but for `samples`,
+        // which a batch bounds by the memory one state's samples take).
+        if field != "samples" {
+            assert!(sampler.validate(&input.template().unwrap().problem).is_err(), "{field}");
+        }
+        let err = reach(&backend, &input, &with(sampler), &RunControl::default()).unwrap_err();
+        assert!(matches!(&err, ReachError::Sampler { source, .. } if source.field == field), "{field}: {err}");
+    }
+}
+
+#[test]
+fn a_bad_velocity_row_is_refused_before_any_state_runs() {
+    let (base, mut velocities) = compass_gait_grid(40);
+    // A speed scale beyond the range, in the last state only.
+    let n = base.problem.n();
+    velocities[39 * n..].iter_mut().for_each(|x| *x = 1e150);
+    let input = ReachInput::velocities(base.clone(), velocities).unwrap();
+    let opts = ReachOptions { window_samples: 8, ..options(8, Selection::Lemke) };
+    let mut seen = 0;
+    let result = reach_stream::<ReachError>(
+        &Backend::cpu(Some(1)).unwrap(),
+        &input,
+        &opts,
+        0..40,
+        &RunControl::default(),
+        &mut |_| {
+            seen += 1;
+            Ok(())
+        },
+    );
+    assert!(matches!(result, Err(ReachError::Problem { state: 39, .. })), "{result:?}");
+    assert_eq!(seen, 0, "no state handed over before the check");
+    // Out of range entries are refused when the input is made.
+    let err = ReachInput::velocities(base, vec![1e200, 0.0, 0.0, 0.0]).unwrap_err();
+    assert!(err.to_string().contains("velocities[0][0]"), "{err}");
+}
+
+#[test]
+fn an_empty_batch_has_no_default_step_cap_and_no_panic() {
+    let (base, _) = compass_gait_grid(1);
+    let input = ReachInput::velocities(base, Vec::new()).unwrap();
+    assert!(matches!(impactset::reach::default_steps(&input, &ReachOptions::default()), Err(ReachError::Empty)));
+}

@@ -15,6 +15,11 @@ pub(crate) struct StateInfo<'a> {
     pub seed: u64,
     pub name: &'a str,
     pub step_size: f64,
+    /// The batch's first problem: its contact names label the joint modes.
+    pub template: &'a ImpactProblem,
+    /// Where the batch's contact `i` is in this state's problem (`None`:
+    /// in the same place).
+    pub contact_order: Option<&'a [usize]>,
 }
 
 /// The row of one state from all its samples (in index order) and, when
@@ -59,8 +64,13 @@ pub(crate) fn state_row(
     let modes = schema.modes();
     let mut shares = vec![0.0; problem.m() * modes.len()];
     let mut joint: HashMap<Vec<ContactMode>, u64> = HashMap::new();
+    // Per-contact figures in the batch's contact order.
+    let batch_order = |c: Vec<ContactMode>| match info.contact_order {
+        Some(order) => order.iter().map(|&j| c[j]).collect(),
+        None => c,
+    };
     for s in &accepted {
-        let c = classifier.classify(&s.v_plus);
+        let c = batch_order(classifier.classify(&s.v_plus));
         for (i, mode) in c.iter().enumerate() {
             if let Some(j) = modes.iter().position(|m| m == mode) {
                 shares[i * modes.len() + j] += 1.0;
@@ -72,7 +82,7 @@ pub(crate) fn state_row(
     shares.iter_mut().for_each(|x| *x *= scale);
     let top = joint.iter().max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
     let (top_mode, top_mode_share) =
-        top.map_or((String::new(), f64::NAN), |(modes, c)| (joint_label(problem, modes), *c as f64 * scale));
+        top.map_or((String::new(), f64::NAN), |(modes, c)| (joint_label(info.template, modes), *c as f64 * scale));
 
     // ε: the net (index ≢ every − 1) against the held-out samples.
     let embedding = Metric::Energy.embedding(problem);
@@ -91,7 +101,11 @@ pub(crate) fn state_row(
         let index = NearestIndex::new(&all);
         let distance = |v: &[f64]| index.nearest(&embedding.apply(v)).map_or(f64::INFINITY, |(_, d)| d);
         sim = simultaneous(problem).outcomes.iter().map(|o| distance(&o.v_plus)).collect();
-        seq = sequential(problem).iter().map(|o| distance(&o.v_plus)).collect();
+        let own: Vec<f64> = sequential(problem).iter().map(|o| distance(&o.v_plus)).collect();
+        seq = match info.contact_order {
+            Some(order) => order.iter().map(|&j| own[j]).collect(),
+            None => own,
+        };
         outside = sim.iter().chain(&seq).filter(|d| **d > epsilon || epsilon.is_nan()).count() as u64;
     }
 

@@ -7,6 +7,7 @@ use nalgebra::DVector;
 
 use super::ReachError;
 use crate::io::ProblemSpec;
+use crate::problem::RANGE;
 use crate::{Dimension, ImpactProblem};
 
 /// One state given as a whole problem.
@@ -38,8 +39,9 @@ enum States {
     /// One configuration (`M`, contacts), `B` pre-impact velocities,
     /// row-major `B × n`.
     Velocities { base: Box<StateProblem>, velocities: Vec<f64> },
-    /// Problems of equal sizes.
-    Problems(Vec<StateProblem>),
+    /// Problems of equal sizes; `orders[k]`: where each of the first
+    /// problem's contacts is in problem `k` (`None`: in the same place).
+    Problems { problems: Vec<StateProblem>, orders: Vec<Option<Vec<usize>>> },
 }
 
 impl ReachInput {
@@ -48,7 +50,10 @@ impl ReachInput {
     /// and the step size (its own `v⁻` is not a state).
     ///
     /// Errors: [`ReachError::Velocities`] when the length is not a multiple
-    /// of `n` or an entry is not finite.
+    /// of `n` or an entry is not finite or beyond
+    /// [`RANGE`](crate::problem::RANGE); the rest of a state's checks (its
+    /// energy, velocity scale, step size) run before the batch does
+    /// ([`validate`](super::validate)).
     pub fn velocities(base: StateProblem, velocities: Vec<f64>) -> Result<Self, ReachError> {
         let n = base.problem.n();
         if velocities.len() % n != 0 {
@@ -60,36 +65,79 @@ impl ReachInput {
         if let Some(at) = velocities.iter().position(|x| !x.is_finite()) {
             return Err(ReachError::Velocities(format!("velocities[{}][{}] = {}", at / n, at % n, velocities[at])));
         }
+        if let Some(at) = velocities.iter().position(|x| x.abs() > RANGE) {
+            return Err(ReachError::Velocities(format!(
+                "velocities[{}][{}] = {:e}: beyond {RANGE:e} in magnitude (docs/model.md §1, Range); rescale the units",
+                at / n,
+                at % n,
+                velocities[at]
+            )));
+        }
         Ok(ReachInput { states: States::Velocities { base: Box::new(base), velocities } })
     }
 
     /// One state per problem. All must have the sizes of the first: `n`,
-    /// `m`, planar or spatial, `d` (one table has one set of columns).
+    /// `m`, planar or spatial, `d` (one table has one set of columns), and
+    /// its contact names: in the same order, or, when the names of each
+    /// problem are distinct, in any order (a state's per-contact columns,
+    /// directions and mode labels then follow the names, not the places).
     ///
     /// Errors: [`ReachError::Shape`] naming the first state that differs.
     pub fn problems(problems: Vec<StateProblem>) -> Result<Self, ReachError> {
+        let mut orders = Vec::with_capacity(problems.len());
         if let Some(first) = problems.first() {
             let sizes = Sizes::of(&first.problem);
+            let names = contact_names(&first.problem);
+            orders.push(None);
             for (k, p) in problems.iter().enumerate().skip(1) {
+                let shape = |found: String, expected: String| ReachError::Shape {
+                    state: k,
+                    name: p.name.clone(),
+                    found,
+                    expected,
+                };
                 let other = Sizes::of(&p.problem);
                 if other != sizes {
-                    return Err(ReachError::Shape {
-                        state: k,
-                        name: p.name.clone(),
-                        found: other.to_string(),
-                        expected: sizes.to_string(),
-                    });
+                    return Err(shape(other.to_string(), sizes.to_string()));
+                }
+                let theirs = contact_names(&p.problem);
+                if theirs == names {
+                    orders.push(None);
+                    continue;
+                }
+                let order = names
+                    .iter()
+                    .map(|name| theirs.iter().position(|t| t == name))
+                    .collect::<Option<Vec<usize>>>()
+                    .filter(|_| distinct(&names) && distinct(&theirs));
+                match order {
+                    Some(order) => orders.push(Some(order)),
+                    None => {
+                        return Err(shape(
+                            format!("contacts {}", theirs.join(", ")),
+                            format!("contacts {} (distinct names, in any order)", names.join(", ")),
+                        ));
+                    }
                 }
             }
         }
-        Ok(ReachInput { states: States::Problems(problems) })
+        Ok(ReachInput { states: States::Problems { problems, orders } })
+    }
+
+    /// Where each of the batch's contacts (the template's, in its order) is
+    /// in state `k`'s problem: `None` when in the same place.
+    pub fn contact_order(&self, k: usize) -> Option<&[usize]> {
+        match &self.states {
+            States::Velocities { .. } => None,
+            States::Problems { orders, .. } => orders.get(k).and_then(|o| o.as_deref()),
+        }
     }
 
     /// Number of states `B`.
     pub fn len(&self) -> usize {
         match &self.states {
             States::Velocities { base, velocities } => velocities.len() / base.problem.n(),
-            States::Problems(problems) => problems.len(),
+            States::Problems { problems, .. } => problems.len(),
         }
     }
 
@@ -103,7 +151,16 @@ impl ReachInput {
     pub fn template(&self) -> Option<&StateProblem> {
         match &self.states {
             States::Velocities { base, .. } => Some(base.as_ref()),
-            States::Problems(problems) => problems.first(),
+            States::Problems { problems, .. } => problems.first(),
+        }
+    }
+
+    /// The base problem and the `B × n` velocities of a batch given as
+    /// velocities (`None` for a list of problems).
+    pub(crate) fn velocity_rows(&self) -> Option<(&StateProblem, &[f64])> {
+        match &self.states {
+            States::Velocities { base, velocities } => Some((base, velocities)),
+            States::Problems { .. } => None,
         }
     }
 
@@ -132,9 +189,18 @@ impl ReachInput {
                 .map_err(|source| ReachError::Problem { state: k, source })?;
                 Ok(Cow::Owned(StateProblem { name: base.name.clone(), problem, step_size: base.step_size }))
             }
-            States::Problems(problems) => Ok(Cow::Borrowed(&problems[k])),
+            States::Problems { problems, .. } => Ok(Cow::Borrowed(&problems[k])),
         }
     }
+}
+
+fn contact_names(p: &ImpactProblem) -> Vec<&str> {
+    p.contacts().iter().map(|c| c.name.as_str()).collect()
+}
+
+fn distinct(names: &[&str]) -> bool {
+    let set: std::collections::HashSet<&&str> = names.iter().collect();
+    set.len() == names.len()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -36,24 +36,37 @@
 //! ```
 
 mod analyse;
+mod csv;
+mod identity;
 mod input;
+mod merge;
 mod options;
 mod runner;
 mod steps;
 mod stream;
 mod table;
+mod validate;
+mod velocities;
 
+pub use csv::{CSV_END_PREFIX, CSV_META_PREFIX, CsvTable, csv_end, csv_head, csv_meta, csv_row, parse_csv_table};
+pub use identity::{
+    BatchIdentity, Digest, END_KEY, META_FORMAT, META_KEY, SetsDigest, SetsDigester, ShardMeta, TableEnd,
+};
 pub use input::{ReachInput, StateProblem};
+pub use merge::{MergeError, MergePlan, ShardTable, merge_plan};
 pub use options::{Direction, DirectionKind, ReachOptions, column_name};
 pub use runner::{Reach, ReachRun, StateResult, directions, reach, reach_stream, schema};
 pub use steps::default_steps;
 pub use stream::{STATE_STREAM_OFFSET, state_seed};
 pub use table::{Column, ColumnKind, ReachRow, ReachSchema, Value, mode_stem};
+pub use validate::{MAX_STATE_BYTES, sample_bytes, validate};
+pub use velocities::{VelocityFormat, parse_velocities};
 
 use crate::ProblemError;
 #[cfg(doc)]
 use crate::run::Backend;
 use crate::run::RunError;
+use crate::sampling::OptionsError;
 
 /// Why a batch could not run.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +94,23 @@ pub enum ReachError {
         /// Why.
         source: ProblemError,
     },
+    /// A sampler option out of its domain ([`SamplerOptions::validate`](crate::SamplerOptions::validate));
+    /// `state` when that state's own or default step size is at fault.
+    #[error("{}{source}", state.map_or(String::new(), |k| format!("state {k}: ")))]
+    Sampler {
+        /// The state, when the fault is its own.
+        state: Option<usize>,
+        /// Which field and why.
+        source: OptionsError,
+    },
+    /// A contact whose columns would collide with another's.
+    #[error("contact {name:?}: {why}")]
+    Contact {
+        /// Its name.
+        name: String,
+        /// Why.
+        why: String,
+    },
     /// A support direction does not fit the problems.
     #[error("direction {name}: {why}")]
     Direction {
@@ -89,8 +119,8 @@ pub enum ReachError {
         /// Why.
         why: String,
     },
-    /// A list of no problems (its columns are unknown).
-    #[error("no states: the list of problems is empty")]
+    /// A batch of no states (its columns or step cap are unknown).
+    #[error("no states: the batch is empty")]
     Empty,
     /// An option out of range.
     #[error("{0}")]

@@ -66,13 +66,20 @@ impl Direction {
 
     /// `c` for `problem`.
     pub fn vector(&self, problem: &ImpactProblem) -> Vec<f64> {
+        self.vector_in(problem, None)
+    }
+
+    /// `c` for `problem`, whose contact `order[i]` is the batch's contact
+    /// `i` (`None`: the same places).
+    pub(crate) fn vector_in(&self, problem: &ImpactProblem, order: Option<&[usize]>) -> Vec<f64> {
         let ops = problem.operators();
+        let at = |i: usize| order.map_or(i, |o| o[i]);
         match &self.kind {
             DirectionKind::Coordinate(i) => (0..problem.n()).map(|j| if j == *i { 1.0 } else { 0.0 }).collect(),
-            DirectionKind::Normal(i) => ops.jn.row(*i).iter().copied().collect(),
+            DirectionKind::Normal(i) => ops.jn.row(at(*i)).iter().copied().collect(),
             DirectionKind::Tangent { contact, row } => {
                 let t = problem.dimension().tangents();
-                ops.jt.row(contact * t + row).iter().copied().collect()
+                ops.jt.row(at(*contact) * t + row).iter().copied().collect()
             }
             DirectionKind::Vector(c) => c.clone(),
         }

@@ -62,6 +62,16 @@ pub struct Reach {
 /// The directions of a batch, checked against its sizes.
 pub fn directions(input: &ReachInput, options: &ReachOptions) -> Result<Vec<Direction>, ReachError> {
     let template = &input.template().ok_or(ReachError::Empty)?.problem;
+    // Contacts whose column stems coincide would share every column.
+    let mut stems = std::collections::HashMap::new();
+    for c in template.contacts() {
+        if let Some(other) = stems.insert(super::column_name(&c.name), &c.name) {
+            return Err(ReachError::Contact {
+                name: c.name.clone(),
+                why: format!("its columns would be those of contact {other:?} (stem {})", super::column_name(other)),
+            });
+        }
+    }
     let directions = options.directions.clone().unwrap_or_else(|| Direction::defaults(template));
     let mut seen = std::collections::HashSet::new();
     for d in &directions {
@@ -76,7 +86,7 @@ pub fn directions(input: &ReachInput, options: &ReachOptions) -> Result<Vec<Dire
 /// The columns of the batch's table.
 pub fn schema(input: &ReachInput, options: &ReachOptions) -> Result<ReachSchema, ReachError> {
     let template = &input.template().ok_or(ReachError::Empty)?.problem;
-    Ok(ReachSchema::new(template, &directions(input, options)?, options.baselines))
+    ReachSchema::new(template, &directions(input, options)?, options.baselines)
 }
 
 /// Every state of `input` on `backend`, collected ([`reach_stream`] with a
@@ -122,7 +132,7 @@ pub fn reach_stream<E: From<ReachError>>(
 ) -> Result<ReachRun, E> {
     let schema = schema(input, options)?;
     let directions = directions(input, options)?;
-    check_options(options, states.clone(), input.len())?;
+    super::validate(input, options, states.clone())?;
     let start = Instant::now();
     let mut sink_time = 0.0;
     let per_state = options.sampler.samples;
@@ -144,7 +154,7 @@ pub fn reach_stream<E: From<ReachError>>(
     }
     Ok(ReachRun {
         states: states.len(),
-        samples: (states.len() * per_state) as u64,
+        samples: (states.len() as u64).saturating_mul(per_state as u64),
         elapsed_s: start.elapsed().as_secs_f64() - sink_time,
     })
 }
@@ -161,6 +171,7 @@ fn window_results(
 ) -> Result<Vec<StateResult>, ReachError> {
     let prepared: Vec<Prepared> =
         ks.into_par_iter().map(|k| Prepared::new(input, options, directions, k)).collect::<Result<_, _>>()?;
+    let template = &input.template().ok_or(ReachError::Empty)?.problem;
     let samples = match backend {
         Backend::Cpu { .. } => sample_cpu(&prepared, input.shares_operators(), control)?,
         #[cfg(feature = "gpu")]
@@ -175,33 +186,13 @@ fn window_results(
                 seed: p.options.seed,
                 name: &p.state.name,
                 step_size: p.options.step_size.unwrap_or(f64::NAN),
+                template,
+                contact_order: input.contact_order(p.k),
             };
             let (row, set) = state_row(info, &p.state.problem, samples, &p.directions, schema, options);
             StateResult { row, set }
         })
         .collect())
-}
-
-fn check_options(options: &ReachOptions, states: Range<usize>, len: usize) -> Result<(), ReachError> {
-    let bad = |why: String| Err(ReachError::Options(why));
-    if options.sampler.samples == 0 {
-        return bad("samples per state: must be at least 1".into());
-    }
-    if options.heldout_every < 2 {
-        return bad(format!("heldout_every {}: must be at least 2", options.heldout_every));
-    }
-    if !(options.delta > 0.0 && options.delta < 1.0) {
-        return bad(format!("delta {}: must lie in (0, 1)", options.delta));
-    }
-    if let Some(h) = options.sampler.step_size
-        && !(h.is_finite() && h > 0.0)
-    {
-        return bad(format!("step size {h}: must be a positive number"));
-    }
-    if states.start > states.end || states.end > len {
-        return bad(format!("states {}..{} of a batch of {len}", states.start, states.end));
-    }
-    Ok(())
 }
 
 /// A state ready to sample: its problem, options (with its seed and step
@@ -224,10 +215,7 @@ impl<'a> Prepared<'a> {
         let state = input.state(k)?;
         let problem = &state.problem;
         let seed = state_seed(options.sampler.seed, k as u64);
-        let step_size = options.sampler.step_size.or(state.step_size).unwrap_or_else(|| problem.default_step_size());
-        if !(step_size.is_finite() && step_size > 0.0) {
-            return Err(ReachError::Options(format!("state {k}: step size {step_size} must be a positive number")));
-        }
+        let step_size = super::validate::step_size_of(options, &state);
         let options = SamplerOptions {
             seed,
             step_size: Some(step_size),
@@ -235,7 +223,8 @@ impl<'a> Prepared<'a> {
             threads: None,
             ..options.sampler.clone()
         };
-        let directions = directions.iter().map(|d| d.vector(problem)).collect();
+        let order = input.contact_order(k);
+        let directions = directions.iter().map(|d| d.vector_in(problem, order)).collect();
         Ok(Prepared { k, key: stream_key(seed), state, options, directions })
     }
 }

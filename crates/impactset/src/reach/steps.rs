@@ -13,13 +13,17 @@ use crate::sampling::StepCap;
 /// covers the rest, and a batch whose states differ much should set `K`.
 /// The result depends on the batch's states and settings only, so every
 /// shard of a batch derives the same `K`.
+///
+/// Errors: [`ReachError::Empty`] for a batch of no states (give `K`), and
+/// state 0's problem or step size out of range ([`super::validate`]).
 pub fn default_steps(input: &ReachInput, options: &ReachOptions) -> Result<StepCap, ReachError> {
+    if input.is_empty() {
+        return Err(ReachError::Empty);
+    }
+    super::validate(input, options, 0..1)?;
     let state = input.state(0)?;
     let problem = &state.problem;
-    let step_size = options.sampler.step_size.or(state.step_size).unwrap_or_else(|| problem.default_step_size());
-    if !(step_size.is_finite() && step_size > 0.0) {
-        return Err(ReachError::Options(format!("state 0: step size {step_size} must be a positive number")));
-    }
+    let step_size = super::validate::step_size_of(options, &state);
     let pilot = SamplerOptions { step_size: Some(step_size), ..options.sampler.clone() };
     Ok(crate::sampling::default_steps(problem, &pilot))
 }

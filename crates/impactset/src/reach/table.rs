@@ -1,6 +1,7 @@
 //! The table of a batch: one row per state, columns named and typed by a
 //! [`ReachSchema`] (docs/model.md §12 lists them).
 
+use super::ReachError;
 use super::options::{Direction, column_name};
 use crate::analysis::ContactMode;
 use crate::{Dimension, ImpactProblem};
@@ -124,7 +125,12 @@ pub struct ReachSchema {
 
 impl ReachSchema {
     /// The schema for states shaped like `template`.
-    pub fn new(template: &ImpactProblem, directions: &[Direction], baselines: bool) -> Self {
+    ///
+    /// Errors: two columns of one name — [`ReachError::Direction`] for a
+    /// direction whose `<name>_max` or `_min` is another column
+    /// (`energy_ratio`, `simultaneous`, …), [`ReachError::Contact`] for
+    /// contacts whose column stems coincide (`left foot`, `left_foot`).
+    pub fn new(template: &ImpactProblem, directions: &[Direction], baselines: bool) -> Result<Self, ReachError> {
         let modes = match template.dimension() {
             Dimension::Planar => {
                 vec![
@@ -144,8 +150,24 @@ impl ReachSchema {
             baselines,
             columns: Vec::new(),
         };
-        schema.columns = schema.build_columns();
-        schema
+        let columns = schema.build_columns();
+        let mut seen: std::collections::HashMap<&str, Origin> = std::collections::HashMap::new();
+        for (column, origin) in &columns {
+            if let Some(before) = seen.insert(column.name.as_str(), *origin) {
+                let why = format!("its column {} is already a column of the table", column.name);
+                return Err(match (before, *origin) {
+                    (_, Origin::Direction(i)) | (Origin::Direction(i), _) => {
+                        ReachError::Direction { name: directions[i].name.clone(), why }
+                    }
+                    (_, Origin::Contact(i)) | (Origin::Contact(i), _) => {
+                        ReachError::Contact { name: template.contacts()[i].name.clone(), why }
+                    }
+                    (Origin::Fixed, Origin::Fixed) => unreachable!("the fixed columns are distinct"),
+                });
+            }
+        }
+        schema.columns = columns.into_iter().map(|(c, _)| c).collect();
+        Ok(schema)
     }
 
     /// Every column, in table order.
@@ -163,51 +185,57 @@ impl ReachSchema {
         &self.directions
     }
 
-    fn build_columns(&self) -> Vec<Column> {
+    /// The contacts' column stems, in the template's order.
+    pub fn contacts(&self) -> &[String] {
+        &self.contacts
+    }
+
+    fn build_columns(&self) -> Vec<(Column, Origin)> {
         use ColumnKind::*;
         let mut c = Vec::new();
-        let mut push = |name: String, kind| c.push(Column { name, kind });
-        push("state".into(), U64);
-        push("seed".into(), U64);
-        push("problem".into(), Text);
-        push("step_size".into(), F64);
+        let origin = Origin::Fixed;
+        let mut push = |name: String, kind, origin: Origin| c.push((Column { name, kind }, origin));
+        push("state".into(), U64, origin);
+        push("seed".into(), U64, origin);
+        push("problem".into(), Text, origin);
+        push("step_size".into(), F64, origin);
         for i in 0..self.n {
-            push(format!("v_minus_{i}"), F64);
+            push(format!("v_minus_{i}"), F64, origin);
         }
         for name in ["samples", "accepted", "unterminated", "inaccurate"] {
-            push(name.into(), U64);
+            push(name.into(), U64, origin);
         }
-        push("mean_steps".into(), F64);
-        push("max_residual".into(), F64);
-        push("fallback_steps".into(), U64);
+        push("mean_steps".into(), F64, origin);
+        push("max_residual".into(), F64, origin);
+        push("fallback_steps".into(), U64, origin);
         for name in ["energy_before", "energy_ratio_min", "energy_ratio_max"] {
-            push(name.into(), F64);
+            push(name.into(), F64, origin);
         }
-        for contact in &self.contacts {
+        for (i, contact) in self.contacts.iter().enumerate() {
             for mode in &self.modes {
-                push(format!("{contact}_{}", mode_stem(*mode)), F64);
+                push(format!("{contact}_{}", mode_stem(*mode)), F64, Origin::Contact(i));
             }
         }
-        push("joint_modes".into(), U64);
-        push("top_mode".into(), Text);
-        push("top_mode_share".into(), F64);
-        for d in &self.directions {
-            push(format!("{d}_max"), F64);
-            push(format!("{d}_min"), F64);
+        push("joint_modes".into(), U64, origin);
+        push("top_mode".into(), Text, origin);
+        push("top_mode_share".into(), F64, origin);
+        for (i, d) in self.directions.iter().enumerate() {
+            push(format!("{d}_max"), F64, Origin::Direction(i));
+            push(format!("{d}_min"), F64, Origin::Direction(i));
         }
-        push("velocity_norm".into(), F64);
-        push("epsilon".into(), F64);
-        push("heldout".into(), U64);
-        push("miss_probability".into(), F64);
+        push("velocity_norm".into(), F64, origin);
+        push("epsilon".into(), F64, origin);
+        push("heldout".into(), U64, origin);
+        push("miss_probability".into(), F64, origin);
         if self.baselines {
-            push("simultaneous_count".into(), U64);
-            push("simultaneous_min".into(), F64);
-            push("simultaneous_max".into(), F64);
-            push("simultaneous".into(), F64List);
-            for contact in &self.contacts {
-                push(format!("sequential_{contact}"), F64);
+            push("simultaneous_count".into(), U64, origin);
+            push("simultaneous_min".into(), F64, origin);
+            push("simultaneous_max".into(), F64, origin);
+            push("simultaneous".into(), F64List, origin);
+            for (i, contact) in self.contacts.iter().enumerate() {
+                push(format!("sequential_{contact}"), F64, Origin::Contact(i));
             }
-            push("baselines_outside".into(), U64);
+            push("baselines_outside".into(), U64, origin);
         }
         c
     }
@@ -239,6 +267,14 @@ impl ReachSchema {
         debug_assert_eq!(v.len(), self.columns.len());
         v
     }
+}
+
+/// What made a column: the fixed list, contact `i` or direction `i`.
+#[derive(Clone, Copy, Debug)]
+enum Origin {
+    Fixed,
+    Contact(usize),
+    Direction(usize),
 }
 
 /// The column stem of a contact mode: `separates`, `sticks`, `slides_pos`,
