@@ -105,7 +105,9 @@ impl SamplerOptions {
         {
             return err("threads", t.to_string(), &format!("must lie within 1 … {MAX_THREADS}"));
         }
-        if self.first_index.checked_add(self.samples as u64).is_none() {
+        // The last index, `first_index + samples − 1`, must fit in a u64
+        // (`samples ≥ 1` here): a run may end exactly at 2⁶⁴.
+        if u128::from(self.first_index) + self.samples as u128 > 1u128 << 64 {
             return err(
                 "first_index",
                 self.first_index.to_string(),
@@ -123,5 +125,29 @@ impl SamplerOptions {
     /// The step size `h` used for `problem`.
     pub fn step_size_for(&self, problem: &ImpactProblem) -> f64 {
         self.step_size.unwrap_or_else(|| problem.default_step_size())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::{DMatrix, dvector};
+
+    use super::*;
+    use crate::Contact;
+
+    fn point() -> ImpactProblem {
+        let contact = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+        ImpactProblem::new(DMatrix::identity(2, 2), dvector![0.0, -1.0], vec![contact]).unwrap()
+    }
+
+    #[test]
+    fn a_run_ending_exactly_at_2_pow_64_is_accepted() {
+        let p = point();
+        let ends_at_2_64 = SamplerOptions { first_index: u64::MAX - 9, samples: 10, ..Default::default() };
+        assert!(ends_at_2_64.validate(&p).is_ok());
+        let last = SamplerOptions { first_index: u64::MAX, samples: 1, ..Default::default() };
+        assert!(last.validate(&p).is_ok());
+        let past = SamplerOptions { first_index: u64::MAX - 8, samples: 10, ..Default::default() };
+        assert_eq!(past.validate(&p).unwrap_err().field, "first_index");
     }
 }
