@@ -2,7 +2,7 @@
 //!
 //! Every error names the argument, what was expected and what was found:
 //! `Jn: expected shape (2, 7), got (2, 6)`, `mu[1] = nan`,
-//! `n: expected an integer ≥ 1, got 0`. Wrong kinds of value raise
+//! `n: expected an integer in [1, 2**64), got 0`. Wrong kinds of value raise
 //! `TypeError`, wrong values `ValueError`.
 
 use numpy::ndarray::Dimension;
@@ -104,14 +104,19 @@ pub(crate) fn integer(name: &str, obj: &Bound<'_, PyAny>, min: i128, max: i128) 
         ))
     })?;
     if value < min || value > max {
-        let range = match (min, max) {
-            (0, max) if max == u64::MAX as i128 => "an integer in [0, 2**64)".to_string(),
-            (min, max) if max >= u32::MAX as i128 => format!("an integer ≥ {min}"),
-            (min, max) => format!("an integer in [{min}, {max}]"),
-        };
-        return Err(PyValueError::new_err(format!("{name}: expected {range}, got {value}")));
+        return Err(PyValueError::new_err(format!("{name}: expected {}, got {value}", integer_range(min, max))));
     }
     Ok(value)
+}
+
+/// `an integer in [1, 1000000]`, `an integer in [0, 2**64)`: both bounds,
+/// a bound of the form `2**k − 1` written as Python's `2**k` exclusive.
+pub(crate) fn integer_range(min: i128, max: i128) -> String {
+    let power = (1..=127).find(|&k| max == (1i128 << k) - 1).filter(|&k| k >= 32);
+    match power {
+        Some(k) => format!("an integer in [{min}, 2**{k})"),
+        None => format!("an integer in [{min}, {max}]"),
+    }
 }
 
 /// `obj` (None or an integer ≥ `min`) as a `usize`.
@@ -121,6 +126,29 @@ pub(crate) fn optional_count(name: &str, obj: Option<&Bound<'_, PyAny>>, min: us
         Some(o) if o.is_none() => Ok(None),
         Some(o) => Ok(Some(integer(name, o, min as i128, usize::MAX as i128)? as usize)),
     }
+}
+
+/// `obj` (None or an integer in `[min, max]`) as a `usize`.
+pub(crate) fn optional_count_in(
+    name: &str,
+    obj: Option<&Bound<'_, PyAny>>,
+    min: usize,
+    max: usize,
+) -> PyResult<Option<usize>> {
+    some(obj).map(|o| Ok(integer(name, &o, min as i128, max as i128)? as usize)).transpose()
+}
+
+/// `obj` as a bool: `True`, `False` or a numpy bool; anything else (a
+/// string, a number) raises `TypeError` naming the argument.
+pub(crate) fn flag(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(b.is_true());
+    }
+    let numpy_bool = obj.py().import("numpy")?.getattr("bool_")?;
+    if obj.is_instance(&numpy_bool)? {
+        return obj.is_truthy();
+    }
+    Err(PyTypeError::new_err(format!("{name}: expected True or False, got {}", type_name(obj))))
 }
 
 /// `obj` as a finite positive float (ints allowed).
@@ -183,6 +211,7 @@ pub(crate) mod run {
     use super::{PyAny, PyResult, PyValueError, choice, integer, some};
     use impactset::Selection;
     use impactset::gpu::Precision;
+    use impactset::sampling::MAX_STEPS;
     use pyo3::Bound;
 
     /// `seed` (default 0).
@@ -200,9 +229,9 @@ pub(crate) mod run {
         }
     }
 
-    /// `steps`, when given.
+    /// `steps`, when given: the step cap `K`, `1 ≤ K ≤` [`MAX_STEPS`].
     pub(crate) fn steps(o: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
-        some(o).map(|k| Ok(integer("steps", &k, 0, u32::MAX as i128)? as usize)).transpose()
+        some(o).map(|k| Ok(integer("steps", &k, 1, MAX_STEPS as i128)? as usize)).transpose()
     }
 
     /// `backend` (default `"cpu"`).

@@ -11,6 +11,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 
 use impactset::io::{FileError, ProblemFile, ProblemSpec, load_problem};
 use impactset::problem::default_contact_name;
+use impactset::sampling::MAX_STEPS;
 use impactset::{Contact, Dimension, ImpactProblem, ProblemError, ProblemWarning, scene};
 
 use crate::args::{self, float_array, shape_str};
@@ -101,10 +102,14 @@ impl Problem {
     /// ``name`` (default ``"problem"``), ``friction_directions``
     /// (spatial only: even, ≥ 4, default 8), and the sampling defaults
     /// ``step_size``, ``steps``, ``samples`` that :func:`impactset.sample`
-    /// and problem files use.
+    /// and problem files use, checked as a problem file's are (``step_size``
+    /// within [1e-150, 1e150], ``1 ≤ steps ≤ 10⁶``, ``samples ≥ 1``), so
+    /// that every problem can be saved, pickled and read back. Contact
+    /// names must be unique (tables name columns after them).
     ///
-    /// Raises ``ValueError``/``TypeError`` naming the argument, e.g.
-    /// ``Jn: expected shape (2, 7), got (2, 6)``.
+    /// Raises ``ValueError``/``TypeError`` naming the argument and entry,
+    /// e.g. ``Jn: expected shape (2, 7), got (2, 6)``, ``M[0, 0]: entry
+    /// 1e200 exceeds 1e150 …``.
     ///
     /// >>> import numpy as np, impactset
     /// >>> M = np.diag([1.0, 1.0, 0.2])
@@ -161,9 +166,13 @@ impl Problem {
             Some(h) if !h.is_none() => Some(args::positive_float("step_size", h)?),
             _ => None,
         };
-        let steps = args::optional_count("steps", steps, 0)?;
+        let steps = args::optional_count_in("steps", steps, 1, MAX_STEPS)?;
         let samples = args::optional_count("samples", samples, 1)?;
-        Problem::new(py, ProblemSpec { name, problem, step_size, steps, samples })
+        let spec = ProblemSpec { name, problem, step_size, steps, samples };
+        // The problem files' own check, so that every problem built here
+        // can be saved, pickled and read back.
+        spec.check_defaults().map_err(|(field, why)| PyValueError::new_err(format!("{field}: {why}")))?;
+        Problem::new(py, spec)
     }
 
     /// The built-in scene ``name`` (see :func:`impactset.scenes`), with its
@@ -212,7 +221,10 @@ impl Problem {
 
     /// Writes the problem and its sampling defaults as a problem file (JSON,
     /// or TOML for ``.toml``) that :meth:`load` and the command line read
-    /// back bit for bit. The file is written whole or not at all.
+    /// back bit for bit. The file is written whole or not at all; a
+    /// symbolic link stays a link (the file it points at is written), a
+    /// special file such as ``/dev/null`` or a FIFO is written into, never
+    /// replaced.
     ///
     /// >>> import impactset, tempfile, os, numpy as np
     /// >>> p = impactset.Problem.scene("compass-gait")
@@ -556,7 +568,7 @@ fn contact_names(names: Option<&Bound<'_, PyAny>>, k: usize) -> PyResult<Vec<Str
     if items.len() != k {
         return Err(PyValueError::new_err(format!("names: expected {k} names (one per contact), got {}", items.len())));
     }
-    items
+    let names: Vec<String> = items
         .iter()
         .enumerate()
         .map(|(i, item)| {
@@ -564,7 +576,17 @@ fn contact_names(names: Option<&Bound<'_, PyAny>>, k: usize) -> PyResult<Vec<Str
                 .map_err(|_| PyTypeError::new_err(format!("names[{i}]: expected a str, got {}", args::type_name(item))))
                 .and_then(|s| Ok(s.to_str()?.to_string()))
         })
-        .collect()
+        .collect::<PyResult<_>>()?;
+    // Tables name their columns after the contacts (`A_normal_max`), so a
+    // name given twice would collide there.
+    for (j, name) in names.iter().enumerate() {
+        if let Some(i) = names[..j].iter().position(|other| other == name) {
+            return Err(PyValueError::new_err(format!(
+                "names: '{name}' is given twice (contacts {i} and {j}); contact names must be unique"
+            )));
+        }
+    }
+    Ok(names)
 }
 
 /// A library problem error in the Python arguments' names.
@@ -572,7 +594,37 @@ fn problem_message(e: &ProblemError) -> String {
     match e {
         ProblemError::FrictionDirections { d, why } => format!("friction_directions: {d}: {why}"),
         ProblemError::NotPositiveDefinite => "M is not symmetric positive definite".into(),
-        ProblemError::BilateralBlocksContact { contact } => format!("Jn[{contact}]: {}", e.detail()),
-        other => other.to_string(),
+        other => format!("{}: {}", argument_of_field(&other.field()), other.detail()),
     }
+}
+
+/// A problem-file field as the `from_arrays` argument it comes from:
+/// `mass_matrix[0][1]` → `M[0, 1]`, `velocity[2]` → `v[2]`,
+/// `contacts[1].normal[3]` → `Jn[1, 3]`, `contacts[1].tangents[0][3]` →
+/// `Jt[1, 0, 3]`, `contacts[1].friction` → `mu[1]`, `bilateral[0][2]` →
+/// `bilateral[0, 2]`; other fields as they are.
+fn argument_of_field(field: &str) -> String {
+    // The field's names (`contacts`, `tangents`) and, in order, its indices.
+    let mut names: Vec<&str> = Vec::new();
+    let mut indices: Vec<&str> = Vec::new();
+    for part in field.split('.') {
+        let mut pieces = part.split('[');
+        names.push(pieces.next().unwrap_or(""));
+        for piece in pieces {
+            match piece.strip_suffix(']') {
+                Some(index) => indices.push(index),
+                None => return field.to_string(),
+            }
+        }
+    }
+    let array = match names[..] {
+        ["mass_matrix"] => "M",
+        ["velocity"] => "v",
+        ["bilateral"] => "bilateral",
+        ["contacts"] | ["contacts", "normal"] => "Jn",
+        ["contacts", "tangent" | "tangents"] => "Jt",
+        ["contacts", "friction"] => "mu",
+        _ => return field.to_string(),
+    };
+    if indices.is_empty() { array.to_string() } else { format!("{array}[{}]", indices.join(", ")) }
 }

@@ -40,6 +40,16 @@ pub struct ProblemSpec {
 }
 
 impl ProblemSpec {
+    /// Checks the sampling defaults, as every way of building a spec must
+    /// (problem files, the Python package's arrays and importers), so that
+    /// the spec can be written and read back: `h` finite within
+    /// `[1/RANGE, RANGE]` ([`RANGE`]), `1 ≤ K ≤` [`MAX_STEPS`],
+    /// `samples ≥ 1`. An error names the field (`step_size`, `steps`,
+    /// `samples`) and says why.
+    pub fn check_defaults(&self) -> Result<(), (String, String)> {
+        check_defaults(self.step_size, self.steps, self.samples)
+    }
+
     /// The sampler options this problem asks for: its sample count (else
     /// 4096), step cap `K` (else 10) and impulse step `h` (else
     /// [`ImpactProblem::default_step_size`]), every other field at its
@@ -53,6 +63,37 @@ impl ProblemSpec {
             ..defaults
         }
     }
+}
+
+/// The domain of a problem's sampling defaults (see
+/// [`ProblemSpec::check_defaults`]).
+fn check_defaults(
+    step_size: Option<f64>,
+    steps: Option<usize>,
+    samples: Option<usize>,
+) -> Result<(), (String, String)> {
+    if let Some(h) = step_size
+        && !(h.is_finite() && h > 0.0)
+    {
+        return Err(("step_size".into(), format!("{h} is not a positive number")));
+    }
+    if let Some(h) = step_size
+        && !(1.0 / RANGE..=RANGE).contains(&h)
+    {
+        return Err((
+            "step_size".into(),
+            format!("{h:e} is outside [{:e}, {RANGE:e}]; rescale the units", 1.0 / RANGE),
+        ));
+    }
+    if let Some(k) = steps
+        && !(1..=MAX_STEPS).contains(&k)
+    {
+        return Err(("steps".into(), format!("{k} is outside 1 … {MAX_STEPS}")));
+    }
+    if samples == Some(0) {
+        return Err(("samples".into(), "must be at least 1".into()));
+    }
+    Ok(())
 }
 
 /// The serialized form of a problem file.
@@ -206,27 +247,7 @@ impl ProblemFile {
                 friction: c.friction,
             });
         }
-        if let Some(h) = self.step_size
-            && !(h.is_finite() && h > 0.0)
-        {
-            return Err(("step_size".into(), format!("{h} is not a positive number")));
-        }
-        if let Some(h) = self.step_size
-            && !(1.0 / RANGE..=RANGE).contains(&h)
-        {
-            return Err((
-                "step_size".into(),
-                format!("{h:e} is outside [{:e}, {RANGE:e}]; rescale the units", 1.0 / RANGE),
-            ));
-        }
-        if let Some(k) = self.steps
-            && !(1..=MAX_STEPS).contains(&k)
-        {
-            return Err(("steps".into(), format!("{k} is outside 1 … {MAX_STEPS}")));
-        }
-        if self.samples == Some(0) {
-            return Err(("samples".into(), "must be at least 1".into()));
-        }
+        check_defaults(self.step_size, self.steps, self.samples)?;
         let bilateral = self.bilateral.unwrap_or_default();
         for (k, row) in bilateral.iter().enumerate() {
             if row.len() != n {
