@@ -1,5 +1,6 @@
 //! `SampleSet.plot`: the set figure of `impactset sample --plot`, drawn off
-//! the interpreter into a temporary file renamed into place.
+//! the interpreter into a temporary file renamed into place (copied into a
+//! special file such as `/dev/null`; symbolic links are followed).
 
 use std::path::Path;
 
@@ -11,7 +12,7 @@ use impactset::plot::{Marker, PlotError, SetPlotOptions, plot_post_impact_set};
 use impactset::sampling::first_trajectories;
 use impactset::{ImpactProblem, SampleSet, SamplerOptions};
 
-use crate::convert::temporary_sibling;
+use crate::convert::{commit, output_target, temporary_for};
 use crate::detached;
 
 /// What one figure needs.
@@ -30,7 +31,8 @@ impl SetFigureJob<'_> {
     /// trajectories, drawing) nothing is left behind.
     pub(crate) fn run(self, py: Python<'_>, path: &Path) -> PyResult<()> {
         impactset::plot::Format::of(path).map_err(|e| PyValueError::new_err(format!("path: {e}")))?;
-        let tmp = temporary_sibling(path);
+        let target = output_target(path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let tmp = temporary_for(&target, path);
         let result = detached::run(py, None, |control| -> Result<bool, PlotError> {
             let markers: Vec<Marker> = if self.baselines {
                 baseline_outcomes(self.problem).into_iter().map(Marker::from).collect()
@@ -52,7 +54,7 @@ impl SetFigureJob<'_> {
                 let _ = std::fs::remove_file(&tmp);
                 return Ok(false);
             }
-            std::fs::rename(&tmp, path).map_err(|source| PlotError::Io { path: path.to_path_buf(), source })?;
+            commit(&tmp, &target).map_err(|source| PlotError::Io { path: path.to_path_buf(), source })?;
             Ok(true)
         });
         let result = match result {
