@@ -91,7 +91,7 @@ def sample(
     backend: str = "cpu",
     precision: str | None = "f64",
     threads: int | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[int, int], object] = False,
     first_index: int = 0,
 ) -> SampleSet:
     """Samples the post-impact set of ``problem`` (Algorithm 2 of
@@ -110,7 +110,16 @@ def sample(
     there is one that runs the selection rule on this problem);
     ``precision`` ``"f64"`` or ``"f32"`` (GPU only; None: f64 where the
     adapter has it). ``progress=True`` shows a progress bar on standard
-    error (tqdm when installed).
+    error (tqdm when installed); a callable is called as
+    ``progress(done, total)`` (samples done so far, samples of the run)
+    from the calling thread, at most every 50 ms while the run advances.
+
+    When fewer than 99% of the samples are accepted a ``UserWarning`` says
+    why and what to change (the command line's advice), except for a
+    built-in scene run with its own ``steps`` and ``step_size``, whose
+    acceptance is documented. ``n`` is bounded by the memory the results
+    need (``8·n_v + 33`` bytes a sample, reserved before the run):
+    ``ValueError`` saying how much a larger ``n`` would need.
 
     The GIL is released while sampling, so other Python threads run; Ctrl-C
     stops the run within about a second with ``KeyboardInterrupt``.
@@ -122,7 +131,7 @@ def sample(
     >>> s.mode_labels[0]
     'A sticks, B separates'
     """
-    callback, close = _progress_bar(problem, n) if progress else (None, None)
+    callback, close = _sample_progress(progress, problem, n)
     try:
         return _sample_native(
             problem,
@@ -142,10 +151,45 @@ def sample(
             close()
 
 
-def _progress_bar(problem: object, n: int | None) -> tuple[Callable[[int], None], Callable[[], None]]:
+def _sample_total(problem: object, n: object) -> int:
+    """The samples of a run of ``n`` (None: the problem's, else 4096), for
+    progress reports; 1 for an ``n`` the native call will refuse."""
+    if n is None:
+        n = getattr(problem, "samples", None) or 4096
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        return 1
+    return max(int(n.__index__()), 1)
+
+
+def _sample_progress(
+    progress: object, problem: object, n: object
+) -> tuple[Callable[[int], object] | None, Callable[[], None] | None]:
+    """The native call's progress callback (samples newly done) and its
+    closer for ``sample``'s ``progress``: a bar for True, ``progress(done,
+    total)`` for a callable."""
+    if progress is False or progress is None:
+        return None, None
+    if progress is True:
+        return _progress_bar(problem, n)
+    if not callable(progress):
+        raise TypeError(
+            f"progress: expected True, False or a callable progress(done, total), got {type(progress).__name__}"
+        )
+    total = _sample_total(problem, n)
+    done = 0
+
+    def report(k: int) -> None:
+        nonlocal done
+        done += k
+        progress(done, total)
+
+    return report, None
+
+
+def _progress_bar(problem: object, n: object) -> tuple[Callable[[int], None], Callable[[], None]]:
     """A progress callback (samples newly done) and its closer: tqdm when
     installed, else a plain bar on standard error."""
-    total = n if n is not None else getattr(problem, "samples", None) or 4096
+    total = _sample_total(problem, n)
     try:
         from tqdm.auto import tqdm  # type: ignore[import-not-found]
     except ImportError:

@@ -12,13 +12,17 @@
 //!   distance, held-out certificates;
 //! * [`detached`]: long calls run off the interpreter, with Ctrl-C and
 //!   progress reports;
-//! * [`convert`]: results to ndarrays and Python objects.
+//! * [`convert`]: results to ndarrays and Python objects, files written
+//!   whole or not at all;
+//! * [`memory`]: sample counts bounded by the memory their results need;
+//! * [`pickling`]: `Problem` and `SampleSet` through `pickle`.
 
 mod analysis;
 mod args;
 mod convert;
 mod detached;
 mod figure;
+mod memory;
 mod pickling;
 mod problem;
 mod reach;
@@ -34,6 +38,7 @@ fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sampling::sample_native, m)?)?;
     m.add_function(wrap_pyfunction!(problem::scenes, m)?)?;
     m.add_function(wrap_pyfunction!(pickling::problem_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(pickling::sample_set_from_state, m)?)?;
     m.add_function(wrap_pyfunction!(reach::reach_native, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::baseline, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::contact_modes, m)?)?;

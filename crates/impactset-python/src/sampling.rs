@@ -12,13 +12,16 @@ use pyo3::types::{PyDict, PyList};
 
 use impactset::analysis::{ContactMode, ModeClassifier, ModeOptions};
 use impactset::gpu::{GpuContext, MAX_GPU_ALL_CONTACTS, Precision};
+use impactset::io::{ProblemFile, ProblemSpec};
 use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
+use impactset::sampling::MAX_THREADS;
 use impactset::sampling::SetTally;
 use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions, Selection};
 
 use crate::args::{self, some};
 use crate::convert::{matrix, vector};
 use crate::detached::{self, Control};
+use crate::memory;
 use crate::problem::Problem;
 
 /// Samples per chunk of a run: memory holds one chunk of the library's
@@ -43,6 +46,8 @@ const CHUNK: usize = 1 << 16;
 ///   histogram under ``"modes"``.
 ///
 /// The arrays are read-only; ``len(s)`` is the number of accepted samples.
+/// A set pickles (``pickle``, ``copy``, Ray) with its problem and options;
+/// the copy's arrays are read-only too.
 #[pyclass(module = "impactset", frozen, name = "SampleSet")]
 pub struct SampleSet {
     problem: Py<Problem>,
@@ -139,7 +144,8 @@ impl SampleSet {
     /// samples and, with ``baselines``, the simultaneous and sequential
     /// outcomes; ``path`` ends in ``.svg`` or ``.png`` (PNG needs a
     /// TrueType font). The file is written whole or not at all, also on
-    /// Ctrl-C.
+    /// Ctrl-C; a symbolic link stays a link, a special file (``/dev/null``)
+    /// is written into.
     ///
     /// >>> import impactset, tempfile, os
     /// >>> s = impactset.sample(impactset.Problem.scene("rocking-block"), 512)
@@ -147,17 +153,30 @@ impl SampleSet {
     /// >>> s.plot(path)
     /// >>> open(path).read().startswith("<svg")
     /// True
-    #[pyo3(signature = (path, *, trajectories=None, baselines=true, title=None, max_points=None))]
+    #[pyo3(signature = (path, *, trajectories=None, baselines=None, title=None, max_points=None))]
     fn plot(
         &self,
         py: Python<'_>,
         path: &Bound<'_, PyAny>,
         trajectories: Option<&Bound<'_, PyAny>>,
-        baselines: bool,
-        title: Option<String>,
+        baselines: Option<&Bound<'_, PyAny>>,
+        title: Option<&Bound<'_, PyAny>>,
         max_points: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let path = args::path("path", path)?;
+        let baselines = some(baselines).map_or(Ok(true), |b| args::flag("baselines", &b))?;
+        let title = some(title)
+            .map(|t| {
+                t.cast::<pyo3::types::PyString>()
+                    .map_err(|_| {
+                        pyo3::exceptions::PyTypeError::new_err(format!(
+                            "title: expected a str, got {}",
+                            args::type_name(&t)
+                        ))
+                    })
+                    .and_then(|t| Ok(t.to_str()?.to_string()))
+            })
+            .transpose()?;
         let trajectories = args::optional_count("trajectories", trajectories, 0)?.unwrap_or(32);
         let max_points = args::optional_count("max_points", max_points, 1)?.unwrap_or(20_000);
         let problem = self.problem.get();
@@ -179,6 +198,13 @@ impl SampleSet {
         self.accepted_count
     }
 
+    /// Pickling (``pickle``, ``copy``, Ray): the problem, the run's options
+    /// and the arrays; the copy's arrays are read-only too.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyDict>,))> {
+        let rebuild = py.import("impactset._impactset")?.getattr("_sample_set_from_state")?;
+        Ok((rebuild, (self.state(py)?,)))
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         let samples = self.accepted.bind(py).len();
         format!(
@@ -192,6 +218,97 @@ impl SampleSet {
 }
 
 impl SampleSet {
+    /// What pickling keeps: the problem, the run's options and every array
+    /// and label, as a dict.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("problem", self.problem.clone_ref(py))?;
+        let o = &self.options;
+        let options = PyDict::new(py);
+        options.set_item("samples", o.samples)?;
+        options.set_item("first_index", o.first_index)?;
+        options.set_item("step_size", o.step_size)?;
+        options.set_item("steps", o.steps)?;
+        options.set_item("seed", o.seed)?;
+        options.set_item("selection", o.selection.name())?;
+        options.set_item("threads", o.threads)?;
+        options.set_item("termination_tol", o.termination_tol)?;
+        options.set_item("residual_tol", o.residual_tol)?;
+        d.set_item("options", options)?;
+        d.set_item("v_plus", self.v_plus.clone_ref(py))?;
+        d.set_item("accepted", self.accepted.clone_ref(py))?;
+        d.set_item("indices", self.indices.clone_ref(py))?;
+        d.set_item("steps", self.steps.clone_ref(py))?;
+        d.set_item("energy_ratio", self.energy_ratio.clone_ref(py))?;
+        d.set_item("residual", self.residual.clone_ref(py))?;
+        d.set_item("modes", self.modes.clone_ref(py))?;
+        d.set_item("mode_labels", &self.mode_labels)?;
+        d.set_item("mode_table", &self.mode_table)?;
+        d.set_item("summary", self.summary.bind(py).call_method0("copy")?)?;
+        d.set_item("accepted_count", self.accepted_count)?;
+        Ok(d)
+    }
+
+    /// A set from what [`state`](Self::state) kept (unpickling): the arrays
+    /// are checked for their dtypes, shapes and counts and made read-only.
+    pub(crate) fn from_state(py: Python<'_>, state: &Bound<'_, PyDict>) -> PyResult<Self> {
+        fn item<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+            d.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("SampleSet state: no {key:?}")))
+        }
+        fn array<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
+            d: &Bound<'py, PyDict>,
+            key: &str,
+        ) -> PyResult<Py<numpy::PyArray<T, D>>> {
+            let a = item(d, key)?
+                .cast_into::<numpy::PyArray<T, D>>()
+                .map_err(|_| PyValueError::new_err(format!("SampleSet state: {key} has the wrong dtype or shape")))?;
+            Ok(crate::convert::read_only(a)?.unbind())
+        }
+        let problem: Py<Problem> = item(state, "problem")?.cast_into::<Problem>()?.unbind();
+        let o = item(state, "options")?.cast_into::<PyDict>()?;
+        let selection: String = item(&o, "selection")?.extract()?;
+        let options = SamplerOptions {
+            samples: item(&o, "samples")?.extract()?,
+            first_index: item(&o, "first_index")?.extract()?,
+            step_size: item(&o, "step_size")?.extract()?,
+            steps: item(&o, "steps")?.extract()?,
+            seed: item(&o, "seed")?.extract()?,
+            selection: selection.parse::<Selection>().map_err(|e| PyValueError::new_err(e.to_string()))?,
+            threads: item(&o, "threads")?.extract()?,
+            termination_tol: item(&o, "termination_tol")?.extract()?,
+            residual_tol: item(&o, "residual_tol")?.extract()?,
+        };
+        let set = SampleSet {
+            v_plus: array(state, "v_plus")?,
+            accepted: array(state, "accepted")?,
+            indices: array(state, "indices")?,
+            steps: array(state, "steps")?,
+            energy_ratio: array(state, "energy_ratio")?,
+            residual: array(state, "residual")?,
+            modes: array(state, "modes")?,
+            mode_labels: item(state, "mode_labels")?.extract()?,
+            mode_table: item(state, "mode_table")?.extract()?,
+            summary: item(state, "summary")?.cast_into::<PyDict>()?.unbind(),
+            accepted_count: item(state, "accepted_count")?.extract()?,
+            problem,
+            options,
+        };
+        let n = set.problem.get().problem().n();
+        let rows = set.v_plus.bind(py).shape().to_vec();
+        let accepted = set.accepted_count;
+        let per_sample = [set.steps.bind(py).len(), set.energy_ratio.bind(py).len(), set.residual.bind(py).len()];
+        let per_accepted = [set.indices.bind(py).len(), set.modes.bind(py).len()];
+        let samples = set.accepted.bind(py).len();
+        if rows != [accepted, n]
+            || per_sample.iter().any(|&k| k != samples)
+            || per_accepted.iter().any(|&k| k != accepted)
+            || samples != set.options.samples
+        {
+            return Err(PyValueError::new_err("SampleSet state: the arrays' sizes do not agree"));
+        }
+        Ok(set)
+    }
+
     /// The library's sample set: the accepted samples' `v⁺` and
     /// placeholders for the rejected ones (what the figure needs).
     fn rust_set(&self, py: Python<'_>) -> PyResult<RustSampleSet> {
@@ -295,25 +412,39 @@ struct Collected {
     elapsed_s: f64,
 }
 
+/// Bytes of the result buffers per sample of a problem with `n`
+/// velocities: `v⁺` (8n, when accepted), the index (8), mode (4),
+/// acceptance (1), steps (4), energy ratio (8) and residual (8).
+pub(crate) fn bytes_per_sample(n: usize) -> u128 {
+    8 * n as u128 + 8 + 4 + 1 + 4 + 8 + 8
+}
+
 impl Collected {
-    fn new(n: usize, samples: usize) -> Self {
-        Collected {
+    /// Buffers for `samples` samples, reserved whole; `None` when the
+    /// memory cannot be had (checked against the machine's memory before).
+    fn new(n: usize, samples: usize) -> Option<Self> {
+        fn reserved<T>(len: usize) -> Option<Vec<T>> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len).ok()?;
+            Some(v)
+        }
+        Some(Collected {
             n,
             // Room for every sample to be accepted, so that the buffer is
             // never moved while it grows.
-            v_plus: Vec::with_capacity(samples * n),
-            indices: Vec::with_capacity(samples),
-            accepted: Vec::with_capacity(samples),
-            steps: Vec::with_capacity(samples),
-            energy_ratio: Vec::with_capacity(samples),
-            residual: Vec::with_capacity(samples),
-            modes: Vec::with_capacity(samples),
+            v_plus: reserved(samples.checked_mul(n)?)?,
+            indices: reserved(samples)?,
+            accepted: reserved(samples)?,
+            steps: reserved(samples)?,
+            energy_ratio: reserved(samples)?,
+            residual: reserved(samples)?,
+            modes: reserved(samples)?,
             mode_ids: HashMap::new(),
             mode_list: Vec::new(),
             mode_counts: Vec::new(),
             tally: SetTally::default(),
             elapsed_s: 0.0,
-        }
+        })
     }
 
     fn add(&mut self, chunk: &RustSampleSet, classifier: &ModeClassifier<'_>) {
@@ -361,15 +492,15 @@ impl Collected {
 
 /// Runs Algorithm 2 on `backend` chunk by chunk (cancelled through
 /// `control` between any two samples on the CPU, between batches on the
-/// GPU), keeping each chunk in the result buffers.
+/// GPU), keeping each chunk in the result buffers `collected`.
 fn run_chunks(
     problem: &ImpactProblem,
     options: &SamplerOptions,
     backend: &Backend,
     control: &Control,
+    mut collected: Collected,
 ) -> Result<Collected, RunError> {
     let classifier = ModeClassifier::new(problem, &ModeOptions::default());
-    let mut collected = Collected::new(problem.n(), options.samples);
     let run = RunControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
     let elapsed = sample_chunks(backend, problem, options, CHUNK, &run, &mut |chunk| {
         collected.add(&chunk, &classifier);
@@ -408,10 +539,13 @@ pub fn sample_native(
     let spec = &pyproblem.spec;
     // The problem's defaults, as the command line resolves them.
     let defaults = spec.sampler_options();
-    let samples = match some(n) {
-        Some(n) => args::integer("n", &n, 1, usize::MAX as i128)? as usize,
-        None => defaults.samples,
+    let (samples, n_name) = match some(n) {
+        Some(n) => (args::integer("n", &n, 1, usize::MAX as i128)? as usize, "n"),
+        None => (defaults.samples, "n (the problem's samples)"),
     };
+    // Before anything is allocated or run: results that cannot be held.
+    let per_sample = bytes_per_sample(pyproblem.problem().n());
+    memory::check_fits(n_name, samples, per_sample, "samples")?;
     let seed = args::run::seed(seed)?;
     let selection = args::run::selection(selection)?;
     // `None`: the problem's own, else the pilot's (below, once h and the
@@ -423,7 +557,7 @@ pub fn sample_native(
     };
     let backend = args::run::backend(backend)?;
     let precision = args::run::precision(precision)?;
-    let threads = args::optional_count("threads", threads, 1)?;
+    let threads = args::optional_count_in("threads", threads, 1, MAX_THREADS)?;
     let first_index = match some(first_index) {
         Some(i) => args::integer("first_index", &i, 0, u64::MAX as i128)? as u64,
         None => 0,
@@ -458,16 +592,49 @@ pub fn sample_native(
         options.steps = cap.steps;
     }
     let (backend, backend_reason) = py.detach(|| open_backend(problem, backend, precision, selection, threads))?;
-    let collected = detached::run(py, progress.as_ref(), |control| run_chunks(problem, &options, &backend, control))?
-        .map_err(|e| match e {
-        // Cancelled runs end in the signal's exception above, so this
-        // is only reached if something else set the flag.
-        RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
-        other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
-    })?;
+    let collected = Collected::new(problem.n(), samples)
+        .ok_or_else(|| memory::reserve_failed(n_name, samples, samples as u128 * per_sample, "samples"))?;
+    let collected =
+        detached::run(py, progress.as_ref(), |control| run_chunks(problem, &options, &backend, control, collected))?
+            .map_err(|e| match e {
+                // Cancelled runs end in the signal's exception above, so this
+                // is only reached if something else set the flag.
+                RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
+                other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
+            })?;
     let summary =
         RunSummary::new(&spec.name, &collected.tally, &options, &backend, &backend_reason, collected.elapsed_s);
+    if let Some(advice) = summary.advice()
+        && !scene_as_documented(spec, &options)
+    {
+        // Pointing at the caller of `impactset.sample`.
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("stacklevel", 2)?;
+        py.import("warnings")?.call_method("warn", (python_advice(&advice),), Some(&kwargs))?;
+    }
     finish(py, problem_obj.clone().unbind(), problem, options, collected, &summary)
+}
+
+/// Whether `spec` is a built-in scene, unchanged, run with its own step
+/// size and step cap: its documented acceptance (some scenes keep a few
+/// percent of unterminated samples by design) needs no advice.
+fn scene_as_documented(spec: &ProblemSpec, options: &SamplerOptions) -> bool {
+    let Some(scene) = impactset::scene::builtin(&spec.name) else { return false };
+    let own = ProblemSpec {
+        name: scene.id.to_string(),
+        problem: scene.problem,
+        step_size: Some(scene.step_size),
+        steps: Some(scene.steps),
+        samples: Some(scene.samples),
+    };
+    // The problems themselves, whatever sample count each asks for.
+    let file = |s: &ProblemSpec| ProblemFile { samples: None, ..ProblemFile::from_spec(s) };
+    options.step_size == own.step_size && Some(options.steps) == own.steps && file(spec) == file(&own)
+}
+
+/// The run summary's low-acceptance advice in the Python arguments' names.
+fn python_advice(advice: &str) -> String {
+    advice.replace("--step-size", "step_size").replace("--steps", "steps").replace("--selection", "selection")
 }
 
 /// The collected buffers as a `SampleSet` (the ndarrays take the buffers
