@@ -52,10 +52,20 @@ class Reach:
         self._sets = sets
         self._run = dict(run)
         self.elapsed_s = float(elapsed_s)
-        for array in self._columns.values():
+        for name, array in self._columns.items():
             array.setflags(write=False)
+            if self._kinds.get(name) == "f64 list":
+                for item in array:
+                    if isinstance(item, np.ndarray):
+                        item.setflags(write=False)
         for array in sets or ():
             array.setflags(write=False)
+
+    def __reduce__(self) -> tuple[type[Reach], tuple[Any, ...]]:
+        """Pickling (``pickle``, ``copy``, Ray): the columns, kinds, sets and
+        run; the copy's arrays are read-only too (numpy pickles arrays
+        writable)."""
+        return (Reach, (self._columns, self._kinds, self._sets, self._run, self.elapsed_s))
 
     @property
     def table(self) -> Mapping[str, np.ndarray]:
@@ -153,6 +163,13 @@ def _state_count(problem: object, velocities: object) -> int | None:
         return None
 
 
+def _check_flag(name: str, value: object) -> None:
+    """``TypeError`` naming the argument unless ``value`` is a bool (or a
+    numpy bool)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected True or False, got {type(value).__name__}")
+
+
 def _progress(progress: bool | Callable[[int], object], total: int | None) -> tuple[Any, Any]:
     """A progress callback and its closer for ``progress`` (True: a bar)."""
     if progress is True:
@@ -230,6 +247,8 @@ def reach(
     >>> bool((r["v1_max"] >= r["v1_min"]).all())
     True
     """
+    _check_flag("baselines", baselines)
+    _check_flag("keep_sets", keep_sets)
     states = _state_count(problem, velocities)
     callback, close = _progress(progress, states * n if states is not None and isinstance(n, int) else None)
     started = time.perf_counter()
@@ -243,8 +262,8 @@ def reach(
             steps=steps,
             step_size=step_size,
             directions=directions,
-            baselines=baselines,
-            keep_sets=keep_sets,
+            baselines=bool(baselines),
+            keep_sets=bool(keep_sets),
             heldout_every=heldout_every,
             delta=delta,
             backend=backend,

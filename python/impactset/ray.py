@@ -27,7 +27,7 @@ import numpy as np
 
 from ._impactset import Problem
 from ._impactset import reach_native as _reach_native
-from ._reach import Reach, _progress
+from ._reach import Reach, _check_flag, _progress
 
 __all__ = ["reach", "shard_ranges"]
 
@@ -46,7 +46,8 @@ def _import_ray() -> Any:
 def shard_ranges(states: int, shards: int) -> list[tuple[int, int]]:
     """The state ranges of ``shards`` shards of a batch of ``states``
     states, as the command line's ``--shard I/J``: shard ``i`` has the
-    states ``⌊i·B/J⌋ … ⌊(i+1)·B/J⌋ − 1``; empty shards are left out.
+    states ``⌊i·B/J⌋ … ⌊(i+1)·B/J⌋ − 1``; empty shards are left out (so
+    there are at most ``states`` ranges, whatever ``shards``).
 
     >>> from impactset.ray import shard_ranges
     >>> shard_ranges(10, 3)
@@ -56,8 +57,24 @@ def shard_ranges(states: int, shards: int) -> list[tuple[int, int]]:
     """
     if shards < 1:
         raise ValueError(f"num_tasks: expected an integer ≥ 1, got {shards}")
+    # More shards than states leave the extra ones empty: the nonempty ones
+    # are then one state each, as with one shard per state.
+    shards = min(shards, max(states, 1))
     ranges = [(i * states // shards, (i + 1) * states // shards) for i in range(shards)]
     return [r for r in ranges if r[0] < r[1]] or [(0, 0)]
+
+
+def _check_feasible(ray: Any, cpus_per_task: int) -> None:
+    """``ValueError`` when no alive node of the cluster has
+    ``cpus_per_task`` CPUs: Ray would keep such a task pending for ever."""
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive", False)]
+    largest = max((float(r.get("CPU", 0)) for r in nodes), default=0.0)
+    total = float(ray.cluster_resources().get("CPU", 0))
+    if cpus_per_task > largest:
+        raise ValueError(
+            f"cpus_per_task: {cpus_per_task} CPUs per task, but the largest node of the cluster has "
+            f"{largest:g} ({total:g} in all): no task could start; give at most {largest:g}"
+        )
 
 
 def _run_shard(
@@ -102,9 +119,11 @@ def reach(
     same table, bit for bit.
 
     The states are split into ``num_tasks`` consecutive shards (default: 4
-    per CPU of the cluster, at most one per state), each a Ray task of
-    ``cpus_per_task`` CPUs running ``threads`` threads (default
-    ``cpus_per_task``). A task whose worker dies (a node lost, a process
+    per CPU of the cluster; at most one per state, whatever ``num_tasks``),
+    each a Ray task of ``cpus_per_task`` CPUs running ``threads`` threads
+    (default ``cpus_per_task``). ``cpus_per_task`` more than any node of
+    the cluster has is refused with ``ValueError`` (such a task would wait
+    for ever; on an autoscaling cluster, start a large enough node first). A task whose worker dies (a node lost, a process
     killed) is run again, up to ``max_retries`` times; its rows do not
     change. The problems and velocities go to the object store once.
 
@@ -127,6 +146,8 @@ def reach(
         raise ValueError(f"max_retries: expected an integer ≥ -1 (-1: without limit), got {max_retries!r}")
     if num_tasks is not None and (isinstance(num_tasks, bool) or not isinstance(num_tasks, int) or num_tasks < 1):
         raise ValueError(f"num_tasks: expected an integer ≥ 1, got {num_tasks!r}")
+    _check_flag("baselines", baselines)
+    _check_flag("keep_sets", keep_sets)
     if not isinstance(problem, (Problem, str, bytes, Mapping)) and hasattr(problem, "__iter__"):
         problem = list(problem)  # an iterator is read once
     options: dict[str, Any] = {
@@ -135,8 +156,8 @@ def reach(
         "steps": steps,
         "step_size": step_size,
         "directions": None if directions is None else directions,
-        "baselines": baselines,
-        "keep_sets": keep_sets,
+        "baselines": bool(baselines),
+        "keep_sets": bool(keep_sets),
         "heldout_every": heldout_every,
         "delta": delta,
         "threads": cpus_per_task if threads is None else threads,
@@ -152,6 +173,7 @@ def reach(
     started = time.perf_counter()
     if not ray.is_initialized():
         ray.init(address=address)
+    _check_feasible(ray, cpus_per_task)
     if num_tasks is None:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         num_tasks = max(1, min(states, 4 * max(cpus, 1)))
