@@ -152,7 +152,9 @@ def equality_jacobian(model: mujoco.MjModel, data: mujoco.MjData, *, rtol: float
     return np.ascontiguousarray(vt[:rank])
 
 
-def _names_to_ids(model: Any, names: Iterable[str | int] | None, objtype: Any, what: str) -> set[int] | None:
+def _names_to_ids(model: Any, names: Iterable[str | int] | None, objtype: Any, what: str, one: str) -> set[int] | None:
+    """The ids of the ``what`` argument's names or ids (each a ``one``:
+    ``geom``, ``body``)."""
     mj = _mujoco()
     if names is None:
         return None
@@ -160,12 +162,14 @@ def _names_to_ids(model: Any, names: Iterable[str | int] | None, objtype: Any, w
         names = [names]
     ids = set()
     for name in names:
-        if isinstance(name, (int, np.integer)):
+        if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
             ids.add(int(name))
             continue
+        if not isinstance(name, str):
+            raise TypeError(f"{what}: expected {one} names or ids, got {type(name).__name__}")
         i = mj.mj_name2id(model, objtype, name)
         if i < 0:
-            raise ValueError(f"{what}: no {what[:-1]} named {name!r} in the model")
+            raise ValueError(f"{what}: no {one} named {name!r} in the model")
         ids.add(i)
     return ids
 
@@ -251,6 +255,8 @@ def contact_rows(
         raise ValueError(f"distance: expected a finite number ≥ 0, got {distance!r}") from None
     if not (math.isfinite(distance) and distance >= 0):
         raise ValueError(f"distance: expected a finite number ≥ 0, got {distance!r}")
+    if planar is not None and not isinstance(planar, (bool, np.bool_)):
+        raise TypeError(f"planar: expected None, True or False, got {type(planar).__name__}")
     if model.nv == 0:
         raise ValueError("model: it has no degrees of freedom")
     if not np.all(np.isfinite(data.qpos)):
@@ -265,8 +271,8 @@ def contact_rows(
             raise ValueError(f"v: expected {model.nv} velocities (model.nv), got {v.size}")
     if not np.all(np.isfinite(v)):
         raise ValueError(f"{vname}: not finite at index {int(np.flatnonzero(~np.isfinite(v))[0])}")
-    geom_ids = _names_to_ids(model, geoms, mj.mjtObj.mjOBJ_GEOM, "geoms")
-    body_ids = _names_to_ids(model, bodies, mj.mjtObj.mjOBJ_BODY, "bodies")
+    geom_ids = _names_to_ids(model, geoms, mj.mjtObj.mjOBJ_GEOM, "geoms", "geom")
+    body_ids = _names_to_ids(model, bodies, mj.mjtObj.mjOBJ_BODY, "bodies", "body")
 
     mj.mj_forward(model, data)
     J_eq = equality_jacobian(model, data)  # before collision runs again: mj_collision clears the constraint rows
@@ -418,6 +424,8 @@ def problem(
         No contact within ``distance``, a non-finite state, flex contacts,
         an unknown geom/body name, a contact whose normal row is zero.
     """
+    if not isinstance(equality, (bool, np.bool_)):
+        raise TypeError(f"equality: expected True or False, got {type(equality).__name__}")
     rows = contact_rows(model, data, distance=distance, geoms=geoms, bodies=bodies, v=v, planar=planar)
     if name is None:
         mj = _mujoco()
@@ -444,6 +452,23 @@ def _from_arrays(rows: ContactRows, bilateral: npt.NDArray[np.float64], options:
 
 # ---------------------------------------------------------------------------
 # MuJoCo's own outcome
+
+#: The most simulation steps :func:`outcome` runs (``max_duration /
+#: timestep``): 10⁷, a hundred seconds at the default 10 µs step.
+MAX_OUTCOME_STEPS = 10_000_000
+
+
+def _positive(value: object, name: str, *, zero: bool = False) -> float:
+    """``value`` as a finite positive float (or 0 with ``zero``), else
+    ``ValueError`` (``TypeError`` for a string, a bool or another kind of
+    value) naming ``name``."""
+    expected = "a finite number ≥ 0" if zero else "a finite positive number"
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}: expected {expected}, got {type(value).__name__}")
+    x = float(value)
+    if not (math.isfinite(x) and (x > 0 or (zero and x == 0))):
+        raise ValueError(f"{name}: expected {expected}, got {value!r}")
+    return x
 
 
 def outcome(
@@ -490,8 +515,28 @@ def outcome(
     Sliding contacts come out differently from the rigid model by design:
     soft contacts push a sliding contact apart at a normal speed of about
     ``μ`` times the slip speed (``docs/robots.md``).
+
+    Every parameter is a finite positive number (``impedance`` at most 1,
+    ``tol`` may be 0) and the run at most :data:`MAX_OUTCOME_STEPS` steps
+    (``max_duration / timestep``); else ``ValueError`` naming it.
     """
     mj = _mujoco()
+    timestep = _positive(timestep, "timestep")
+    damping = _positive(damping, "damping")
+    impratio = _positive(impratio, "impratio")
+    max_duration = _positive(max_duration, "max_duration")
+    tol = _positive(tol, "tol", zero=True)
+    impedance = _positive(impedance, "impedance")
+    if not impedance <= 1:
+        raise ValueError(f"impedance: expected a number in (0, 1], got {impedance!r}")
+    if not (damping * timestep <= 1.0):
+        raise ValueError(f"damping, timestep: need damping·timestep ≤ 1 for a stable step, got {damping}·{timestep}")
+    steps = max(1, round(max_duration / timestep))
+    if steps > MAX_OUTCOME_STEPS:
+        raise ValueError(
+            f"max_duration: {max_duration:g} s is {steps:.3g} steps of timestep {timestep:g} s, above "
+            f"{MAX_OUTCOME_STEPS:g}; an impact is over within milliseconds"
+        )
     rows = contact_rows(model, data, distance=distance, v=v, planar=False)
     m2 = copy.deepcopy(model)
     d2 = mj.MjData(m2)
@@ -500,8 +545,6 @@ def outcome(
     if m2.nmocap:
         d2.mocap_pos[:] = data.mocap_pos
         d2.mocap_quat[:] = data.mocap_quat
-    if not (damping > 0 and timestep > 0 and damping * timestep <= 1.0):
-        raise ValueError(f"damping, timestep: need damping·timestep ≤ 1 for a stable step, got {damping}·{timestep}")
     solref = np.array([-1.0, -float(damping)])
     solimp = np.array([impedance, impedance, 1e-3, 0.5, 2.0])
     m2.geom_solref[:] = solref
@@ -533,7 +576,7 @@ def outcome(
     J = np.vstack([rows.Jn, rows.Jt])
     scale = float(np.max(np.abs(rows.Jn @ rows.v))) or 1.0
     history = [J @ d2.qvel]
-    for _ in range(max(1, round(max_duration / timestep))):
+    for _ in range(steps):
         mj.mj_step(m2, d2)
         history.append(J @ d2.qvel)
         if len(history) > 10:

@@ -23,10 +23,17 @@ is ``nᵀ J``, ``J`` the point's translational Jacobian in
 ``LOCAL_WORLD_ALIGNED``, so positive normal velocity separates; the two
 tangent rows use an orthonormal basis ``t₁, t₂`` of the plane normal to
 ``n`` (:func:`tangent_basis`).
+
+``q`` is used as given: its quaternions (free-flyer and spherical joints)
+and unit complex numbers (planar and unbounded revolute joints) must have
+norm 1 within :data:`UNIT_TOLERANCE`, else ``ValueError`` names the joint
+(Pinocchio's Jacobians scale with the norm, so an unnormalized ``q`` gives
+wrong rows); ``pinocchio.normalize(model, q)`` normalizes one.
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -39,7 +46,21 @@ from ._impactset import Problem
 if TYPE_CHECKING:  # pragma: no cover
     import pinocchio
 
-__all__ = ["Contact", "ContactRows", "contact_rows", "ground_contacts", "mass_matrix", "problem", "tangent_basis"]
+__all__ = [
+    "UNIT_TOLERANCE",
+    "Contact",
+    "ContactRows",
+    "contact_rows",
+    "ground_contacts",
+    "mass_matrix",
+    "problem",
+    "tangent_basis",
+]
+
+#: Largest ``|‖x‖ − 1|`` accepted for the quaternions and unit complex
+#: numbers in ``q`` (Pinocchio's ``isNormalized`` precision): well above
+#: float32 round-off, far below any physical uncertainty.
+UNIT_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -105,6 +126,77 @@ def mass_matrix(model: pinocchio.Model, data: pinocchio.Data, q: npt.ArrayLike) 
     return upper + np.triu(upper, 1).T
 
 
+def _check_normalized(pin: Any, model: Any, q: npt.NDArray[np.float64]) -> None:
+    """``ValueError`` naming the first joint whose quaternion or unit
+    complex number in ``q`` has a norm off 1 by more than
+    :data:`UNIT_TOLERANCE`."""
+    if pin.isNormalized(model, q, UNIT_TOLERANCE):
+        return
+    neutral = np.array(pin.neutral(model))
+    normalized = np.array(pin.normalize(model, q))
+    for j in range(1, model.njoints):
+        joint = model.joints[j]
+        a, nq = int(joint.idx_q), int(joint.nq)
+        if nq == int(joint.nv):
+            continue  # no unit-norm coordinates
+        alone = neutral.copy()
+        alone[a : a + nq] = q[a : a + nq]
+        if pin.isNormalized(model, alone, UNIT_TOLERANCE):
+            continue
+        # normalize divides the unit-norm part by its norm: their ratio.
+        given, unit = q[a : a + nq], normalized[a : a + nq]
+        ratios = given[unit != 0] / unit[unit != 0]
+        scaled = ratios[ratios != 1]
+        norm = float(scaled[0]) if scaled.size else 0.0
+        raise ValueError(
+            f"q: joint {model.names[j]!r} ({joint.shortname()}, q[{a}:{a + nq}]) has a quaternion or unit complex "
+            f"number of norm {norm:.6g}, expected 1 within {UNIT_TOLERANCE:g}; normalize q first "
+            "(pinocchio.normalize(model, q))"
+        )
+    raise ValueError(f"q: not normalized within {UNIT_TOLERANCE:g} (pinocchio.isNormalized)")  # pragma: no cover
+
+
+def _vector3(value: object, what: str, *, nonzero: bool = False) -> npt.NDArray[np.float64]:
+    """``value`` as a finite 3-vector, else ``ValueError`` naming ``what``."""
+    expected = "a nonzero finite 3-vector" if nonzero else "a finite 3-vector"
+    try:
+        x = np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: expected {expected}, got {value!r}") from None
+    if x.shape != (3,) or not np.all(np.isfinite(x)) or (nonzero and not np.any(x)):
+        raise ValueError(f"{what}: expected {expected}, got {value!r}")
+    return x
+
+
+def _friction(value: object, what: str) -> float:
+    """``value`` as a friction coefficient: a finite real number ≥ 0
+    (``TypeError`` for a string, a bool or another kind of value)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what}: expected a number ≥ 0, got {type(value).__name__}")
+    mu = float(value)
+    if not (np.isfinite(mu) and mu >= 0):
+        raise ValueError(f"{what}: expected a finite number ≥ 0, got {value!r}")
+    return mu
+
+
+def _unique_defaults(names: list[str], given: list[bool]) -> list[str]:
+    """Default names (frame names) made unique with ``#k`` where several
+    contacts share a frame; names given explicitly are kept."""
+    counts: dict[str, int] = {}
+    for name, explicit in zip(names, given, strict=True):
+        if not explicit:
+            counts[name] = counts.get(name, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for name, explicit in zip(names, given, strict=True):
+        if not explicit and counts[name] > 1:
+            seen[name] = seen.get(name, 0) + 1
+            out.append(f"{name}#{seen[name]}")
+        else:
+            out.append(name)
+    return out
+
+
 def _contact(item: ContactLike, k: int) -> Contact:
     if isinstance(item, Contact):
         return item
@@ -136,6 +228,7 @@ def contact_rows(
     for what, x in (("q", q), ("v", v)):
         if not np.all(np.isfinite(x)):
             raise ValueError(f"{what}: not finite at index {int(np.flatnonzero(~np.isfinite(x))[0])}")
+    _check_normalized(pin, model, q)
     if isinstance(contacts, (str, Mapping, Contact)) or contacts is None:
         raise ValueError("contacts: expected a sequence of (frame, normal, mu) tuples, dicts or Contact")
     items = [_contact(c, k) for k, c in enumerate(contacts)]
@@ -151,33 +244,35 @@ def contact_rows(
     mu = np.zeros(m)
     names = []
     for k, c in enumerate(items):
-        if isinstance(c.frame, (int, np.integer)):
+        if isinstance(c.frame, (int, np.integer)) and not isinstance(c.frame, bool):
             fid = int(c.frame)
             if not 0 <= fid < model.nframes:
                 raise ValueError(f"contacts[{k}].frame: no frame {fid} ({model.nframes} frames)")
-        else:
+        elif isinstance(c.frame, str):
             fid = model.getFrameId(c.frame)
             if fid >= model.nframes:
                 raise ValueError(f"contacts[{k}].frame: no frame named {c.frame!r}")
-        n = np.asarray(c.normal, dtype=float).reshape(-1)
-        if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
-            raise ValueError(f"contacts[{k}].normal: expected a nonzero finite 3-vector, got {c.normal!r}")
+        else:
+            raise TypeError(f"contacts[{k}].frame: expected a frame name or index, got {type(c.frame).__name__}")
+        n = _vector3(c.normal, f"contacts[{k}].normal", nonzero=True)
         n = n / np.linalg.norm(n)
-        if not (np.isfinite(c.mu) and c.mu >= 0):
-            raise ValueError(f"contacts[{k}].mu: expected a finite number ≥ 0, got {c.mu!r}")
+        mu[k] = _friction(c.mu, f"contacts[{k}].mu")
+        point = None if c.point is None else _vector3(c.point, f"contacts[{k}].point")
+        if c.name is not None and not isinstance(c.name, str):
+            raise TypeError(f"contacts[{k}].name: expected a str, got {type(c.name).__name__}")
         J = np.array(pin.getFrameJacobian(model, data, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED))
         Jp = J[:3]
-        if c.point is not None:
-            r = np.asarray(c.point, dtype=float).reshape(3) - data.oMf[fid].translation
+        if point is not None:
+            r = point - data.oMf[fid].translation
             Jp = Jp - np.cross(r, J[3:].T).T  # v_point = v_origin + ω × r
         t1, t2 = tangent_basis(n)
         Jn[k] = n @ Jp
         Jt[k, 0] = t1 @ Jp
         Jt[k, 1] = t2 @ Jp
-        mu[k] = float(c.mu)
         names.append(c.name or model.frames[fid].name)
         if not np.any(Jn[k]):
             raise ValueError(f"contacts[{k}]: frame {names[-1]!r} does not move along its normal (a fixed frame?)")
+    names = _unique_defaults(names, [bool(c.name) for c in items])
     return ContactRows(M=M, v=v, Jn=Jn, Jt=Jt.reshape(2 * m, nv), mu=mu, names=names)
 
 
@@ -204,12 +299,9 @@ def ground_contacts(
     pin = _pin()
     import coal
 
-    n = np.asarray(normal, dtype=float).reshape(-1)
-    if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
-        raise ValueError(f"ground_normal: expected a nonzero finite 3-vector, got {normal!r}")
+    n = _vector3(normal, "ground_normal", nonzero=True)
     n = n / np.linalg.norm(n)
-    if not (np.isfinite(mu) and mu >= 0):
-        raise ValueError(f"mu: expected a finite number ≥ 0, got {mu!r}")
+    mu = _friction(mu, "mu")
     q = np.asarray(q, dtype=float)
     geometry_data = pin.GeometryData(geometry_model)
     pin.updateGeometryPlacements(model, data, geometry_model, geometry_data, q)
@@ -283,8 +375,14 @@ def problem(
     Raises
     ------
     ValueError
-        Wrong sizes, non-finite ``q``/``v``, an unknown frame, a zero normal,
-        negative friction, a contact that does not move along its normal.
+        Wrong sizes, non-finite ``q``/``v``, a quaternion or unit complex
+        number in ``q`` of norm off 1 by more than :data:`UNIT_TOLERANCE`,
+        an unknown frame, a zero normal, a contact point that is not a
+        finite 3-vector, negative friction, a contact that does not move
+        along its normal, contact names given twice.
+    TypeError
+        A friction coefficient that is not a number (``mu='0.6'``), a frame
+        that is neither a name nor an index.
     """
     if contacts is None:
         if geometry_model is None or mu is None:
