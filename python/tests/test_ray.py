@@ -100,6 +100,24 @@ def test_without_retries_a_killed_worker_fails_the_batch(cluster: None, tmp_path
         )
 
 
+def test_cpus_per_task_beyond_every_node_is_refused_not_a_hang(cluster: None) -> None:
+    p = gait()
+    message = r"^cpus_per_task: 1000 CPUs per task, but the largest node of the cluster has 2 \(2 in all\)"
+    with pytest.raises(ValueError, match=message):
+        impactset.ray.reach(p, SAMPLES, velocities=velocities(p, 2), cpus_per_task=1000)
+    # What the cluster has runs.
+    assert len(impactset.ray.reach(p, SAMPLES, velocities=velocities(p, 2), cpus_per_task=2)) == 2
+
+
+def test_num_tasks_beyond_the_states_is_capped_at_one_per_state(cluster: None) -> None:
+    p = gait()
+    V = velocities(p, 3, seed=5)
+    remote = impactset.ray.reach(p, SAMPLES, velocities=V, seed=2, num_tasks=10**9)
+    assert remote.run["shards"] == 3
+    assert_same_table(remote, impactset.reach(p, SAMPLES, velocities=V, seed=2))
+    assert shard_ranges(3, 10**18) == [(0, 1), (1, 2), (2, 3)]
+
+
 def test_arguments_are_checked_before_any_task() -> None:
     p = gait()
     with pytest.raises(ValueError, match="^n: "):
