@@ -239,7 +239,8 @@ def run_cli(cli: Path, *args: str) -> None:
 
 def read_csv(path: Path, r: Reach) -> dict[str, list[object]]:
     with path.open(newline="") as f:
-        rows = list(csv.reader(f))
+        # Lines starting with '#' (the batch's identity) are not rows.
+        rows = [row for row in csv.reader(f) if row and not row[0].startswith("#")]
     header, body = rows[0], rows[1:]
     out: dict[str, list[object]] = {}
     for j, name in enumerate(header):
