@@ -43,10 +43,14 @@ fn velocities(dir: &Path) -> PathBuf {
     path
 }
 
-/// CSV rows as cells.
+/// CSV rows as cells (without the metadata line first and the end line
+/// last).
 fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
+    let all: Vec<&str> = text.lines().collect();
+    assert!(all[0].starts_with("# impactset-reach {"), "{}", all[0]);
+    assert!(all[all.len() - 1].starts_with("# impactset-reach-end {"), "{}", all[all.len() - 1]);
+    let mut lines = all[1..all.len() - 1].iter().copied();
     let split = |l: &str| -> Vec<String> {
         // Quoted cells (labels with commas) hold no quotes here.
         let mut cells = Vec::new();

@@ -12,9 +12,10 @@ use clap::Args;
 
 use super::{InputError, options, source};
 use impactset::gpu::Precision;
-use impactset::io::{ProblemSpec, read_npy};
+use impactset::io::ProblemSpec;
 use impactset::reach::{
-    Direction, DirectionKind, ReachError, ReachInput, ReachOptions, StateProblem, StateResult, reach_stream, schema,
+    BatchIdentity, Direction, DirectionKind, META_FORMAT, MergeError, ReachError, ReachInput, ReachOptions, ShardMeta,
+    StateProblem, StateResult, TableEnd, VelocityFormat, merge_plan, parse_velocities, reach_stream, schema,
 };
 use impactset::run::{Backend, BackendChoice, OpenError, RunControl};
 use impactset::{SamplerOptions, Selection};
@@ -33,7 +34,13 @@ pub struct ReachArgs {
     /// per line): one state each, at the problem's configuration.
     #[arg(long)]
     velocities: Option<PathBuf>,
-    /// The table: `.parquet` (or `.pq`) or `.csv`, one row per state.
+    /// The table: `.parquet` (or `.pq`) or `.csv`, one row per state. It
+    /// names its batch and states for `reach-merge` (Parquet: key-value
+    /// metadata `impactset.reach`; CSV: a first line `# impactset-reach {…}`
+    /// and a last line `# impactset-reach-end {…}`, so pandas reads it with
+    /// `comment="#"`). Written under a temporary name and renamed into place
+    /// when complete, with --sets: an interrupted or failed run leaves the
+    /// previous files.
     #[arg(long)]
     out: PathBuf,
     /// Also write every state's accepted v⁺, state after state, as one
@@ -41,7 +48,8 @@ pub struct ReachArgs {
     /// splits it).
     #[arg(long)]
     sets: Option<PathBuf>,
-    /// Samples per state.
+    /// Samples per state (a state's samples are held in memory together:
+    /// at most 16 GiB of them).
     #[arg(long, short = 'n', default_value_t = 256)]
     samples: usize,
     /// Step cap K [default: the first problem's, else from a 64-sample pilot run of state 0 (docs/model.md §11)].
@@ -69,7 +77,7 @@ pub struct ReachArgs {
     /// Skip the simultaneous and sequential baselines and their distances.
     #[arg(long)]
     no_baselines: bool,
-    /// Run only shard I of J (`I/J`, 0 ≤ I < J): the states
+    /// Run only shard I of J (`I/J`, 0 ≤ I < J < 2⁶⁴): the states
     /// ⌊I·B/J⌋ … ⌊(I+1)·B/J⌋ − 1 of B; `reach-merge` joins the shards.
     #[arg(long, value_name = "I/J")]
     shard: Option<String>,
@@ -90,16 +98,21 @@ pub struct ReachArgs {
 /// Arguments of `impactset reach-merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// The shards' tables (all Parquet or all CSV), in any order.
+    /// The shards' tables (all Parquet or all CSV), in any order: complete
+    /// tables of one batch (same states, seed, -n, steps, rule, directions…)
+    /// that hold every state of it exactly once; anything else is refused.
     #[arg(required = true)]
     tables: Vec<PathBuf>,
-    /// The merged table (same format as the shards).
+    /// The merged table (same format as the shards; not one of them): the
+    /// whole batch's table bit for bit.
     #[arg(long)]
     out: PathBuf,
-    /// The shards' sets (NPY), one per table, in the same order as the tables.
+    /// The shards' sets (NPY), one per table, in the same order as the
+    /// tables; each must be the one written with its table (row count and
+    /// digest are checked).
     #[arg(long = "sets", num_args = 1..)]
     sets: Vec<PathBuf>,
-    /// The merged sets (NPY), in state order.
+    /// The merged sets (NPY), in state order (not one of the inputs).
     #[arg(long)]
     sets_out: Option<PathBuf>,
 }
@@ -117,10 +130,11 @@ pub fn run(args: ReachArgs) -> Result<()> {
                     specs.len()
                 )));
             }
-            let n = first.problem.n();
-            let velocities = read_velocities(path, n)?;
-            ReachInput::velocities(first.clone().into(), velocities)
-                .map_err(|e| input_error(format!("{}: {e}", path.display())))?
+            let velocities = read_velocities(path, first.problem.n())?;
+            ReachInput::velocities(first.clone().into(), velocities).map_err(|e| match e {
+                ReachError::Velocities(why) => input_error(format!("--velocities {}: {why}", path.display())),
+                e => input_error(format!("--velocities {}: {e}", path.display())),
+            })?
         }
         None => ReachInput::problems(specs.into_iter().map(StateProblem::from).collect())
             .map_err(|e| input_error(e.to_string()))?,
@@ -134,6 +148,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
             step_size: args.step_size,
             seed: args.seed,
             selection: args.selection,
+            threads: args.threads,
             ..SamplerOptions::default()
         },
         directions: (!directions.is_empty()).then_some(directions),
@@ -142,18 +157,21 @@ pub fn run(args: ReachArgs) -> Result<()> {
         window_samples: args.window,
         ..ReachOptions::default()
     };
-    let schema = schema(&input, &options).map_err(|e| input_error(e.to_string()))?;
+    let states = match &args.shard {
+        Some(shard) => shard_range(shard, input.len())?,
+        None => 0..input.len(),
+    };
+    let schema = schema(&input, &options).map_err(reach_input_error)?;
     if given_steps.is_none() {
-        let cap = impactset::reach::default_steps(&input, &options).map_err(|e| input_error(e.to_string()))?;
+        let cap = impactset::reach::default_steps(&input, &options).map_err(reach_input_error)?;
         if let (Some(warning), false) = (cap.warning(), args.quiet) {
             eprintln!("warning: state 0: {warning}");
         }
         options.sampler.steps = cap.steps;
     }
-    let states = match &args.shard {
-        Some(shard) => shard_range(shard, input.len())?,
-        None => 0..input.len(),
-    };
+    // Every state and option checked (as `sample` checks its own) before a
+    // thread starts or an output is opened.
+    impactset::reach::validate(&input, &options, states.clone()).map_err(reach_input_error)?;
     let (backend, reason) =
         Backend::open(args.backend, args.precision, &first.problem, options.sampler.selection, args.threads).map_err(
             |e| match e {
@@ -165,9 +183,18 @@ pub fn run(args: ReachArgs) -> Result<()> {
         eprintln!("note: {reason}; running on the CPU");
     }
 
-    let mut table = TableWriter::create(&args.out, &schema)?;
+    let directions = impactset::reach::directions(&input, &options).map_err(reach_input_error)?;
+    let shard = args.shard.as_deref().map(|s| shard_numbers(s).expect("checked above"));
+    let meta = ShardMeta {
+        format: META_FORMAT,
+        batch: BatchIdentity::new(&input, &options, &directions),
+        shard: shard.map(|(i, j)| [i, j]),
+        first: states.start as u64,
+        end: states.end as u64,
+    };
+    let mut table = TableWriter::create(&args.out, &schema, &meta)?;
     let mut sets = args.sets.as_deref().map(|p| SetsWriter::create(p, first.problem.n())).transpose()?;
-    let total = (states.len() * args.samples) as u64;
+    let total = (states.len() as u64).saturating_mul(args.samples as u64);
     let bar = super::progress::bar(total, "samples", args.quiet);
     let progress = |k: usize| bar.inc(k as u64);
     let control = RunControl { progress: &progress, cancel: None };
@@ -181,14 +208,18 @@ pub fn run(args: ReachArgs) -> Result<()> {
         })
         .map_err(|e| match e.downcast::<ReachError>() {
             Ok(ReachError::Run(e)) => anyhow::anyhow!("--backend {}: {e}", args.backend),
-            Ok(e) => input_error(e.to_string()),
+            Ok(e) => reach_input_error(e),
             Err(e) => e,
         })?;
     bar.finish_and_clear();
-    table.finish()?;
-    if let Some(sets) = sets {
-        sets.finish()?;
+    // Both files complete under temporary names, then renamed into place.
+    let sets = sets.map(SetsWriter::finish).transpose()?;
+    let end = TableEnd { rows: states.len() as u64, sets: sets.as_ref().map(|(digest, _)| digest.clone()) };
+    let table = table.finish(&end)?;
+    if let (Some((_, file)), Some(path)) = (sets, &args.sets) {
+        file.commit().with_context(|| format!("{}: cannot write", path.display()))?;
     }
+    table.commit().with_context(|| format!("{}: cannot write", args.out.display()))?;
     if !args.quiet {
         println!(
             "{} states × {} samples ({}), selection {}, {} backend, {} threads: {:.3} s, {:.0} samples/s → {}{}",
@@ -219,16 +250,111 @@ pub fn merge(args: MergeArgs) -> Result<()> {
             args.tables.len()
         )));
     }
-    let order = tables::merge(&args.tables, &args.out).map_err(|e| input_error(format!("{e:#}")))?;
-    if let Some(out) = &args.sets_out {
-        let ordered: Vec<PathBuf> = order.iter().map(|&i| args.sets[i].clone()).collect();
-        sets::concatenate(&ordered, out)?;
+    if args.tables.iter().any(|p| tables::is_parquet(p) != tables::is_parquet(&args.out)) {
+        return Err(input_error(format!(
+            "--out {}: the merged table and the shards must all be Parquet or all CSV",
+            args.out.display()
+        )));
     }
+    let outputs = [("--out", Some(args.out.as_path())), ("--sets-out", args.sets_out.as_deref())];
+    for (flag, out) in outputs {
+        let Some(out) = out else { continue };
+        if let Some(input) = args.tables.iter().chain(&args.sets).find(|p| same_file(p, out)) {
+            return Err(input_error(format!(
+                "{flag} {}: the same file as the input {} (the merge would replace a shard)",
+                out.display(),
+                input.display()
+            )));
+        }
+    }
+    super::outputs::preflight(&outputs)?;
+    let shards: Vec<tables::ShardFile> =
+        args.tables.iter().map(|p| tables::read(p)).collect::<Result<_>>().map_err(merge_input_error)?;
+    let plan = merge_plan(&shards.iter().map(|s| s.table.clone()).collect::<Vec<_>>())
+        .map_err(|e| input_error(e.to_string()))?;
+    // The sets first: each checked against its own table while copied.
+    let sets = match &args.sets_out {
+        Some(out) => {
+            let mut writer: Option<SetsWriter> = None;
+            for &i in &plan.order {
+                let path = &args.sets[i];
+                let (rows, n, digest) = sets::read(path).map_err(|e| input_error(format!("{e:#}")))?;
+                shards[i]
+                    .table
+                    .check_sets(&path.display().to_string(), &digest)
+                    .map_err(|e| input_error(e.to_string()))?;
+                let Some(n) = n else { continue };
+                let w = match &mut writer {
+                    Some(w) => w,
+                    None => writer.insert(SetsWriter::create(out, n)?),
+                };
+                if w.columns() != n {
+                    return Err(input_error(format!(
+                        "{}: rows of {n} entries, the other sets have {}",
+                        path.display(),
+                        w.columns()
+                    )));
+                }
+                for row in &rows {
+                    w.write(row)?;
+                }
+            }
+            let writer = match writer {
+                Some(w) => w,
+                None => SetsWriter::create(out, 0)?,
+            };
+            Some(writer.finish()?)
+        }
+        None => None,
+    };
+    let end = TableEnd { rows: plan.meta.end, sets: sets.as_ref().map(|(digest, _)| digest.clone()) };
+    let table = tables::write_merged(&shards, &plan.order, &args.out, &plan.meta, &end).map_err(merge_input_error)?;
+    if let (Some((_, file)), Some(path)) = (sets, &args.sets_out) {
+        file.commit().with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    table.commit().with_context(|| format!("{}: cannot write", args.out.display()))?;
     Ok(())
+}
+
+/// Whether two paths name one existing file (links followed).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 fn input_error(message: String) -> anyhow::Error {
     InputError(message).into()
+}
+
+/// A merge error (a file that does not belong) as an input error; other
+/// errors (a failed write) as they are.
+fn merge_input_error(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast::<MergeError>() {
+        Ok(e) => input_error(e.to_string()),
+        Err(e) => e,
+    }
+}
+
+/// A batch the core refuses, in the command line's words: a sampler option
+/// names its flag.
+fn reach_input_error(e: ReachError) -> anyhow::Error {
+    match e {
+        ReachError::Sampler { state, source } => {
+            let flag = match source.field {
+                "samples" => "--samples",
+                "steps" => "--steps",
+                "step_size" => "--step-size",
+                "threads" => "--threads",
+                other => other,
+            };
+            let own = state.map_or(String::new(), |k| format!("state {k}'s own or default "));
+            let hint = if state.is_some() { " (or give --step-size)" } else { "" };
+            input_error(format!("{own}{flag} {}: {}{hint}", source.value, source.why))
+        }
+        e => input_error(e.to_string()),
+    }
 }
 
 fn check_args(args: &ReachArgs) -> Result<()> {
@@ -255,7 +381,23 @@ fn check_args(args: &ReachArgs) -> Result<()> {
     {
         return Err(input_error(format!("--sets {}: the sets file must end in .npy", sets.display())));
     }
-    Ok(())
+    if let Some(shard) = &args.shard {
+        shard_numbers(shard)?;
+    }
+    for input in args.velocities.iter().map(PathBuf::as_path).chain(args.problems.iter().map(Path::new)) {
+        for (flag, out) in [("--out", Some(&args.out)), ("--sets", args.sets.as_ref())] {
+            if let Some(out) = out
+                && same_file(input, out)
+            {
+                return Err(input_error(format!(
+                    "{flag} {}: the same file as the input {}",
+                    out.display(),
+                    input.display()
+                )));
+            }
+        }
+    }
+    super::outputs::preflight(&[("--out", Some(&args.out)), ("--sets", args.sets.as_deref())])
 }
 
 /// Problem files, folders of problem files and scene ids, in order.
@@ -287,38 +429,16 @@ fn load_problems(targets: &[String]) -> Result<Vec<ProblemSpec>> {
     Ok(specs)
 }
 
-/// A `K × n` array from NPY or CSV (one row per line, commas; a first line
-/// that is not numbers is a header).
+/// A `B × n` array from NPY or CSV ([`parse_velocities`]).
 fn read_velocities(path: &Path, n: usize) -> Result<Vec<f64>> {
     let is_npy = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("npy"));
-    let rows: Vec<Vec<f64>> = if is_npy {
-        read_npy(path).map_err(|e| input_error(format!("--velocities {e:#}")))?
-    } else {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| input_error(format!("--velocities {}: cannot read: {e}", path.display())))?;
-        let mut rows = Vec::new();
-        for (line_no, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let row: Result<Vec<f64>, _> = line.split(',').map(|c| c.trim().parse::<f64>()).collect();
-            match row {
-                Ok(row) => rows.push(row),
-                Err(_) if line_no == 0 => continue,
-                Err(e) => {
-                    return Err(input_error(format!("--velocities {}: line {}: {e}", path.display(), line_no + 1)));
-                }
-            }
-        }
-        rows
-    };
-    for (k, row) in rows.iter().enumerate() {
-        if row.len() != n {
-            return Err(input_error(format!(
-                "--velocities {}: row {k} has {} entries, the problem has n = {n}",
-                path.display(),
-                row.len()
-            )));
-        }
-    }
-    Ok(rows.concat())
+    let format = if is_npy { VelocityFormat::Npy } else { VelocityFormat::Csv };
+    let bytes =
+        std::fs::read(path).map_err(|e| input_error(format!("--velocities {}: cannot read: {e}", path.display())))?;
+    parse_velocities(&bytes, format, n).map_err(|e| match e {
+        ReachError::Velocities(why) => input_error(format!("--velocities {}: {why}", path.display())),
+        e => input_error(format!("--velocities {}: {e}", path.display())),
+    })
 }
 
 /// `NAME=c0,c1,…`.
@@ -330,15 +450,22 @@ fn parse_direction(text: &str) -> Result<Direction> {
     Ok(Direction { name: name.trim().to_string(), kind: DirectionKind::Vector(c) })
 }
 
-/// `I/J` → the states of shard `I` of `J`.
-fn shard_range(text: &str, states: usize) -> Result<std::ops::Range<usize>> {
-    let parsed = text
-        .split_once('/')
-        .and_then(|(i, k)| Some((i.trim().parse::<usize>().ok()?, k.trim().parse::<usize>().ok()?)));
+/// `I/J` as numbers, `0 ≤ I < J`.
+fn shard_numbers(text: &str) -> Result<(u64, u64)> {
+    let parsed =
+        text.split_once('/').and_then(|(i, j)| Some((i.trim().parse::<u64>().ok()?, j.trim().parse::<u64>().ok()?)));
     match parsed {
-        Some((i, k)) if k > 0 && i < k => Ok(i * states / k..(i + 1) * states / k),
-        _ => Err(input_error(format!("--shard {text}: expected I/J with 0 ≤ I < J"))),
+        Some((i, j)) if j > 0 && i < j => Ok((i, j)),
+        _ => Err(input_error(format!("--shard {text}: expected I/J with 0 ≤ I < J < 2⁶⁴"))),
     }
+}
+
+/// `I/J` → the states `⌊I·B/J⌋ … ⌊(I+1)·B/J⌋ − 1` of shard `I` of `J`
+/// (products in 128 bits: no overflow for any `I < J < 2⁶⁴`).
+fn shard_range(text: &str, states: usize) -> Result<std::ops::Range<usize>> {
+    let (i, j) = shard_numbers(text)?;
+    let at = |i: u64| (i as u128 * states as u128 / j as u128) as usize;
+    Ok(at(i)..at(i + 1))
 }
 
 #[cfg(test)]
@@ -357,5 +484,17 @@ mod tests {
         }
         assert!(shard_range("3/3", 10).is_err());
         assert!(shard_range("1", 10).is_err());
+    }
+
+    #[test]
+    fn shard_arithmetic_does_not_overflow() {
+        // I·B overflows 64 bits here; the last shard of J holds the last state.
+        let j = 9_223_372_036_854_775_809u64;
+        let last = shard_range(&format!("{}/{j}", j - 1), 12).unwrap();
+        assert_eq!(last, 11..12);
+        assert_eq!(shard_range(&format!("0/{j}"), 12).unwrap(), 0..0);
+        // Exactly ⌊I·B/J⌋: I = (J − 1)/2 starts at ⌊6 − 6/J⌋ = 5.
+        assert_eq!(shard_range(&format!("{}/{j}", (j - 1) / 2), 12).unwrap().start, 5);
+        assert!(shard_range(&format!("{}/{}", u64::MAX - 1, u64::MAX), usize::MAX).unwrap().end == usize::MAX);
     }
 }

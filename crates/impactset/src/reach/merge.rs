@@ -144,13 +144,17 @@ fn difference(theirs: &ShardMeta, ours: &ShardMeta) -> Option<String> {
     let a = serde_json::to_value(&theirs.batch).ok()?;
     let b = serde_json::to_value(&ours.batch).ok()?;
     let (a, b) = (a.as_object()?, b.as_object()?);
-    a.iter().find(|(k, v)| b.get(*k) != Some(v)).map(|(k, v)| {
+    // In the order of the fields; the digests last.
+    let keys = ["states", "seed", "samples", "steps", "step_size", "selection", "baselines", "heldout_every", "delta"];
+    let keys = keys.into_iter().chain(["input", "settings"]);
+    keys.map(String::from).chain(a.keys().cloned()).find(|k| a.get(k) != b.get(k)).map(|k| {
         let name = match k.as_str() {
-            "input" => "states (the problems or velocities)",
-            "settings" => "settings (directions or tolerances)",
+            "input" => "problems or velocities: digest",
+            "settings" => "directions or tolerances: digest",
             other => other,
         };
-        format!("{name} {v}, not {}", b.get(k).map_or("-".into(), |x| x.to_string()))
+        let show = |x: Option<&serde_json::Value>| x.map_or("-".into(), |x| x.to_string());
+        format!("{name} {}, not {}", show(a.get(&k)), show(b.get(&k)))
     })
 }
 

@@ -1,22 +1,30 @@
 //! The table of a batch on disk: Parquet (arrow types, one row group per
-//! few thousand states) or CSV, written as the states finish, and merged
-//! from shards.
+//! few thousand states, the batch's metadata as key-value pairs) or CSV
+//! (the core's text format, [`impactset::reach::csv_head`]), written as the
+//! states finish into a temporary file that replaces the target only when
+//! complete; and shard tables read back for a merge.
 
+use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use arrow_array::builder::{Float64Builder, ListBuilder, StringBuilder, UInt64Builder};
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader, UInt64Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use impactset::reach::{ColumnKind, ReachRow, ReachSchema, Value};
+use impactset::io::AtomicFile;
+use impactset::reach::{
+    ColumnKind, END_KEY, META_KEY, MergeError, ReachRow, ReachSchema, ShardMeta, ShardTable, TableEnd, Value, csv_end,
+    csv_head, csv_meta, csv_row, parse_csv_table,
+};
 
 /// Rows per Parquet row group (and per flush).
 const ROW_GROUP: usize = 4096;
@@ -29,9 +37,16 @@ pub fn is_parquet(path: &Path) -> bool {
 /// Streams rows into a Parquet or CSV file.
 pub enum TableWriter {
     /// Parquet: rows buffered in column builders, a row group per [`ROW_GROUP`].
-    Parquet { path: PathBuf, schema: SchemaRef, writer: Box<ArrowWriter<File>>, builders: Vec<Builder>, rows: usize },
-    /// CSV with a header line.
-    Csv { path: PathBuf, out: BufWriter<File> },
+    Parquet {
+        path: Box<Path>,
+        schema: SchemaRef,
+        writer: Box<ArrowWriter<AtomicFile>>,
+        builders: Vec<Builder>,
+        rows: usize,
+        meta: String,
+    },
+    /// CSV: metadata line, header line, rows, end line.
+    Csv { path: Box<Path>, out: AtomicFile },
 }
 
 /// A column being built.
@@ -60,19 +75,31 @@ pub fn arrow_schema(schema: &ReachSchema) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
+fn cannot_write(path: &Path) -> impl Fn() -> String + '_ {
+    move || format!("{}: cannot write", path.display())
+}
+
 impl TableWriter {
-    /// Creates `path` (Parquet or CSV by extension) for rows of `schema`.
-    pub fn create(path: &Path, schema: &ReachSchema) -> Result<Self> {
-        let file = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    /// Starts the temporary file of `path` (Parquet or CSV by extension)
+    /// for rows of `schema`, of the shard `meta`.
+    pub fn create(path: &Path, schema: &ReachSchema, meta: &ShardMeta) -> Result<Self> {
+        let file = AtomicFile::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
         if is_parquet(path) {
             let arrow = arrow_schema(schema);
             let writer = parquet_writer(file, path, &arrow)?;
             let builders = schema.columns().iter().map(|c| builder(c.kind)).collect();
-            Ok(TableWriter::Parquet { path: path.into(), schema: arrow, writer: Box::new(writer), builders, rows: 0 })
+            let meta = serde_json::to_string(meta)?;
+            Ok(TableWriter::Parquet {
+                path: path.into(),
+                schema: arrow,
+                writer: Box::new(writer),
+                builders,
+                rows: 0,
+                meta,
+            })
         } else {
-            let mut out = BufWriter::new(file);
-            let names: Vec<String> = schema.columns().iter().map(|c| csv_field(&c.name)).collect();
-            writeln!(out, "{}", names.join(",")).with_context(|| format!("{}: cannot write", path.display()))?;
+            let mut out = file;
+            out.write_all(csv_head(schema, meta).as_bytes()).with_context(cannot_write(path))?;
             Ok(TableWriter::Csv { path: path.into(), out })
         }
     }
@@ -90,45 +117,48 @@ impl TableWriter {
                 }
             }
             TableWriter::Csv { path, out } => {
-                let cells: Vec<String> = schema.values(row).into_iter().map(csv_cell).collect();
-                writeln!(out, "{}", cells.join(",")).with_context(|| format!("{}: cannot write", path.display()))?;
+                out.write_all(csv_row(schema, row).as_bytes()).with_context(cannot_write(path))?;
             }
         }
         Ok(())
     }
 
     fn flush(&mut self) -> Result<()> {
-        if let TableWriter::Parquet { path, schema, writer, builders, rows } = self {
+        if let TableWriter::Parquet { path, schema, writer, builders, rows, .. } = self {
             if *rows == 0 {
                 return Ok(());
             }
             let columns: Vec<ArrayRef> = builders.iter_mut().map(finish).collect();
             let batch = RecordBatch::try_new(schema.clone(), columns)?;
-            writer.write(&batch).with_context(|| format!("{}: cannot write", path.display()))?;
-            writer.flush().with_context(|| format!("{}: cannot write", path.display()))?;
+            writer.write(&batch).with_context(cannot_write(path))?;
+            writer.flush().with_context(cannot_write(path))?;
             *rows = 0;
         }
         Ok(())
     }
 
-    /// Completes the file.
-    pub fn finish(mut self) -> Result<()> {
+    /// Completes the file with its `end`: whole, still under its temporary
+    /// name until [`AtomicFile::commit`].
+    pub fn finish(mut self, end: &TableEnd) -> Result<AtomicFile> {
         self.flush()?;
+        let end_json = serde_json::to_string(end)?;
         match self {
-            TableWriter::Parquet { path, writer, .. } => {
-                writer.close().with_context(|| format!("{}: cannot write", path.display()))?;
+            TableWriter::Parquet { path, mut writer, meta, .. } => {
+                writer.append_key_value_metadata(KeyValue::new(META_KEY.into(), meta));
+                writer.append_key_value_metadata(KeyValue::new(END_KEY.into(), end_json));
+                writer.into_inner().with_context(cannot_write(&path))
             }
             TableWriter::Csv { path, mut out } => {
-                out.flush().with_context(|| format!("{}: cannot write", path.display()))?
+                out.write_all(csv_end(end).as_bytes()).with_context(cannot_write(&path))?;
+                Ok(out)
             }
         }
-        Ok(())
     }
 }
 
-fn parquet_writer(file: File, path: &Path, schema: &SchemaRef) -> Result<ArrowWriter<File>> {
+fn parquet_writer(file: AtomicFile, path: &Path, schema: &SchemaRef) -> Result<ArrowWriter<AtomicFile>> {
     let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
-    ArrowWriter::try_new(file, schema.clone(), Some(props)).with_context(|| format!("{}: cannot write", path.display()))
+    ArrowWriter::try_new(file, schema.clone(), Some(props)).with_context(cannot_write(path))
 }
 
 fn builder(kind: ColumnKind) -> Builder {
@@ -162,131 +192,114 @@ fn finish(b: &mut Builder) -> ArrayRef {
     }
 }
 
-/// A float as Rust's shortest round-trip form (`NaN`, `inf`, `-inf`
-/// included): the CSV holds every bit of the table.
-fn float(x: f64) -> String {
-    format!("{x:?}")
+/// A shard's table read back whole: what the merge checks and the rows.
+pub struct ShardFile {
+    /// Metadata, states and accepted counts.
+    pub table: ShardTable,
+    content: Content,
 }
 
-fn csv_cell(v: Value) -> String {
-    match v {
-        Value::U64(x) => x.to_string(),
-        Value::F64(x) => float(x),
-        Value::Text(s) => csv_field(s),
-        Value::F64List(xs) => xs.iter().map(|x| float(*x)).collect::<Vec<_>>().join(";"),
+enum Content {
+    /// The columns (metadata stripped) and the record batches.
+    Parquet(SchemaRef, Vec<RecordBatch>),
+    /// The column-name line and the rows' lines.
+    Csv(String, Vec<String>),
+}
+
+fn merge_error(file: &Path, why: impl std::fmt::Display) -> anyhow::Error {
+    MergeError { file: file.display().to_string(), why: why.to_string() }.into()
+}
+
+/// Reads a shard's table (Parquet or CSV by extension).
+pub fn read(path: &Path) -> Result<ShardFile> {
+    let file_name = path.display().to_string();
+    if !is_parquet(path) {
+        let bytes = std::fs::read(path).map_err(|e| merge_error(path, format!("cannot read: {e}")))?;
+        let text = std::str::from_utf8(&bytes).map_err(|_| merge_error(path, "not UTF-8 text"))?;
+        let parsed = parse_csv_table(&file_name, text)?;
+        let rows = parsed.rows.iter().map(|r| r.to_string()).collect();
+        return Ok(ShardFile { table: parsed.table, content: Content::Csv(parsed.header.to_string(), rows) });
     }
+    let file = File::open(path).map_err(|e| merge_error(path, format!("cannot read: {e}")))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| merge_error(path, format!("not a Parquet file: {e}")))?;
+    let kv: HashMap<&str, &str> = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| kv.iter().filter_map(|p| Some((p.key.as_str(), p.value.as_deref()?))).collect())
+        .unwrap_or_default();
+    let (Some(meta), Some(end)) = (kv.get(META_KEY), kv.get(END_KEY)) else {
+        return Err(merge_error(path, format!("no `{META_KEY}` metadata (not a reach table of this version)")));
+    };
+    let meta: ShardMeta = serde_json::from_str(meta).map_err(|e| merge_error(path, format!("{META_KEY}: {e}")))?;
+    let end: TableEnd = serde_json::from_str(end).map_err(|e| merge_error(path, format!("{END_KEY}: {e}")))?;
+    let reader = builder.build().map_err(|e| merge_error(path, e))?;
+    let schema = Arc::new(Schema::new(reader.schema().fields().clone()));
+    let batches: Vec<RecordBatch> = reader
+        .map(|b| b.and_then(|b| RecordBatch::try_new(schema.clone(), b.columns().to_vec())))
+        .collect::<Result<_, _>>()
+        .map_err(|e| merge_error(path, format!("cannot read: {e}")))?;
+    let column = |name: &str| -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        for b in &batches {
+            let a = b.column_by_name(name).and_then(|a| a.as_any().downcast_ref::<UInt64Array>().cloned());
+            let a = a.ok_or_else(|| merge_error(path, format!("no `{name}` column of counts (not a reach table)")))?;
+            out.extend(a.values().iter().copied());
+        }
+        Ok(out)
+    };
+    let table = ShardTable { file: file_name, meta, end, states: column("state")?, accepted: column("accepted")? };
+    Ok(ShardFile { table, content: Content::Parquet(schema, batches) })
 }
 
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
-}
-
-/// Merges shard tables (all Parquet or all CSV, same columns) into `out`,
-/// ordered by their first state; the states must not overlap. Returns the
-/// order of the inputs used (for their sets).
-pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<Vec<usize>> {
-    if inputs.iter().any(|p| is_parquet(p) != is_parquet(out)) {
-        bail!("{}: the merged table and the shards must all be Parquet or all CSV", out.display());
+/// Writes the merged table of `shards` (in `order`) with `meta` and `end`
+/// to `out`'s temporary file; the shards must have the same columns.
+pub fn write_merged(
+    shards: &[ShardFile],
+    order: &[usize],
+    out: &Path,
+    meta: &ShardMeta,
+    end: &TableEnd,
+) -> Result<AtomicFile> {
+    let first = &shards[order[0]];
+    let same_columns = |s: &ShardFile| match (&s.content, &first.content) {
+        (Content::Parquet(a, _), Content::Parquet(b, _)) => a.fields() == b.fields(),
+        (Content::Csv(a, _), Content::Csv(b, _)) => a == b,
+        _ => false,
+    };
+    if let Some(other) = shards.iter().find(|s| !same_columns(s)) {
+        return Err(merge_error(Path::new(&other.table.file), format!("other columns than {}", first.table.file)));
     }
-    if is_parquet(out) { merge_parquet(inputs, out) } else { merge_csv(inputs, out) }
-}
-
-/// Orders shards by first state and checks that their state ranges do not
-/// overlap: `ranges[i]` is shard `i`'s (first, last) state, `None` if empty.
-fn order(inputs: &[PathBuf], ranges: &[Option<(u64, u64)>]) -> Result<Vec<usize>> {
-    let mut order: Vec<usize> = (0..inputs.len()).collect();
-    order.sort_by_key(|&i| ranges[i].map_or(0, |r| r.0));
-    let mut last: Option<(usize, u64)> = None;
-    for &i in &order {
-        if let Some((first, end)) = ranges[i] {
-            if let Some((j, prev)) = last
-                && first <= prev
-            {
-                bail!("{} and {}: the shards' states overlap", inputs[j].display(), inputs[i].display());
+    let file = AtomicFile::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
+    match &first.content {
+        Content::Parquet(schema, _) => {
+            let mut writer = parquet_writer(file, out, schema)?;
+            for &i in order {
+                if let Content::Parquet(_, batches) = &shards[i].content {
+                    for batch in batches {
+                        writer.write(batch).with_context(cannot_write(out))?;
+                    }
+                }
             }
-            last = Some((i, end));
+            writer.append_key_value_metadata(KeyValue::new(META_KEY.into(), serde_json::to_string(meta)?));
+            writer.append_key_value_metadata(KeyValue::new(END_KEY.into(), serde_json::to_string(end)?));
+            writer.into_inner().with_context(cannot_write(out))
+        }
+        Content::Csv(header, _) => {
+            let mut file = file;
+            let head = csv_meta(meta) + header + "\n";
+            file.write_all(head.as_bytes()).with_context(cannot_write(out))?;
+            for &i in order {
+                if let Content::Csv(_, rows) = &shards[i].content {
+                    for row in rows {
+                        file.write_all(row.as_bytes()).with_context(cannot_write(out))?;
+                        file.write_all(b"\n").with_context(cannot_write(out))?;
+                    }
+                }
+            }
+            file.write_all(csv_end(end).as_bytes()).with_context(cannot_write(out))?;
+            Ok(file)
         }
     }
-    Ok(order)
-}
-
-fn merge_parquet(inputs: &[PathBuf], out: &Path) -> Result<Vec<usize>> {
-    let mut tables = Vec::new();
-    let mut ranges = Vec::new();
-    for path in inputs {
-        let file = File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .with_context(|| format!("{}: not a Parquet file", path.display()))?
-            .build()?;
-        let schema = reader.schema();
-        let batches: Vec<RecordBatch> =
-            reader.collect::<Result<_, _>>().with_context(|| format!("{}: cannot read", path.display()))?;
-        let states: Vec<u64> = batches
-            .iter()
-            .filter_map(|b| b.column_by_name("state")?.as_any().downcast_ref::<UInt64Array>().cloned())
-            .flat_map(|a| a.values().to_vec())
-            .collect();
-        if schema.column_with_name("state").is_none() {
-            bail!("{}: no `state` column (not a reach table)", path.display());
-        }
-        ranges.push(states.first().map(|f| (*f, *states.last().expect("non-empty"))));
-        tables.push((path, schema, batches));
-    }
-    let order = order(inputs, &ranges)?;
-    let schema = tables[order[0]].1.clone();
-    for (path, other, _) in &tables {
-        if other.fields() != schema.fields() {
-            bail!("{}: other columns than {}", path.display(), tables[order[0]].0.display());
-        }
-    }
-    let file = File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
-    let mut writer = parquet_writer(file, out, &schema)?;
-    for &i in &order {
-        for batch in &tables[i].2 {
-            writer.write(batch).with_context(|| format!("{}: cannot write", out.display()))?;
-        }
-    }
-    writer.close().with_context(|| format!("{}: cannot write", out.display()))?;
-    Ok(order)
-}
-
-fn merge_csv(inputs: &[PathBuf], out: &Path) -> Result<Vec<usize>> {
-    let mut tables = Vec::new();
-    let mut ranges = Vec::new();
-    for path in inputs {
-        let file = File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-        let mut lines = BufReader::new(file).lines();
-        let header = lines.next().transpose()?.unwrap_or_default();
-        if !header.starts_with("state,") {
-            bail!("{}: the first column is not `state` (not a reach table)", path.display());
-        }
-        let rows: Vec<String> =
-            lines.collect::<Result<_, _>>().with_context(|| format!("{}: cannot read", path.display()))?;
-        let state = |line: &String| -> Result<u64> {
-            let cell = line.split(',').next().unwrap_or("");
-            cell.parse().with_context(|| format!("{}: state {cell:?} is not an integer", path.display()))
-        };
-        ranges.push(match (rows.first(), rows.last()) {
-            (Some(a), Some(b)) => Some((state(a)?, state(b)?)),
-            _ => None,
-        });
-        tables.push((path, header, rows));
-    }
-    let order = order(inputs, &ranges)?;
-    let header = &tables[order[0]].1;
-    let mut w = BufWriter::new(File::create(out).with_context(|| format!("{}: cannot create", out.display()))?);
-    let context = || format!("{}: cannot write", out.display());
-    writeln!(w, "{header}").with_context(context)?;
-    for &i in &order {
-        let (path, other, rows) = &tables[i];
-        if other != header {
-            bail!("{}: other columns than {}", path.display(), tables[order[0]].0.display());
-        }
-        for row in rows {
-            writeln!(w, "{row}").with_context(context)?;
-        }
-    }
-    w.flush().with_context(context)?;
-    Ok(order)
 }
