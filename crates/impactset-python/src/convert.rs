@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use numpy::ndarray::Array2;
 use numpy::{Element, PyArray, PyArray1, PyArray2};
@@ -112,13 +113,17 @@ fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// caller asked for): a hidden sibling of a regular target, a file in the
 /// system's temporary directory for a special one.
 pub(crate) fn temporary_for(target: &Target, original: &Path) -> PathBuf {
+    // Distinguishes the temporaries of one process (threads may write at once).
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let k = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let id = format!("{}-{k}", std::process::id());
     let ext = original.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
     match target {
         Target::Replace(path) => {
             let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            path.with_file_name(format!(".{name}.partial-{}{ext}", std::process::id()))
+            path.with_file_name(format!(".{name}.partial-{id}{ext}"))
         }
-        Target::InPlace(_) => std::env::temp_dir().join(format!("impactset-{}.partial{ext}", std::process::id())),
+        Target::InPlace(_) => std::env::temp_dir().join(format!("impactset-{id}.partial{ext}")),
     }
 }
 

@@ -3,12 +3,15 @@
 //! back bit for bit (every float in its shortest round-trip form); a sample
 //! set as its problem, its run's options and its arrays.
 
+use numpy::{Element, PyArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use impactset::io::ProblemFile;
+use impactset::{SamplerOptions, Selection};
 
+use crate::convert::read_only;
 use crate::problem::Problem;
 use crate::sampling::SampleSet;
 
@@ -29,9 +32,93 @@ pub fn problem_from_json(py: Python<'_>, text: &str) -> PyResult<Problem> {
     Problem::new(py, spec)
 }
 
-/// A `SampleSet` from the state `SampleSet.__reduce__` pickles.
+/// What `SampleSet.__reduce__` pickles: the problem, the run's options and
+/// every array and label, as a dict.
+pub(crate) fn sample_set_state<'py>(py: Python<'py>, set: &SampleSet) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("problem", set.problem.clone_ref(py))?;
+    let o = &set.options;
+    let options = PyDict::new(py);
+    options.set_item("samples", o.samples)?;
+    options.set_item("first_index", o.first_index)?;
+    options.set_item("step_size", o.step_size)?;
+    options.set_item("steps", o.steps)?;
+    options.set_item("seed", o.seed)?;
+    options.set_item("selection", o.selection.name())?;
+    options.set_item("threads", o.threads)?;
+    options.set_item("termination_tol", o.termination_tol)?;
+    options.set_item("residual_tol", o.residual_tol)?;
+    d.set_item("options", options)?;
+    d.set_item("v_plus", set.v_plus.clone_ref(py))?;
+    d.set_item("accepted", set.accepted.clone_ref(py))?;
+    d.set_item("indices", set.indices.clone_ref(py))?;
+    d.set_item("steps", set.steps.clone_ref(py))?;
+    d.set_item("energy_ratio", set.energy_ratio.clone_ref(py))?;
+    d.set_item("residual", set.residual.clone_ref(py))?;
+    d.set_item("modes", set.modes.clone_ref(py))?;
+    d.set_item("mode_labels", &set.mode_labels)?;
+    d.set_item("mode_table", &set.mode_table)?;
+    d.set_item("summary", set.summary.bind(py).call_method0("copy")?)?;
+    d.set_item("accepted_count", set.accepted_count)?;
+    Ok(d)
+}
+
+/// A `SampleSet` from the state [`sample_set_state`] pickles: the arrays
+/// are checked for their dtypes, dimensions and counts, and made read-only
+/// (numpy unpickles arrays writable).
 #[pyfunction]
 #[pyo3(name = "_sample_set_from_state")]
 pub fn sample_set_from_state(py: Python<'_>, state: &Bound<'_, PyDict>) -> PyResult<SampleSet> {
-    SampleSet::from_state(py, state)
+    let options = item(state, "options")?.cast_into::<PyDict>()?;
+    let selection: String = item(&options, "selection")?.extract()?;
+    let set = SampleSet {
+        problem: item(state, "problem")?.cast_into::<Problem>()?.unbind(),
+        options: SamplerOptions {
+            samples: item(&options, "samples")?.extract()?,
+            first_index: item(&options, "first_index")?.extract()?,
+            step_size: item(&options, "step_size")?.extract()?,
+            steps: item(&options, "steps")?.extract()?,
+            seed: item(&options, "seed")?.extract()?,
+            selection: selection.parse::<Selection>().map_err(|e| PyValueError::new_err(e.to_string()))?,
+            threads: item(&options, "threads")?.extract()?,
+            termination_tol: item(&options, "termination_tol")?.extract()?,
+            residual_tol: item(&options, "residual_tol")?.extract()?,
+        },
+        v_plus: array(state, "v_plus")?,
+        accepted: array(state, "accepted")?,
+        indices: array(state, "indices")?,
+        steps: array(state, "steps")?,
+        energy_ratio: array(state, "energy_ratio")?,
+        residual: array(state, "residual")?,
+        modes: array(state, "modes")?,
+        mode_labels: item(state, "mode_labels")?.extract()?,
+        mode_table: item(state, "mode_table")?.extract()?,
+        summary: item(state, "summary")?.cast_into::<PyDict>()?.unbind(),
+        accepted_count: item(state, "accepted_count")?.extract()?,
+    };
+    let n = set.problem.get().problem().n();
+    let (samples, accepted) = (set.accepted.bind(py).len(), set.accepted_count);
+    let per_sample = [set.steps.bind(py).len(), set.energy_ratio.bind(py).len(), set.residual.bind(py).len()];
+    let per_accepted = [set.indices.bind(py).len(), set.modes.bind(py).len()];
+    if set.v_plus.bind(py).shape() != [accepted, n]
+        || per_sample.iter().any(|&k| k != samples)
+        || per_accepted.iter().any(|&k| k != accepted)
+        || samples != set.options.samples
+    {
+        return Err(PyValueError::new_err("SampleSet state: the arrays' sizes do not agree"));
+    }
+    Ok(set)
+}
+
+/// `d[key]`, or a `ValueError` naming the missing key.
+fn item<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    d.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("SampleSet state: no {key:?}")))
+}
+
+/// `d[key]` as a read-only array of element `T` and dimension `D`.
+fn array<T: Element, D: numpy::ndarray::Dimension>(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Py<PyArray<T, D>>> {
+    let a = item(d, key)?
+        .cast_into::<PyArray<T, D>>()
+        .map_err(|_| PyValueError::new_err(format!("SampleSet state: {key} has the wrong dtype or dimension")))?;
+    Ok(read_only(a)?.unbind())
 }

@@ -50,19 +50,19 @@ const CHUNK: usize = 1 << 16;
 /// the copy's arrays are read-only too.
 #[pyclass(module = "impactset", frozen, name = "SampleSet")]
 pub struct SampleSet {
-    problem: Py<Problem>,
-    options: SamplerOptions,
-    v_plus: Py<PyArray2<f64>>,
-    accepted: Py<PyArray1<bool>>,
-    indices: Py<PyArray1<u64>>,
-    steps: Py<PyArray1<u32>>,
-    energy_ratio: Py<PyArray1<f64>>,
-    residual: Py<PyArray1<f64>>,
-    modes: Py<PyArray1<i32>>,
-    mode_labels: Vec<String>,
-    mode_table: Vec<Vec<String>>,
-    summary: Py<PyDict>,
-    accepted_count: usize,
+    pub(crate) problem: Py<Problem>,
+    pub(crate) options: SamplerOptions,
+    pub(crate) v_plus: Py<PyArray2<f64>>,
+    pub(crate) accepted: Py<PyArray1<bool>>,
+    pub(crate) indices: Py<PyArray1<u64>>,
+    pub(crate) steps: Py<PyArray1<u32>>,
+    pub(crate) energy_ratio: Py<PyArray1<f64>>,
+    pub(crate) residual: Py<PyArray1<f64>>,
+    pub(crate) modes: Py<PyArray1<i32>>,
+    pub(crate) mode_labels: Vec<String>,
+    pub(crate) mode_table: Vec<Vec<String>>,
+    pub(crate) summary: Py<PyDict>,
+    pub(crate) accepted_count: usize,
 }
 
 #[pymethods]
@@ -202,7 +202,7 @@ impl SampleSet {
     /// and the arrays; the copy's arrays are read-only too.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyDict>,))> {
         let rebuild = py.import("impactset._impactset")?.getattr("_sample_set_from_state")?;
-        Ok((rebuild, (self.state(py)?,)))
+        Ok((rebuild, (crate::pickling::sample_set_state(py, self)?,)))
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -218,97 +218,6 @@ impl SampleSet {
 }
 
 impl SampleSet {
-    /// What pickling keeps: the problem, the run's options and every array
-    /// and label, as a dict.
-    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("problem", self.problem.clone_ref(py))?;
-        let o = &self.options;
-        let options = PyDict::new(py);
-        options.set_item("samples", o.samples)?;
-        options.set_item("first_index", o.first_index)?;
-        options.set_item("step_size", o.step_size)?;
-        options.set_item("steps", o.steps)?;
-        options.set_item("seed", o.seed)?;
-        options.set_item("selection", o.selection.name())?;
-        options.set_item("threads", o.threads)?;
-        options.set_item("termination_tol", o.termination_tol)?;
-        options.set_item("residual_tol", o.residual_tol)?;
-        d.set_item("options", options)?;
-        d.set_item("v_plus", self.v_plus.clone_ref(py))?;
-        d.set_item("accepted", self.accepted.clone_ref(py))?;
-        d.set_item("indices", self.indices.clone_ref(py))?;
-        d.set_item("steps", self.steps.clone_ref(py))?;
-        d.set_item("energy_ratio", self.energy_ratio.clone_ref(py))?;
-        d.set_item("residual", self.residual.clone_ref(py))?;
-        d.set_item("modes", self.modes.clone_ref(py))?;
-        d.set_item("mode_labels", &self.mode_labels)?;
-        d.set_item("mode_table", &self.mode_table)?;
-        d.set_item("summary", self.summary.bind(py).call_method0("copy")?)?;
-        d.set_item("accepted_count", self.accepted_count)?;
-        Ok(d)
-    }
-
-    /// A set from what [`state`](Self::state) kept (unpickling): the arrays
-    /// are checked for their dtypes, shapes and counts and made read-only.
-    pub(crate) fn from_state(py: Python<'_>, state: &Bound<'_, PyDict>) -> PyResult<Self> {
-        fn item<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-            d.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("SampleSet state: no {key:?}")))
-        }
-        fn array<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
-            d: &Bound<'py, PyDict>,
-            key: &str,
-        ) -> PyResult<Py<numpy::PyArray<T, D>>> {
-            let a = item(d, key)?
-                .cast_into::<numpy::PyArray<T, D>>()
-                .map_err(|_| PyValueError::new_err(format!("SampleSet state: {key} has the wrong dtype or shape")))?;
-            Ok(crate::convert::read_only(a)?.unbind())
-        }
-        let problem: Py<Problem> = item(state, "problem")?.cast_into::<Problem>()?.unbind();
-        let o = item(state, "options")?.cast_into::<PyDict>()?;
-        let selection: String = item(&o, "selection")?.extract()?;
-        let options = SamplerOptions {
-            samples: item(&o, "samples")?.extract()?,
-            first_index: item(&o, "first_index")?.extract()?,
-            step_size: item(&o, "step_size")?.extract()?,
-            steps: item(&o, "steps")?.extract()?,
-            seed: item(&o, "seed")?.extract()?,
-            selection: selection.parse::<Selection>().map_err(|e| PyValueError::new_err(e.to_string()))?,
-            threads: item(&o, "threads")?.extract()?,
-            termination_tol: item(&o, "termination_tol")?.extract()?,
-            residual_tol: item(&o, "residual_tol")?.extract()?,
-        };
-        let set = SampleSet {
-            v_plus: array(state, "v_plus")?,
-            accepted: array(state, "accepted")?,
-            indices: array(state, "indices")?,
-            steps: array(state, "steps")?,
-            energy_ratio: array(state, "energy_ratio")?,
-            residual: array(state, "residual")?,
-            modes: array(state, "modes")?,
-            mode_labels: item(state, "mode_labels")?.extract()?,
-            mode_table: item(state, "mode_table")?.extract()?,
-            summary: item(state, "summary")?.cast_into::<PyDict>()?.unbind(),
-            accepted_count: item(state, "accepted_count")?.extract()?,
-            problem,
-            options,
-        };
-        let n = set.problem.get().problem().n();
-        let rows = set.v_plus.bind(py).shape().to_vec();
-        let accepted = set.accepted_count;
-        let per_sample = [set.steps.bind(py).len(), set.energy_ratio.bind(py).len(), set.residual.bind(py).len()];
-        let per_accepted = [set.indices.bind(py).len(), set.modes.bind(py).len()];
-        let samples = set.accepted.bind(py).len();
-        if rows != [accepted, n]
-            || per_sample.iter().any(|&k| k != samples)
-            || per_accepted.iter().any(|&k| k != accepted)
-            || samples != set.options.samples
-        {
-            return Err(PyValueError::new_err("SampleSet state: the arrays' sizes do not agree"));
-        }
-        Ok(set)
-    }
-
     /// The library's sample set: the accepted samples' `v⁺` and
     /// placeholders for the rejected ones (what the figure needs).
     fn rust_set(&self, py: Python<'_>) -> PyResult<RustSampleSet> {
