@@ -311,3 +311,30 @@ fn constraints_that_freeze_everything_or_a_contact_are_refused() {
     let e = p.with_bilateral(pinned.rows(0, 4).into_owned()).unwrap_err();
     assert_eq!(e.field(), "contacts[0].normal");
 }
+
+/// A bilateral row holds whatever the size of its entries: a rod written
+/// as `1e-200 · (1, 0, −1, 0)` (or `1e100 ·`) is the same constraint. The
+/// tiny row's norm used to underflow to 0, the row was dropped as empty and
+/// the samples broke the rod by 2.5.
+#[test]
+fn a_bilateral_row_of_tiny_or_huge_entries_is_kept() {
+    let wall = Contact::planar("A", dvector![1.0, 0.0, 0.0, 0.0], dvector![0.0, 1.0, 0.0, 0.0], 0.3);
+    let rod = |size: f64| {
+        ImpactProblem::new(DMatrix::identity(4, 4), dvector![-1.0, 0.4, -1.0, -0.7], vec![wall.clone()])
+            .unwrap()
+            .with_bilateral(dmatrix![size, 0.0, -size, 0.0])
+            .unwrap()
+    };
+    let reference = rod(1.0);
+    for size in [1e-200, 1e100] {
+        let problem = rod(size);
+        for rule in RULES {
+            let a = sample_set(&problem, &options(rule, 0.3));
+            let b = sample_set(&reference, &options(rule, 0.3));
+            assert_maps(&a, (&b, &reference), &DMatrix::identity(4, 4), 1e-12, &format!("row × {size:e}, {rule}"));
+            for s in a.accepted() {
+                assert!((s.v_plus[0] - s.v_plus[2]).abs() < 1e-12, "row × {size:e}, {rule}: {:?}", s.v_plus);
+            }
+        }
+    }
+}

@@ -21,9 +21,20 @@ use super::PointCloud;
 pub const MAX_TREE_DIM: usize = 16;
 
 /// Exact nearest-neighbour queries against a fixed point set.
+///
+/// The search compares squared distances, which overflow past `≈1.3e154`
+/// and underflow below `≈1.5e-162`. A set whose largest coordinate lies
+/// outside `[2⁻²⁵⁶, 2²⁵⁶]` is therefore indexed scaled by a power of two
+/// (exact) that brings it near 1, queries scaled alike and distances scaled
+/// back; a query whose squared distance still overflows is answered by a
+/// scan in an overflow-free norm.
 pub struct NearestIndex {
     dim: usize,
     len: usize,
+    /// The power of two the indexed points (and queries) are multiplied by.
+    scale: f64,
+    /// The scaled points, for queries whose squared distance overflows.
+    points: PointCloud,
     search: Box<dyn Nearest>,
 }
 
@@ -74,12 +85,18 @@ macro_rules! tree_for_dim {
 impl NearestIndex {
     /// Builds the index of `points` (`O(N log N)`).
     pub fn new(points: &PointCloud) -> Self {
+        let scale = power_of_two_scale(points.as_slice().iter().fold(0.0f64, |a, x| a.max(x.abs())));
+        let points = if scale == 1.0 {
+            points.clone()
+        } else {
+            PointCloud::new(points.dim(), points.as_slice().iter().map(|x| x * scale).collect())
+        };
         let search: Box<dyn Nearest> = if points.is_empty() {
             Box::new(Brute(points.clone()))
         } else {
-            tree_for_dim!(points.dim(), points; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+            tree_for_dim!(points.dim(), &points; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
         };
-        NearestIndex { dim: points.dim(), len: points.len(), search }
+        NearestIndex { dim: points.dim(), len: points.len(), scale, points, search }
     }
 
     /// Number of indexed points.
@@ -102,8 +119,28 @@ impl NearestIndex {
         if self.len == 0 {
             return None;
         }
-        let (i, d2) = self.search.nearest(q);
-        Some((i, d2.max(0.0).sqrt()))
+        if self.scale == 1.0 {
+            let (i, d2) = self.search.nearest(q);
+            if d2 < f64::MAX {
+                return Some((i, d2.max(0.0).sqrt()));
+            }
+            return Some(self.scan(q));
+        }
+        let q: Vec<f64> = q.iter().map(|x| x * self.scale).collect();
+        let (i, d2) = self.search.nearest(&q);
+        let (i, d) = if d2 < f64::MAX { (i, d2.max(0.0).sqrt()) } else { self.scan(&q) };
+        Some((i, d / self.scale))
+    }
+
+    /// The nearest point by a scan in the overflow-free [`robust_distance`]
+    /// (only for a query whose squared distances overflow: the search
+    /// reports them as `∞` or `f64::MAX`).
+    fn scan(&self, q: &[f64]) -> (usize, f64) {
+        self.points
+            .iter()
+            .map(|p| robust_distance(p, q))
+            .enumerate()
+            .fold((0, f64::INFINITY), |best, (i, d)| if d < best.1 { (i, d) } else { best })
     }
 
     /// `min_{s ∈ S} ‖r − s‖` for every `r` of `queries`, in parallel
@@ -143,6 +180,28 @@ pub fn hausdorff(a: &PointCloud, b: &PointCloud) -> f64 {
 
 fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+}
+
+/// `‖a − b‖` without overflow or underflow of its squares: the differences
+/// divided by the largest before they are squared.
+fn robust_distance(a: &[f64], b: &[f64]) -> f64 {
+    let largest = a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+    if largest == 0.0 || !largest.is_finite() {
+        return largest;
+    }
+    largest * a.iter().zip(b).map(|(x, y)| ((x - y) / largest).powi(2)).sum::<f64>().sqrt()
+}
+
+/// The power of two that brings a largest coordinate `largest` near 1 when
+/// it lies outside `[2⁻²⁵⁶, 2²⁵⁶]`, where squared distances could overflow
+/// or underflow; 1 otherwise (and for 0 or a non-finite value).
+fn power_of_two_scale(largest: f64) -> f64 {
+    const LIMIT: i32 = 256;
+    if !(largest.is_finite() && largest > 0.0) {
+        return 1.0;
+    }
+    let exponent = largest.log2().floor() as i32;
+    if exponent.abs() <= LIMIT { 1.0 } else { 2f64.powi(-exponent) }
 }
 
 #[cfg(test)]
@@ -236,6 +295,39 @@ mod tests {
         let s = random_cloud(&mut rng, 6, 1000);
         assert_eq!(covering_radius(&s, &s), 0.0);
         assert_eq!(hausdorff(&s, &s), 0.0);
+    }
+
+    #[test]
+    fn distances_beyond_the_square_range_are_exact_not_clamped() {
+        // Squared, 3e200 overflows and 3e-200 underflows; the distances must
+        // come back as they are, in every search (tree and brute force).
+        for scale in [1e200, 1e-200, 1e300] {
+            for dim in [2, MAX_TREE_DIM + 1] {
+                let mut a = vec![0.0; dim];
+                let mut b = vec![0.0; dim];
+                a[0] = -1.5 * scale;
+                b[0] = 1.5 * scale;
+                b[1] = 4.0 * scale;
+                let (a, b) = (PointCloud::new(dim, a), PointCloud::new(dim, b));
+                let expect = 5.0 * scale;
+                for d in [hausdorff(&a, &b), covering_radius(&a, &b), nearest_distances(&a, &b)[0]] {
+                    assert!((d - expect).abs() <= 1e-15 * expect, "scale {scale:e}, dim {dim}: {d:e}");
+                }
+            }
+        }
+        // A query far beyond an ordinary set: its squares overflow even so.
+        let one = PointCloud::new(2, vec![1.0, 0.0]);
+        let far = PointCloud::new(2, vec![0.0, 1e300]);
+        assert_eq!(nearest_distances(&one, &far)[0], 1e300);
+    }
+
+    #[test]
+    fn power_of_two_scaling_leaves_ordinary_sets_alone() {
+        for x in [0.0, 1e-70, 1.0, 3e70, f64::INFINITY] {
+            assert_eq!(power_of_two_scale(x), 1.0, "{x:e}");
+        }
+        let s = power_of_two_scale(3e200);
+        assert!((1.0..2.0).contains(&(3e200 * s)) && s.log2().fract() == 0.0);
     }
 
     #[test]

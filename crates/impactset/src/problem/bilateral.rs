@@ -84,7 +84,20 @@ impl ConstrainedInertia {
 /// [`PROJECTION_TOLERANCE`] relative to `‖row‖ ‖v‖`.
 pub(crate) fn violates(rows: &DMatrix<f64>, v: &DVector<f64>) -> bool {
     let v_norm = v.norm();
-    rows.row_iter().any(|row| (row * v)[0].abs() > PROJECTION_TOLERANCE * row.norm() * v_norm)
+    rows.row_iter().any(|row| (row * v)[0].abs() > PROJECTION_TOLERANCE * row_norm(&row.transpose()) * v_norm)
+}
+
+/// `‖row‖`, also where the sum of squares would under- or overflow (a row
+/// of entries near 1e-160 or 1e160 and beyond): then taken after dividing
+/// by the largest entry, so rows of any representable size have their
+/// norm. Ordinary rows get `√(Σ row²)` as it is.
+fn row_norm(row: &DVector<f64>) -> f64 {
+    let squares = row.norm_squared();
+    if squares.is_finite() && squares >= f64::MIN_POSITIVE || squares == 0.0 && row.amax() == 0.0 {
+        return squares.sqrt();
+    }
+    let largest = row.amax();
+    largest * (row / largest).norm()
 }
 
 /// An orthonormal basis (n×k, columns) of the null space of `rows`, rank
@@ -94,7 +107,7 @@ fn null_space(rows: &DMatrix<f64>) -> Result<DMatrix<f64>, ProblemError> {
     // At least n rows, so that the SVD's Vᵀ is a full n×n basis.
     let mut a = DMatrix::zeros(rows.nrows().max(n), n);
     for (k, row) in rows.row_iter().enumerate() {
-        let norm = row.norm();
+        let norm = row_norm(&row.transpose());
         if norm > 0.0 {
             a.row_mut(k).copy_from(&(row / norm));
         }
@@ -142,6 +155,20 @@ mod tests {
         let s = (&rows * &minv * rows.transpose())[(0, 0)];
         let closed = &v - &minv * rows.transpose() * ((&rows * &v)[0] / s);
         assert!((&p - closed).amax() < 1e-14);
+    }
+
+    #[test]
+    fn rows_of_tiny_or_huge_entries_constrain_as_their_unit_rows() {
+        let mass = dmatrix![2.0, 0.3, 0.0; 0.3, 1.0, 0.1; 0.0, 0.1, 3.0];
+        let unit = ConstrainedInertia::new(&mass, &dmatrix![1.0, 1.0, -1.0]).unwrap().unwrap().inverse();
+        for size in [1e-200, 1e-170, 1e170, 1e300] {
+            let rows = dmatrix![size, size, -size];
+            let c = ConstrainedInertia::new(&mass, &rows).unwrap().expect("the row constrains");
+            assert!((c.inverse() - &unit).amax() < 1e-14, "row size {size:e}");
+            let v = dvector![1.0, -2.0, 0.5];
+            assert!(violates(&rows, &v), "row size {size:e}");
+            assert!(!violates(&rows, &c.project(&mass, &v)), "row size {size:e}");
+        }
     }
 
     #[test]
