@@ -102,8 +102,9 @@ fn apply_impulse(n: u32, m: u32, impulses: u32) {
     }
 }
 
-// The equilibration of A_R (norms::equilibrate on the host; all 1 in f64):
-// lcp_matrix is diag(r) A_R diag(c).
+// The scales of A_R: the equilibration in f32 (norms::equilibrate on the
+// host), else the CPU's Lemke units (LemkeUnits, all 1 for a problem of
+// ordinary units): lcp_matrix is diag(r) A_R diag(c).
 fn row_scale(i: u32) -> scalar {
     return constant(params.off_scale + i);
 }
@@ -112,13 +113,20 @@ fn col_scale(j: u32) -> scalar {
     return constant(params.off_scale + params.size + j);
 }
 
-// solve_covered on the equilibrated step LCP: q and the covering vector d
-// scaled by r (Lemke then pivots as on the original with d), z' mapped back
-// to z = c z'. The scales are powers of two, so q is restored exactly.
+// What the covering vector is multiplied by: the row scale r when A_R is
+// equilibrated (so Lemke pivots as on A_R itself), 1 when the scales are the
+// CPU's Lemke units (whose covering vector is drawn in those units).
+fn cover_scale(j: u32) -> scalar {
+    return constant(params.off_scale + 2u * params.size + j);
+}
+
+// solve_covered on the scaled step LCP: q scaled by r and the covering
+// vector d by cover_scale, z' mapped back to z = c z'. The scales are powers
+// of two, so q is restored exactly.
 fn solve_scaled(size: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
     for (var c = 0u; c < size && c < MAX_N; c++) {
         lcp_q[c] *= row_scale(c);
-        lcp_cover[c] *= row_scale(c);
+        lcp_cover[c] *= cover_scale(c);
     }
     let result = solve_covered(size, offset, tol, tie, cap);
     for (var c = 0u; c < size && c < MAX_N; c++) {

@@ -43,7 +43,7 @@ struct RouthParams {
     steps_per_dispatch: u32, // steps a sample takes per dispatch before it yields
     probe: u32,        // 2: iterations of the loop-limiter probe
     interleave: u32,   // 1: interleaved Lemke tableaus, 0: contiguous (lemke.wgsl)
-    off_scale: u32,    // row scales r (N), then column scales c (N) of A_R (see routh.wgsl)
+    off_scale: u32,    // row scales r (N), column scales c (N) of A_R, covering-vector scales (N) (see routh.wgsl)
     state_stride: u32, // scalars of `constants` per state (packed states, routh.wgsl)
     row_samples: u32,  // samples per row: invocation i runs sample first + i % row_samples
     state_first: u32,  // state of row 0; row r runs state state_first + r

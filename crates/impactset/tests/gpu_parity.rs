@@ -125,6 +125,24 @@ fn gpu_rocking_block_matches_cpu() {
     }
 }
 
+/// A mass matrix in other units (`M × 10⁻⁶` and `h × 10⁻⁶`, or `× 10⁶`):
+/// both backends solve the step LCPs in the same Lemke units (`LemkeUnits`),
+/// so they agree sample by sample and accept every sample.
+#[test]
+fn gpu_matches_cpu_in_other_units_of_mass() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let base = rocking_block(0.7);
+    for scale in [1e-6, 1e6] {
+        let problem =
+            ImpactProblem::new(base.mass() * scale, base.velocity().clone(), base.contacts().to_vec()).unwrap();
+        for selection in [Selection::Lemke, Selection::RandomLemke] {
+            let options = SamplerOptions { step_size: Some(0.1 * scale), steps: 40, ..options(selection, 512, 0) };
+            assert_eq!(sample_set(&problem, &options).accepted_count(), 512, "M × {scale:e}, {selection}");
+            check(&ctx, &format!("rocking block, M × {scale:e}"), &problem, &options, TARGET);
+        }
+    }
+}
+
 #[test]
 fn gpu_welded_rocking_block_matches_cpu() {
     let Some(ctx) = common::gpu::gpu() else { return };

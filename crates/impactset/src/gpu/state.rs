@@ -12,7 +12,7 @@ use super::sampler::{F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERAN
 use super::types::{
     MAX_LCP_SIZE, MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words,
 };
-use crate::impact::Selection;
+use crate::impact::{LemkeUnits, Selection};
 use crate::lcp::{LemkeOptions, norms};
 use crate::sampling::stream;
 use crate::{ImpactProblem, SamplerOptions};
@@ -65,12 +65,25 @@ impl StateBlock {
         // the covering vector and z, norms::equilibrate), and an entry of the
         // entering column is a pivot when it exceeds N·ε_f32 times its row's
         // running bound (lemke.wgsl `row_bound`; the absolute tolerance is 0).
-        // Otherwise the scales are 1, A_R is uploaded as it is and the pivot
-        // tolerance is absolute (`pivot_tolerance`); f32 then refuses badly
-        // scaled problems.
+        // Otherwise the scales are the Lemke units alone (1 for ordinary
+        // problems, so A_R is uploaded as it is) and the pivot tolerance is
+        // absolute (`pivot_tolerance`); f32 then refuses badly scaled problems.
         let equilibrated = precision == Precision::F32 && run.equilibrate;
-        let (row_scale, col_scale) =
-            if equilibrated { norms::equilibrate(&ops.step_matrix, size) } else { (vec![1.0; size], vec![1.0; size]) };
+        // The step LCP in the CPU's Lemke units (all 1 for a problem of
+        // ordinary units), then, in f32, equilibrated. The covering vector is
+        // drawn in the Lemke units, as on the CPU (routh_step.rs), and follows
+        // the equilibration only, so Lemke pivots as on the unequilibrated LCP.
+        let (unit_rows, unit_cols) = unit_scales(problem);
+        let (row_scale, col_scale, cover_scale) = if equilibrated {
+            let in_units: Vec<f64> =
+                (0..size * size).map(|k| unit_rows[k / size] * ops.step_matrix[k] * unit_cols[k % size]).collect();
+            let (rows, cols) = norms::equilibrate(&in_units, size);
+            let row_scale = rows.iter().zip(&unit_rows).map(|(e, u)| e * u).collect();
+            let col_scale = cols.iter().zip(&unit_cols).map(|(e, u)| e * u).collect();
+            (row_scale, col_scale, rows)
+        } else {
+            (unit_rows, unit_cols, vec![1.0; size])
+        };
         let scaled_a: Vec<f64> =
             (0..size * size).map(|k| row_scale[k / size] * ops.step_matrix[k] * col_scale[k % size]).collect();
         let (tolerance, relative_tolerance) = if equilibrated {
@@ -109,7 +122,7 @@ impl StateBlock {
             offset
         };
         let off_a = push(&mut scaled_a.iter().copied());
-        let off_scale = push(&mut row_scale.iter().chain(&col_scale).copied());
+        let off_scale = push(&mut row_scale.iter().chain(&col_scale).chain(&cover_scale).copied());
         let off_j = push(&mut ops.j.transpose().iter().copied()); // row-major J
         let off_minv_jt = push(&mut ops.minv_jt.transpose().iter().copied()); // row-major M⁻¹Jᵀ
         let off_mass = push(&mut problem.mass().transpose().iter().copied());
@@ -158,4 +171,14 @@ impl StateBlock {
         self.constants.len() == other.constants.len()
             && bytemuck::bytes_of(&self.params) == bytemuck::bytes_of(&other.params)
     }
+}
+
+/// The row and column scales that put the step LCP in the CPU's Lemke units
+/// ([`LemkeUnits`]): `diag(1/row unit) A_R diag(column unit)`, all 1 for a
+/// problem of ordinary units.
+fn unit_scales(problem: &ImpactProblem) -> (Vec<f64>, Vec<f64>) {
+    let ops = problem.operators();
+    let units = LemkeUnits::new(ops, problem.velocity_scale());
+    let rows = units.row_units(ops.layout()).into_iter().map(|u| 1.0 / u).collect();
+    (rows, units.column_units(ops.layout()))
 }

@@ -10,9 +10,13 @@ mod simultaneous;
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
 pub use enumerate::{EnumeratorOptions, MAX_SEARCH_CONTACTS, StepEnumerator};
-pub use routh_step::{ENUMERATED_VIOLATION, StepOutcome, StepScales, StepWorkspace, routh_step, step_violation};
+pub use routh_step::{
+    ENUMERATED_VIOLATION, LemkeUnits, StepOutcome, StepScales, StepWorkspace, delassus_scale, lemke_scale, routh_step,
+    step_violation,
+};
 pub use selection::Selection;
 pub use sequential::{MAX_ROUNDS, sequential, sequential_from};
 pub use simultaneous::{
-    ImpactOutcome, MAX_ENUMERATED_SIMULTANEOUS, SimultaneousOutcomes, SolutionMethod, simultaneous,
+    ImpactOutcome, MAX_ENUMERATED_SIMULTANEOUS, OUTCOME_TOLERANCE, SimultaneousOutcomes, SolutionMethod, is_admissible,
+    simultaneous,
 };

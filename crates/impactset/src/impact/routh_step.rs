@@ -14,16 +14,20 @@ use super::{Selection, StepEnumerator};
 #[derive(Clone, Debug)]
 pub struct StepWorkspace {
     lemke: LemkeWorkspace,
-    /// The step matrix `A_R`, prepared for Lemke.
+    /// The step matrix `A_R`, prepared for Lemke: its Delassus block
+    /// multiplied by [`delassus_scale`] (`f`).
     matrix: LcpMatrix,
+    /// `A_R` as it is where `matrix` is scaled, for the residuals of the
+    /// `all` rule's solutions.
+    unscaled: Option<LcpMatrix>,
     /// Default Lemke options resolved for the step matrix.
     lemke_options: LemkeOptions,
     enumerator: StepEnumerator,
     b: Vec<f64>,
-    /// `b / c` and the rescaled solution of a Lemke solve ([`lemke_scale`]).
+    /// `b` in the units of a Lemke solve ([`LemkeUnits`]).
     b_scaled: Vec<f64>,
-    /// The last velocity scale seen and its [`lemke_scale`].
-    lemke_scale: (f64, f64),
+    /// The last velocity scale seen and its [`LemkeUnits`].
+    units: (f64, LemkeUnits),
     z: Vec<f64>,
     cover: Vec<f64>,
     w: Vec<f64>,
@@ -34,15 +38,32 @@ pub struct StepWorkspace {
 impl StepWorkspace {
     /// A workspace for the step LCPs of one problem.
     pub fn new(ops: &ContactOperators) -> Self {
-        let size = ops.layout().size();
+        let layout = ops.layout();
+        let size = layout.size();
+        let f = delassus_scale(ops);
+        let step_matrix = || LcpMatrix::from_row_major(size, &ops.step_matrix).expect("the step matrix is size × size");
+        let (matrix, unscaled, lemke_options) = if f == 1.0 {
+            (step_matrix(), None, LemkeOptions::default().resolved_for(&ops.step_matrix, size))
+        } else {
+            let block = layout.impulses();
+            let mut scaled = ops.step_matrix.clone();
+            for r in block.clone() {
+                for x in &mut scaled[r * size + block.start..r * size + block.end] {
+                    *x *= f;
+                }
+            }
+            let matrix = LcpMatrix::from_row_major(size, &scaled).expect("the step matrix is size × size");
+            (matrix, Some(step_matrix()), LemkeOptions::default().resolved_for(&scaled, size))
+        };
         StepWorkspace {
             lemke: LemkeWorkspace::new(size),
-            matrix: LcpMatrix::from_row_major(size, &ops.step_matrix).expect("the step matrix is size × size"),
-            lemke_options: LemkeOptions::default().resolved_for(&ops.step_matrix, size),
+            matrix,
+            unscaled,
+            lemke_options,
             enumerator: StepEnumerator::new(ops),
             b: vec![0.0; size],
             b_scaled: vec![0.0; size],
-            lemke_scale: (1.0, lemke_scale(1.0)),
+            units: (1.0, LemkeUnits::new(ops, 1.0)),
             z: vec![0.0; size],
             cover: vec![0.0; size],
             w: vec![0.0; size],
@@ -94,6 +115,65 @@ pub fn lemke_scale(velocity_scale: f64) -> f64 {
     const LIMIT: i32 = 20;
     let k = velocity_scale.log2().round();
     if !k.is_finite() || k.abs() <= LIMIT as f64 { 1.0 } else { 2f64.powi(k as i32) }
+}
+
+/// The power of two `f` by which a Lemke solve multiplies the Delassus
+/// block `W` of `A_R`, so that its largest diagonal entry `max_r W_rr`
+/// ([`ContactOperators::largest_mobility`]) lies within `[2⁻¹⁰, 2¹⁰]`: `1`
+/// when it does already (problems of ordinary units solve exactly as
+/// written), else `2^−round(log₂ max_r W_rr)`.
+///
+/// With impulses measured in `c·f` and velocities in `c` ([`lemke_scale`]),
+/// the step LCP is the same LCP in those units: `A_R` with `W f` in place of
+/// `W` and the other blocks (`±I`, `E`, `U`, `−Eᵀ`) unchanged, right-hand
+/// side `[h p/(c f); u/c; 0]`; its solution is multiplied back exactly.
+/// Lemke's pivot, tie and residual tolerances have absolute floors
+/// (model.md §9), so without it a mass matrix in grams instead of kilograms
+/// (`W` × 10³, impulses × 10⁻³) or a nearly free coordinate makes solves fail
+/// or flag as inaccurate.
+pub fn delassus_scale(ops: &ContactOperators) -> f64 {
+    const LIMIT: f64 = 10.0;
+    let k = ops.largest_mobility().log2().round();
+    if !k.is_finite() || k.abs() <= LIMIT { 1.0 } else { 2f64.powi(-(k as i32)) }
+}
+
+/// The units a Lemke solve of a step LCP measures velocities and impulses
+/// in: `c` ([`lemke_scale`]) and `c·f` ([`delassus_scale`]), both powers
+/// of two, 1 for problems of ordinary units. The CPU's [`routh_step`] and
+/// the GPU's shaders solve the same LCP in them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LemkeUnits {
+    /// `c`: the unit of `σ`, `γ`, `w_n`, `w_D`.
+    pub velocity: f64,
+    /// `c·f`: the unit of `λn`, `λD`, `w_σ`, `w_γ`.
+    pub impulse: f64,
+}
+
+impl LemkeUnits {
+    /// The units of `ops`'s step LCPs for a problem of velocity scale `s`.
+    pub fn new(ops: &ContactOperators, velocity_scale: f64) -> Self {
+        let c = lemke_scale(velocity_scale);
+        LemkeUnits { velocity: c, impulse: c * delassus_scale(ops) }
+    }
+
+    /// Whether both units are 1 (the LCP is solved as written).
+    pub fn are_one(self) -> bool {
+        self.velocity == 1.0 && self.impulse == 1.0
+    }
+
+    /// Each unknown's unit, in `z` order (`σ`, `λn`, `λD`, `γ`); the LCP in
+    /// these units is `diag(1/row) A_R diag(col)` with `row` =
+    /// [`row_units`](Self::row_units).
+    pub fn column_units(self, layout: StepLayout) -> Vec<f64> {
+        let impulses = layout.impulses();
+        (0..layout.size()).map(|k| if impulses.contains(&k) { self.impulse } else { self.velocity }).collect()
+    }
+
+    /// Each row's unit, in `w` order (`w_σ`, `w_n`, `w_D`, `w_γ`).
+    pub fn row_units(self, layout: StepLayout) -> Vec<f64> {
+        let impulses = layout.impulses();
+        (0..layout.size()).map(|k| if impulses.contains(&k) { self.velocity } else { self.impulse }).collect()
+    }
 }
 
 /// The violation of a step-LCP candidate `z` with `w = A_R z + b_R`, in the
@@ -153,29 +233,34 @@ pub fn routh_step(
     ws.b[size - m..].iter_mut().for_each(|x| *x = 0.0);
     let options = ws.lemke_options;
     let impulses = layout.impulses();
-    if ws.lemke_scale.0 != scales.velocity {
-        ws.lemke_scale = (scales.velocity, lemke_scale(scales.velocity));
+    if ws.units.0 != scales.velocity {
+        ws.units = (scales.velocity, LemkeUnits::new(ops, scales.velocity));
     }
-    let c = ws.lemke_scale.1;
-    if c != 1.0 {
-        for (x, b) in ws.b_scaled.iter_mut().zip(&ws.b) {
-            *x = b / c;
+    // Velocities are measured in `c`, impulses in `c·f` ([`LemkeUnits`]).
+    let units = ws.units.1;
+    let (c, ci) = (units.velocity, units.impulse);
+    let scaled = !units.are_one();
+    if scaled {
+        let velocities = m..size - m;
+        for (k, (x, b)) in ws.b_scaled.iter_mut().zip(&ws.b).enumerate() {
+            *x = if velocities.contains(&k) { b / c } else { b / ci };
         }
     }
-    // The right-hand side Lemke solves: `b / c` (`b` itself for c = 1).
-    let b_lemke = if c == 1.0 { &ws.b } else { &ws.b_scaled };
-    // A Lemke solution of b/c, multiplied back by c (nothing to do for
-    // c = 1), and its outcome.
+    // The right-hand side Lemke solves (`b` itself when nothing is scaled).
+    let b_lemke = if scaled { &ws.b_scaled } else { &ws.b };
+    // A Lemke solution in those units, multiplied back (nothing to do
+    // unscaled), and its outcome: `σ`, `γ` and `w_n`, `w_D` are velocities,
+    // `λ` and `w_σ`, `w_γ` impulses (model.md §4).
     let lemke_outcome =
         |sol: crate::lcp::LcpSolution, z: &mut [f64], w: &mut [f64], lambda: &mut [f64]| -> StepOutcome {
-            let (z, w) = if c == 1.0 {
+            let (z, w) = if !scaled {
                 (sol.z, sol.w)
             } else {
-                for (x, y) in z.iter_mut().zip(sol.z) {
-                    *x = y * c;
+                for (k, (x, y)) in z.iter_mut().zip(sol.z).enumerate() {
+                    *x = y * if impulses.contains(&k) { ci } else { c };
                 }
-                for (x, y) in w.iter_mut().zip(sol.w) {
-                    *x = y * c;
+                for (k, (x, y)) in w.iter_mut().zip(sol.w).enumerate() {
+                    *x = y * if impulses.contains(&k) { c } else { ci };
                 }
                 (&*z, &*w)
             };
@@ -200,9 +285,10 @@ pub fn routh_step(
         Selection::All => {
             let word = streams.selection_word();
             let count = ws.enumerator.enumerate(ops, &ws.b);
+            let a_r = ws.unscaled.as_ref().unwrap_or(&ws.matrix);
             ws.valid.clear();
             for k in 0..count {
-                LcpResidual::compute_transposed(ws.matrix.column_major(), &ws.b, ws.enumerator.solution(k), &mut ws.w);
+                LcpResidual::compute_transposed(a_r.column_major(), &ws.b, ws.enumerator.solution(k), &mut ws.w);
                 let violation = step_violation(layout, ws.enumerator.solution(k), &ws.w, scales);
                 if violation <= ENUMERATED_VIOLATION {
                     ws.valid.push((k, violation));

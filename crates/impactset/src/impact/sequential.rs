@@ -2,7 +2,7 @@
 
 use nalgebra::DVector;
 
-use super::simultaneous::{ImpactOutcome, apply_impulse, simultaneous_lcp};
+use super::simultaneous::{ImpactOutcome, apply_impulse, is_admissible, simultaneous_lcp};
 use crate::ImpactProblem;
 use crate::lcp::{LemkeOptions, LemkeWorkspace};
 
@@ -46,7 +46,9 @@ pub fn sequential_from(problem: &ImpactProblem, start: usize) -> ImpactOutcome {
             }
         }
     }
-    finished |= problem.normal_velocities(&v).min() >= tol;
+    // Finished only if the outcome is a possible one: no contact approaching
+    // and no energy gained (a solve that was off would show here).
+    finished = (finished || problem.normal_velocities(&v).min() >= tol) && is_admissible(problem, &v);
     let name = &problem.contacts()[start].name;
     let label = if finished {
         format!("sequential from {name}")

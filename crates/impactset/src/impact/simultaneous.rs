@@ -117,7 +117,7 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
     let (a, b) = simultaneous_lcp(ops, &contacts, v);
     let size = b.len();
     let velocities = if size <= MAX_ENUMERATED_SIMULTANEOUS {
-        enumerate_solutions(&a, &b).into_iter().map(|z| apply_impulse(ops, &contacts, &z, v)).collect()
+        enumerate_solutions(problem, &a, &b).into_iter().map(|z| apply_impulse(ops, &contacts, &z, v)).collect()
     } else {
         let mut ws = LemkeWorkspace::new(size);
         match ws.solve(&a, &b, &LemkeOptions::default()) {
@@ -126,7 +126,8 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
         }
     };
     let method = if size <= MAX_ENUMERATED_SIMULTANEOUS { SolutionMethod::Enumerated } else { SolutionMethod::Lemke };
-    let distinct = distinct_velocities(problem, velocities);
+    let verified = velocities.into_iter().filter(|v| is_admissible(problem, v)).collect();
+    let distinct = distinct_velocities(problem, verified);
     let count = distinct.len();
     let outcomes = distinct
         .into_iter()
@@ -136,11 +137,37 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
     SimultaneousOutcomes { method, outcomes }
 }
 
-/// Every basic solution of `(A, b)` ([`basic_solutions`]) with a tolerance
-/// scaled to the data.
-fn enumerate_solutions(a: &[f64], b: &[f64]) -> Vec<Vec<f64>> {
-    let scale = b.iter().chain(a.iter()).fold(1.0f64, |s, x| s.max(x.abs()));
-    basic_solutions(a, b, 1e-9 * scale)
+/// Relative tolerance of the simultaneous LCP's solutions (each row to
+/// this share of its own terms, [`basic_solutions`]) and of the checks of
+/// [`is_admissible`].
+pub const OUTCOME_TOLERANCE: f64 = 1e-9;
+
+/// Every basic solution of `(A, b)` ([`basic_solutions`]), each row held to
+/// [`OUTCOME_TOLERANCE`] of its own terms and of its unit: the velocity
+/// scale `s` for the `λn` and `λD` rows (contact velocities), the impulse
+/// `s / max_r W_rr` ([`ContactOperators::largest_mobility`]) for the `γ`
+/// rows (friction-cone impulses). Both are unchanged by the units of mass, so
+/// the same outcomes are found in kilograms or grams.
+fn enumerate_solutions(problem: &ImpactProblem, a: &[f64], b: &[f64]) -> Vec<Vec<f64>> {
+    let ops = problem.operators();
+    let velocity = problem.velocity_scale();
+    let largest = ops.largest_mobility();
+    let impulse = if largest > 0.0 { velocity / largest } else { velocity };
+    let rows = b.len();
+    let floor: Vec<f64> = (0..rows).map(|r| if r < rows - ops.m { velocity } else { impulse }).collect();
+    basic_solutions(a, b, OUTCOME_TOLERANCE, &floor)
+}
+
+/// Whether `v⁺` is a possible outcome of an impact on `problem`: no contact
+/// still approaching, `(Jn v⁺)_i ≥ −10⁻⁹ s` (`s` the velocity scale, which
+/// does not change with the units of mass), and no kinetic energy gained,
+/// `E(v⁺) ≤ (1 + 10⁻⁹) E(v⁻)` (docs/model.md §2). Every baseline outcome
+/// that claims to have ended the impact passes this before it is returned.
+pub fn is_admissible(problem: &ImpactProblem, v_plus: &DVector<f64>) -> bool {
+    let approaching = -OUTCOME_TOLERANCE * problem.velocity_scale();
+    let energy = problem.kinetic_energy(v_plus);
+    problem.normal_velocities(v_plus).iter().all(|&u| u >= approaching)
+        && energy <= (1.0 + OUTCOME_TOLERANCE) * problem.kinetic_energy(problem.velocity())
 }
 
 /// Keeps one of each group of velocities closer than `1e-9` relative in the energy norm.

@@ -144,6 +144,13 @@ impl ContactOperators {
     pub fn step_size_n(&self) -> usize {
         self.layout().size()
     }
+
+    /// `max_r W_rr` over the normal and friction-direction rows: the
+    /// largest velocity change per unit impulse, so `s / max_r W_rr` is the
+    /// impulse unit of a problem of velocity scale `s` (model.md §9, §10).
+    pub fn largest_mobility(&self) -> f64 {
+        self.delassus.diagonal().iter().fold(0.0f64, |a, &x| a.max(x))
+    }
 }
 
 /// `A_R` of docs/model.md §4, row-major:

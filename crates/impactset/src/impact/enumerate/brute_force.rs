@@ -25,7 +25,7 @@ pub(crate) fn solutions(ops: &ContactOperators, b: &[f64]) -> Vec<(Vec<f64>, DVe
     let scale = b.iter().fold(f64::MIN_POSITIVE, |s, x| s.max(x.abs()));
     let impulses = ops.layout().impulses();
     let mut out: Vec<(Vec<f64>, DVector<f64>)> = Vec::new();
-    for z in basic_solutions(&ops.step_matrix, b, 1e-10 * scale) {
+    for z in basic_solutions(&ops.step_matrix, b, 1e-10, &vec![scale; n]) {
         let lambda = DVector::from_iterator(impulses.len(), z[impulses.clone()].iter().copied());
         let dv = &ops.minv_jt * lambda;
         let close = |(_, other): &(Vec<f64>, DVector<f64>)| {
