@@ -4,6 +4,9 @@
 
 use impactset::io::{ProblemFile, parse_npy};
 use impactset::lcp::{LcpResidual, LemkeOptions, LemkeWorkspace};
+use impactset::reach::{
+    ReachInput, ReachOptions, SetsDigester, StateProblem, VelocityFormat, merge_plan, parse_csv_table, parse_velocities,
+};
 use impactset::{SamplerOptions, Selection};
 
 /// A problem file: the first byte picks JSON or TOML, the rest is the text.
@@ -142,4 +145,112 @@ pub fn lemke(data: &[u8]) {
         let same = |x: f64, y: f64| x == y || (x.is_nan() && y.is_nan());
         assert!(same(again.violation(), reported.violation()), "{again:?} vs {reported:?}");
     }
+}
+
+/// The velocities file of `impactset reach`: the first byte picks CSV or
+/// NPY, the rest is the file, for a two-coordinate problem (a point mass on
+/// a floor). The reader gives an error, or whole non-empty rows; the batch
+/// takes them or refuses an entry out of range; a batch that passes the
+/// checks runs its first two states (two samples each) without panicking.
+pub fn reach_input(data: &[u8]) {
+    let Some((&kind, bytes)) = data.split_first() else { return };
+    let format = if kind % 2 == 0 { VelocityFormat::Csv } else { VelocityFormat::Npy };
+    let Ok(velocities) = parse_velocities(bytes, format, 2) else { return };
+    assert!(!velocities.is_empty() && velocities.len() % 2 == 0);
+    let floor = impactset::Contact::planar("A", nalgebra::dvector![0.0, 1.0], nalgebra::dvector![1.0, 0.0], 0.5);
+    let problem =
+        impactset::ImpactProblem::new(nalgebra::DMatrix::identity(2, 2), nalgebra::dvector![0.0, -1.0], vec![floor])
+            .expect("a valid problem");
+    let base = StateProblem { name: "fuzz".into(), problem, step_size: None };
+    let Ok(input) = ReachInput::velocities(base, velocities.clone()) else { return };
+    assert!(velocities.iter().all(|x| x.is_finite() && x.abs() <= impactset::problem::RANGE));
+    let options = ReachOptions {
+        sampler: SamplerOptions { samples: 2, steps: 4, selection: Selection::Lemke, ..Default::default() },
+        baselines: false,
+        ..Default::default()
+    };
+    let states = 0..input.len().min(2);
+    if impactset::reach::validate(&input, &options, states.clone()).is_err() {
+        return;
+    }
+    let backend = impactset::run::Backend::cpu(Some(1)).expect("one thread");
+    let control = impactset::run::RunControl::default();
+    let mut rows = 0;
+    impactset::reach::reach_stream::<impactset::reach::ReachError>(
+        &backend,
+        &input,
+        &options,
+        states.clone(),
+        &control,
+        &mut |r| {
+            assert_eq!(r.row.state, states.start as u64 + rows);
+            rows += 1;
+            Ok(())
+        },
+    )
+    .expect("a checked batch runs");
+    assert_eq!(rows as usize, states.len());
+}
+
+/// Splits bytes into `(table, sets)` pairs: a count byte, then for each
+/// shard a 16-bit length and that many bytes of CSV table, then a 16-bit
+/// length and the bytes of its NPY sets.
+fn shards(data: &[u8]) -> Vec<(&[u8], &[u8])> {
+    let Some((&count, mut rest)) = data.split_first() else { return Vec::new() };
+    let mut take = || -> &[u8] {
+        let len = match rest {
+            [a, b, tail @ ..] => {
+                rest = tail;
+                u16::from_le_bytes([*a, *b]) as usize
+            }
+            _ => std::mem::take(&mut rest).len(),
+        };
+        let (head, tail) = rest.split_at(len.min(rest.len()));
+        rest = tail;
+        head
+    };
+    (0..1 + count as usize % 4).map(|_| (take(), take())).collect()
+}
+
+/// `impactset reach-merge` on CSV shard tables and their NPY sets
+/// ([`shards`]): each table is read back or refused with a message; when
+/// the merge accepts the tables, they hold every state of the batch once in
+/// state order; a sets file accepted for its table has as many rows as the
+/// table accepts samples. Returns, for a merge, how many sets files were
+/// accepted.
+pub fn reach_merge(data: &[u8]) -> Option<usize> {
+    let pairs = shards(data);
+    let mut tables = Vec::new();
+    for (k, (table, _)) in pairs.iter().enumerate() {
+        let text = std::str::from_utf8(table).ok()?;
+        match parse_csv_table(&format!("shard{k}.csv"), text) {
+            Ok(t) => {
+                assert_eq!(t.rows.len(), t.table.states.len());
+                tables.push(t.table);
+            }
+            Err(e) => {
+                assert!(!e.why.is_empty());
+                return None;
+            }
+        }
+    }
+    let plan = merge_plan(&tables).ok()?;
+    let mut accepted = 0;
+    let states: Vec<u64> = plan.order.iter().flat_map(|&i| tables[i].states.iter().copied()).collect();
+    assert!(states.iter().copied().eq(0..plan.meta.end), "{states:?}");
+    assert_eq!(plan.meta.end, tables[0].meta.batch.states);
+    for &i in &plan.order {
+        let Ok(rows) = parse_npy(pairs[i].1) else { continue };
+        let n = rows.first().map_or(1, Vec::len);
+        if rows.iter().any(|r| r.len() != n) {
+            continue;
+        }
+        let mut digest = SetsDigester::default();
+        rows.iter().for_each(|r| digest.add(r));
+        if tables[i].check_sets("sets.npy", &digest.finish(n)).is_ok() {
+            assert_eq!(rows.len() as u64, tables[i].accepted.iter().sum::<u64>());
+            accepted += 1;
+        }
+    }
+    Some(accepted)
 }

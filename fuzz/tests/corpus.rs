@@ -35,3 +35,29 @@ fn routh_step() {
 fn lemke() {
     run("lemke", impactset_fuzz::lemke);
 }
+
+#[test]
+fn reach_input() {
+    run("reach_input", impactset_fuzz::reach_input);
+}
+
+#[test]
+fn reach_merge() {
+    run("reach_merge", |data| {
+        impactset_fuzz::reach_merge(data);
+    });
+    // The saved shards exercise both outcomes: merged with every sets file
+    // its own, and refused (or merged with sets that are not its own).
+    let merged = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/reach_merge").join(name);
+        impactset_fuzz::reach_merge(&std::fs::read(path).unwrap())
+    };
+    for name in ["two-shards", "reversed"] {
+        assert_eq!(merged(name), Some(2), "{name}");
+    }
+    assert_eq!(merged("whole"), Some(1));
+    assert_eq!(merged("sets-swapped"), Some(0));
+    for name in ["missing-shard", "other-seed", "cut-last-row", "rows-out-of-order", "overlap", "empty"] {
+        assert_eq!(merged(name), None, "{name}");
+    }
+}
