@@ -67,26 +67,48 @@ pub fn backend_parser() -> impl clap::builder::TypedValueParser<Value = BackendC
         .map(|name| name.parse::<BackendChoice>().expect("clap admits only the possible values"))
 }
 
-/// Probe samples of [`warn_if_all_is_slow`] per rule.
-const PROBE_SAMPLES: u64 = 8;
+/// The shortest timing of [`per_sample_seconds`]: long enough that the
+/// clock's resolution and one scheduling hiccup do not matter.
+const PROBE_SECONDS: f64 = 0.1;
 
-/// With `--selection all`, times a few samples under `all` and under
-/// `random-lemke` (the same indices, one thread) and warns on stderr when
-/// the run will take long and `all` costs much more per sample than
+/// Most samples [`per_sample_seconds`] runs in one timing.
+const MAX_PROBE_SAMPLES: usize = 1024;
+
+/// The cost of one more sample of `problem` under `options` on one thread,
+/// after the per-run setup (workspaces, the enumerator's tables), which a
+/// long run pays once per thread: runs of `k` and `2k` samples are timed,
+/// `k` doubling until the longer takes [`PROBE_SECONDS`], and the
+/// difference divided by `k`. Timing a few samples from a cold start
+/// instead overestimated the README's first run tenfold.
+fn per_sample_seconds(problem: &ImpactProblem, options: &SamplerOptions) -> f64 {
+    let time = |samples: usize| {
+        let probe = SamplerOptions { samples, threads: Some(1), ..options.clone() };
+        let start = std::time::Instant::now();
+        std::hint::black_box(impactset::sample_set(problem, &probe));
+        start.elapsed().as_secs_f64()
+    };
+    let mut k = 4;
+    loop {
+        let (short, long) = (time(k), time(2 * k));
+        if long >= PROBE_SECONDS || 2 * k >= MAX_PROBE_SAMPLES {
+            // Noise can make the difference negative: then the average.
+            let marginal = (long - short) / k as f64;
+            return if marginal > 0.0 { marginal } else { long / (2 * k) as f64 };
+        }
+        k *= 2;
+    }
+}
+
+/// With `--selection all`, measures the cost per sample under `all` and
+/// under `random-lemke` (the same indices, one thread) and warns on stderr
+/// when the run will take long and `all` costs much more per sample than
 /// `random-lemke`: `all` enumerates every solution of each step LCP, whose
 /// count grows exponentially with the contacts (docs/model.md §5b).
 pub fn warn_if_all_is_slow(problem: &ImpactProblem, options: &SamplerOptions, threads: usize) {
     if options.selection != Selection::All {
         return;
     }
-    let time = |selection: Selection| {
-        let probe = SamplerOptions { selection, ..options.clone() };
-        let start = std::time::Instant::now();
-        for i in 0..PROBE_SAMPLES {
-            std::hint::black_box(impactset::sample_one(problem, &probe, options.first_index + i));
-        }
-        start.elapsed().as_secs_f64() / PROBE_SAMPLES as f64
-    };
+    let time = |selection: Selection| per_sample_seconds(problem, &SamplerOptions { selection, ..options.clone() });
     let all = time(Selection::All);
     let estimate = all * options.samples as f64 / threads.max(1) as f64;
     if estimate < 30.0 {
@@ -106,9 +128,11 @@ pub fn warn_if_all_is_slow(problem: &ImpactProblem, options: &SamplerOptions, th
     }
 }
 
-/// Seconds as `12 s`, `7 min`, `3.2 h`.
+/// Seconds as `40 ms`, `12 s`, `7 min`, `3.2 h`.
 fn duration(seconds: f64) -> String {
-    if seconds < 120.0 {
+    if seconds < 1.0 {
+        format!("{:.0} ms", seconds * 1e3)
+    } else if seconds < 120.0 {
         format!("{seconds:.0} s")
     } else if seconds < 7200.0 {
         format!("{:.0} min", seconds / 60.0)
