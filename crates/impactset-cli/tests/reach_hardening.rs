@@ -255,6 +255,11 @@ fn reach_checks_every_output_before_running() {
     assert_input_error(&[&args[..], &["--sets", s(&dir)]].concat(), &["--sets"]);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
     assert_eq!(listing(&dir), ["t.csv"]);
+    // The table may not replace the velocities it reads.
+    let v = dir.join("v.csv");
+    std::fs::write(&v, "-0.05,-0.24,0.25,0.25\n").unwrap();
+    assert_input_error(&["reach", "compass-gait", "--velocities", s(&v), "--out", s(&v)], &["--out", "the same file"]);
+    assert_eq!(std::fs::read_to_string(&v).unwrap(), "-0.05,-0.24,0.25,0.25\n");
     std::fs::remove_dir_all(dir).ok();
 }
 
