@@ -1,10 +1,10 @@
 //! The table as CSV text (docs/model.md §12, "Files"): a metadata line
 //! `# impactset-reach <json>` ([`ShardMeta`]), the column names, one line per
 //! state (every float in its shortest round-trip form, `NaN`/`inf` spelled
-//! so, lists `;`-separated, text quoted when it holds a comma, quote or line
-//! break), and an end line `# impactset-reach-end <json>` ([`TableEnd`]). A
+//! so, lists `;`-separated, text quoted when it holds a comma, quote, line
+//! break or `#`), and an end line `# impactset-reach-end <json>` ([`TableEnd`]). A
 //! cut file lacks its end line; pandas reads the table with `comment="#"`
-//! or `skiprows=1, skipfooter=1`.
+//! (a `#` elsewhere is inside quotes).
 
 use super::identity::{ShardMeta, TableEnd};
 use super::merge::{MergeError, ShardTable};
@@ -52,9 +52,10 @@ fn csv_cell(v: Value) -> String {
     }
 }
 
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
+/// A CSV field, quoted when it holds a comma, a quote, a line break or a
+/// `#` (so that a reader skipping `#` comments keeps the cell whole).
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+    if s.contains([',', '"', '\n', '\r', '#']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
 }
 
 /// A table read back: the column-name line, every row's line as written
@@ -150,6 +151,12 @@ fn records(text: &str) -> Result<Vec<(&str, Vec<String>)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_with_a_hash_is_quoted() {
+        assert_eq!(csv_field("robot#2"), "\"robot#2\"");
+        assert_eq!(csv_field("A sticks"), "A sticks");
+    }
 
     #[test]
     fn quoted_cells_hold_commas_quotes_and_line_breaks() {
