@@ -11,9 +11,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use impactset::analysis::{ContactMode, ModeClassifier, ModeOptions};
-use impactset::gpu::{GpuContext, MAX_GPU_ALL_CONTACTS, Precision};
+use impactset::gpu::{GpuContext, GpuError, Precision};
 use impactset::io::{ProblemFile, ProblemSpec};
-use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
+use impactset::run::{
+    Backend, BackendChoice, OpenError, RunControl, RunError, RunSummary, UnknownBackend, sample_chunks,
+};
 use impactset::sampling::MAX_THREADS;
 use impactset::sampling::SetTally;
 use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions, Selection};
@@ -255,21 +257,29 @@ impl SampleSet {
     }
 }
 
-/// The GPU context, built once per process (adapter, device, pipelines).
-fn gpu_context() -> Result<Arc<GpuContext>, String> {
+/// The process's GPU context, opened on first use and shared by every call
+/// (a failed open is tried again next time).
+fn gpu_context() -> Result<Arc<GpuContext>, GpuError> {
     static CONTEXT: Mutex<Option<Arc<GpuContext>>> = Mutex::new(None);
     let mut slot = CONTEXT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(context) = slot.as_ref() {
         return Ok(context.clone());
     }
-    let context = Arc::new(GpuContext::new().map_err(|e| e.to_string())?);
+    let context = Arc::new(GpuContext::new()?);
     *slot = Some(context.clone());
     Ok(context)
 }
 
-/// The backend for `backend` and why (the command line's rules: `auto`
-/// takes the GPU when there is one and it runs the selection rule here);
-/// the GPU context is shared by every call in the process.
+/// An option as Python spells it (`backend='cpu'`), for the core's typed
+/// reasons ([`impactset::run::BackendReason::describe`]).
+fn keyword(name: &str, value: &str) -> String {
+    format!("{name}='{value}'")
+}
+
+/// The backend for `backend` and why, by the core's rule
+/// ([`Backend::open_with`]: `auto` takes the GPU when there is one and it
+/// runs the selection rule here), in Python's words; the GPU context is
+/// shared by every call in the process.
 pub(crate) fn open_backend(
     problem: &ImpactProblem,
     backend: &str,
@@ -277,31 +287,16 @@ pub(crate) fn open_backend(
     selection: Selection,
     threads: Option<usize>,
 ) -> PyResult<(Backend, String)> {
-    let cpu = |reason: String| -> PyResult<(Backend, String)> {
-        let backend = Backend::cpu(threads).map_err(|e| PyRuntimeError::new_err(format!("threads: {e}")))?;
-        Ok((backend, reason))
-    };
-    if backend == "cpu" {
-        if precision == Some(Precision::F32) {
-            return Err(PyValueError::new_err(
-                "precision: 'f32' runs on the GPU only (backend='gpu' or 'auto'); the CPU runs in f64",
-            ));
-        }
-        return cpu("backend='cpu'".into());
+    let choice: BackendChoice =
+        backend.parse().map_err(|e: UnknownBackend| PyValueError::new_err(format!("backend: {e}")))?;
+    match Backend::open_with(choice, precision, problem, selection, threads, gpu_context) {
+        Ok((backend, reason)) => Ok((backend, reason.describe(&keyword))),
+        Err(OpenError::CpuIsF64) => Err(PyValueError::new_err(
+            "precision: 'f32' runs on the GPU only (backend='gpu' or 'auto'); the CPU runs in f64",
+        )),
+        Err(OpenError::Run(e @ RunError::ThreadPool { .. })) => Err(PyRuntimeError::new_err(format!("threads: {e}"))),
+        Err(e) => Err(PyRuntimeError::new_err(format!("{}: {e}", keyword("backend", backend)))),
     }
-    let m = problem.m();
-    if selection == Selection::All && backend == "auto" && m > MAX_GPU_ALL_CONTACTS {
-        return cpu(format!(
-            "selection='all' runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
-        ));
-    }
-    let context = match gpu_context() {
-        Ok(context) => context,
-        Err(e) if backend == "auto" => return cpu(format!("no GPU ({e})")),
-        Err(e) => return Err(PyRuntimeError::new_err(format!("backend='gpu': {e}"))),
-    };
-    let reason = if backend == "auto" { "backend='auto': a GPU adapter" } else { "backend='gpu'" };
-    Ok((Backend::gpu(context, precision), reason.to_string()))
 }
 
 /// What a run keeps of each chunk: flat buffers that become the ndarrays.

@@ -100,10 +100,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     } else {
         None
     };
-    let precision = args.precision.unwrap_or(match &gpu {
-        Some(ctx) if !ctx.supports_f64() => Precision::F32,
-        _ => Precision::F64,
-    });
+    let precision = args.precision.or(gpu.as_ref().map(|ctx| ctx.default_precision())).unwrap_or(Precision::F64);
     let report_head = Report {
         machine: machine(),
         adapter: gpu.as_ref().map(|g| g.describe()),

@@ -58,7 +58,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
         return Err(InputError(format!("--tolerance {t}: must be a non-negative number")).into());
     }
     let ctx = GpuContext::new().context("compare needs a GPU adapter")?;
-    let precision = args.precision.unwrap_or(if ctx.supports_f64() { Precision::F64 } else { Precision::F32 });
+    let precision = args.precision.unwrap_or(ctx.default_precision());
     let tolerance = args.tolerance.unwrap_or(match precision {
         Precision::F64 => 1e-9,
         Precision::F32 => 1e-3,

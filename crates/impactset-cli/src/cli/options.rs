@@ -6,7 +6,7 @@ use anyhow::Result;
 use super::InputError;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
-use impactset::run::BackendChoice;
+use impactset::run::{Backend, BackendChoice, OpenError};
 use impactset::{ImpactProblem, SamplerOptions, Selection};
 
 /// The options for `samples` samples of `spec` from `first_index`, with the
@@ -138,5 +138,29 @@ fn duration(seconds: f64) -> String {
         format!("{:.0} min", seconds / 60.0)
     } else {
         format!("{:.1} h", seconds / 3600.0)
+    }
+}
+
+/// An option as the command line spells it (`--backend cpu`), for the
+/// core's typed reasons ([`impactset::run::BackendReason::describe`]).
+pub fn flag(name: &str, value: &str) -> String {
+    format!("--{name} {value}")
+}
+
+/// [`Backend::open`] with the command line's words: the backend and why it
+/// was chosen; `--precision f32` on the CPU an input error.
+pub fn open_backend(
+    choice: BackendChoice,
+    precision: Option<Precision>,
+    problem: &ImpactProblem,
+    selection: Selection,
+    threads: Option<usize>,
+) -> Result<(Backend, String)> {
+    match Backend::open(choice, precision, problem, selection, threads) {
+        Ok((backend, reason)) => Ok((backend, reason.describe(&flag))),
+        Err(OpenError::CpuIsF64) => {
+            Err(InputError("--precision f32: the CPU backend runs in f64 only (use --backend gpu)".into()).into())
+        }
+        Err(e) => Err(anyhow::anyhow!("--backend {choice}: {e}")),
     }
 }

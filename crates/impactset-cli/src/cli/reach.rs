@@ -17,7 +17,7 @@ use impactset::reach::{
     BatchIdentity, Direction, DirectionKind, META_FORMAT, MergeError, ReachError, ReachInput, ReachOptions, ShardMeta,
     StateProblem, StateResult, TableEnd, VelocityFormat, merge_plan, parse_velocities, reach_stream, schema,
 };
-use impactset::run::{Backend, BackendChoice, OpenError, RunControl};
+use impactset::run::{BackendChoice, RunControl};
 use impactset::{SamplerOptions, Selection};
 use sets::SetsWriter;
 use tables::TableWriter;
@@ -173,12 +173,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
     // thread starts or an output is opened.
     impactset::reach::validate(&input, &options, states.clone()).map_err(reach_input_error)?;
     let (backend, reason) =
-        Backend::open(args.backend, args.precision, &first.problem, options.sampler.selection, args.threads).map_err(
-            |e| match e {
-                OpenError::CpuIsF64 => input_error(e.to_string()),
-                e => anyhow::anyhow!("--backend {}: {e}", args.backend),
-            },
-        )?;
+        options::open_backend(args.backend, args.precision, &first.problem, options.sampler.selection, args.threads)?;
     if args.backend == BackendChoice::Auto && backend.is_cpu() && !args.quiet {
         eprintln!("note: {reason}; running on the CPU");
     }

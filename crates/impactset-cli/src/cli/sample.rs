@@ -14,7 +14,7 @@ use impactset::gpu::Precision;
 use impactset::impact::ImpactOutcome;
 use impactset::io::{SampleWriter, write_json};
 use impactset::plot::{Marker, SetPlotOptions, plot_post_impact_set};
-use impactset::run::{Backend, BackendChoice, OpenError, RunControl, RunError, RunSummary, sample_chunks};
+use impactset::run::{BackendChoice, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::SetTally;
 use impactset::sampling::{first_trajectories, sample_trajectory};
 use impactset::{SampleSet, SamplerOptions, Selection};
@@ -190,12 +190,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
         outputs::warn_if_disk_short("--out", out, outputs::sample_file_bytes(out, options.samples, problem.n()));
     }
     let (backend, backend_reason) =
-        Backend::open(args.backend, args.precision, problem, options.selection, options.threads).map_err(
-            |e| match e {
-                OpenError::CpuIsF64 => anyhow::Error::from(InputError(e.to_string())),
-                e => anyhow::anyhow!("--backend {}: {e}", args.backend),
-            },
-        )?;
+        options::open_backend(args.backend, args.precision, problem, options.selection, options.threads)?;
     if args.backend == BackendChoice::Auto && backend.is_cpu() {
         eprintln!("note: {backend_reason}; running on the CPU");
     }

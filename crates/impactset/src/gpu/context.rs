@@ -135,6 +135,12 @@ impl GpuContext {
         self.f64
     }
 
+    /// The precision a run takes when none is asked: f64 where the adapter
+    /// has it (the CPU reference's), else f32.
+    pub fn default_precision(&self) -> Precision {
+        if self.f64 { Precision::F64 } else { Precision::F32 }
+    }
+
     /// The precisions this device runs: always f32, f64 when supported.
     pub fn precisions(&self) -> Vec<Precision> {
         if self.f64 { vec![Precision::F32, Precision::F64] } else { vec![Precision::F32] }

@@ -118,15 +118,16 @@ impl Backend {
     /// adapter has it, else f32), with the default batching.
     #[cfg(feature = "gpu")]
     pub fn gpu(context: Arc<GpuContext>, precision: Option<Precision>) -> Backend {
-        let precision = precision.unwrap_or(if context.supports_f64() { Precision::F64 } else { Precision::F32 });
+        let precision = precision.unwrap_or(context.default_precision());
         Backend::Gpu { context, precision, options: GpuRunOptions::default() }
     }
 
     /// Resolves `choice` for `problem` and `selection`: the backend and why it
     /// was chosen (for run summaries). `auto` takes the GPU when an adapter
     /// exists and the GPU runs `selection` on this problem (`all`: at most
-    /// three contacts), else the CPU. `precision` applies to the GPU; the CPU
-    /// runs f64 only, so asking it for f32 is an error.
+    /// three contacts), else the CPU. `precision` applies to the GPU (`None`:
+    /// [`GpuContext::default_precision`]); the CPU runs f64 only, so asking it
+    /// for f32 is an error.
     #[cfg(feature = "gpu")]
     pub fn open(
         choice: BackendChoice,
@@ -134,35 +135,43 @@ impl Backend {
         problem: &ImpactProblem,
         selection: Selection,
         threads: Option<usize>,
-    ) -> Result<(Backend, String), OpenError> {
+    ) -> Result<(Backend, BackendReason), OpenError> {
+        Backend::open_with(choice, precision, problem, selection, threads, || GpuContext::new().map(Arc::new))
+    }
+
+    /// [`Backend::open`] with the GPU context from `gpu`, called only when
+    /// the choice needs one (a front end that keeps one context for its
+    /// process passes it here).
+    #[cfg(feature = "gpu")]
+    pub fn open_with(
+        choice: BackendChoice,
+        precision: Option<Precision>,
+        problem: &ImpactProblem,
+        selection: Selection,
+        threads: Option<usize>,
+        gpu: impl FnOnce() -> Result<Arc<GpuContext>, crate::gpu::GpuError>,
+    ) -> Result<(Backend, BackendReason), OpenError> {
         if choice == BackendChoice::Cpu {
             if precision == Some(Precision::F32) {
                 return Err(OpenError::CpuIsF64);
             }
-            return Ok((Backend::cpu(threads)?, "--backend cpu".into()));
+            return Ok((Backend::cpu(threads)?, BackendReason::Asked(choice)));
         }
         let m = problem.contacts().len();
-        if selection == Selection::All && choice == BackendChoice::Auto && m > MAX_GPU_ALL_CONTACTS {
-            let reason = format!(
-                "--selection all runs on the GPU for at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m}"
-            );
-            return Ok((Backend::cpu(threads)?, reason));
+        let all = selection == Selection::All;
+        if all && choice == BackendChoice::Auto && m > MAX_GPU_ALL_CONTACTS {
+            return Ok((Backend::cpu(threads)?, BackendReason::TooManyContactsForAll { m }));
         }
-        let context = match GpuContext::new() {
+        let context = match gpu() {
             Ok(context) => context,
-            Err(e) if choice == BackendChoice::Auto => {
-                return Ok((Backend::cpu(threads)?, format!("no GPU ({e})")));
-            }
+            Err(e) if choice == BackendChoice::Auto => return Ok((Backend::cpu(threads)?, BackendReason::NoGpu(e))),
             Err(e) => return Err(OpenError::Run(RunError::Gpu(e))),
         };
         let reason = match choice {
-            BackendChoice::Auto if selection == Selection::All => {
-                format!("--backend auto: a GPU adapter, and {m} ≤ {MAX_GPU_ALL_CONTACTS} contacts for --selection all")
-            }
-            BackendChoice::Auto => "--backend auto: a GPU adapter".to_string(),
-            _ => "--backend gpu".to_string(),
+            BackendChoice::Auto => BackendReason::AutoFoundGpu { all_contacts: all.then_some(m) },
+            _ => BackendReason::Asked(choice),
         };
-        Ok((Backend::gpu(Arc::new(context), precision), reason))
+        Ok((Backend::gpu(context, precision), reason))
     }
 
     /// `cpu`, or `gpu (<adapter>)`.
@@ -204,12 +213,69 @@ impl Backend {
     }
 }
 
+/// Why [`Backend::open`] chose the backend it did. Front ends say it in
+/// their own words with [`BackendReason::describe`].
+#[derive(Clone, Debug)]
+pub enum BackendReason {
+    /// The backend asked for (`cpu` or `gpu`).
+    Asked(BackendChoice),
+    /// `auto` found a GPU adapter (and, under `all`, the problem's contacts
+    /// are few enough for the GPU's enumerator).
+    #[cfg(feature = "gpu")]
+    AutoFoundGpu {
+        /// The contacts, when the rule is `all`.
+        all_contacts: Option<usize>,
+    },
+    /// `auto` runs on the CPU: `all` runs on the GPU for at most
+    /// [`MAX_GPU_ALL_CONTACTS`] contacts.
+    #[cfg(feature = "gpu")]
+    TooManyContactsForAll {
+        /// The problem's contacts.
+        m: usize,
+    },
+    /// `auto` runs on the CPU: no GPU adapter could be opened.
+    #[cfg(feature = "gpu")]
+    NoGpu(crate::gpu::GpuError),
+}
+
+impl BackendReason {
+    /// The reason in words, with each option spelled by `option(name,
+    /// value)` as the front end spells it: `--backend cpu` on the command
+    /// line, `backend='cpu'` in Python.
+    pub fn describe(&self, option: &dyn Fn(&str, &str) -> String) -> String {
+        #[cfg(feature = "gpu")]
+        const MAX: usize = MAX_GPU_ALL_CONTACTS;
+        match self {
+            BackendReason::Asked(choice) => option("backend", choice.name()),
+            #[cfg(feature = "gpu")]
+            BackendReason::AutoFoundGpu { all_contacts: Some(m) } => format!(
+                "{}: a GPU adapter, and {m} ≤ {MAX} contacts for {}",
+                option("backend", "auto"),
+                option("selection", "all")
+            ),
+            #[cfg(feature = "gpu")]
+            BackendReason::AutoFoundGpu { all_contacts: None } => {
+                format!("{}: a GPU adapter", option("backend", "auto"))
+            }
+            #[cfg(feature = "gpu")]
+            BackendReason::TooManyContactsForAll { m } => {
+                format!(
+                    "{} runs on the GPU for at most {MAX} contacts; this problem has {m}",
+                    option("selection", "all")
+                )
+            }
+            #[cfg(feature = "gpu")]
+            BackendReason::NoGpu(e) => format!("no GPU ({e})"),
+        }
+    }
+}
+
 /// Why [`Backend::open`] could not open a backend.
 #[cfg(feature = "gpu")]
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     /// `f32` was asked of the CPU backend.
-    #[error("--precision f32: the CPU backend runs in f64 only (use --backend gpu)")]
+    #[error("precision f32: the CPU backend runs in f64 only (the GPU backend runs f32)")]
     CpuIsF64,
     /// The backend could not start.
     #[error(transparent)]
