@@ -31,7 +31,6 @@ The mathematics: ``docs/model.md`` in the repository.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 from ._impactset import (
@@ -48,6 +47,7 @@ from ._impactset import (
 from ._impactset import (
     sample_native as _sample_native,
 )
+from ._progress import for_sample as _progress_for_sample
 from ._reach import Reach, reach
 
 __all__ = [
@@ -131,7 +131,7 @@ def sample(
     >>> s.mode_labels[0]
     'A sticks, B separates'
     """
-    callback, close = _sample_progress(progress, problem, n)
+    callback, close = _progress_for_sample(progress, lambda: _sample_total(problem, n))
     try:
         return _sample_native(
             problem,
@@ -159,68 +159,3 @@ def _sample_total(problem: object, n: object) -> int:
     if isinstance(n, bool) or not hasattr(n, "__index__"):
         return 1
     return max(int(n.__index__()), 1)
-
-
-def _sample_progress(
-    progress: object, problem: object, n: object
-) -> tuple[Callable[[int], object] | None, Callable[[], None] | None]:
-    """The native call's progress callback (samples newly done) and its
-    closer for ``sample``'s ``progress``: a bar for True, ``progress(done,
-    total)`` for a callable."""
-    if progress is False or progress is None:
-        return None, None
-    if progress is True:
-        return _progress_bar(problem, n)
-    if not callable(progress):
-        raise TypeError(
-            f"progress: expected True, False or a callable progress(done, total), got {type(progress).__name__}"
-        )
-    total = _sample_total(problem, n)
-    done = 0
-
-    def report(k: int) -> None:
-        nonlocal done
-        done += k
-        progress(done, total)
-
-    return report, None
-
-
-def _progress_bar(problem: object, n: object) -> tuple[Callable[[int], None], Callable[[], None]]:
-    """A progress callback (samples newly done) and its closer: tqdm when
-    installed, else a plain bar on standard error."""
-    total = _sample_total(problem, n)
-    try:
-        from tqdm.auto import tqdm  # type: ignore[import-not-found]
-    except ImportError:
-        return _StderrBar(int(total)).callbacks()
-    bar = tqdm(total=int(total), unit="samples", unit_scale=True, dynamic_ncols=True)
-    return bar.update, bar.close
-
-
-class _StderrBar:
-    """A one-line progress bar on standard error, redrawn at most 10 times a
-    second."""
-
-    def __init__(self, total: int) -> None:
-        self.total = max(total, 1)
-        self.done = 0
-        self.last = ""
-
-    def update(self, k: int) -> None:
-        self.done += k
-        width = 30
-        filled = width * min(self.done, self.total) // self.total
-        line = f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} samples"
-        if line != self.last:
-            sys.stderr.write(line)
-            sys.stderr.flush()
-            self.last = line
-
-    def close(self) -> None:
-        if self.last:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-    def callbacks(self) -> tuple[Callable[[int], None], Callable[[], None]]:
-        return self.update, self.close

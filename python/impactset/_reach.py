@@ -12,6 +12,7 @@ import numpy as np
 
 from ._impactset import Problem
 from ._impactset import reach_native as _reach_native
+from ._progress import for_batch
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -170,17 +171,6 @@ def _check_flag(name: str, value: object) -> None:
         raise TypeError(f"{name}: expected True or False, got {type(value).__name__}")
 
 
-def _progress(progress: bool | Callable[[int], object], total: int | None) -> tuple[Any, Any]:
-    """A progress callback and its closer for ``progress`` (True: a bar)."""
-    if progress is True:
-        from . import _progress_bar
-
-        return _progress_bar(None, total or 1)
-    if progress is False or progress is None:
-        return None, None
-    return progress, None
-
-
 def reach(
     problem: Problem | Sequence[Problem],
     n: int,
@@ -250,7 +240,7 @@ def reach(
     _check_flag("baselines", baselines)
     _check_flag("keep_sets", keep_sets)
     states = _state_count(problem, velocities)
-    callback, close = _progress(progress, states * n if states is not None and isinstance(n, int) else None)
+    callback, close = for_batch(progress, states * n if states is not None and isinstance(n, int) else None)
     started = time.perf_counter()
     try:
         part = _reach_native(

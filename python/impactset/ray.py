@@ -27,7 +27,8 @@ import numpy as np
 
 from ._impactset import Problem
 from ._impactset import reach_native as _reach_native
-from ._reach import Reach, _check_flag, _progress
+from ._progress import for_batch
+from ._reach import Reach, _check_flag
 
 __all__ = ["reach", "shard_ranges"]
 
@@ -184,7 +185,7 @@ def reach(
     velocities_ref = None if velocities is None else ray.put(velocities)
     refs = [task.remote(problem_ref, velocities_ref, n, a, b, options, _shard_hook) for a, b in ranges]
 
-    callback, close = _progress(progress, states * n)
+    callback, close = for_batch(progress, states * n)
     size = {ref: (b - a) * n for ref, (a, b) in zip(refs, ranges, strict=True)}
     try:
         pending = list(refs)
