@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ._contact_rows import ContactRows, check_finite, problem_from_rows, unique_names
 from ._impactset import Problem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,19 +80,6 @@ class Contact:
 
 
 ContactLike = Contact | Sequence[Any] | Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class ContactRows:
-    """The arrays of an impact problem: ``M`` (n, n), ``v`` (n,), ``Jn``
-    (m, n), ``Jt`` (2m, n) contact-major, ``mu`` (m,), ``names``."""
-
-    M: npt.NDArray[np.float64]
-    v: npt.NDArray[np.float64]
-    Jn: npt.NDArray[np.float64]
-    Jt: npt.NDArray[np.float64]
-    mu: npt.NDArray[np.float64]
-    names: list[str]
 
 
 def _pin() -> Any:
@@ -179,24 +167,6 @@ def _friction(value: object, what: str) -> float:
     return mu
 
 
-def _unique_defaults(names: list[str], given: list[bool]) -> list[str]:
-    """Default names (frame names) made unique with ``#k`` where several
-    contacts share a frame; names given explicitly are kept."""
-    counts: dict[str, int] = {}
-    for name, explicit in zip(names, given, strict=True):
-        if not explicit:
-            counts[name] = counts.get(name, 0) + 1
-    seen: dict[str, int] = {}
-    out = []
-    for name, explicit in zip(names, given, strict=True):
-        if not explicit and counts[name] > 1:
-            seen[name] = seen.get(name, 0) + 1
-            out.append(f"{name}#{seen[name]}")
-        else:
-            out.append(name)
-    return out
-
-
 def _contact(item: ContactLike, k: int) -> Contact:
     if isinstance(item, Contact):
         return item
@@ -225,9 +195,8 @@ def contact_rows(
         raise ValueError(f"q: expected {model.nq} coordinates (model.nq), got {q.size}")
     if v.shape != (model.nv,):
         raise ValueError(f"v: expected {model.nv} velocities (model.nv), got {v.size}")
-    for what, x in (("q", q), ("v", v)):
-        if not np.all(np.isfinite(x)):
-            raise ValueError(f"{what}: not finite at index {int(np.flatnonzero(~np.isfinite(x))[0])}")
+    check_finite(q, "q")
+    check_finite(v, "v")
     _check_normalized(pin, model, q)
     if isinstance(contacts, (str, Mapping, Contact)) or contacts is None:
         raise ValueError("contacts: expected a sequence of (frame, normal, mu) tuples, dicts or Contact")
@@ -242,6 +211,8 @@ def contact_rows(
     Jn = np.zeros((m, nv))
     Jt = np.zeros((m, 2, nv))
     mu = np.zeros(m)
+    pos = np.zeros((m, 3))
+    frame = np.zeros((m, 3, 3))
     names = []
     for k, c in enumerate(items):
         if isinstance(c.frame, (int, np.integer)) and not isinstance(c.frame, bool):
@@ -262,18 +233,30 @@ def contact_rows(
             raise TypeError(f"contacts[{k}].name: expected a str, got {type(c.name).__name__}")
         J = np.array(pin.getFrameJacobian(model, data, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED))
         Jp = J[:3]
+        origin = np.array(data.oMf[fid].translation)
         if point is not None:
-            r = point - data.oMf[fid].translation
+            r = point - origin
             Jp = Jp - np.cross(r, J[3:].T).T  # v_point = v_origin + ω × r
         t1, t2 = tangent_basis(n)
+        pos[k] = origin if point is None else point
+        frame[k] = (n, t1, t2)
         Jn[k] = n @ Jp
         Jt[k, 0] = t1 @ Jp
         Jt[k, 1] = t2 @ Jp
         names.append(c.name or model.frames[fid].name)
         if not np.any(Jn[k]):
             raise ValueError(f"contacts[{k}]: frame {names[-1]!r} does not move along its normal (a fixed frame?)")
-    names = _unique_defaults(names, [bool(c.name) for c in items])
-    return ContactRows(M=M, v=v, Jn=Jn, Jt=Jt.reshape(2 * m, nv), mu=mu, names=names)
+    return ContactRows(
+        M=M,
+        v=v,
+        Jn=Jn,
+        Jt=Jt.reshape(2 * m, nv),
+        mu=mu,
+        names=unique_names(names, [bool(c.name) for c in items]),
+        J_eq=np.zeros((0, nv)),
+        pos=pos,
+        frame=frame,
+    )
 
 
 def ground_contacts(
@@ -393,14 +376,8 @@ def problem(
         if not contacts:
             raise ValueError(f"geometry_model: no geometry within distance {distance:g} of the ground at this q")
     rows = contact_rows(model, data, q, v, contacts)
-    m = rows.Jn.shape[0]
-    return Problem.from_arrays(
-        rows.M,
-        rows.v,
-        rows.Jn,
-        rows.Jt.reshape(m, 2, -1),
-        rows.mu,
-        rows.names,
+    return problem_from_rows(
+        rows,
         name=name or model.name or "pinocchio",
         friction_directions=friction_directions,
         step_size=step_size,

@@ -130,6 +130,27 @@ def test_contact_formats_and_points():
     np.testing.assert_allclose(np.r_[rows.Jn @ w, rows.Jt @ w], fd[[2, 0, 1]], atol=1e-6 * np.abs(fd).max())
 
 
+def test_rows_carry_each_contacts_point_and_frame():
+    # The rows type MuJoCo's importer returns too: each contact's world point and
+    # frame (normal, tangents), the rows being the point's velocity in that
+    # frame; no equality constraints.
+    model, data, q, v, _ = landing("go1")
+    pin.framesForwardKinematics(model, data, q)
+    fid = model.getFrameId("FL_foot")
+    origin = data.oMf[fid].translation.copy()
+    point = origin - [0.0, 0.0, 0.02]
+    rows = ipin.contact_rows(model, data, q, v, [("FL_foot", [0, 1, 1], 0.5, point), ("FR_foot", [0, 0, 1], 0.5)])
+    np.testing.assert_array_equal(rows.pos[0], point)
+    np.testing.assert_array_equal(rows.pos[1], data.oMf[model.getFrameId("FR_foot")].translation)
+    np.testing.assert_allclose(rows.frame[0, 0], np.array([0, 1, 1]) / np.sqrt(2), rtol=1e-15)
+    for k in range(2):
+        np.testing.assert_allclose(rows.frame[k] @ rows.frame[k].T, np.eye(3), atol=1e-15)
+        assert np.linalg.det(rows.frame[k]) > 0  # (normal, t1, t2) right-handed
+        np.testing.assert_array_equal(rows.frame[k, 1:], ipin.tangent_basis(rows.frame[k, 0]))
+    assert rows.J_eq.shape == (0, model.nv) and rows.geom is None and rows.dist is None
+    assert rows.friction_rows == 2 and isinstance(rows, impactset._contact_rows.ContactRows)
+
+
 def test_tangent_basis_is_orthonormal_and_right_handed():
     for n in ([0, 0, 1], [1, 0, 0], [0.3, -0.4, 0.866]):
         n = np.asarray(n) / np.linalg.norm(n)
