@@ -406,3 +406,38 @@ fn reach_writes_through_a_symlink_and_into_a_fifo() {
     assert_eq!(listing(&dir), ["link.csv", "pipe.csv", "real.csv"]);
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn merge_refuses_a_cut_parquet_shard() {
+    let dir = scratch("cut-parquet");
+    let (t0, n0) = shard(&dir, "parquet", 0, 2, &[]);
+    let (t1, n1) = shard(&dir, "parquet", 1, 2, &[]);
+    let bytes = std::fs::read(&t1).unwrap();
+    let cut = dir.join("cut.parquet");
+    std::fs::write(&cut, &bytes[..bytes.len() - 20]).unwrap();
+    let (out, sets_out) = (dir.join("m.parquet"), dir.join("m.npy"));
+    assert_input_error(&merge_args(&[&t0, &cut], &[&n0, &n1], &out, &sets_out), &[s(&cut), "not a Parquet file"]);
+    assert!(!out.exists() && !sets_out.exists());
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_leaves_the_previous_table_and_no_partial_file() {
+    let dir = scratch("full");
+    let out = dir.join("t.csv");
+    std::fs::write(&out, "previous").unwrap();
+    // Every write to /dev/full fails with "no space left on device".
+    let sets = dir.join("s.npy");
+    std::os::unix::fs::symlink("/dev/full", &sets).unwrap();
+    let mut args = vec!["reach"];
+    args.extend(STATES);
+    args.extend(["-n", "16", "--steps", "20", "-q", "--out", s(&out), "--sets", s(&sets)]);
+    let result = impactset(&args);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(!result.status.success() && stderr.contains("cannot write"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
+    assert_eq!(listing(&dir), ["s.npy", "t.csv"]);
+    std::fs::remove_dir_all(dir).ok();
+}
