@@ -47,6 +47,7 @@ from ._impactset import (
 from ._impactset import (
     sample_native as _sample_native,
 )
+from ._names import BackendName, PrecisionName, SelectionName
 from ._progress import for_sample as _progress_for_sample
 from ._reach import Reach, reach
 
@@ -62,6 +63,9 @@ __all__ = [
     "covering_radius",
     "hausdorff",
     "held_out_certificate",
+    "SelectionName",
+    "BackendName",
+    "PrecisionName",
     "__version__",
     "mujoco",
     "pinocchio",
@@ -84,32 +88,34 @@ def sample(
     problem: Problem,
     n: int | None = None,
     *,
-    seed: int = 0,
-    selection: str = "all",
+    seed: int | None = None,
+    selection: SelectionName | None = None,
     steps: int | None = None,
     step_size: float | None = None,
-    backend: str = "cpu",
-    precision: str | None = "f64",
+    backend: BackendName | None = None,
+    precision: PrecisionName | None = None,
     threads: int | None = None,
     progress: bool | Callable[[int, int], object] = False,
-    first_index: int = 0,
+    first_index: int | None = None,
 ) -> SampleSet:
     """Samples the post-impact set of ``problem`` (Algorithm 2 of
     ``docs/model.md``): ``n`` samples (default: the problem's sample count,
     else 4096), each a run of random Routh steps from the pre-impact velocity.
 
-    ``seed`` and the sample indices ``first_index .. first_index + n`` fix
-    every sample: the same arguments give bit for bit the numbers of
+    Every argument left unset (None) takes the library's default, the same
+    as the command line's. ``seed`` (default 0) and the sample indices
+    ``first_index .. first_index + n`` (default from 0) fix every sample: the
+    same arguments give bit for bit the numbers of
     ``impactset sample PROBLEM -n N --seed SEED --out x.npy``, whatever
-    ``threads``. ``selection`` is ``"all"`` (every solution of each step LCP,
-    one picked uniformly), ``"random-lemke"`` or ``"lemke"``; ``steps`` (the
+    ``threads``. ``selection`` is ``"all"`` (the default: every solution of
+    each step LCP, one picked uniformly), ``"random-lemke"`` or ``"lemke"``; ``steps`` (the
     step cap K) and ``step_size`` (the impulse step h) default to the
     problem's, else twice the most steps of a 64-sample pilot run and half
     the largest single-contact plastic impulse (``docs/model.md`` §11).
-    ``backend`` is ``"cpu"`` (f64), ``"gpu"`` or ``"auto"`` (the GPU when
-    there is one that runs the selection rule on this problem);
-    ``precision`` ``"f64"`` or ``"f32"`` (GPU only; None: f64 where the
-    adapter has it). ``progress=True`` shows a progress bar on standard
+    ``backend`` is ``"cpu"`` (the default, f64), ``"gpu"`` or ``"auto"``
+    (the GPU when there is one that runs the selection rule on this problem);
+    ``precision`` ``"f64"`` or ``"f32"`` (GPU only; unset: f64 where the
+    adapter has it, else f32). ``progress=True`` shows a progress bar on standard
     error (tqdm when installed); a callable is called as
     ``progress(done, total)`` (samples done so far, samples of the run)
     from the calling thread, at most every 50 ms while the run advances.

@@ -14,6 +14,13 @@ __version__: str
 _Path = str | os.PathLike[str]
 _Array = npt.ArrayLike
 _Metric = Literal["energy", "euclidean", "contact"]
+_Selection = Literal["lemke", "random-lemke", "all"]
+_Backend = Literal["cpu", "gpu", "auto"]
+_Precision = Literal["f32", "f64"]
+
+SELECTIONS: tuple[str, ...]
+BACKENDS: tuple[str, ...]
+PRECISIONS: tuple[str, ...]
 
 class Problem:
     """An impact problem ``M``, ``v``, ``Jn``, ``Jt``, ``mu`` with its sampling defaults."""
@@ -116,11 +123,11 @@ def sample_native(
     n: int | None = None,
     *,
     seed: int | None = None,
-    selection: str | None = None,
+    selection: _Selection | None = None,
     steps: int | None = None,
     step_size: float | None = None,
-    backend: str | None = None,
-    precision: str | None = None,
+    backend: _Backend | None = None,
+    precision: _Precision | None = None,
     threads: int | None = None,
     progress: Callable[[int], object] | None = None,
     first_index: int | None = None,
@@ -134,7 +141,7 @@ def reach_native(
     *,
     velocities: _Array | None = None,
     seed: int | None = None,
-    selection: str | None = None,
+    selection: _Selection | None = None,
     steps: int | None = None,
     step_size: float | None = None,
     directions: Mapping[str, _Array] | None = None,
@@ -142,8 +149,8 @@ def reach_native(
     keep_sets: bool = False,
     heldout_every: int | None = None,
     delta: float | None = None,
-    backend: str | None = None,
-    precision: str | None = None,
+    backend: _Backend | None = None,
+    precision: _Precision | None = None,
     threads: int | None = None,
     progress: Callable[[int], object] | None = None,
     start: int | None = None,

@@ -12,6 +12,7 @@ import numpy as np
 
 from ._impactset import Problem
 from ._impactset import reach_native as _reach_native
+from ._names import BackendName, PrecisionName, SelectionName
 from ._progress import for_batch
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -176,18 +177,18 @@ def reach(
     n: int,
     *,
     velocities: Any = None,
-    seed: int = 0,
-    selection: str = "all",
+    seed: int | None = None,
+    selection: SelectionName | None = None,
     directions: Mapping[str, Any] | None = None,
     keep_sets: bool = False,
     threads: int | None = None,
     steps: int | None = None,
     step_size: float | None = None,
     baselines: bool = True,
-    heldout_every: int = 4,
-    delta: float = 0.05,
-    backend: str = "cpu",
-    precision: str | None = None,
+    heldout_every: int | None = None,
+    delta: float | None = None,
+    backend: BackendName | None = None,
+    precision: PrecisionName | None = None,
     progress: bool | Callable[[int], object] = False,
 ) -> Reach:
     """The post-impact sets of many pre-impact states (``docs/model.md``

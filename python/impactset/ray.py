@@ -27,6 +27,7 @@ import numpy as np
 
 from ._impactset import Problem
 from ._impactset import reach_native as _reach_native
+from ._names import SelectionName
 from ._progress import for_batch
 from ._reach import Reach, _check_flag
 
@@ -103,16 +104,16 @@ def reach(
     address: str | None = None,
     cpus_per_task: int = 1,
     max_retries: int = 3,
-    seed: int = 0,
-    selection: str = "all",
+    seed: int | None = None,
+    selection: SelectionName | None = None,
     directions: Mapping[str, Any] | None = None,
     keep_sets: bool = False,
     threads: int | None = None,
     steps: int | None = None,
     step_size: float | None = None,
     baselines: bool = True,
-    heldout_every: int = 4,
-    delta: float = 0.05,
+    heldout_every: int | None = None,
+    delta: float | None = None,
     progress: bool | Callable[[int], object] = False,
     _shard_hook: Callable[[int, int], object] | None = None,
 ) -> Reach:

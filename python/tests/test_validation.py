@@ -125,7 +125,7 @@ def test_the_arrays_are_read_only_copies() -> None:
         ({"seed": -1}, ValueError, "seed: expected an integer in [0, 2**64), got -1"),
         ({"selection": "fast"}, ValueError, "selection: expected one of 'lemke', 'random-lemke', 'all', got 'fast'"),
         ({"backend": "tpu"}, ValueError, "backend: expected one of 'cpu', 'gpu', 'auto', got 'tpu'"),
-        ({"precision": "f16"}, ValueError, "precision: expected one of 'f64', 'f32', got 'f16'"),
+        ({"precision": "f16"}, ValueError, "precision: expected one of 'f32', 'f64', got 'f16'"),
         ({"precision": "f32"}, ValueError, "precision: 'f32' runs on the GPU only"),
         ({"step_size": float("nan")}, ValueError, "step_size: expected a positive number, got nan"),
         ({"step_size": -1}, ValueError, "step_size: expected a positive number, got -1"),

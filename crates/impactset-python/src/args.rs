@@ -211,6 +211,7 @@ pub(crate) mod run {
     use super::{PyAny, PyResult, PyValueError, choice, integer, some};
     use impactset::Selection;
     use impactset::gpu::Precision;
+    use impactset::run::BackendChoice;
     use impactset::sampling::MAX_STEPS;
     use pyo3::Bound;
 
@@ -219,14 +220,15 @@ pub(crate) mod run {
         some(o).map_or(Ok(0), |s| Ok(integer("seed", &s, 0, u64::MAX as i128)? as u64))
     }
 
-    /// `selection` (default `"all"`).
+    /// `obj` as one of `T`'s words (`names`, the core's one declaration).
+    fn named<T: std::str::FromStr>(name: &str, obj: &Bound<'_, PyAny>, names: &[&str]) -> PyResult<T> {
+        let word = choice(name, obj, names)?;
+        word.parse::<T>().map_err(|_| PyValueError::new_err(format!("{name}: '{word}' is not a choice")))
+    }
+
+    /// `selection` (default: the core's, [`Selection::default`]).
     pub(crate) fn selection(o: Option<&Bound<'_, PyAny>>) -> PyResult<Selection> {
-        match some(o) {
-            Some(s) => choice("selection", &s, &["lemke", "random-lemke", "all"])?
-                .parse::<Selection>()
-                .map_err(|e| PyValueError::new_err(e.to_string())),
-            None => Ok(Selection::All),
-        }
+        some(o).map_or(Ok(Selection::default()), |s| named("selection", &s, &Selection::NAMES))
     }
 
     /// `steps`, when given: the step cap `K`, `1 ≤ K ≤` [`MAX_STEPS`].
@@ -234,19 +236,14 @@ pub(crate) mod run {
         some(o).map(|k| Ok(integer("steps", &k, 1, MAX_STEPS as i128)? as usize)).transpose()
     }
 
-    /// `backend` (default `"cpu"`).
-    pub(crate) fn backend(o: Option<&Bound<'_, PyAny>>) -> PyResult<&'static str> {
-        some(o).map_or(Ok("cpu"), |b| choice("backend", &b, &["cpu", "gpu", "auto"]))
+    /// `backend` (default: the core's, [`BackendChoice::default`]).
+    pub(crate) fn backend(o: Option<&Bound<'_, PyAny>>) -> PyResult<BackendChoice> {
+        some(o).map_or(Ok(BackendChoice::default()), |b| named("backend", &b, &BackendChoice::NAMES))
     }
 
-    /// `precision`, when given.
+    /// `precision`, when given (unset: the backend's default,
+    /// [`impactset::gpu::GpuContext::default_precision`] on a GPU).
     pub(crate) fn precision(o: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Precision>> {
-        some(o)
-            .map(|p| {
-                choice("precision", &p, &["f64", "f32"])?
-                    .parse::<Precision>()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))
-            })
-            .transpose()
+        some(o).map(|p| named("precision", &p, &Precision::NAMES)).transpose()
     }
 }

@@ -29,6 +29,7 @@ mod reach;
 mod sampling;
 
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 /// The native part of `impactset`: use the `impactset` package instead.
 #[pymodule]
@@ -45,6 +46,11 @@ fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analysis::covering_radius, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::hausdorff, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::held_out_certificate, m)?)?;
+    // The words of each choice, declared once in the core (the stubs'
+    // Literal types are checked against them).
+    m.add("SELECTIONS", PyTuple::new(m.py(), impactset::Selection::NAMES)?)?;
+    m.add("BACKENDS", PyTuple::new(m.py(), impactset::run::BackendChoice::NAMES)?)?;
+    m.add("PRECISIONS", PyTuple::new(m.py(), impactset::gpu::Precision::NAMES)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

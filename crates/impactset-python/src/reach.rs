@@ -193,7 +193,8 @@ pub fn reach_native<'py>(
         Some(d) => args::float_in("delta", &d, 0.0, 1.0)?,
         None => ReachOptions::default().delta,
     };
-    let backend_name = args::run::backend(backend)?;
+    let choice = args::run::backend(backend)?;
+    let backend_name = choice.name();
     let precision = args::run::precision(precision)?;
     let threads = args::optional_count("threads", threads, 1)?;
     let len = input.len();
@@ -248,7 +249,7 @@ pub fn reach_native<'py>(
     let steps = options.sampler.steps;
     // The same checks as `sample`, for every state, before a thread starts.
     py.detach(|| impactset::reach::validate(&input, &options, start..end)).map_err(|e| reach_error(e, backend_name))?;
-    let (backend, _reason) = py.detach(|| open_backend(&first.problem, backend_name, precision, selection, threads))?;
+    let (backend, _reason) = py.detach(|| open_backend(&first.problem, choice, precision, selection, threads))?;
 
     let mut results: Vec<StateResult> = Vec::with_capacity(end - start);
     let run = detached::run(py, progress.as_ref(), |control| {

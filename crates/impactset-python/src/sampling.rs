@@ -13,9 +13,7 @@ use pyo3::types::{PyDict, PyList};
 use impactset::analysis::{ContactMode, ModeClassifier, ModeOptions};
 use impactset::gpu::{GpuContext, GpuError, Precision};
 use impactset::io::{ProblemFile, ProblemSpec};
-use impactset::run::{
-    Backend, BackendChoice, OpenError, RunControl, RunError, RunSummary, UnknownBackend, sample_chunks,
-};
+use impactset::run::{Backend, BackendChoice, OpenError, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::MAX_THREADS;
 use impactset::sampling::SetTally;
 use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions, Selection};
@@ -282,20 +280,18 @@ fn keyword(name: &str, value: &str) -> String {
 /// shared by every call in the process.
 pub(crate) fn open_backend(
     problem: &ImpactProblem,
-    backend: &str,
+    choice: BackendChoice,
     precision: Option<Precision>,
     selection: Selection,
     threads: Option<usize>,
 ) -> PyResult<(Backend, String)> {
-    let choice: BackendChoice =
-        backend.parse().map_err(|e: UnknownBackend| PyValueError::new_err(format!("backend: {e}")))?;
     match Backend::open_with(choice, precision, problem, selection, threads, gpu_context) {
         Ok((backend, reason)) => Ok((backend, reason.describe(&keyword))),
         Err(OpenError::CpuIsF64) => Err(PyValueError::new_err(
             "precision: 'f32' runs on the GPU only (backend='gpu' or 'auto'); the CPU runs in f64",
         )),
         Err(OpenError::Run(e @ RunError::ThreadPool { .. })) => Err(PyRuntimeError::new_err(format!("threads: {e}"))),
-        Err(e) => Err(PyRuntimeError::new_err(format!("{}: {e}", keyword("backend", backend)))),
+        Err(e) => Err(PyRuntimeError::new_err(format!("{}: {e}", keyword("backend", choice.name())))),
     }
 }
 

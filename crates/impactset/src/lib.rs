@@ -40,6 +40,7 @@ pub mod gpu;
 pub mod impact;
 pub mod io;
 pub mod lcp;
+mod names;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod problem;

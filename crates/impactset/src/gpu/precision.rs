@@ -15,26 +15,12 @@ pub enum Precision {
     F64,
 }
 
+crate::names::named_choices! { Precision, UnknownPrecision, "precision", [
+    F32 = "f32": "single precision: every GPU has it; agreement with the CPU to about 1e-3",
+    F64 = "f64": "double precision (needs SHADER_F64): agreement with the CPU to round-off",
+] }
+
 impl Precision {
-    /// Both precisions.
-    pub const ALL: [Precision; 2] = [Precision::F32, Precision::F64];
-
-    /// One line on what the precision gives (for help texts).
-    pub fn summary(self) -> &'static str {
-        match self {
-            Precision::F32 => "single precision: every GPU has it; agreement with the CPU to about 1e-3",
-            Precision::F64 => "double precision (needs SHADER_F64): agreement with the CPU to round-off",
-        }
-    }
-
-    /// `"f32"` or `"f64"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::F32 => "f32",
-            Precision::F64 => "f64",
-        }
-    }
-
     /// The unit round-off of the scalar type.
     pub fn epsilon(self) -> f64 {
         match self {
@@ -49,26 +35,6 @@ impl Precision {
             Precision::F32 => 4,
             Precision::F64 => 8,
         }
-    }
-}
-
-/// A precision name other than `f32` and `f64`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown precision {0:?}: expected f32 or f64")]
-pub struct UnknownPrecision(pub String);
-
-impl std::str::FromStr for Precision {
-    type Err = UnknownPrecision;
-
-    /// Parses `f32` or `f64`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Precision::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| UnknownPrecision(s.to_string()))
-    }
-}
-
-impl std::fmt::Display for Precision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -22,47 +22,11 @@ pub enum BackendChoice {
     Auto,
 }
 
-impl BackendChoice {
-    /// Every choice, in the order the command line lists them.
-    pub const ALL: [BackendChoice; 3] = [BackendChoice::Cpu, BackendChoice::Gpu, BackendChoice::Auto];
-
-    /// `cpu`, `gpu` or `auto`.
-    pub fn name(self) -> &'static str {
-        match self {
-            BackendChoice::Cpu => "cpu",
-            BackendChoice::Gpu => "gpu",
-            BackendChoice::Auto => "auto",
-        }
-    }
-
-    /// One line on the choice (for help texts).
-    pub fn summary(self) -> &'static str {
-        match self {
-            BackendChoice::Cpu => "the f64 CPU reference, on all cores",
-            BackendChoice::Gpu => "the WGSL compute shaders (wgpu, Vulkan)",
-            BackendChoice::Auto => "the GPU when an adapter exists and runs the rule on this problem, else the CPU",
-        }
-    }
-}
-
-/// A backend name other than `cpu`, `gpu` and `auto`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown backend {0:?}: expected cpu, gpu or auto")]
-pub struct UnknownBackend(pub String);
-
-impl std::str::FromStr for BackendChoice {
-    type Err = UnknownBackend;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        BackendChoice::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| UnknownBackend(s.to_string()))
-    }
-}
-
-impl std::fmt::Display for BackendChoice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::names::named_choices! { BackendChoice, UnknownBackend, "backend", [
+    Cpu = "cpu": "the f64 CPU reference, on all cores",
+    Gpu = "gpu": "the WGSL compute shaders (wgpu, Vulkan)",
+    Auto = "auto": "the GPU when an adapter exists and runs the rule on this problem, else the CPU",
+] }
 
 /// Where samples are computed, opened once and used for any number of runs.
 #[derive(Clone)]

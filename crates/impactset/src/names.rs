@@ -1,0 +1,69 @@
+//! Choices a user names by a word (selection rules, backends, precisions):
+//! one declaration gives each its name, its line of help, the list every
+//! front end offers, parsing and display.
+
+/// Implements, for a unit-only enum, the constants `ALL` (every choice, in
+/// the order front ends list them) and `NAMES` (their words), `name()`,
+/// `summary()` (a line for help texts), `FromStr` and `Display`, and
+/// declares the parse error `$error` ("unknown $what "x": expected one of
+/// a, b, c").
+///
+/// ```ignore
+/// named_choices! { Selection, UnknownSelection, "selection rule", [
+///     Lemke = "lemke": "deterministic Lemke …",
+///     All = "all": "every solution …",
+/// ] }
+/// ```
+macro_rules! named_choices {
+    ($ty:ident, $error:ident, $what:literal, [$($variant:ident = $name:literal : $summary:literal),+ $(,)?]) => {
+        impl $ty {
+            /// Every choice, in the order front ends list them.
+            pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$variant),+];
+
+            /// The words of [`Self::ALL`], in the same order.
+            pub const NAMES: [&'static str; [$($name),+].len()] = [$($name),+];
+
+            /// The word front ends and summaries use.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)+
+                }
+            }
+
+            /// One line on what the choice does (for help texts).
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $summary,)+
+                }
+            }
+        }
+
+        #[doc = concat!("A ", $what, " word that is none of [`", stringify!($ty), "::NAMES`].")]
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $error(pub String);
+
+        impl std::fmt::Display for $error {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, concat!("unknown ", $what, " {:?}: expected one of {}"), self.0, $ty::NAMES.join(", "))
+            }
+        }
+
+        impl std::error::Error for $error {}
+
+        impl std::str::FromStr for $ty {
+            type Err = $error;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $ty::ALL.into_iter().find(|c| c.name() == s).ok_or_else(|| $error(s.to_string()))
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+pub(crate) use named_choices;
