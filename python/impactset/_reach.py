@@ -201,7 +201,8 @@ def reach(
 
     Every state runs Algorithm 2 with the same settings: ``selection``
     (``"all"``, ``"random-lemke"``, ``"lemke"``), ``steps`` (default: the
-    first problem's, else 10), ``step_size`` (default: each state's
+    first problem's, else from a 64-sample pilot run of state 0,
+    ``docs/model.md`` §11), ``step_size`` (default: each state's
     problem's, else half its largest single-contact plastic impulse). State
     ``k`` samples with the state seed of ``(seed, k)`` (the table's ``seed``
     column; ``impactset.sample`` with that seed at state ``k`` reproduces

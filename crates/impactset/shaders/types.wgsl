@@ -1,4 +1,4 @@
-// Host/shader contract (style.md item 7). Every struct here is mirrored by a
+// Host/shader contract. Every struct here is mirrored by a
 // `#[repr(C)]` + `bytemuck::Pod` struct in `src/gpu/types.rs` whose size is
 // asserted at compile time. Only `u32` fields and flat arrays: no vec3, no
 // implicit padding.

@@ -1,6 +1,6 @@
 //! Assembling WGSL modules from the files in `shaders/`. WGSL has no
 //! includes, so a module is the concatenation of its files; the only text
-//! replaced is the scalar alias (style.md item 7).
+//! replaced is the scalar alias (`scalar`: f32 or f64).
 
 use super::Precision;
 

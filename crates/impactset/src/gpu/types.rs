@@ -1,5 +1,6 @@
 //! The host side of `shaders/types.wgsl`: `#[repr(C)]` + `Pod` structs with
-//! their sizes asserted at compile time (style.md item 7).
+//! their sizes asserted at compile time, so host and shader cannot disagree
+//! on a layout.
 
 use bytemuck::{Pod, Zeroable};
 
