@@ -441,3 +441,29 @@ fn a_full_disk_leaves_the_previous_table_and_no_partial_file() {
     assert_eq!(listing(&dir), ["s.npy", "t.csv"]);
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn empty_shards_merge_into_the_whole_run() {
+    let dir = scratch("empty-shards");
+    // Two states in three shards: shard 0 holds none.
+    let run = |extra: &[&str]| {
+        let base = ["reach", "compass-gait", "compass-gait", "-n", "16", "--steps", "20", "-q"];
+        ok(&[&base[..], extra].concat());
+    };
+    let mut parts = Vec::new();
+    for i in 0..3 {
+        let (t, n) = (dir.join(format!("s{i}.csv")), dir.join(format!("s{i}.npy")));
+        let shard = format!("{i}/3");
+        run(&["--shard", &shard, "--out", s(&t), "--sets", s(&n)]);
+        parts.push((t, n));
+    }
+    let (whole, whole_sets) = (dir.join("w.csv"), dir.join("w.npy"));
+    run(&["--out", s(&whole), "--sets", s(&whole_sets)]);
+    let (out, sets_out) = (dir.join("m.csv"), dir.join("m.npy"));
+    let tables: Vec<&Path> = parts.iter().map(|p| p.0.as_path()).collect();
+    let sets: Vec<&Path> = parts.iter().map(|p| p.1.as_path()).collect();
+    ok(&merge_args(&tables, &sets, &out, &sets_out));
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+    assert_eq!(std::fs::read(&sets_out).unwrap(), std::fs::read(&whole_sets).unwrap());
+    std::fs::remove_dir_all(dir).ok();
+}

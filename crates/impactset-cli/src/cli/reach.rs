@@ -270,34 +270,25 @@ pub fn merge(args: MergeArgs) -> Result<()> {
     // The sets first: each checked against its own table while copied.
     let sets = match &args.sets_out {
         Some(out) => {
-            let mut writer: Option<SetsWriter> = None;
+            let n = shards[plan.order[0]].coordinates();
+            let mut writer = SetsWriter::create(out, n)?;
             for &i in &plan.order {
                 let path = &args.sets[i];
-                let (rows, n, digest) = sets::read(path).map_err(|e| input_error(format!("{e:#}")))?;
+                let (rows, columns, digest) = sets::read(path).map_err(|e| input_error(format!("{e:#}")))?;
                 shards[i]
                     .table
                     .check_sets(&path.display().to_string(), &digest)
                     .map_err(|e| input_error(e.to_string()))?;
-                let Some(n) = n else { continue };
-                let w = match &mut writer {
-                    Some(w) => w,
-                    None => writer.insert(SetsWriter::create(out, n)?),
-                };
-                if w.columns() != n {
+                if let Some(columns) = columns.filter(|c| *c != n) {
                     return Err(input_error(format!(
-                        "{}: rows of {n} entries, the other sets have {}",
-                        path.display(),
-                        w.columns()
+                        "{}: rows of {columns} entries, the tables have n = {n}",
+                        path.display()
                     )));
                 }
                 for row in &rows {
-                    w.write(row)?;
+                    writer.write(row)?;
                 }
             }
-            let writer = match writer {
-                Some(w) => w,
-                None => SetsWriter::create(out, 0)?,
-            };
             Some(writer.finish()?)
         }
         None => None,

@@ -34,11 +34,6 @@ impl SetsWriter {
         Ok(writer)
     }
 
-    /// Entries per row.
-    pub fn columns(&self) -> usize {
-        self.n
-    }
-
     /// Appends rows (a row-major array of a multiple of `n` entries).
     pub fn write(&mut self, rows: &[f64]) -> Result<()> {
         debug_assert_eq!(rows.len() % self.n.max(1), 0);

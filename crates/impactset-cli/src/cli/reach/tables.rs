@@ -199,6 +199,17 @@ pub struct ShardFile {
     content: Content,
 }
 
+impl ShardFile {
+    /// The number `n` of velocity coordinates (the `v_minus_<i>` columns).
+    pub fn coordinates(&self) -> usize {
+        let is_v = |name: &str| name.strip_prefix("v_minus_").is_some_and(|i| i.parse::<usize>().is_ok());
+        match &self.content {
+            Content::Parquet(schema, _) => schema.fields().iter().filter(|f| is_v(f.name())).count(),
+            Content::Csv(header, _) => header.split(',').filter(|c| is_v(c)).count(),
+        }
+    }
+}
+
 enum Content {
     /// The columns (metadata stripped) and the record batches.
     Parquet(SchemaRef, Vec<RecordBatch>),
