@@ -305,6 +305,12 @@ fn reach_bounds_the_samples_per_state_before_touching_out() {
         &["reach", "compass-gait", "-n", "1099511627776", "--out", s(&out)],
         &["--samples 1099511627776"],
     );
+    // A window of many such states would not fit either.
+    let window = ["--window", "1000000000000"];
+    assert_input_error(
+        &[&["reach", "compass-gait", "-n", "10000000", "--out", s(&out)][..], &window].concat(),
+        &["--window"],
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
     assert_eq!(listing(&dir), ["t.csv"]);
     std::fs::remove_dir_all(dir).ok();

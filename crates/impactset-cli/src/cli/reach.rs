@@ -333,6 +333,7 @@ fn reach_input_error(e: ReachError) -> anyhow::Error {
                 "steps" => "--steps",
                 "step_size" => "--step-size",
                 "threads" => "--threads",
+                "window_samples" => "--window",
                 other => other,
             };
             let own = state.map_or(String::new(), |k| format!("state {k}'s own or default "));

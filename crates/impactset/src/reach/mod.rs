@@ -94,8 +94,10 @@ pub enum ReachError {
         /// Why.
         source: ProblemError,
     },
-    /// A sampler option out of its domain ([`SamplerOptions::validate`](crate::SamplerOptions::validate));
-    /// `state` when that state's own or default step size is at fault.
+    /// A sampler option out of its domain ([`SamplerOptions::validate`](crate::SamplerOptions::validate)),
+    /// or `samples`, `window_samples` beyond the memory bound
+    /// ([`MAX_STATE_BYTES`]); `state` when that state's own or default step
+    /// size is at fault.
     #[error("{}{source}", state.map_or(String::new(), |k| format!("state {k}: ")))]
     Sampler {
         /// The state, when the fault is its own.

@@ -21,9 +21,6 @@ use crate::{Sample, SamplerOptions};
 /// Largest number of samples of one work item (and per progress report).
 const MAX_ITEM: usize = 1024;
 
-/// Largest number of states in flight at once.
-const MAX_WINDOW_STATES: usize = 4096;
-
 /// One state's outcome: its row and, with
 /// [`keep_sets`](ReachOptions::keep_sets), its accepted `v⁺` (row-major,
 /// `accepted × n`, in sample index order).
@@ -136,7 +133,7 @@ pub fn reach_stream<E: From<ReachError>>(
     let start = Instant::now();
     let mut sink_time = 0.0;
     let per_state = options.sampler.samples;
-    let window = (options.window_samples / per_state).clamp(1, MAX_WINDOW_STATES);
+    let window = super::validate::window_states(options);
     let mut first = states.start;
     while first < states.end {
         let ks = first..(first + window).min(states.end);

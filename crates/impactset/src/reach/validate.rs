@@ -16,6 +16,15 @@ use crate::{Sample, SamplerOptions};
 /// are held together until its row is computed (16 GiB).
 pub const MAX_STATE_BYTES: u64 = 1 << 34;
 
+/// Largest number of states in flight at once.
+const MAX_WINDOW_STATES: usize = 4096;
+
+/// States per window: about `window_samples` samples, whole states, at
+/// least one and at most 4096.
+pub(crate) fn window_states(options: &ReachOptions) -> usize {
+    (options.window_samples / options.sampler.samples.max(1)).clamp(1, MAX_WINDOW_STATES)
+}
+
 /// Bytes one sample of a state of `n` velocities holds while its row is
 /// computed: the sample, its `v⁺`, its point in the energy embedding and
 /// its copy in a kept set.
@@ -31,7 +40,7 @@ pub(crate) fn step_size_of(options: &ReachOptions, state: &StateProblem) -> f64 
 
 /// Checks the batch's options and every state of `states` before anything
 /// runs: `heldout_every ≥ 2`, `δ ∈ (0, 1)`, the range within the batch,
-/// one state's samples within [`MAX_STATE_BYTES`], and for each state its
+/// one state's samples, and a window's, within [`MAX_STATE_BYTES`], and for each state its
 /// problem (a velocity row is a problem only here: finite, within the
 /// problem's range) and [`SamplerOptions::validate`] under its step size
 /// (`threads` included; `first_index` is 0).
@@ -62,6 +71,21 @@ pub fn validate(input: &ReachInput, options: &ReachOptions, states: Range<usize>
                     why: format!(
                         "a state's samples are held in memory together, {per} bytes each at n = {}: at most {} per state ({} GiB)",
                         template.problem.n(),
+                        MAX_STATE_BYTES / per,
+                        MAX_STATE_BYTES >> 30
+                    ),
+                },
+            ));
+        }
+        let window = window_states(options) as u64;
+        if window > 1 && window.saturating_mul(s as u64).saturating_mul(per) > MAX_STATE_BYTES {
+            return Err(sampler(
+                None,
+                OptionsError {
+                    field: "window_samples",
+                    value: options.window_samples.to_string(),
+                    why: format!(
+                        "a window's samples are held in memory together, {per} bytes each: at most {} in flight ({} GiB)",
                         MAX_STATE_BYTES / per,
                         MAX_STATE_BYTES >> 30
                     ),
