@@ -141,7 +141,9 @@ fn census_of(problem: &ImpactProblem, rng: &mut ChaCha8Rng, count: u64, done: &A
                 (outcome, sol.pivots, violation)
             }
             Err(LcpError::Ray { pivots }) => (Outcome::Ray, pivots, f64::INFINITY),
-            Err(LcpError::Size { .. }) => unreachable!("the workspace is sized for the problem"),
+            Err(LcpError::Size { .. } | LcpError::CoverSize { .. }) => {
+                unreachable!("the workspace and covering vector are sized for the problem")
+            }
             Err(LcpError::PivotLimit { pivots }) => (Outcome::PivotCap, pivots, f64::INFINITY),
             Err(LcpError::Inaccurate { pivots }) => (Outcome::Inaccurate, pivots, f64::INFINITY),
         };

@@ -30,6 +30,14 @@ pub enum LcpError {
         /// Pivots performed.
         pivots: usize,
     },
+    /// A covering vector whose length is not the LCP's size.
+    #[error("a covering vector of length {got} for an LCP of size {expected}")]
+    CoverSize {
+        /// The LCP's size `N`.
+        expected: usize,
+        /// The covering vector's length.
+        got: usize,
+    },
     /// Problem data and workspace sizes disagree.
     #[error("LCP data of size {got} given to a workspace of size {expected}")]
     Size {

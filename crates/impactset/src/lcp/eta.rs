@@ -20,8 +20,8 @@ use std::cmp::Ordering;
 
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
-use super::lemke::{Tolerances, compare_tied, complement};
 use super::memo::{MemoKey, PathMemo};
+use super::pivot::{Tolerances, compare_tied, complement};
 use super::{ANY_SIZE, LcpError, size};
 
 /// Pivots done in product form before a solve switches to the dense
@@ -34,7 +34,7 @@ pub(super) fn default_eta_limit(n: usize) -> usize {
 /// The data of one LCP: `Aᵀ` (`A` column-major), `q` and the covering
 /// vector.
 #[derive(Clone, Copy)]
-pub(super) struct Problem<'a> {
+pub(super) struct LcpData<'a> {
     pub(super) at: &'a [f64],
     pub(super) q: &'a [f64],
     pub(super) cover: Option<&'a [f64]>,
@@ -137,7 +137,7 @@ impl EtaFile {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn run(
         &mut self,
-        p: Problem,
+        p: LcpData,
         basis: &mut [usize],
         offset: usize,
         tol: Tolerances,
@@ -238,7 +238,7 @@ impl EtaFile {
     }
 
     /// Writes the dense tableau `B⁻¹[I | −A | −d | q]` of the current basis.
-    pub(super) fn build_tableau(&self, p: Problem, t: &mut [f64]) {
+    pub(super) fn build_tableau(&self, p: LcpData, t: &mut [f64]) {
         let n = self.n;
         let stride = 2 * n + 2;
         let mut x = vec![0.0; n];
@@ -291,7 +291,7 @@ impl EtaFile {
     }
 
     /// Column `c` of `B⁻¹` (the tableau's `w_c` column), rebuilt once per pivot.
-    fn binv_column<const N: usize, const MEMO: bool>(&mut self, p: Problem, c: usize) -> usize {
+    fn binv_column<const N: usize, const MEMO: bool>(&mut self, p: LcpData, c: usize) -> usize {
         let n = size::<N>(self.n);
         if self.binv_epoch[c] != self.epoch {
             let x = &mut self.binv[c * n..(c + 1) * n];
@@ -416,7 +416,7 @@ impl EtaFile {
 /// columns and the tolerances.
 #[derive(Clone, Copy)]
 struct Path<'a> {
-    p: Problem<'a>,
+    p: LcpData<'a>,
     offset: usize,
     tol: Tolerances,
 }
@@ -460,7 +460,7 @@ impl Pivots {
     /// entered at, carried through the later pivots. Compiled for AVX2
     /// where the processor has it (see `avx2`).
     #[inline(never)]
-    fn column<const N: usize>(&self, p: Problem, v: usize, x: &mut [f64]) {
+    fn column<const N: usize>(&self, p: LcpData, v: usize, x: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]
         if avx2() {
             // SAFETY: the processor has AVX2.
@@ -472,12 +472,12 @@ impl Pivots {
     /// [`Pivots::column`] compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn column_avx2<const N: usize>(&self, p: Problem, v: usize, x: &mut [f64]) {
+    fn column_avx2<const N: usize>(&self, p: LcpData, v: usize, x: &mut [f64]) {
         self.column_body::<N>(p, v, x)
     }
 
     #[inline(always)]
-    fn column_body<const N: usize>(&self, p: Problem, v: usize, x: &mut [f64]) {
+    fn column_body<const N: usize>(&self, p: LcpData, v: usize, x: &mut [f64]) {
         let n = size::<N>(self.n);
         let x = &mut x[..n];
         let start = match self.vars[..self.len].iter().rposition(|&u| u == v) {
@@ -509,7 +509,7 @@ impl Pivots {
 
 /// Column `v` of `[I | −A | −d]`.
 #[inline(always)]
-fn initial_column(p: Problem, v: usize, x: &mut [f64]) {
+fn initial_column(p: LcpData, v: usize, x: &mut [f64]) {
     let n = x.len();
     if v < n {
         x.iter_mut().for_each(|e| *e = 0.0);

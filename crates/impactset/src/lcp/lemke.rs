@@ -25,8 +25,9 @@
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
-use super::eta::{EtaFile, EtaOutcome, Problem, default_eta_limit};
+use super::eta::{EtaFile, EtaOutcome, LcpData, default_eta_limit};
 use super::memo::MemoKey;
+use super::pivot::{Tolerances, compare_tied, complement};
 use super::{LcpError, LcpResidual};
 
 /// Options of [`LemkeWorkspace::solve`]. Every field has a problem-scaled default.
@@ -41,7 +42,7 @@ pub struct LemkeOptions {
     /// well above the round-off a few pivots accumulate.
     pub tie_tolerance: Option<f64>,
     /// Hard cap on pivots. Default (`None`): `max(10 000, 50 N)`, enough for
-    /// Murty's exponential example (`2^N` pivots) up to `N = 13` and for
+    /// Murty's exponential example (`2^N − 1` pivots) up to `N = 13` and for
     /// tridiagonal problems (up to `15 N` pivots at `N = 100`).
     pub max_pivots: Option<usize>,
     /// A solution whose residual [violation](LcpResidual::violation)
@@ -250,8 +251,13 @@ impl LemkeWorkspace {
     ) -> Result<LcpSolution<'_>, LcpError> {
         let n = q.len();
         let (a, at) = (&matrix.a[..], &matrix.at[..]);
-        if matrix.n != n || cover.is_some_and(|d| d.len() != n) {
+        if matrix.n != n {
             return Err(LcpError::Size { expected: n * n, got: a.len() });
+        }
+        if let Some(d) = cover
+            && d.len() != n
+        {
+            return Err(LcpError::CoverSize { expected: n, got: d.len() });
         }
         self.resize(n);
         let tol = Tolerances {
@@ -264,7 +270,7 @@ impl LemkeWorkspace {
             self.z.iter_mut().for_each(|z| *z = 0.0);
             0
         } else {
-            let problem = Problem { at, q, cover };
+            let problem = LcpData { at, q, cover };
             // Solves with covering vector 1 share the columns of their paths.
             let memo =
                 cover.is_none().then_some(MemoKey { matrix: matrix.id, offset, tie_tolerance: tol.tie.to_bits() });
@@ -294,15 +300,6 @@ pub fn solve_lcp(a: &[f64], q: &[f64]) -> Result<(Vec<f64>, LcpResidual), LcpErr
     Ok((sol.z.to_vec(), sol.residual))
 }
 
-/// The two tolerances of one solve.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Tolerances {
-    /// Column entries at most this are not pivots.
-    pub(super) pivot: f64,
-    /// Relative tie tolerance of the ratio test.
-    pub(super) tie: f64,
-}
-
 /// `10 · N · max(1, ‖A‖∞) · ε`.
 fn default_tolerance(a: &[f64], n: usize) -> f64 {
     super::norms::pivot_tolerance(a, n, 10.0, f64::EPSILON)
@@ -323,25 +320,6 @@ fn init_tableau(t: &mut [f64], basis: &mut [usize], at: &[f64], q: &[f64], cover
         row[2 * n] = -cover.map_or(1.0, |d| d[i]);
         row[2 * n + 1] = q[i];
         basis[i] = i;
-    }
-}
-
-/// The half-width of the band within which [`compare_tied`] finds `x` and
-/// `y` equal: `tie · max(1, |x|, |y|)`.
-#[inline(always)]
-fn tie_band(x: f64, y: f64, tie: f64) -> f64 {
-    tie * 1f64.max(x.abs()).max(y.abs())
-}
-
-/// Compares `x` and `y` with a relative tie tolerance.
-pub(super) fn compare_tied(x: f64, y: f64, tie: f64) -> Ordering {
-    let band = tie_band(x, y, tie);
-    if x < y - band {
-        Ordering::Less
-    } else if x > y + band {
-        Ordering::Greater
-    } else {
-        Ordering::Equal
     }
 }
 
@@ -424,11 +402,6 @@ fn pivot(t: &mut [f64], n: usize, r: usize, e: usize) {
     }
 }
 
-/// The complement of variable `v` (`w_j ↔ z_j`).
-pub(super) fn complement(v: usize, n: usize) -> usize {
-    if v < n { v + n } else { v - n }
-}
-
 /// Where a path stands: pivots done, the row where `z₀` entered and the
 /// next entering variable.
 #[derive(Clone, Copy, Debug)]
@@ -472,7 +445,7 @@ fn run_pivots(
 fn solve_dense(
     t: &mut [f64],
     basis: &mut [usize],
-    p: Problem,
+    p: LcpData,
     offset: usize,
     tol: Tolerances,
     cap: usize,
@@ -571,7 +544,7 @@ mod tests {
         let tol = Tolerances { pivot: default_tolerance(a, n), tie: DEFAULT_TIE_TOLERANCE };
         let cap = LemkeOptions::default().pivot_cap(n);
         let at: Vec<f64> = (0..n * n).map(|k| a[(k % n) * n + k / n]).collect();
-        let p = Problem { at: &at, q, cover };
+        let p = LcpData { at: &at, q, cover };
         let pivots = solve_dense(&mut t, &mut basis, p, offset, tol, cap)?;
         let mut z = vec![0.0; n];
         extract_solution(&t, &EtaFile::default(), &basis, n, true, &mut z);
@@ -832,5 +805,9 @@ mod tests {
     fn size_mismatch_is_an_error() {
         let mut ws = LemkeWorkspace::new(2);
         assert!(matches!(ws.solve(&[1.0], &[1.0, 2.0], &LemkeOptions::default()), Err(LcpError::Size { .. })));
+        // A covering vector of the wrong length is named as such.
+        let a = [2.0, 1.0, 1.0, 2.0];
+        let e = ws.solve_covered(&a, &[-1.0, -1.0], Some(&[1.0]), 0, &LemkeOptions::default()).unwrap_err();
+        assert_eq!(e, LcpError::CoverSize { expected: 2, got: 1 });
     }
 }

@@ -75,6 +75,7 @@ mod eta;
 mod lemke;
 mod memo;
 pub mod norms;
+mod pivot;
 mod residual;
 
 pub use enumerate::basic_solutions;

@@ -21,10 +21,7 @@ pub const RANK_TOLERANCE: f64 = 1e-10;
 /// [`ProblemWarning::ProjectedVelocity`]: super::ProblemWarning::ProjectedVelocity
 pub const PROJECTION_TOLERANCE: f64 = 1e-12;
 
-/// A contact's normal row is dead in the constrained space when
-/// `Jn M̃⁻¹ Jnᵀ ≤ DEAD_ROW · Jn M⁻¹ Jnᵀ` (the 10⁻¹² of the dead-tangent
-/// warning, model.md §1).
-pub const DEAD_ROW: f64 = 1e-12;
+pub use super::DEAD_ROW;
 
 /// Sweeps the SVD of `J_eq` may take before it is declared failed.
 const SVD_SWEEPS: usize = 1000;

@@ -127,7 +127,7 @@ impl ProblemError {
             ProblemError::BilateralBlocksContact { .. } => format!(
                 "the bilateral constraints leave this normal row no motion (Jn M̃⁻¹ Jnᵀ ≤ {:e} Jn M⁻¹ Jnᵀ): \
                  the contact can neither collide nor act; remove it",
-                super::bilateral::DEAD_ROW
+                super::DEAD_ROW
             ),
             ProblemError::BilateralSvd => "the singular value decomposition of the rows did not converge".into(),
         }

@@ -6,12 +6,16 @@ pub mod bilateral;
 pub mod cone;
 mod error;
 pub mod operators;
+mod validate;
 
 pub use cone::Dimension;
 pub use error::{ProblemError, ProblemWarning};
 pub use operators::{ContactOperators, StepLayout};
 
 use nalgebra::{DMatrix, DVector};
+use validate::{
+    check_blocked_contacts, check_contacts, check_directions, check_finite, check_symmetric, tangent_field,
+};
 
 /// One active contact: its Jacobian rows and friction coefficient.
 ///
@@ -57,6 +61,11 @@ pub const RANGE: f64 = 1e150;
 /// matrix holds `N²` and each worker's Lemke tableau `2N²` doubles (64 MiB
 /// at the limit), and a Lemke solve costs `O(N³)`.
 pub const MAX_STEP_LCP_SIZE: usize = 2048;
+
+/// A contact's normal row is dead in the constrained space of bilateral
+/// constraints when `Jn M̃⁻¹ Jnᵀ ≤ DEAD_ROW · Jn M⁻¹ Jnᵀ` (the 10⁻¹² of the
+/// dead-tangent warning, model.md §1).
+pub const DEAD_ROW: f64 = 1e-12;
 
 /// The name contact `i` gets when none is given: `A`, `B`, …, `Z`, `AA`, ….
 pub fn default_contact_name(i: usize) -> String {
@@ -429,136 +438,6 @@ fn velocity_scale(mass: &DMatrix<f64>, velocity: &DVector<f64>, ops: &ContactOpe
     let energy = velocity.dot(&(mass * velocity)).max(0.0).sqrt() / mean_mass.sqrt();
     let s = normal.max(energy);
     if s > 0.0 { s } else { 1.0 }
-}
-
-/// With bilateral constraints: a contact whose normal row no longer moves
-/// the system (`Jn M̃⁻¹ Jnᵀ ≤ 10⁻¹² Jn M⁻¹ Jnᵀ`) is refused, as a zero
-/// normal row is.
-fn check_blocked_contacts(mass: &DMatrix<f64>, ops: &ContactOperators) -> Result<(), ProblemError> {
-    let cholesky = mass.clone().cholesky().ok_or(ProblemError::NotPositiveDefinite)?;
-    for i in 0..ops.m {
-        let row = ops.jn.row(i).transpose();
-        let free = row.dot(&cholesky.solve(&row));
-        if ops.delassus[(i, i)] <= bilateral::DEAD_ROW * free {
-            return Err(ProblemError::BilateralBlocksContact { contact: i });
-        }
-    }
-    Ok(())
-}
-
-/// The problem-file field of contact `i`'s tangent rows.
-fn tangent_field(dimension: Dimension, i: usize) -> String {
-    match dimension {
-        Dimension::Planar => format!("contacts[{i}].tangent"),
-        Dimension::Spatial => format!("contacts[{i}].tangents"),
-    }
-}
-
-/// Every entry finite and at most [`RANGE`] in magnitude; errors name the
-/// entry (`velocity[1]`, `mass_matrix[0][1]`: row, column), scanned row by
-/// row.
-fn check_finite<R: nalgebra::Dim, C: nalgebra::Dim, S: nalgebra::RawStorage<f64, R, C>>(
-    field: &str,
-    x: &nalgebra::Matrix<f64, R, C, S>,
-) -> Result<(), ProblemError> {
-    for i in 0..x.nrows() {
-        for j in 0..x.ncols() {
-            let value = x[(i, j)];
-            let field = || if x.ncols() == 1 { format!("{field}[{i}]") } else { format!("{field}[{i}][{j}]") };
-            if !value.is_finite() {
-                return Err(ProblemError::NonFinite { field: field(), value });
-            }
-            if value.abs() > RANGE {
-                return Err(ProblemError::OutOfRange {
-                    field: field(),
-                    quantity: "entry".into(),
-                    value,
-                    low: 0.0,
-                    high: RANGE,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn check_contacts(contacts: &[Contact], n: usize) -> Result<Dimension, ProblemError> {
-    let tangents = contacts[0].tangents.len();
-    let dimension = match tangents {
-        1 => Dimension::Planar,
-        2 => Dimension::Spatial,
-        count => return Err(ProblemError::Tangents { contact: 0, count }),
-    };
-    for (i, c) in contacts.iter().enumerate() {
-        if c.tangents.len() != tangents {
-            return Err(ProblemError::Tangents { contact: i, count: c.tangents.len() });
-        }
-        if c.normal.len() != n {
-            return Err(ProblemError::RowLength { contact: i, field: "normal", len: c.normal.len(), n });
-        }
-        check_finite(&format!("contacts[{i}].normal"), &c.normal)?;
-        for (a, t) in c.tangents.iter().enumerate() {
-            let field =
-                if tangents == 1 { format!("contacts[{i}].tangent") } else { format!("contacts[{i}].tangents[{a}]") };
-            if t.len() != n {
-                return Err(ProblemError::RowLength { contact: i, field: "tangent", len: t.len(), n });
-            }
-            check_finite(&field, t)?;
-        }
-        if !c.friction.is_finite() {
-            return Err(ProblemError::NonFinite { field: format!("contacts[{i}].friction"), value: c.friction });
-        }
-        if c.friction > RANGE {
-            return Err(ProblemError::OutOfRange {
-                field: format!("contacts[{i}].friction"),
-                quantity: "μ".into(),
-                value: c.friction,
-                low: 0.0,
-                high: RANGE,
-            });
-        }
-        if c.friction < 0.0 {
-            return Err(ProblemError::NegativeFriction { contact: i, value: c.friction });
-        }
-        if c.normal.amax() == 0.0 {
-            return Err(ProblemError::ZeroNormal { contact: i });
-        }
-    }
-    Ok(dimension)
-}
-
-fn check_symmetric(mass: &DMatrix<f64>) -> Result<(), ProblemError> {
-    let scale = mass.amax().max(f64::MIN_POSITIVE);
-    for i in 0..mass.nrows() {
-        for j in 0..i {
-            let (a, b) = (mass[(i, j)], mass[(j, i)]);
-            if (a - b).abs() > 1e-12 * scale {
-                return Err(ProblemError::NotSymmetric { i, j, a, b });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn check_directions(dimension: Dimension, d: Option<usize>) -> Result<usize, ProblemError> {
-    match (dimension, d) {
-        (Dimension::Planar, None | Some(2)) => Ok(2),
-        (Dimension::Planar, Some(d)) => {
-            Err(ProblemError::FrictionDirections { d, why: "planar contacts have exactly 2 directions (±t)" })
-        }
-        (Dimension::Spatial, None) => Ok(cone::DEFAULT_SPATIAL_DIRECTIONS),
-        (Dimension::Spatial, Some(d)) if d % 2 == 1 => {
-            Err(ProblemError::FrictionDirections { d, why: "must be even (the cone is symmetric)" })
-        }
-        (Dimension::Spatial, Some(d)) if d < cone::MIN_SPATIAL_DIRECTIONS => {
-            Err(ProblemError::FrictionDirections { d, why: "spatial contacts need at least 4 directions" })
-        }
-        (Dimension::Spatial, Some(d)) if d > cone::MAX_SPATIAL_DIRECTIONS => Err(ProblemError::FrictionDirections {
-            d,
-            why: "spatial contacts take at most 62 directions (the contact-mode search's limit)",
-        }),
-        (Dimension::Spatial, Some(d)) => Ok(d),
-    }
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ pub enum LcpFailure {
 impl From<LcpError> for LcpFailure {
     fn from(e: LcpError) -> Self {
         match e {
-            LcpError::Ray { .. } | LcpError::Size { .. } => LcpFailure::Ray,
+            LcpError::Ray { .. } | LcpError::Size { .. } | LcpError::CoverSize { .. } => LcpFailure::Ray,
             LcpError::PivotLimit { .. } => LcpFailure::PivotCap,
             LcpError::Inaccurate { .. } => LcpFailure::Inaccurate,
         }
