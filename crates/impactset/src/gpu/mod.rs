@@ -20,6 +20,7 @@ mod enumerate;
 mod error;
 mod kernels;
 mod layout;
+mod options;
 mod precision;
 mod sampler;
 mod shaders;
@@ -31,12 +32,12 @@ pub use enumerate::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
 pub use error::GpuError;
 pub use kernels::{GpuLcp, GpuLcpSolution, chacha_words_gpu, solve_lcps_gpu};
 pub use layout::TableauLayout;
+pub use options::{
+    DEFAULT_BATCH, DEFAULT_GPU_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS,
+};
 pub use precision::{
     F32_TIE_TOLERANCE, Precision, UnknownPrecision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance,
 };
-pub use sampler::{
-    DEFAULT_BATCH, DEFAULT_GPU_BATCH, F32_TERMINATION_FLOOR, GpuPlan, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE,
-    MAX_GPU_STEPS, sample_set_gpu, sample_set_gpu_with,
-};
+pub use sampler::{GpuPlan, sample_set_gpu, sample_set_gpu_with};
 pub(crate) use state::StateBlock;
 pub use types::{MAX_LCP_SIZE, MAX_PIVOTS, MAX_VELOCITIES};

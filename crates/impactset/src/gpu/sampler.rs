@@ -5,6 +5,7 @@ use super::GpuError;
 use super::context::{GpuContext, WORKGROUP_SIZE};
 use super::enumerate::{self, MAX_GPU_ALL_SOLUTIONS};
 use super::layout::TableauLayout;
+use super::options::{DEFAULT_BATCH, DEFAULT_GPU_BATCH, GpuRunOptions};
 use super::precision::{Precision, to_bytes};
 use super::shaders::Module;
 use super::state::StateBlock;
@@ -15,82 +16,6 @@ use super::types::{
 use crate::sampling::FlatSamples;
 use crate::{ImpactProblem, SampleSet, SamplerOptions};
 
-/// Largest step cap `K` the GPU accepts (keeps the shader's loop bound finite).
-pub const MAX_GPU_STEPS: usize = 1 << 20;
-
-/// Default samples per batch on CPU adapters.
-pub const DEFAULT_BATCH: usize = 1 << 16;
-
-/// Default samples per batch on GPUs (lowered to what the device's buffer
-/// and dispatch limits allow): large enough to fill a large GPU.
-pub const DEFAULT_GPU_BATCH: usize = 1 << 18;
-
-/// Single-precision floor of the termination tolerance (relative to the
-/// velocity scale): `256 · ε_f32 ≈ 3.1e-5`. Round-off in `J v` is of order
-/// `ε_f32 · s`, so the f64 default `1e-9` could never be met.
-pub const F32_TERMINATION_FLOOR: f64 = 256.0 * f32::EPSILON as f64;
-
-/// How a GPU run is split (results do not depend on it), and whether an f32
-/// run equilibrates the step LCP.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GpuRunOptions {
-    /// Samples per batch (one submission). Default (`None`): [`DEFAULT_BATCH`]
-    /// on CPU adapters, [`DEFAULT_GPU_BATCH`] on GPUs, lowered to what the
-    /// device's dispatch and buffer limits allow.
-    pub batch_size: Option<usize>,
-    /// Steps a sample takes per dispatch before the next dispatch resumes it.
-    /// Default (`None`): 1 on CPU adapters (lavapipe stops any invocation
-    /// after 65 535 loop iterations per dispatch), else the step cap `K`
-    /// (one dispatch per batch).
-    pub steps_per_dispatch: Option<usize>,
-    /// Layout of the Lemke tableaus in their scratch buffer. Default
-    /// (`None`): [`TableauLayout::for_adapter`].
-    pub tableau_layout: Option<TableauLayout>,
-    /// Selection `all` only: mode tuples a sample tries per dispatch before
-    /// the next dispatch resumes its step. Default (`None`): on CPU adapters
-    /// as many as fit in lavapipe's loop limit with a wide margin, elsewhere
-    /// every tuple of a step up to 8192 (a step of three spatial contacts,
-    /// 42 875 tuples, is split).
-    pub tuples_per_dispatch: Option<usize>,
-    /// Threads per workgroup. Default (`None`): 64.
-    pub workgroup_size: Option<u32>,
-    /// Leave `v⁺` on the device: [`GpuPlan::sample_range_flat`] returns
-    /// empty velocities (counts and statistics only). Default: `false`.
-    pub skip_velocities: bool,
-    /// f32 only: run Lemke on the equilibrated step LCP
-    /// `diag(r) A_R diag(c)` ([`crate::lcp::norms::equilibrate`]: powers of
-    /// two, so scaling is exact; positive row and column scaling keeps the
-    /// solutions, and with covering vector `diag(r) d` the Lemke path is the
-    /// same in exact arithmetic) with a pivot tolerance relative to each
-    /// tableau row's magnitude
-    /// ([`relative_pivot_tolerance`](super::relative_pivot_tolerance)).
-    /// Default: `true`. With `false` f32 pivots on `A_R` as it is with the
-    /// absolute tolerance [`pivot_tolerance`](super::pivot_tolerance) and
-    /// refuses badly scaled problems ([`GpuError::PoorlyScaled`]: RAMone's
-    /// friction of 1e5). No effect in f64.
-    ///
-    /// Measured on lavapipe (2-core box), `compare`'s criterion (fraction of
-    /// samples within 1e-3 of `‖v⁻‖_M` of the CPU in f64), 1024 samples,
-    /// seed 0: RAMone lemke 100% and random-lemke 99.0% (with the earlier
-    /// absolute tolerance on the equilibrated matrix 80% and 62%); every
-    /// other built-in scene and rule ≥ 99.3% (docs/gpu-lavapipe.md).
-    pub equilibrate: bool,
-}
-
-impl Default for GpuRunOptions {
-    fn default() -> Self {
-        GpuRunOptions {
-            batch_size: None,
-            steps_per_dispatch: None,
-            tableau_layout: None,
-            tuples_per_dispatch: None,
-            workgroup_size: None,
-            skip_velocities: false,
-            equilibrate: true,
-        }
-    }
-}
-
 /// Algorithm 2 (docs/model.md §5) on the GPU: samples
 /// `first_index .. first_index + samples`, one invocation each, with the
 /// cap and selection words of the CPU ([`crate::sampling::stream`]).
@@ -100,14 +25,14 @@ impl Default for GpuRunOptions {
 /// tolerance [`relative_pivot_tolerance`](super::relative_pivot_tolerance)
 /// ([`GpuRunOptions::equilibrate`]), the tie tolerance is
 /// [`tie_tolerance`](super::tie_tolerance)'s, the termination tolerance is
-/// at least [`F32_TERMINATION_FLOOR`] and the residual tolerance at least
+/// at least [`F32_TERMINATION_FLOOR`](super::F32_TERMINATION_FLOOR) and the residual tolerance at least
 /// `1024 · ε_f32 · max(1, ‖A_R‖∞)` (the violation is relative), so that
 /// round-off alone does not reject samples; for a problem whose absolute
-/// pivot tolerance exceeds [`MAX_F32_PIVOT_TOLERANCE`] (RAMone) `‖A‖∞` of the
+/// pivot tolerance exceeds [`MAX_F32_PIVOT_TOLERANCE`](super::MAX_F32_PIVOT_TOLERANCE) (RAMone) `‖A‖∞` of the
 /// equilibrated matrix instead. With
 /// `equilibrate` off, f32 pivots on `A_R` with the absolute tolerance
 /// [`pivot_tolerance`](super::pivot_tolerance) and refuses problems whose
-/// tolerance exceeds [`MAX_F32_PIVOT_TOLERANCE`] ([`GpuError::PoorlyScaled`]).
+/// tolerance exceeds [`MAX_F32_PIVOT_TOLERANCE`](super::MAX_F32_PIVOT_TOLERANCE) ([`GpuError::PoorlyScaled`]).
 ///
 /// ```no_run
 /// use impactset::gpu::{GpuContext, Precision, sample_set_gpu};
@@ -124,7 +49,7 @@ impl Default for GpuRunOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// Selection [`Selection::All`] runs for at most
+/// Selection [`Selection::All`](crate::Selection::All) runs for at most
 /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts: each step
 /// tries every mode tuple in the CPU enumerator's order
 /// (`shaders/enumerate.wgsl`, [`crate::impact::StepEnumerator`]), with the
@@ -132,10 +57,10 @@ impl Default for GpuRunOptions {
 /// "same velocity change" `10⁻⁴` and the violation filter a tenth of the f32
 /// residual tolerance (docs/gpu-lavapipe.md).
 ///
-/// Errors: [`GpuError::TooManyContactsForAll`] for [`Selection::All`] on more
+/// Errors: [`GpuError::TooManyContactsForAll`] for [`Selection::All`](crate::Selection::All) on more
 /// than three contacts, [`GpuError::TooManySolutions`] when one of its steps
 /// has more than [`MAX_GPU_ALL_SOLUTIONS`] distinct solutions,
-/// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`]; [`GpuError::LcpTooLarge`] /
+/// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`](super::MAX_GPU_STEPS); [`GpuError::LcpTooLarge`] /
 /// [`GpuError::TooManyVelocities`] beyond the shaders' private arrays;
 /// [`GpuError::NoF64`] for `F64` on an adapter without it.
 pub fn sample_set_gpu(
@@ -146,13 +71,6 @@ pub fn sample_set_gpu(
 ) -> Result<SampleSet, GpuError> {
     sample_set_gpu_with(ctx, problem, options, precision, &GpuRunOptions::default(), &|_| {})
 }
-
-/// Largest absolute f32 pivot tolerance accepted when the step LCP is not
-/// equilibrated ([`GpuRunOptions::equilibrate`] off): above it, entries of
-/// the entering column that matter would be taken for zeros (RAMone's
-/// friction of 1e5 gives 12), so such f32 runs are refused with
-/// [`GpuError::PoorlyScaled`].
-pub const MAX_F32_PIVOT_TOLERANCE: f64 = 0.1;
 
 /// [`sample_set_gpu`] with explicit batching, calling `progress(k)` after
 /// each batch of `k` samples has been read back: a [`GpuPlan`] built and run

@@ -7,8 +7,8 @@
 use super::GpuError;
 use super::context::GpuContext;
 use super::enumerate::{self, MAX_GPU_ALL_CONTACTS};
+use super::options::{F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 use super::precision::{Precision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance};
-use super::sampler::{F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 use super::types::{
     MAX_LCP_SIZE, MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words,
 };

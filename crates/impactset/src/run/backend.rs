@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
-use super::{Plan, RunError};
+use super::RunError;
+#[cfg(feature = "gpu")]
+use crate::ImpactProblem;
 #[cfg(feature = "gpu")]
 use crate::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision};
 #[cfg(feature = "gpu")]
 use crate::impact::Selection;
-use crate::{ImpactProblem, SamplerOptions};
 
 /// A user's choice of backend, before it is resolved for a problem.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -168,12 +169,6 @@ impl Backend {
             #[cfg(feature = "gpu")]
             Backend::Gpu { .. } => 0,
         }
-    }
-
-    /// `problem` and `options` prepared for this backend (on the GPU: the
-    /// options validated, constants uploaded, buffers allocated).
-    pub fn plan<'b>(&'b self, problem: &'b ImpactProblem, options: &SamplerOptions) -> Result<Plan<'b>, RunError> {
-        Plan::new(self, problem, options)
     }
 }
 

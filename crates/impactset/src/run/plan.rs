@@ -23,12 +23,16 @@ enum Kind<'b> {
     Gpu(Box<crate::gpu::GpuPlan<'b>>),
 }
 
+impl Backend {
+    /// `problem` and `options` prepared for this backend (on the GPU: the
+    /// options validated, constants uploaded, buffers allocated).
+    pub fn plan<'b>(&'b self, problem: &'b ImpactProblem, options: &SamplerOptions) -> Result<Plan<'b>, RunError> {
+        Plan::new(self, problem, options)
+    }
+}
+
 impl<'b> Plan<'b> {
-    pub(super) fn new(
-        backend: &'b Backend,
-        problem: &'b ImpactProblem,
-        options: &SamplerOptions,
-    ) -> Result<Self, RunError> {
+    fn new(backend: &'b Backend, problem: &'b ImpactProblem, options: &SamplerOptions) -> Result<Self, RunError> {
         let kind = match backend {
             Backend::Cpu { pool, .. } => Kind::Cpu { pool: pool.as_deref() },
             #[cfg(feature = "gpu")]
