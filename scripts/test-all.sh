@@ -27,6 +27,9 @@ if cargo tree -p impactset -e normal --no-default-features | grep -E "(clap|indi
     exit 1
 fi
 
+echo "== structure: no import cycle between source files, no source file over 500 lines (scripts/check_structure.py)"
+python3 scripts/check_structure.py
+
 echo "== Python: the impactset package (maturin develop --release into .venv), pytest with doctests"
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then

@@ -6,7 +6,8 @@
 //! * [`args`]: Python arguments to checked Rust values, with errors that name
 //!   the argument, what was expected and what was found;
 //! * [`problem`]: `Problem` (arrays, scenes, problem files);
-//! * [`sampling`]: `sample` and `SampleSet`;
+//! * [`sampling`]: `sample`; [`sample_set`]: `SampleSet`; [`backend`]: the
+//!   backend a call runs on;
 //! * [`reach`]: batch reachability (`reach`), the states of a range;
 //! * [`analysis`]: baselines, contact modes, covering radius, Hausdorff
 //!   distance, held-out certificates;
@@ -19,13 +20,16 @@
 
 mod analysis;
 mod args;
+mod backend;
 mod convert;
 mod detached;
 mod figure;
 mod memory;
 mod pickling;
 mod problem;
+mod problem_arrays;
 mod reach;
+mod sample_set;
 mod sampling;
 
 use pyo3::prelude::*;
@@ -35,7 +39,7 @@ use pyo3::types::PyTuple;
 #[pymodule]
 fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<problem::Problem>()?;
-    m.add_class::<sampling::SampleSet>()?;
+    m.add_class::<sample_set::SampleSet>()?;
     m.add_function(wrap_pyfunction!(sampling::sample_native, m)?)?;
     m.add_function(wrap_pyfunction!(problem::scenes, m)?)?;
     m.add_function(wrap_pyfunction!(pickling::problem_from_json, m)?)?;

@@ -1,7 +1,8 @@
-//! Pickling `Problem`s and `SampleSet`s (for `copy`, `multiprocessing` and
-//! Ray): a problem travels as the JSON text of its problem file, which reads
-//! back bit for bit (every float in its shortest round-trip form); a sample
-//! set as its problem, its run's options and its arrays.
+//! Unpickling `Problem`s and `SampleSet`s (for `copy`, `multiprocessing` and
+//! Ray): the functions `__reduce__` names. A problem travels as the JSON text
+//! of its problem file (`Problem::to_json`), which reads back bit for bit
+//! (every float in its shortest round-trip form); a sample set as its
+//! problem, its run's options and its arrays (`SampleSet::state`).
 
 use numpy::{Element, PyArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -13,12 +14,7 @@ use impactset::{SamplerOptions, Selection};
 
 use crate::convert::read_only;
 use crate::problem::Problem;
-use crate::sampling::SampleSet;
-
-/// The JSON text of `problem`'s problem file.
-pub(crate) fn problem_json(problem: &Problem) -> PyResult<String> {
-    serde_json::to_string(&ProblemFile::from_spec(&problem.spec)).map_err(|e| PyValueError::new_err(e.to_string()))
-}
+use crate::sample_set::SampleSet;
 
 /// A `Problem` from the JSON text of a problem file (what
 /// `Problem.__reduce__` pickles).
@@ -32,38 +28,7 @@ pub fn problem_from_json(py: Python<'_>, text: &str) -> PyResult<Problem> {
     Problem::new(py, spec)
 }
 
-/// What `SampleSet.__reduce__` pickles: the problem, the run's options and
-/// every array and label, as a dict.
-pub(crate) fn sample_set_state<'py>(py: Python<'py>, set: &SampleSet) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("problem", set.problem.clone_ref(py))?;
-    let o = &set.options;
-    let options = PyDict::new(py);
-    options.set_item("samples", o.samples)?;
-    options.set_item("first_index", o.first_index)?;
-    options.set_item("step_size", o.step_size)?;
-    options.set_item("steps", o.steps)?;
-    options.set_item("seed", o.seed)?;
-    options.set_item("selection", o.selection.name())?;
-    options.set_item("threads", o.threads)?;
-    options.set_item("termination_tol", o.termination_tol)?;
-    options.set_item("residual_tol", o.residual_tol)?;
-    d.set_item("options", options)?;
-    d.set_item("v_plus", set.v_plus.clone_ref(py))?;
-    d.set_item("accepted", set.accepted.clone_ref(py))?;
-    d.set_item("indices", set.indices.clone_ref(py))?;
-    d.set_item("steps", set.steps.clone_ref(py))?;
-    d.set_item("energy_ratio", set.energy_ratio.clone_ref(py))?;
-    d.set_item("residual", set.residual.clone_ref(py))?;
-    d.set_item("modes", set.modes.clone_ref(py))?;
-    d.set_item("mode_labels", &set.mode_labels)?;
-    d.set_item("mode_table", &set.mode_table)?;
-    d.set_item("summary", set.summary.bind(py).call_method0("copy")?)?;
-    d.set_item("accepted_count", set.accepted_count)?;
-    Ok(d)
-}
-
-/// A `SampleSet` from the state [`sample_set_state`] pickles: the arrays
+/// A `SampleSet` from the state [`SampleSet::state`] pickles: the arrays
 /// are checked for their dtypes, dimensions and counts, and made read-only
 /// (numpy unpickles arrays writable).
 #[pyfunction]

@@ -2,20 +2,19 @@
 //! with its sampling defaults, from arrays, a built-in scene or a problem
 //! file.
 
-use nalgebra::{DMatrix, DVector};
-use numpy::ndarray::{Array1, Array2, Array3, ArrayViewD};
-use numpy::{PyArray1, PyArray2, PyArray3, PyReadonlyArrayDyn};
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyUserWarning, PyValueError};
+use numpy::ndarray::{Array1, Array2, Array3};
+use numpy::{PyArray1, PyArray2, PyArray3};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use impactset::io::{FileError, ProblemFile, ProblemSpec, load_problem};
-use impactset::problem::default_contact_name;
 use impactset::sampling::MAX_STEPS;
-use impactset::{Contact, Dimension, ImpactProblem, ProblemError, ProblemWarning, scene};
+use impactset::{Dimension, ImpactProblem, scene};
 
-use crate::args::{self, float_array, shape_str};
+use crate::args::{self, float_array};
 use crate::convert::read_only;
+use crate::problem_arrays::{problem_from_arrays, warn_projected, with_bilateral};
 
 /// An impact problem: mass matrix `M` (n, n), pre-impact velocity `v` (n,),
 /// contact Jacobians `Jn` (k, n) and `Jt` ((k, n) planar, (k, 2, n) spatial)
@@ -72,6 +71,13 @@ impl Problem {
             bilateral_array: read_only(PyArray2::from_owned_array(py, bilateral))?.unbind(),
             spec,
         })
+    }
+
+    /// The JSON text of the problem's problem file (what `__reduce__`
+    /// pickles; `pickling::problem_from_json` reads it back bit for bit).
+    pub(crate) fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string(&impactset::io::ProblemFile::from_spec(&self.spec))
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
     /// The validated problem.
@@ -370,7 +376,7 @@ impl Problem {
     /// read back bit for bit.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         let rebuild = py.import("impactset._impactset")?.getattr("_problem_from_json")?;
-        Ok((rebuild, (crate::pickling::problem_json(self)?,)))
+        Ok((rebuild, (self.to_json()?,)))
     }
 
     fn __repr__(&self) -> String {
@@ -398,233 +404,4 @@ pub fn scenes<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         list.append(d)?;
     }
     Ok(list)
-}
-
-/// Validates the arrays of `Problem.from_arrays` (shapes, finiteness,
-/// friction, normals, `M` symmetric positive definite) and builds the
-/// problem; every error names the argument.
-fn problem_from_arrays(
-    mass: &PyReadonlyArrayDyn<'_, f64>,
-    velocity: &PyReadonlyArrayDyn<'_, f64>,
-    jn: &PyReadonlyArrayDyn<'_, f64>,
-    jt: &PyReadonlyArrayDyn<'_, f64>,
-    friction: &PyReadonlyArrayDyn<'_, f64>,
-    names: Option<&Bound<'_, PyAny>>,
-    friction_directions: Option<&Bound<'_, PyAny>>,
-) -> PyResult<ImpactProblem> {
-    let value_error = |s: String| PyValueError::new_err(s);
-    let ms = args::shape_of(mass);
-    let n = match ms[..] {
-        [r, c] if r == c && r > 0 => r,
-        _ => {
-            return Err(value_error(format!(
-                "M: expected a square 2-D array (n, n) with n ≥ 1, got shape {}",
-                shape_str(&ms)
-            )));
-        }
-    };
-    let vs = args::shape_of(velocity);
-    if vs != [n] {
-        return Err(value_error(format!("v: expected shape {}, got {}", shape_str(&[n]), shape_str(&vs))));
-    }
-    let js = args::shape_of(jn);
-    let k = match js[..] {
-        [0, _] => {
-            return Err(value_error(format!("Jn: expected at least one contact, got shape {}", shape_str(&js))));
-        }
-        [k, c] if c == n => k,
-        [k, _] => {
-            return Err(value_error(format!("Jn: expected shape {}, got {}", shape_str(&[k, n]), shape_str(&js))));
-        }
-        _ => {
-            return Err(value_error(format!(
-                "Jn: expected a 2-D array of shape (k, {n}), got shape {}",
-                shape_str(&js)
-            )));
-        }
-    };
-    let ts = args::shape_of(jt);
-    let spatial = match ts[..] {
-        [a, b] if a == k && b == n => false,
-        [a, 2, b] if a == k && b == n => true,
-        _ => {
-            return Err(value_error(format!(
-                "Jt: expected shape {} (planar) or {} (spatial), got {}",
-                shape_str(&[k, n]),
-                shape_str(&[k, 2, n]),
-                shape_str(&ts)
-            )));
-        }
-    };
-    let fs = args::shape_of(friction);
-    if fs != [k] {
-        return Err(value_error(format!("mu: expected shape {}, got {}", shape_str(&[k]), shape_str(&fs))));
-    }
-    for (label, a) in [("M", mass), ("v", velocity), ("Jn", jn), ("Jt", jt), ("mu", friction)] {
-        args::check_finite(label, a)?;
-    }
-    let (mass, velocity, jn, jt, friction) =
-        (mass.as_array(), velocity.as_array(), jn.as_array(), jt.as_array(), friction.as_array());
-    for (i, mu) in friction.iter().enumerate() {
-        if *mu < 0.0 {
-            return Err(value_error(format!("mu[{i}] = {}: friction coefficients must be ≥ 0", args::float_str(*mu))));
-        }
-    }
-    for i in 0..k {
-        if (0..n).all(|j| jn[[i, j]] == 0.0) {
-            return Err(value_error(format!("Jn[{i}] is all zeros: every contact needs a normal direction")));
-        }
-    }
-    let m = DMatrix::from_fn(n, n, |i, j| mass[[i, j]]);
-    check_spd(&m)?;
-    let names = contact_names(names, k)?;
-    let row = |a: &ArrayViewD<'_, f64>, index: &dyn Fn(usize) -> Vec<usize>| {
-        DVector::from_fn(n, |j, _| a[index(j).as_slice()])
-    };
-    let contacts: Vec<Contact> = (0..k)
-        .map(|i| {
-            let normal = row(&jn, &|j| vec![i, j]);
-            let tangents = if spatial {
-                (0..2).map(|t| row(&jt, &|j| vec![i, t, j])).collect()
-            } else {
-                vec![row(&jt, &|j| vec![i, j])]
-            };
-            Contact { name: names[i].clone(), normal, tangents, friction: friction[[i]] }
-        })
-        .collect();
-    let d = args::optional_count("friction_directions", friction_directions, 0)?;
-    let v = DVector::from_fn(n, |i, _| velocity[[i]]);
-    ImpactProblem::with_friction_directions(m, v, contacts, d).map_err(|e| value_error(problem_message(&e)))
-}
-
-/// `problem` with the constraint rows `bilateral` ((r, n), finite) added.
-fn with_bilateral(problem: ImpactProblem, bilateral: &PyReadonlyArrayDyn<'_, f64>) -> PyResult<ImpactProblem> {
-    let n = problem.n();
-    let shape = args::shape_of(bilateral);
-    let r = match shape[..] {
-        [r, c] if c == n => r,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "bilateral: expected a 2-D array of shape (r, {n}), got shape {}",
-                shape_str(&shape)
-            )));
-        }
-    };
-    args::check_finite("bilateral", bilateral)?;
-    let rows = bilateral.as_array();
-    let rows = DMatrix::from_fn(r, n, |i, j| rows[[i, j]]);
-    problem.with_bilateral(rows).map_err(|e| PyValueError::new_err(problem_message(&e)))
-}
-
-/// A `UserWarning` when `v⁻` was projected onto the bilateral constraints.
-fn warn_projected(py: Python<'_>, problem: &ImpactProblem) -> PyResult<()> {
-    for w in problem.warnings() {
-        if matches!(w, ProblemWarning::ProjectedVelocity { .. }) {
-            let message = std::ffi::CString::new(w.to_string()).unwrap_or_default();
-            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
-        }
-    }
-    Ok(())
-}
-
-/// `M` symmetric (to the library's relative `1e-12`) and positive definite;
-/// the error gives the offending pair or the smallest eigenvalue.
-fn check_spd(m: &DMatrix<f64>) -> PyResult<()> {
-    let scale = m.amax().max(f64::MIN_POSITIVE);
-    for i in 0..m.nrows() {
-        for j in 0..i {
-            let (a, b) = (m[(j, i)], m[(i, j)]);
-            if (a - b).abs() > 1e-12 * scale {
-                return Err(PyValueError::new_err(format!(
-                    "M is not symmetric: M[{j}, {i}] = {a} but M[{i}, {j}] = {b}"
-                )));
-            }
-        }
-    }
-    if nalgebra::Cholesky::new(m.clone()).is_none() {
-        let smallest = m.clone().symmetric_eigenvalues().min();
-        return Err(PyValueError::new_err(format!(
-            "M is not symmetric positive definite: smallest eigenvalue {}",
-            args::sci(smallest, 1)
-        )));
-    }
-    Ok(())
-}
-
-/// `names` (None or a sequence of `k` strings) as contact names.
-fn contact_names(names: Option<&Bound<'_, PyAny>>, k: usize) -> PyResult<Vec<String>> {
-    let Some(names) = names.filter(|n| !n.is_none()) else {
-        return Ok((0..k).map(default_contact_name).collect());
-    };
-    if names.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(format!("names: expected a sequence of {k} str, got str")));
-    }
-    let items: Vec<Bound<'_, PyAny>> = names
-        .try_iter()
-        .map_err(|_| {
-            PyTypeError::new_err(format!("names: expected a sequence of {k} str, got {}", args::type_name(names)))
-        })?
-        .collect::<PyResult<_>>()?;
-    if items.len() != k {
-        return Err(PyValueError::new_err(format!("names: expected {k} names (one per contact), got {}", items.len())));
-    }
-    let names: Vec<String> = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            item.cast::<PyString>()
-                .map_err(|_| PyTypeError::new_err(format!("names[{i}]: expected a str, got {}", args::type_name(item))))
-                .and_then(|s| Ok(s.to_str()?.to_string()))
-        })
-        .collect::<PyResult<_>>()?;
-    // Tables name their columns after the contacts (`A_normal_max`), so a
-    // name given twice would collide there.
-    for (j, name) in names.iter().enumerate() {
-        if let Some(i) = names[..j].iter().position(|other| other == name) {
-            return Err(PyValueError::new_err(format!(
-                "names: '{name}' is given twice (contacts {i} and {j}); contact names must be unique"
-            )));
-        }
-    }
-    Ok(names)
-}
-
-/// A library problem error in the Python arguments' names.
-fn problem_message(e: &ProblemError) -> String {
-    match e {
-        ProblemError::FrictionDirections { d, why } => format!("friction_directions: {d}: {why}"),
-        ProblemError::NotPositiveDefinite => "M is not symmetric positive definite".into(),
-        other => format!("{}: {}", argument_of_field(&other.field()), other.detail()),
-    }
-}
-
-/// A problem-file field as the `from_arrays` argument it comes from:
-/// `mass_matrix[0][1]` → `M[0, 1]`, `velocity[2]` → `v[2]`,
-/// `contacts[1].normal[3]` → `Jn[1, 3]`, `contacts[1].tangents[0][3]` →
-/// `Jt[1, 0, 3]`, `contacts[1].friction` → `mu[1]`, `bilateral[0][2]` →
-/// `bilateral[0, 2]`; other fields as they are.
-fn argument_of_field(field: &str) -> String {
-    // The field's names (`contacts`, `tangents`) and, in order, its indices.
-    let mut names: Vec<&str> = Vec::new();
-    let mut indices: Vec<&str> = Vec::new();
-    for part in field.split('.') {
-        let mut pieces = part.split('[');
-        names.push(pieces.next().unwrap_or(""));
-        for piece in pieces {
-            match piece.strip_suffix(']') {
-                Some(index) => indices.push(index),
-                None => return field.to_string(),
-            }
-        }
-    }
-    let array = match names[..] {
-        ["mass_matrix"] => "M",
-        ["velocity"] => "v",
-        ["bilateral"] => "bilateral",
-        ["contacts"] | ["contacts", "normal"] => "Jn",
-        ["contacts", "tangent" | "tangents"] => "Jt",
-        ["contacts", "friction"] => "mu",
-        _ => return field.to_string(),
-    };
-    if indices.is_empty() { array.to_string() } else { format!("{array}[{}]", indices.join(", ")) }
 }

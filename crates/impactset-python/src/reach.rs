@@ -20,10 +20,10 @@ use impactset::reach::{
 use impactset::run::{RunControl, RunError};
 
 use crate::args::{self, some};
+use crate::backend::open_backend;
 use crate::convert::{matrix, vector};
 use crate::detached;
 use crate::problem::Problem;
-use crate::sampling::open_backend;
 
 /// The states of the batch: `problem` with `velocities` (one state per
 /// row), or `problem` alone (one state), or a list of problems.

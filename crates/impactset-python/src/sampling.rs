@@ -1,299 +1,32 @@
-//! `impactset.sample` and `impactset.SampleSet`: Algorithm 2 run chunk by
-//! chunk off the interpreter, each chunk's results appended to flat buffers
-//! that become the ndarrays without a further copy.
+//! `impactset.sample`: Algorithm 2 run chunk by chunk off the interpreter,
+//! each chunk's results appended to flat buffers that become the
+//! `SampleSet`'s ndarrays without a further copy.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use impactset::analysis::{ContactMode, ModeClassifier, ModeOptions};
-use impactset::gpu::{GpuContext, GpuError, Precision};
 use impactset::io::{ProblemFile, ProblemSpec};
-use impactset::run::{Backend, BackendChoice, OpenError, RunControl, RunError, RunSummary, sample_chunks};
+use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::MAX_THREADS;
 use impactset::sampling::SetTally;
-use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions, Selection};
+use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions};
 
 use crate::args::{self, some};
+use crate::backend::open_backend;
 use crate::convert::{matrix, vector};
 use crate::detached::{self, Control};
 use crate::memory;
 use crate::problem::Problem;
+use crate::sample_set::SampleSet;
 
 /// Samples per chunk of a run: memory holds one chunk of the library's
 /// samples besides the result buffers (about 8 MB for a 4-velocity problem);
 /// the samples do not depend on it.
 const CHUNK: usize = 1 << 16;
-
-/// The samples of one run, as ndarrays, with the run's summary.
-///
-/// * ``v_plus`` (accepted, n) float64: the accepted post-impact velocities,
-///   in sample order (the rows of the command line's ``--out x.npy``);
-/// * ``accepted`` (samples,) bool, ``steps`` (samples,) uint32,
-///   ``energy_ratio`` (samples,) float64 (E⁺/E⁻), ``residual`` (samples,)
-///   float64 (largest step-LCP residual; inf where Lemke failed): one entry
-///   per sample, accepted or not;
-/// * ``indices`` (accepted,) uint64: the sample index of each row of
-///   ``v_plus``;
-/// * ``modes`` (accepted,) int32: each accepted sample's joint contact mode,
-///   an index into ``mode_labels`` (most frequent first) and
-///   ``mode_table`` (one phrase per contact);
-/// * ``summary``: the command line's summary as a dict, with the mode
-///   histogram under ``"modes"``.
-///
-/// The arrays are read-only; ``len(s)`` is the number of accepted samples.
-/// A set pickles (``pickle``, ``copy``, Ray) with its problem and options;
-/// the copy's arrays are read-only too.
-#[pyclass(module = "impactset", frozen, name = "SampleSet")]
-pub struct SampleSet {
-    pub(crate) problem: Py<Problem>,
-    pub(crate) options: SamplerOptions,
-    pub(crate) v_plus: Py<PyArray2<f64>>,
-    pub(crate) accepted: Py<PyArray1<bool>>,
-    pub(crate) indices: Py<PyArray1<u64>>,
-    pub(crate) steps: Py<PyArray1<u32>>,
-    pub(crate) energy_ratio: Py<PyArray1<f64>>,
-    pub(crate) residual: Py<PyArray1<f64>>,
-    pub(crate) modes: Py<PyArray1<i32>>,
-    pub(crate) mode_labels: Vec<String>,
-    pub(crate) mode_table: Vec<Vec<String>>,
-    pub(crate) summary: Py<PyDict>,
-    pub(crate) accepted_count: usize,
-}
-
-#[pymethods]
-impl SampleSet {
-    /// The accepted post-impact velocities (accepted, n), read-only.
-    #[getter]
-    fn v_plus(&self, py: Python<'_>) -> Py<PyArray2<f64>> {
-        self.v_plus.clone_ref(py)
-    }
-
-    /// Which samples were accepted (samples,).
-    #[getter]
-    fn accepted(&self, py: Python<'_>) -> Py<PyArray1<bool>> {
-        self.accepted.clone_ref(py)
-    }
-
-    /// The sample index of each row of ``v_plus`` (accepted,).
-    #[getter]
-    fn indices(&self, py: Python<'_>) -> Py<PyArray1<u64>> {
-        self.indices.clone_ref(py)
-    }
-
-    /// LCP steps each sample took (samples,).
-    #[getter]
-    fn steps(&self, py: Python<'_>) -> Py<PyArray1<u32>> {
-        self.steps.clone_ref(py)
-    }
-
-    /// ``E⁺/E⁻`` of each sample (samples,); 1 where ``E⁻ = 0``.
-    #[getter]
-    fn energy_ratio(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
-        self.energy_ratio.clone_ref(py)
-    }
-
-    /// The largest step-LCP residual violation of each sample (samples,).
-    #[getter]
-    fn residual(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
-        self.residual.clone_ref(py)
-    }
-
-    /// Each accepted sample's joint contact mode (accepted,), an index into
-    /// :attr:`mode_labels`.
-    #[getter]
-    fn modes(&self, py: Python<'_>) -> Py<PyArray1<i32>> {
-        self.modes.clone_ref(py)
-    }
-
-    /// Labels of the joint contact modes, most frequent first, e.g.
-    /// ``"A sticks, B separates"``.
-    #[getter]
-    fn mode_labels(&self) -> Vec<String> {
-        self.mode_labels.clone()
-    }
-
-    /// Per joint mode, what each contact does (``separates``, ``sticks``,
-    /// ``slides +t``, ``slides −t``, ``slides``).
-    #[getter]
-    fn mode_table(&self) -> Vec<Vec<String>> {
-        self.mode_table.clone()
-    }
-
-    /// The run summary (counts, settings, backend, mode histogram) as a
-    /// dict: the command line's ``--summary`` without baselines.
-    #[getter]
-    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        // A copy, so that the set stays as it was sampled.
-        self.summary.bind(py).call_method0("copy")
-    }
-
-    /// The problem that was sampled.
-    #[getter]
-    fn problem(&self, py: Python<'_>) -> Py<Problem> {
-        self.problem.clone_ref(py)
-    }
-
-    /// Draws the accepted outcomes projected on contact-frame velocities
-    /// (one panel per pair of contact velocities, coloured by joint contact
-    /// mode), the intermediate velocities of the first ``trajectories``
-    /// samples and, with ``baselines``, the simultaneous and sequential
-    /// outcomes; ``path`` ends in ``.svg`` or ``.png`` (PNG needs a
-    /// TrueType font). The file is written whole or not at all, also on
-    /// Ctrl-C; a symbolic link stays a link, a special file (``/dev/null``)
-    /// is written into.
-    ///
-    /// >>> import impactset, tempfile, os
-    /// >>> s = impactset.sample(impactset.Problem.scene("rocking-block"), 512)
-    /// >>> path = os.path.join(tempfile.mkdtemp(), "block.svg")
-    /// >>> s.plot(path)
-    /// >>> open(path).read().startswith("<svg")
-    /// True
-    #[pyo3(signature = (path, *, trajectories=None, baselines=None, title=None, max_points=None))]
-    fn plot(
-        &self,
-        py: Python<'_>,
-        path: &Bound<'_, PyAny>,
-        trajectories: Option<&Bound<'_, PyAny>>,
-        baselines: Option<&Bound<'_, PyAny>>,
-        title: Option<&Bound<'_, PyAny>>,
-        max_points: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        let path = args::path("path", path)?;
-        let baselines = some(baselines).map_or(Ok(true), |b| args::flag("baselines", &b))?;
-        let title = some(title)
-            .map(|t| {
-                t.cast::<pyo3::types::PyString>()
-                    .map_err(|_| {
-                        pyo3::exceptions::PyTypeError::new_err(format!(
-                            "title: expected a str, got {}",
-                            args::type_name(&t)
-                        ))
-                    })
-                    .and_then(|t| Ok(t.to_str()?.to_string()))
-            })
-            .transpose()?;
-        let trajectories = args::optional_count("trajectories", trajectories, 0)?.unwrap_or(32);
-        let max_points = args::optional_count("max_points", max_points, 1)?.unwrap_or(20_000);
-        let problem = self.problem.get();
-        let set = self.rust_set(py)?;
-        let title = title.unwrap_or_else(|| problem.spec.name.clone());
-        let figure = crate::figure::SetFigureJob {
-            problem: problem.problem(),
-            options: &self.options,
-            set: &set,
-            trajectories,
-            baselines,
-            title,
-            max_points,
-        };
-        figure.run(py, &path)
-    }
-
-    fn __len__(&self) -> usize {
-        self.accepted_count
-    }
-
-    /// Pickling (``pickle``, ``copy``, Ray): the problem, the run's options
-    /// and the arrays; the copy's arrays are read-only too.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyDict>,))> {
-        let rebuild = py.import("impactset._impactset")?.getattr("_sample_set_from_state")?;
-        Ok((rebuild, (crate::pickling::sample_set_state(py, self)?,)))
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let samples = self.accepted.bind(py).len();
-        format!(
-            "SampleSet('{}', accepted {} of {} samples, {} contact modes)",
-            self.problem.get().spec.name,
-            self.accepted_count,
-            samples,
-            self.mode_labels.len()
-        )
-    }
-}
-
-impl SampleSet {
-    /// The library's sample set: the accepted samples' `v⁺` and
-    /// placeholders for the rejected ones (what the figure needs).
-    fn rust_set(&self, py: Python<'_>) -> PyResult<RustSampleSet> {
-        let n = self.problem.get().problem().n();
-        let v = self.v_plus.bind(py).readonly();
-        let v = v.as_array();
-        let accepted = self.accepted.bind(py).readonly();
-        let accepted = accepted.as_slice().map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let mut row = 0;
-        let samples = accepted
-            .iter()
-            .enumerate()
-            .map(|(i, &ok)| {
-                let v_plus = if ok {
-                    row += 1;
-                    v.row(row - 1).to_vec()
-                } else {
-                    Vec::new()
-                };
-                impactset::Sample {
-                    index: self.options.first_index + i as u64,
-                    v_plus,
-                    steps: 0,
-                    terminated: ok,
-                    accepted: ok,
-                    max_residual: 0.0,
-                    energy_before: 0.0,
-                    energy_after: 0.0,
-                    fallback_steps: 0,
-                    lcp_failure: None,
-                }
-            })
-            .collect();
-        Ok(RustSampleSet { n, samples })
-    }
-}
-
-/// The process's GPU context, opened on first use and shared by every call
-/// (a failed open is tried again next time).
-fn gpu_context() -> Result<Arc<GpuContext>, GpuError> {
-    static CONTEXT: Mutex<Option<Arc<GpuContext>>> = Mutex::new(None);
-    let mut slot = CONTEXT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(context) = slot.as_ref() {
-        return Ok(context.clone());
-    }
-    let context = Arc::new(GpuContext::new()?);
-    *slot = Some(context.clone());
-    Ok(context)
-}
-
-/// An option as Python spells it (`backend='cpu'`), for the core's typed
-/// reasons ([`impactset::run::BackendReason::describe`]).
-fn keyword(name: &str, value: &str) -> String {
-    format!("{name}='{value}'")
-}
-
-/// The backend for `backend` and why, by the core's rule
-/// ([`Backend::open_with`]: `auto` takes the GPU when there is one and it
-/// runs the selection rule here), in Python's words; the GPU context is
-/// shared by every call in the process.
-pub(crate) fn open_backend(
-    problem: &ImpactProblem,
-    choice: BackendChoice,
-    precision: Option<Precision>,
-    selection: Selection,
-    threads: Option<usize>,
-) -> PyResult<(Backend, String)> {
-    match Backend::open_with(choice, precision, problem, selection, threads, gpu_context) {
-        Ok((backend, reason)) => Ok((backend, reason.describe(&keyword))),
-        Err(OpenError::CpuIsF64) => Err(PyValueError::new_err(
-            "precision: 'f32' runs on the GPU only (backend='gpu' or 'auto'); the CPU runs in f64",
-        )),
-        Err(OpenError::Run(e @ RunError::ThreadPool { .. })) => Err(PyRuntimeError::new_err(format!("threads: {e}"))),
-        Err(e) => Err(PyRuntimeError::new_err(format!("{}: {e}", keyword("backend", choice.name())))),
-    }
-}
 
 /// What a run keeps of each chunk: flat buffers that become the ndarrays.
 struct Collected {

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Structural checks of the source tree, run by scripts/test-all.sh:
+
+1. No import cycle between source files: of the Rust crates (a file that
+   names an item of another file through `crate::`, `super::` or
+   `self::` paths depends on it; an item a `mod.rs` re-exports counts as
+   its defining file's) and of the Python package (`from .x import`).
+2. No source file over MAX_LINES lines outside tests (`tests/`, a module
+   file `tests.rs`, a file's `#[cfg(test)]` module) and shaders, except
+   the files in LARGE, each held to the length it has now until it is
+   split (a ratchet: it may shrink, not grow).
+
+Exits 1 with one line per finding, 0 when the tree is clean.
+
+    python3 scripts/check_structure.py
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MAX_LINES = 500
+
+# Files longer than MAX_LINES that are still to be split (issue 30), with
+# their length when this list was written: none may grow.
+LARGE = {
+    "crates/impactset/src/impact/enumerate/cache.rs": 714,
+    "crates/impactset/src/gpu/sampler.rs": 699,
+    "crates/impactset/src/impact/enumerate/mod.rs": 644,
+    "crates/impactset/src/lcp/eta.rs": 532,
+}
+
+
+def rust_crates() -> list[pathlib.Path]:
+    return sorted(p.parent / "src" for p in ROOT.glob("crates/*/Cargo.toml") if (p.parent / "src").is_dir())
+
+
+def module_dir(file: pathlib.Path) -> pathlib.Path:
+    """The folder that holds `file`'s child modules."""
+    if file.name in ("mod.rs", "lib.rs", "main.rs"):
+        return file.parent
+    return file.parent / file.stem
+
+
+def module_file(folder: pathlib.Path, name: str) -> pathlib.Path | None:
+    for candidate in (folder / f"{name}.rs", folder / name / "mod.rs"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+USE = re.compile(r"\b(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
+PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+
+
+def expand(tree: str) -> list[str]:
+    """`a::{b, c::{d, e}}` as `a::b`, `a::c::d`, `a::c::e`."""
+    tree = re.sub(r"\s+", "", tree)
+    if "{" not in tree:
+        return [tree.split(" as ")[0]]
+    head, _, rest = tree.partition("{")
+    body = rest[: rest.rfind("}")]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == "," and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+    parts.append(body[start:])
+    return [p for part in parts if part for p in expand(head + part)]
+
+
+def strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return "\n".join(line.split("//")[0] for line in text.splitlines())
+
+
+def code_without_tests(text: str) -> str:
+    """The file before its `#[cfg(test)] mod tests` (tests may use anything)."""
+    cut = re.search(r"#\[cfg\(test\)\]\s*(?:pub\s+)?mod\s+\w+\s*\{", text)
+    return text[: cut.start()] if cut else text
+
+
+class RustCrate:
+    def __init__(self, src: pathlib.Path) -> None:
+        self.src = src
+        self.root = src / "lib.rs" if (src / "lib.rs").is_file() else src / "main.rs"
+        self.files = sorted(src.rglob("*.rs"))
+        self.text = {f: strip_comments(code_without_tests(f.read_text())) for f in self.files}
+        # Names each module file re-exports from a child: name -> path.
+        self.reexports: dict[pathlib.Path, dict[str, list[str]]] = {}
+        for f, text in self.text.items():
+            names: dict[str, list[str]] = {}
+            for m in USE.finditer(text):
+                if not re.match(r"\s*pub", text[m.start() : m.start() + 4]):
+                    continue
+                for path in expand(m.group(1)):
+                    segments = path.split("::")
+                    if segments[0] in ("crate", "super", "self", "std", "core", "alloc"):
+                        continue
+                    names[segments[-1]] = ["self", *segments]
+            self.reexports[f] = names
+
+    def resolve(self, origin: pathlib.Path, segments: list[str]) -> pathlib.Path | None:
+        """The file that defines the item `segments` names from `origin`."""
+        head, *rest = segments
+        if head == "crate":
+            folder, file = self.src, self.root
+        elif head == "self":
+            folder, file = module_dir(origin), origin
+        else:  # super
+            parent = module_dir(origin).parent
+            file = module_file(parent.parent, parent.name) if parent != self.src else self.root
+            if file is None:
+                return None
+            folder = parent
+        for depth, name in enumerate(rest):
+            child = module_file(folder, name)
+            if child is not None:
+                file, folder = child, module_dir(child)
+                continue
+            through = self.reexports.get(file, {}).get(name)
+            if through is not None and depth == len(rest) - 1 and through[1] != name:
+                found = self.resolve(file, [through[0], *through[1:]])
+                return found or file
+            return file
+        return file
+
+    def edges(self) -> dict[pathlib.Path, set[pathlib.Path]]:
+        graph: dict[pathlib.Path, set[pathlib.Path]] = {f: set() for f in self.files}
+        for f, text in self.text.items():
+            paths = [p for m in USE.finditer(text) for p in expand(m.group(1))]
+            reexported = {tuple(p) for p in self.reexports[f].values()}
+            paths = [p for p in paths if tuple(["self", *p.split("::")]) not in reexported]
+            paths += [m.group(1) + m.group(2) for m in PATH.finditer(USE.sub("", text))]
+            for path in paths:
+                segments = path.split("::")
+                if segments[0] not in ("crate", "super", "self"):
+                    continue
+                target = self.resolve(f, segments)
+                if target is not None and target != f and not is_ancestor_module(target, f):
+                    graph[f].add(target)
+        return graph
+
+
+def is_ancestor_module(candidate: pathlib.Path, file: pathlib.Path) -> bool:
+    """`mod.rs`/`lib.rs` files that declare `file` (a child may name its parent)."""
+    if candidate.name not in ("mod.rs", "lib.rs", "main.rs"):
+        return candidate.with_suffix("") in file.parents
+    return candidate.parent in file.parents
+
+
+def python_edges() -> dict[pathlib.Path, set[pathlib.Path]]:
+    package = ROOT / "python" / "impactset"
+    files = sorted(package.glob("*.py"))
+    graph: dict[pathlib.Path, set[pathlib.Path]] = {f: set() for f in files}
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                targets = [node.module] if node.module else [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("impactset."):
+                targets = [node.module.split(".")[1]]
+            for t in targets:
+                target = package / f"{t.split('.')[0]}.py"
+                if target.is_file() and target != f and target.name != "__init__.py":
+                    graph[f].add(target)
+    return graph
+
+
+def cycles(graph: dict[pathlib.Path, set[pathlib.Path]]) -> list[list[pathlib.Path]]:
+    """One cycle per strongly connected component of more than one file."""
+    index: dict[pathlib.Path, int] = {}
+    low: dict[pathlib.Path, int] = {}
+    stack: list[pathlib.Path] = []
+    on_stack: set[pathlib.Path] = set()
+    found: list[list[pathlib.Path]] = []
+
+    def visit(v: pathlib.Path) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def long_files() -> list[str]:
+    findings = []
+    sources = [p for src in rust_crates() for p in src.rglob("*.rs") if p.name != "tests.rs"]
+    sources += sorted((ROOT / "python" / "impactset").glob("*.py"))
+    for path in sorted(sources):
+        rel = path.relative_to(ROOT).as_posix()
+        text = path.read_text()
+        lines = len((code_without_tests(text) if path.suffix == ".rs" else text).splitlines())
+        limit = LARGE.get(rel, MAX_LINES)
+        if lines > limit:
+            why = f"at most {limit} until it is split" if rel in LARGE else f"over {MAX_LINES}"
+            findings.append(f"{rel}: {lines} lines ({why})")
+    for rel in LARGE:
+        if not (ROOT / rel).is_file():
+            findings.append(f"{rel}: listed in LARGE but gone; remove it from the list")
+    return findings
+
+
+def main() -> int:
+    findings = long_files()
+    graphs = [RustCrate(src).edges() for src in rust_crates()] + [python_edges()]
+    for graph in graphs:
+        for cycle in cycles(graph):
+            names = " ↔ ".join(p.relative_to(ROOT).as_posix() for p in cycle)
+            findings.append(f"import cycle: {names}")
+    for finding in findings:
+        print(finding)
+    print(f"check_structure: {len(findings)} finding(s)")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
