@@ -417,7 +417,7 @@ def test_plot_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
 
 
 def test_saving_onto_a_directory_is_an_os_error(tmp_path: Path) -> None:
-    with pytest.raises(OSError, match="is a directory"):
+    with pytest.raises(OSError, match="is a folder, not a file to write"):
         point().save(tmp_path)
     assert not list(tmp_path.iterdir())
 

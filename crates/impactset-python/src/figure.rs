@@ -12,8 +12,8 @@ use impactset::plot::{Marker, PlotError, SetPlotOptions, plot_post_impact_set};
 use impactset::sampling::first_trajectories;
 use impactset::{ImpactProblem, SampleSet, SamplerOptions};
 
-use crate::convert::{commit, output_target, temporary_for};
 use crate::detached;
+use impactset::io::PendingFile;
 
 /// What one figure needs.
 pub(crate) struct SetFigureJob<'a> {
@@ -31,8 +31,11 @@ impl SetFigureJob<'_> {
     /// trajectories, drawing) nothing is left behind.
     pub(crate) fn run(self, py: Python<'_>, path: &Path) -> PyResult<()> {
         impactset::plot::Format::of(path).map_err(|e| PyValueError::new_err(format!("path: {e}")))?;
-        let target = output_target(path).map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
-        let tmp = temporary_for(&target, path);
+        // The core's rule for outputs (impactset::io::PendingFile): a
+        // temporary beside the target, renamed over it when complete.
+        let pending = PendingFile::new(path);
+        pending.check().map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let tmp = pending.path().to_path_buf();
         let result = detached::run(py, None, |control| -> Result<bool, PlotError> {
             let markers: Vec<Marker> = if self.baselines {
                 baseline_outcomes(self.problem).into_iter().map(Marker::from).collect()
@@ -51,28 +54,20 @@ impl SetFigureJob<'_> {
                 SetPlotOptions { title: self.title, max_points: self.max_points, ..SetPlotOptions::default() };
             plot_post_impact_set(&tmp, self.problem, self.set, &trajectories, &markers, &options)?;
             if control.cancelled() {
-                let _ = std::fs::remove_file(&tmp);
                 return Ok(false);
             }
-            commit(&tmp, &target).map_err(|source| PlotError::Io { path: path.to_path_buf(), source })?;
             Ok(true)
         });
-        let result = match result {
-            Ok(inner) => inner,
-            Err(interrupted) => {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(interrupted);
-            }
-        };
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                Err(match e {
-                    PlotError::Io { .. } | PlotError::Draw { .. } => PyOSError::new_err(e.to_string()),
-                    other => PyValueError::new_err(other.to_string()),
-                })
-            }
+        // An interrupted or failed drawing leaves no temporary: `pending`
+        // removes it when dropped uncommitted (a device or FIFO written in
+        // place is never removed).
+        match result? {
+            Ok(true) => pending.commit().map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display()))),
+            Ok(false) => Ok(()),
+            Err(e) => Err(match e {
+                PlotError::Io { .. } | PlotError::Draw { .. } => PyOSError::new_err(e.to_string()),
+                other => PyValueError::new_err(other.to_string()),
+            }),
         }
     }
 }

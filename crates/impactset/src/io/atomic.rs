@@ -11,9 +11,12 @@
 //! A target that is a symbolic link is written through: the temporary sits
 //! beside the file the link points to (followed to the end of the chain) and
 //! replaces that file, so the link stays. A character device or a FIFO
-//! (`/dev/null`, `/dev/stdout`, a named pipe) is written straight into, as
-//! a shell's `>` would: nothing to rename, nothing replaced. Any other kind
-//! of file (a block device, a socket, a folder) is refused, never replaced.
+//! (`/dev/null`, `/dev/stdout`, a named pipe) is written into, as a shell's
+//! `>` would, never renamed over or removed: [`AtomicFile`] streams straight
+//! into it; a [`PendingFile`] (for writers that take a path) writes a
+//! temporary in the system's temporary folder, with the extension of the
+//! name asked for, and copies it in on commit. Any other kind of file (a
+//! block device, a socket, a folder) is refused, never replaced.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -54,8 +57,11 @@ enum Kind {
 ///
 /// The name is hidden and keeps the target's extension (a figure writer may
 /// choose its format by it): `dir/.stem.tmp-<pid>-<k>.ext`. A symbolic
-/// link's temporary sits beside the file it points to; a character device
-/// or FIFO is its own "temporary" ([`writes_in_place`](Self::writes_in_place)).
+/// link's temporary sits beside the file it points to. For a character
+/// device or FIFO ([`writes_in_place`](Self::writes_in_place)) the temporary
+/// is `impactset-<pid>-<k>.partial.ext` in the system's temporary folder,
+/// `ext` the extension of the name given (a link `fig.svg` to `/dev/null`
+/// draws SVG), copied into the target on commit.
 #[derive(Debug)]
 pub struct PendingFile {
     target: PathBuf,
@@ -67,19 +73,24 @@ pub struct PendingFile {
 impl PendingFile {
     /// Reserves a temporary path for `target` (creates nothing).
     pub fn new(target: &Path) -> Self {
+        let asked_extension = target.extension().map(|e| e.to_string_lossy().into_owned());
         let target = resolve_links(target);
         let kind = kind_of(&target);
-        if kind != Kind::Replace {
-            return PendingFile { temp: target.clone(), target, kind, committed: false };
-        }
-        let stem = target.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let k = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let mut name = format!(".{stem}.tmp-{}-{k}", std::process::id());
-        if let Some(ext) = target.extension() {
-            name.push('.');
-            name.push_str(&ext.to_string_lossy());
-        }
-        let temp = target.with_file_name(name);
+        let dot_extension = |ext: Option<String>| ext.map(|e| format!(".{e}")).unwrap_or_default();
+        let temp = match kind {
+            Kind::Refused(_) => return PendingFile { temp: target.clone(), target, kind, committed: false },
+            Kind::InPlace => std::env::temp_dir().join(format!(
+                "impactset-{}-{k}.partial{}",
+                std::process::id(),
+                dot_extension(asked_extension)
+            )),
+            Kind::Replace => {
+                let stem = target.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let ext = target.extension().map(|e| e.to_string_lossy().into_owned());
+                target.with_file_name(format!(".{stem}.tmp-{}-{k}{}", std::process::id(), dot_extension(ext)))
+            }
+        };
         PENDING.lock().unwrap_or_else(|e| e.into_inner()).push(temp.clone());
         PendingFile { target, temp, kind, committed: false }
     }
@@ -94,8 +105,8 @@ impl PendingFile {
         &self.target
     }
 
-    /// Whether the target is written directly (a character device or FIFO):
-    /// then [`path`](Self::path) is the target and nothing is renamed.
+    /// Whether the target is a character device or FIFO, written into (by
+    /// [`commit`](Self::commit), from the temporary) rather than replaced.
     pub fn writes_in_place(&self) -> bool {
         self.kind == Kind::InPlace
     }
@@ -112,12 +123,20 @@ impl PendingFile {
         }
     }
 
-    /// Renames the written temporary file over the target (nothing to do
-    /// for a device or FIFO written in place).
+    /// Renames the written temporary file over the target, or for a device
+    /// or FIFO copies it in (and removes the temporary).
     pub fn commit(mut self) -> std::io::Result<()> {
         self.check()?;
-        if self.kind == Kind::Replace {
-            std::fs::rename(&self.temp, &self.target)?;
+        match self.kind {
+            Kind::Replace => std::fs::rename(&self.temp, &self.target)?,
+            _ => {
+                let mut source = File::open(&self.temp)?;
+                let mut sink = std::fs::OpenOptions::new().write(true).open(&self.target)?;
+                std::io::copy(&mut source, &mut sink)?;
+                sink.flush()?;
+                drop(source);
+                let _ = std::fs::remove_file(&self.temp);
+            }
         }
         self.committed = true;
         Ok(())
@@ -171,7 +190,7 @@ fn kind_of(target: &Path) -> Kind {
 
 impl Drop for PendingFile {
     fn drop(&mut self) {
-        if self.kind != Kind::Replace {
+        if matches!(self.kind, Kind::Refused(_)) {
             return;
         }
         if !self.committed {
@@ -185,10 +204,12 @@ impl Drop for PendingFile {
 }
 
 /// A file written through a [`PendingFile`]: buffered, synced to disk and
-/// renamed over the target by [`commit`](Self::commit).
+/// renamed over the target by [`commit`](Self::commit); a character device
+/// or FIFO target is streamed into directly.
 #[derive(Debug)]
 pub struct AtomicFile {
-    pending: PendingFile,
+    /// The temporary to rename (`None` for a device or FIFO written directly).
+    pending: Option<PendingFile>,
     out: BufWriter<File>,
 }
 
@@ -198,8 +219,12 @@ impl AtomicFile {
     pub fn create(target: &Path) -> std::io::Result<Self> {
         let pending = PendingFile::new(target);
         pending.check()?;
+        if pending.writes_in_place() {
+            let out = std::fs::OpenOptions::new().write(true).open(pending.target())?;
+            return Ok(AtomicFile { pending: None, out: BufWriter::new(out) });
+        }
         let out = BufWriter::new(File::create(pending.path())?);
-        Ok(AtomicFile { pending, out })
+        Ok(AtomicFile { pending: Some(pending), out })
     }
 
     /// The buffered writer.
@@ -212,9 +237,8 @@ impl AtomicFile {
     pub fn commit(self) -> std::io::Result<()> {
         let AtomicFile { pending, out } = self;
         let file = out.into_inner().map_err(|e| e.into_error())?;
-        if !pending.writes_in_place() {
-            file.sync_all()?;
-        }
+        let Some(pending) = pending else { return Ok(()) };
+        file.sync_all()?;
         drop(file);
         pending.commit()
     }
@@ -304,8 +328,21 @@ mod tests {
         let null = Path::new("/dev/null");
         let p = PendingFile::new(null);
         assert!(p.writes_in_place());
-        assert_eq!(p.path(), null);
+        assert_eq!(p.target(), null);
+        assert_ne!(p.path(), null, "a path-taking writer gets a temporary, copied in on commit");
+        std::fs::write(p.path(), b"drawn").unwrap();
+        let temp = p.path().to_path_buf();
+        p.commit().unwrap();
+        assert!(!temp.exists(), "the temporary is removed once copied in");
+        // A link named .svg to the device: the temporary keeps .svg (a
+        // figure writer picks its format by it).
+        let dir = dir("null-link");
+        let link = dir.join("fig.svg");
+        std::os::unix::fs::symlink(null, &link).unwrap();
+        let p = PendingFile::new(&link);
+        assert_eq!(p.path().extension().unwrap(), "svg");
         drop(p);
+        std::fs::remove_dir_all(dir).ok();
         let mut f = AtomicFile::create(null).unwrap();
         writeln!(f, "gone").unwrap();
         f.commit().unwrap();
