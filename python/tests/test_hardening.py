@@ -438,3 +438,51 @@ def test_mujoco_command_line_writes_through_a_symlink(tmp_path: Path, ball) -> N
     if sys.platform.startswith("linux"):
         assert impactset.mujoco.main([str(model_path), "--qvel", "0,0,-1,0,0,0", "--out", "/dev/null"]) == 0
         assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+# Batch runs (items 3, 4 and 12): the checks live in the core; these make
+# sure the Python entry point reaches them.
+
+
+@pytest.mark.parametrize("name", ["simultaneous", "energy_ratio"])
+def test_reach_direction_names_that_collide_with_columns_are_refused(name: str) -> None:
+    p = impactset.Problem.scene("rocking-block")
+    with pytest.raises(ValueError, match=re.escape(name)):
+        impactset.reach(p, 16, directions={name: np.array([1.0, 0.0, 0.0])})
+
+
+_MODE_COLUMN = {"sticks": "sticks", "separates": "separates", "slides +t": "slides_pos", "slides −t": "slides_neg"}
+
+
+def test_reach_labels_each_problems_columns_by_contact_name_not_position() -> None:
+    # The compass gait, and the same gait with its contacts given as (B, A):
+    # each row's own top mode must be backed by its own contacts' columns.
+    p = impactset.Problem.scene("compass-gait")
+    swapped = impactset.Problem.from_arrays(
+        p.M, p.v, p.Jn[::-1], p.Jt[::-1], p.mu[::-1], names=p.names[::-1], step_size=p.step_size, steps=p.steps
+    )
+    r = impactset.reach([p, swapped], 2000, seed=4)
+    for row in range(2):
+        share = r["top_mode_share"][row]
+        assert share > 0.3
+        for part in r["top_mode"][row].split(", "):
+            contact, mode = part.split(" ", 1)
+            column = f"{contact}_{_MODE_COLUMN[mode]}"
+            assert r[column][row] >= share - 1e-12, (row, r["top_mode"][row], column, r[column][row])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"threads": 5000}, "threads"),
+        ({"steps": 0}, "steps"),
+        ({"step_size": 1e-200}, "step_size"),
+        ({"step_size": 1e200}, "step_size"),
+    ],
+)
+def test_reach_refuses_the_options_sample_refuses(kwargs: dict, name: str) -> None:
+    p = impactset.Problem.scene("rocking-block")
+    with pytest.raises(ValueError, match=name):
+        impactset.sample(p, 16, **kwargs)
+    with pytest.raises(ValueError, match=name):
+        impactset.reach(p, 16, **kwargs)

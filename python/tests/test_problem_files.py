@@ -26,7 +26,7 @@ def spatial_problem() -> impactset.Problem:
         names=["left", "right"],
         name="random-spatial",
         friction_directions=6,
-        step_size=0.1,
+        step_size=0.5,
         steps=12,
         samples=999,
     )
@@ -52,8 +52,11 @@ def test_round_trip_is_exact(tmp_path: Path, which: str, suffix: str) -> None:
     for field in ["names", "name", "dimension", "friction_directions", "step_size", "steps", "samples"]:
         assert getattr(p, field) == getattr(q, field), field
     assert [f.name for f in tmp_path.iterdir()] == [path.name]
-    # The same problem samples the same.
-    assert impactset.sample(p, 300, seed=9).v_plus.tobytes() == impactset.sample(q, 300, seed=9).v_plus.tobytes()
+    # The same problem samples the same (and samples something: nearly every
+    # sample ends within the problem's own K and h).
+    a, b = impactset.sample(p, 300, seed=9), impactset.sample(q, 300, seed=9)
+    assert a.summary["accepted"] >= 0.95 * 300
+    assert a.v_plus.tobytes() == b.v_plus.tobytes()
 
 
 def test_the_cli_reads_python_files(cli: Path, tmp_path: Path) -> None:
@@ -62,7 +65,9 @@ def test_the_cli_reads_python_files(cli: Path, tmp_path: Path) -> None:
     p.save(path)
     out = tmp_path / "v.npy"
     subprocess.run([str(cli), "sample", str(path), "-n", "500", "--out", str(out)], check=True, capture_output=True)
-    assert np.load(out).tobytes() == impactset.sample(p, 500).v_plus.tobytes()
+    ours = impactset.sample(p, 500)
+    assert ours.summary["accepted"] == 500
+    assert np.load(out).tobytes() == ours.v_plus.tobytes()
 
 
 def test_to_dict_is_the_file_schema() -> None:
