@@ -10,9 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use impactset::ImpactProblem;
-use impactset::analysis::{
-    ContactMode, Metric, ModeClassifier, ModeOptions, PointCloud, baseline_outcomes, joint_label,
-};
+use impactset::analysis::{ContactMode, Metric, ModeClassifier, ModeOptions, PointCloud, joint_label};
+use impactset::impact::SolutionMethod;
 
 use crate::args::{self, float_array, shape_str};
 use crate::convert::{matrix, vector};
@@ -74,7 +73,10 @@ fn clouds(
 /// The classic baselines of ``problem``: every simultaneous outcome
 /// (Anitescu–Potra LCP, labels ``simultaneous k/N``) and one sequential
 /// outcome per starting contact (``sequential from A``, …), as a dict with
-/// ``labels`` (list), ``v_plus`` (b, n), ``energy`` (b,).
+/// ``labels`` (list), ``v_plus`` (b, n), ``energy`` (b,) and
+/// ``simultaneous_method``: ``"enumerated"`` (every solution), ``"lemke"``
+/// (one solution of an LCP too large to enumerate) or ``"failed"`` (none
+/// could be computed: a ``UserWarning`` says why).
 ///
 /// >>> import impactset
 /// >>> b = impactset.baseline(impactset.Problem.scene("slope-point"))
@@ -83,8 +85,23 @@ fn clouds(
 #[pyfunction]
 pub fn baseline<'py>(py: Python<'py>, problem: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let p = problem_arg(problem)?.get();
-    let outcomes = detached::run(py, None, |_| baseline_outcomes(p.problem()))?;
+    let (simultaneous, sequential) = detached::run(py, None, |_| {
+        (impactset::impact::simultaneous(p.problem()), impactset::impact::sequential(p.problem()))
+    })?;
+    if let Some(why) = &simultaneous.failure {
+        let message =
+            std::ffi::CString::new(format!("baseline: the simultaneous outcome could not be computed: {why}"))
+                .unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyUserWarning>(), &message, 1)?;
+    }
+    let method = match simultaneous.method {
+        SolutionMethod::Enumerated => "enumerated",
+        SolutionMethod::Lemke => "lemke",
+        SolutionMethod::Failed => "failed",
+    };
+    let outcomes: Vec<_> = simultaneous.outcomes.into_iter().chain(sequential).collect();
     let d = PyDict::new(py);
+    d.set_item("simultaneous_method", method)?;
     d.set_item("labels", outcomes.iter().map(|o| o.label.clone()).collect::<Vec<_>>())?;
     let v: Vec<f64> = outcomes.iter().flat_map(|o| o.v_plus.iter().copied()).collect();
     d.set_item("v_plus", matrix(py, v, p.problem().n())?)?;

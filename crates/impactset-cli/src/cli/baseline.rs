@@ -24,6 +24,9 @@ struct BaselineView {
     energy_before: f64,
     simultaneous_method: SolutionMethod,
     simultaneous: Vec<ImpactOutcome>,
+    /// Why the simultaneous outcomes could not be computed, if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    simultaneous_failure: Option<String>,
     sequential: Vec<ImpactOutcome>,
 }
 
@@ -38,6 +41,7 @@ pub fn run(args: BaselineArgs) -> Result<()> {
         energy_before: p.kinetic_energy(p.velocity()),
         simultaneous_method: sim.method,
         simultaneous: sim.outcomes,
+        simultaneous_failure: sim.failure,
         sequential: sequential(p),
     };
     if args.json {
@@ -46,8 +50,11 @@ pub fn run(args: BaselineArgs) -> Result<()> {
     }
     println!("{}: contacts {}; energy before {:.6}", view.problem, view.contacts.join(", "), view.energy_before);
     let method = match view.simultaneous_method {
-        SolutionMethod::Enumerated => "every LCP solution, by enumeration",
-        SolutionMethod::Lemke => "the Lemke solution only (LCP too large to enumerate)",
+        SolutionMethod::Enumerated => "every LCP solution, by enumeration".to_string(),
+        SolutionMethod::Lemke => "the Lemke solution only (LCP too large to enumerate)".to_string(),
+        SolutionMethod::Failed => {
+            format!("could not be computed: {}", view.simultaneous_failure.as_deref().unwrap_or("no solution"))
+        }
     };
     println!("simultaneous ({method}):");
     for o in &view.simultaneous {

@@ -46,7 +46,14 @@ pub enum SolutionMethod {
     Enumerated,
     /// The LCP was too large to enumerate: the single Lemke solution.
     Lemke,
+    /// The LCP was too large to enumerate and no Lemke solve ended at a
+    /// solution ([`SimultaneousOutcomes::failure`] says why): no outcome.
+    Failed,
 }
+
+/// Covering vectors tried, after `1`, when Lemke's solve of a simultaneous
+/// LCP too large to enumerate ends off a solution (docs/model.md §2).
+pub const LEMKE_RETRIES: u64 = 16;
 
 /// The simultaneous LCP's distinct post-impact velocities.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -55,6 +62,9 @@ pub struct SimultaneousOutcomes {
     pub method: SolutionMethod,
     /// One per distinct `v⁺`.
     pub outcomes: Vec<ImpactOutcome>,
+    /// With [`SolutionMethod::Failed`]: why there is no outcome.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// The LCP of docs/model.md §2 restricted to `contacts`, for pre-impact `v`:
@@ -116,16 +126,15 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
     let v = problem.velocity();
     let (a, b) = simultaneous_lcp(ops, &contacts, v);
     let size = b.len();
-    let velocities = if size <= MAX_ENUMERATED_SIMULTANEOUS {
-        enumerate_solutions(problem, &a, &b).into_iter().map(|z| apply_impulse(ops, &contacts, &z, v)).collect()
+    let (method, velocities, failure) = if size <= MAX_ENUMERATED_SIMULTANEOUS {
+        let z = enumerate_solutions(problem, &a, &b);
+        (SolutionMethod::Enumerated, z.into_iter().map(|z| apply_impulse(ops, &contacts, &z, v)).collect(), None)
     } else {
-        let mut ws = LemkeWorkspace::new(size);
-        match ws.solve(&a, &b, &LemkeOptions::default()) {
-            Ok(sol) if sol.within_tolerance => vec![apply_impulse(ops, &contacts, sol.z, v)],
-            _ => vec![],
+        match lemke_outcome(problem, &a, &b, &contacts) {
+            Ok(v) => (SolutionMethod::Lemke, vec![v], None),
+            Err(why) => (SolutionMethod::Failed, Vec::new(), Some(why)),
         }
     };
-    let method = if size <= MAX_ENUMERATED_SIMULTANEOUS { SolutionMethod::Enumerated } else { SolutionMethod::Lemke };
     let verified = velocities.into_iter().filter(|v| is_admissible(problem, v)).collect();
     let distinct = distinct_velocities(problem, verified);
     let count = distinct.len();
@@ -134,7 +143,41 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
         .enumerate()
         .map(|(k, v)| ImpactOutcome::new(problem, format!("simultaneous {}/{count}", k + 1), v))
         .collect();
-    SimultaneousOutcomes { method, outcomes }
+    SimultaneousOutcomes { method, outcomes, failure }
+}
+
+/// The Lemke solution of the simultaneous LCP `(A, b)` as an admissible
+/// `v⁺`: covering vector `1` first, then [`LEMKE_RETRIES`] covering vectors
+/// with entries in `[1, 2)` from a fixed stream (the same on every run),
+/// until a solve ends within its residual tolerance at an outcome that
+/// passes [`is_admissible`]. On degenerate LCPs (several coplanar contacts:
+/// `W` of rank 6 among 40 unknowns) covering vector `1` can end off a
+/// solution where others do not. Errors: why none did.
+fn lemke_outcome(problem: &ImpactProblem, a: &[f64], b: &[f64], contacts: &[usize]) -> Result<DVector<f64>, String> {
+    use rand::{Rng, SeedableRng};
+    let ops = problem.operators();
+    let size = b.len();
+    let mut ws = LemkeWorkspace::new(size);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+    let mut last = String::new();
+    for attempt in 0..=LEMKE_RETRIES {
+        let cover: Option<Vec<f64>> = (attempt > 0).then(|| (0..size).map(|_| rng.random_range(1.0..2.0)).collect());
+        match ws.solve_covered(a, b, cover.as_deref(), 0, &LemkeOptions::default()) {
+            Ok(sol) if sol.within_tolerance => {
+                let v = apply_impulse(ops, contacts, sol.z, problem.velocity());
+                if is_admissible(problem, &v) {
+                    return Ok(v);
+                }
+                last = "its solution is not a possible outcome (a contact approaching or energy gained)".into();
+            }
+            Ok(sol) => last = format!("it ended off a solution (violation {:.1e})", sol.residual.violation()),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(format!(
+        "no Lemke solve of the simultaneous LCP (size {size}, too large to enumerate) ended at a solution with \
+         covering vector 1 or {LEMKE_RETRIES} others; the last: {last}"
+    ))
 }
 
 /// Relative tolerance of the simultaneous LCP's solutions (each row to
