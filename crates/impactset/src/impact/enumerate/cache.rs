@@ -88,9 +88,8 @@ pub(super) struct View<'a> {
 }
 
 /// Where a record is: in the tree, or in a scratch record (level `1..=m`
-/// of the search, `m + 1` for probes). One word, written and read whole: as
-/// an enum of tag and index, each node's copy of it read back the two
-/// halves just written apart, a stall through the store buffer per node.
+/// of the search, `m + 1` for probes). One word with a scratch bit, so that
+/// each node writes and reads it whole (docs/performance.md has why).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Slot(u32);
 

@@ -99,10 +99,9 @@
 //! its own terms, `V_x = max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · Pn)`
 //! (at most `m V`, well inside the pruning margin): a mode equation's
 //! residual up to `10⁻⁹ V_x`, an inequality down to
-//! `−10⁻⁹ (‖a_u‖₁ V_x + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`. (With `μ = 10⁵`,
-//! `P` and `V` are `10⁵` times `Pn` and the real velocities: judging `λn ≥ 0`
-//! on `P`, or `u_n⁺ ≥ 0` on `V`, accepted wrong slide solutions, and a
-//! duplicate floor on `P` merged distinct ones.) Each mode's
+//! `−10⁻⁹ (‖a_u‖₁ V_x + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`. Normal impulses
+//! are judged on `Pn` and velocities on `V_x`, not on `P` and `V`, which a
+//! large `μ` inflates far beyond them. Each mode's
 //! parameter columns `G` are scaled to `max|G_(·k)| = 1`, so every column of a
 //! mode system `C W G` is at most `s · max|W|` whatever `μ`, and a pivot
 //! (after partial pivoting) at most `10⁻¹¹ · max|W|` is singular. Two velocity
@@ -170,11 +169,32 @@ pub struct EnumeratorOptions {
     /// spatial contacts), and never with `0`. The results do not depend on
     /// it. Default 32 MiB.
     pub cache_bytes: usize,
+    /// When records are kept (within `cache_bytes`). Default
+    /// [`RecordPolicy::WhenTheyFit`].
+    pub records: RecordPolicy,
+}
+
+/// When the enumerator keeps the records of the modes it fixes
+/// ([`EnumeratorOptions::records`]). The results do not depend on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecordPolicy {
+    /// When the search tree's records would fit twice the store (keeping
+    /// records that do not fit costs more than the direct search).
+    #[default]
+    WhenTheyFit,
+    /// Whenever the store is not empty, records that do not fit included
+    /// (the store then fills and starts afresh: for tests of that path).
+    Always,
 }
 
 impl Default for EnumeratorOptions {
     fn default() -> Self {
-        EnumeratorOptions { node_budget: 100_000, fallback_solves: 16, cache_bytes: 32 << 20 }
+        EnumeratorOptions {
+            node_budget: 100_000,
+            fallback_solves: 16,
+            cache_bytes: 32 << 20,
+            records: RecordPolicy::WhenTheyFit,
+        }
     }
 }
 
@@ -405,10 +425,8 @@ impl StepEnumerator {
         // deep nodes of four spatial contacts could not be kept, and
         // computing records that are not kept costs more than the direct
         // search).
-        // (The library's own tests keep records whenever allowed, so that a
-        // small store fills and empties.)
-        let cached =
-            options.cache_bytes > 0 && (cfg!(test) || tree_estimate(&reduced) <= 2.0 * options.cache_bytes as f64);
+        let cached = options.cache_bytes > 0
+            && (options.records == RecordPolicy::Always || tree_estimate(&reduced) <= 2.0 * options.cache_bytes as f64);
         let root_cached = !cached && reduced.table.modes.len() * reduced.tableau_len() <= ROOT_CACHE_LIMIT;
         let root_modes = if root_cached { reduced.table.modes.len() } else { first_modes };
         let mut scratch = if !searchable {

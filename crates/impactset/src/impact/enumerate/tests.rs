@@ -4,7 +4,7 @@ use nalgebra::DVector;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{EnumeratorOptions, StepEnumerator, brute_force};
+use super::{EnumeratorOptions, RecordPolicy, StepEnumerator, brute_force};
 use crate::lcp::{LcpResidual, LemkeOptions, LemkeWorkspace};
 use crate::scene::random::{coupled_problem, random_step_rhs as random_b};
 use crate::{Contact, ImpactProblem};
@@ -494,8 +494,14 @@ fn kept_records_give_bit_identical_results() {
     {
         let problem = random_problem(&mut rng, n, m, spatial, coupled);
         let ops = problem.operators();
-        let with =
-            |cache_bytes| StepEnumerator::with_options(ops, EnumeratorOptions { cache_bytes, ..Default::default() });
+        // Records kept whenever the store allows, so that the small store
+        // fills and starts afresh.
+        let with = |cache_bytes| {
+            StepEnumerator::with_options(
+                ops,
+                EnumeratorOptions { cache_bytes, records: RecordPolicy::Always, ..Default::default() },
+            )
+        };
         let (mut kept, mut none, mut small) = (with(64 << 20), with(0), with(24 << 10));
         for _ in 0..60 {
             let b = random_b(&mut rng, &problem);
