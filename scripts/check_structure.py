@@ -28,10 +28,9 @@ MAX_LINES = 500
 # Files longer than MAX_LINES that are still to be split (issue 30), with
 # their length when this list was written: none may grow.
 LARGE = {
-    "crates/impactset/src/impact/enumerate/cache.rs": 714,
+    "crates/impactset/src/impact/enumerate/cache.rs": 713,
     "crates/impactset/src/gpu/sampler.rs": 699,
-    "crates/impactset/src/impact/enumerate/mod.rs": 644,
-    "crates/impactset/src/lcp/eta.rs": 532,
+    "crates/impactset/src/impact/enumerate/mod.rs": 617,
 }
 
 
@@ -222,8 +221,12 @@ def long_files() -> list[str]:
             why = f"at most {limit} until it is split" if rel in LARGE else f"over {MAX_LINES}"
             findings.append(f"{rel}: {lines} lines ({why})")
     for rel in LARGE:
-        if not (ROOT / rel).is_file():
+        path = ROOT / rel
+        if not path.is_file():
             findings.append(f"{rel}: listed in LARGE but gone; remove it from the list")
+        elif len(code_without_tests(path.read_text()).splitlines()) <= MAX_LINES:
+            findings.append(f"{rel}: within {MAX_LINES} lines now; remove it from LARGE")
+
     return findings
 
 

@@ -21,7 +21,7 @@ use std::cmp::Ordering;
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
 use super::memo::{MemoKey, PathMemo};
-use super::pivot::{Tolerances, compare_tied, complement};
+use super::pivot::{Tolerances, clearly_extreme, compare_tied, complement};
 use super::{ANY_SIZE, LcpError, size};
 
 /// Pivots done in product form before a solve switches to the dense
@@ -419,39 +419,6 @@ struct Path<'a> {
     p: LcpData<'a>,
     offset: usize,
     tol: Tolerances,
-}
-
-/// The row whose ratio is clearly the least (`LEAST`) of the rows with a
-/// pivot in `col`, or clearly the greatest of all rows: every other row
-/// compares on the other side of it both ways round (`compare_tied(x, y)`
-/// and `compare_tied(y, x)`, which round-off can make disagree), so that a
-/// scan comparing the rows pairwise in any order keeps that row and meets
-/// no tie. `None` when no row is clearly extreme. Branch-free per row.
-#[inline(always)]
-fn clearly_extreme<const LEAST: bool>(col: &[f64], ratio: &[f64], tol: Tolerances) -> Option<usize> {
-    // Extremes as one comparison and a select (`f64::min` also orders NaNs,
-    // which can win neither way): the extreme is the same value in any
-    // order, and the sign of a zero extreme changes none of the tests below.
-    let mut extreme = if LEAST { f64::INFINITY } else { f64::NEG_INFINITY };
-    for (&a, &r) in col.iter().zip(ratio) {
-        let candidate = !LEAST || a > tol.pivot;
-        let further = if LEAST { r < extreme } else { r > extreme };
-        extreme = if candidate & further { r } else { extreme };
-    }
-    // `tie_band(r, extreme)` is `tie · max(floor, |r|)`.
-    let floor = 1f64.max(extreme.abs());
-    let (mut near, mut at) = (0, 0);
-    for (i, (&a, &r)) in col.iter().zip(ratio).enumerate() {
-        let band = tol.tie * if r.abs() > floor { r.abs() } else { floor };
-        let (low, high) = if LEAST { (extreme, r) } else { (r, extreme) };
-        // `compare_tied(high, low)` is Greater and `compare_tied(low, high)`
-        // Less, without its branches.
-        let clear = (high > low + band) & (low < high - band);
-        let here = (!LEAST || a > tol.pivot) & !clear;
-        near += usize::from(here);
-        at = if here { i } else { at };
-    }
-    (near == 1).then_some(at)
 }
 
 impl Pivots {

@@ -135,6 +135,7 @@ mod direct_tableau;
 mod fallback;
 mod gauss;
 mod modes;
+mod options;
 mod rebuild;
 mod tableau;
 
@@ -149,54 +150,8 @@ use crate::problem::ContactOperators;
 use cache::{FixedCache, Slot};
 #[cfg(feature = "gpu")]
 pub(crate) use modes::{Normal, Tangential};
+pub use options::{EnumeratorOptions, RecordPolicy};
 use tableau::{Reduced, StepData, StepScales};
-
-/// Options of [`StepEnumerator`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EnumeratorOptions {
-    /// Mode fixes (search nodes and forward-checking probes: one contact's
-    /// mode fixed on a partial tuple, under a microsecond each) the search may
-    /// make before it gives up being exhaustive. Default `100_000`.
-    pub node_budget: usize,
-    /// Lemke solves with pseudo-random covering vectors that complete a
-    /// search cut short by the budget. Default `16`.
-    pub fallback_solves: usize,
-    /// Bytes the enumerator may keep of the tableaux of the modes it fixes,
-    /// from step to step (per enumerator, that is per thread; see
-    /// `cache.rs`): once full, further nodes are computed without being
-    /// kept, and the next enumeration starts afresh. Records are kept only
-    /// when the search tree's records would fit twice this (not for four
-    /// spatial contacts), and never with `0`. The results do not depend on
-    /// it. Default 32 MiB.
-    pub cache_bytes: usize,
-    /// When records are kept (within `cache_bytes`). Default
-    /// [`RecordPolicy::WhenTheyFit`].
-    pub records: RecordPolicy,
-}
-
-/// When the enumerator keeps the records of the modes it fixes
-/// ([`EnumeratorOptions::records`]). The results do not depend on it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RecordPolicy {
-    /// When the search tree's records would fit twice the store (keeping
-    /// records that do not fit costs more than the direct search).
-    #[default]
-    WhenTheyFit,
-    /// Whenever the store is not empty, records that do not fit included
-    /// (the store then fills and starts afresh: for tests of that path).
-    Always,
-}
-
-impl Default for EnumeratorOptions {
-    fn default() -> Self {
-        EnumeratorOptions {
-            node_budget: 100_000,
-            fallback_solves: 16,
-            cache_bytes: 32 << 20,
-            records: RecordPolicy::WhenTheyFit,
-        }
-    }
-}
 
 /// Relative acceptance tolerance of inequalities and mode equations.
 pub(crate) const ACCEPT: f64 = 1e-9;
