@@ -21,7 +21,10 @@ mod error;
 mod kernels;
 mod layout;
 mod options;
+mod plan;
+mod plan_setup;
 mod precision;
+mod readback;
 mod sampler;
 mod shaders;
 mod state;
@@ -35,9 +38,10 @@ pub use layout::TableauLayout;
 pub use options::{
     DEFAULT_BATCH, DEFAULT_GPU_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS,
 };
+pub use plan::GpuPlan;
 pub use precision::{
     F32_TIE_TOLERANCE, Precision, UnknownPrecision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance,
 };
-pub use sampler::{GpuPlan, sample_set_gpu, sample_set_gpu_with};
+pub use sampler::{sample_set_gpu, sample_set_gpu_with};
 pub(crate) use state::StateBlock;
 pub use types::{MAX_LCP_SIZE, MAX_PIVOTS, MAX_VELOCITIES};
