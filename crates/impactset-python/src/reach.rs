@@ -240,8 +240,8 @@ pub fn reach_native<'py>(
         let cap = py
             .detach(|| impactset::reach::default_steps(&input, &options))
             .map_err(|e| reach_error(e, backend_name))?;
-        if let Some(warning) = cap.warning() {
-            let message = format!("state 0: {}", warning.replace("--step-size", "step_size"));
+        if let Some(warning) = cap.warning(&crate::sampling::keyword_name) {
+            let message = format!("state 0: {warning}");
             py.import("warnings")?.call_method1("warn", (message,))?;
         }
         options.sampler.steps = cap.steps;

@@ -9,7 +9,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use impactset::analysis::{ContactMode, ModeClassifier, ModeOptions};
-use impactset::io::{ProblemFile, ProblemSpec};
 use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::MAX_THREADS;
 use impactset::sampling::SetTally;
@@ -218,9 +217,9 @@ pub fn sample_native(
     options.validate(problem).map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?;
     if steps.is_none() {
         let cap = py.detach(|| impactset::sampling::default_steps(problem, &options));
-        if let Some(warning) = cap.warning() {
+        if let Some(warning) = cap.warning(&keyword_name) {
             let warnings = py.import("warnings")?;
-            warnings.call_method1("warn", (warning.replace("--step-size", "step_size"),))?;
+            warnings.call_method1("warn", (warning,))?;
         }
         options.steps = cap.steps;
     }
@@ -237,37 +236,21 @@ pub fn sample_native(
             })?;
     let summary =
         RunSummary::new(&spec.name, &collected.tally, &options, &backend, &backend_reason, collected.elapsed_s);
-    if let Some(advice) = summary.advice()
-        && !scene_as_documented(spec, &options)
+    if let Some(advice) = summary.advice(&keyword_name)
+        && !spec.runs_as_documented(&options)
     {
         // Pointing at the caller of `impactset.sample`.
         let kwargs = PyDict::new(py);
         kwargs.set_item("stacklevel", 2)?;
-        py.import("warnings")?.call_method("warn", (python_advice(&advice),), Some(&kwargs))?;
+        py.import("warnings")?.call_method("warn", (advice,), Some(&kwargs))?;
     }
     finish(py, problem_obj.clone().unbind(), problem, options, collected, &summary)
 }
 
-/// Whether `spec` is a built-in scene, unchanged, run with its own step
-/// size and step cap: its documented acceptance (some scenes keep a few
-/// percent of unterminated samples by design) needs no advice.
-fn scene_as_documented(spec: &ProblemSpec, options: &SamplerOptions) -> bool {
-    let Some(scene) = impactset::scene::builtin(&spec.name) else { return false };
-    let own = ProblemSpec {
-        name: scene.id.to_string(),
-        problem: scene.problem,
-        step_size: Some(scene.step_size),
-        steps: Some(scene.steps),
-        samples: Some(scene.samples),
-    };
-    // The problems themselves, whatever sample count each asks for.
-    let file = |s: &ProblemSpec| ProblemFile { samples: None, ..ProblemFile::from_spec(s) };
-    options.step_size == own.step_size && Some(options.steps) == own.steps && file(spec) == file(&own)
-}
-
-/// The run summary's low-acceptance advice in the Python arguments' names.
-fn python_advice(advice: &str) -> String {
-    advice.replace("--step-size", "step_size").replace("--steps", "steps").replace("--selection", "selection")
+/// An option as Python names it: the argument itself (`step_size`), for
+/// the core's advice ([`RunSummary::advice`]).
+pub(crate) fn keyword_name(name: &str) -> String {
+    name.to_string()
 }
 
 /// The collected buffers as a `SampleSet` (the ndarrays take the buffers

@@ -315,9 +315,9 @@ fn summaries_write_infinite_residuals_as_strings_and_advise_on_rejections() {
     let json = serde_json::to_value(&summary).unwrap();
     assert_eq!(json["max_residual"], "inf");
     assert_eq!(json["max_energy_ratio"], 0.5);
-    let advice = summary.advice().unwrap();
+    let advice = summary.advice(&|name| format!("--{}", name.replace('_', "-"))).unwrap();
     assert!(advice.contains("88") && advice.contains("--steps"), "{advice}");
-    assert!(Summary { accepted: 100, ..summary }.advice().is_none());
+    assert!(Summary { accepted: 100, ..summary }.advice(&|name| name.to_string()).is_none());
 }
 
 #[test]

@@ -31,7 +31,7 @@ pub fn sampler_options(
 /// warning on stderr when some pilot impacts did not end.
 pub fn derive_steps(options: &mut SamplerOptions, problem: &ImpactProblem) {
     let cap = impactset::sampling::default_steps(problem, options);
-    if let Some(warning) = cap.warning() {
+    if let Some(warning) = cap.warning(&option) {
         eprintln!("warning: {warning}");
     }
     options.steps = cap.steps;
@@ -144,7 +144,13 @@ fn duration(seconds: f64) -> String {
 /// An option as the command line spells it (`--backend cpu`), for the
 /// core's typed reasons ([`impactset::run::BackendReason::describe`]).
 pub fn flag(name: &str, value: &str) -> String {
-    format!("--{name} {value}")
+    format!("{} {value}", option(name))
+}
+
+/// An option's flag (`step_size` is `--step-size`), for the core's advice
+/// ([`impactset::run::RunSummary::advice`]).
+pub fn option(name: &str) -> String {
+    format!("--{}", name.replace('_', "-"))
 }
 
 /// [`Backend::open`] with the command line's words: the backend and why it

@@ -164,7 +164,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
     let schema = schema(&input, &options).map_err(reach_input_error)?;
     if given_steps.is_none() {
         let cap = impactset::reach::default_steps(&input, &options).map_err(reach_input_error)?;
-        if let (Some(warning), false) = (cap.warning(), args.quiet) {
+        if let (Some(warning), false) = (cap.warning(&options::option), args.quiet) {
             eprintln!("warning: state 0: {warning}");
         }
         options.sampler.steps = cap.steps;

@@ -283,8 +283,8 @@ pub fn run(args: SampleArgs) -> Result<()> {
     // A built-in scene run with its own documented K and h accepts what
     // docs/scenes.md says it does: say so once, without advice to change
     // them; the advice is for the user's own problems and parameters.
-    let own_parameters = source::is_scene(&args.problem) && args.steps.is_none() && args.step_size.is_none();
-    if let Some(advice) = summary.advice() {
+    let own_parameters = spec.runs_as_documented(&options);
+    if let Some(advice) = summary.advice(&options::option) {
         if own_parameters {
             eprintln!(
                 "note: {} with its own K = {} and h = {} accepted {} of {} samples (docs/scenes.md)",

@@ -27,11 +27,6 @@ pub fn load(target: &str) -> Result<ProblemSpec> {
         .into())
 }
 
-/// Whether `target` names a built-in scene (and no file of that name).
-pub fn is_scene(target: &str) -> bool {
-    !Path::new(target).exists() && scene::ids().contains(&target)
-}
-
 /// A scene as a problem with its defaults.
 pub fn scene_spec(scene: scene::Scene) -> ProblemSpec {
     ProblemSpec {

@@ -9,7 +9,7 @@ pub enum GpuError {
     #[error("no Vulkan GPU adapter found (for a software one install Mesa's lavapipe: mesa-vulkan-drivers)")]
     NoAdapter,
     /// Double precision was asked for on an adapter without `SHADER_F64`.
-    #[error("the GPU adapter `{adapter}` has no 64-bit floats (SHADER_F64); use --precision f32")]
+    #[error("the GPU adapter `{adapter}` has no 64-bit floats (SHADER_F64): it runs precision f32 only")]
     NoF64 {
         /// The adapter's name.
         adapter: String,
@@ -49,7 +49,7 @@ pub enum GpuError {
     /// off): the absolute f32 pivot tolerance would swallow real pivots
     /// (e.g. RAMone's friction 1e5).
     #[error(
-        "the step LCP is too badly scaled for f32 without equilibration (‖A_R‖∞ = {norm:.3e}: pivot tolerance {tolerance:.2e}); equilibrate it or use --precision f64"
+        "the step LCP is too badly scaled for f32 without equilibration (‖A_R‖∞ = {norm:.3e}: pivot tolerance {tolerance:.2e}); equilibrate it or run precision f64"
     )]
     PoorlyScaled {
         /// `‖A_R‖∞`.

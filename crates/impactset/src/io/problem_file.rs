@@ -40,6 +40,25 @@ pub struct ProblemSpec {
 }
 
 impl ProblemSpec {
+    /// Whether this is a built-in scene, unchanged, run under `options`
+    /// with its own documented step size and step cap: then its documented
+    /// acceptance (compass gait's `K = 5` keeps about 99 %, docs/scenes.md)
+    /// is what a run gets, and front ends say so instead of advising to
+    /// change `K` or `h` ([`crate::run::RunSummary::advice`]).
+    pub fn runs_as_documented(&self, options: &SamplerOptions) -> bool {
+        let Some(scene) = crate::scene::builtin(&self.name) else { return false };
+        let own = ProblemSpec {
+            name: scene.id.to_string(),
+            problem: scene.problem,
+            step_size: Some(scene.step_size),
+            steps: Some(scene.steps),
+            samples: Some(scene.samples),
+        };
+        // The problems themselves, whatever sample count each asks for.
+        let file = |s: &ProblemSpec| ProblemFile { samples: None, ..ProblemFile::from_spec(s) };
+        options.step_size == own.step_size && Some(options.steps) == own.steps && file(self) == file(&own)
+    }
+
     /// Checks the sampling defaults, as every way of building a spec must
     /// (problem files, the Python package's arrays and importers), so that
     /// the spec can be written and read back: `h` finite within

@@ -97,8 +97,11 @@ impl RunSummary {
 
 impl RunSummary {
     /// What went wrong when fewer than 99% of the samples were accepted, and
-    /// what to do (docs/model.md §11); `None` otherwise.
-    pub fn advice(&self) -> Option<String> {
+    /// what to do (docs/model.md §11); `None` otherwise. The options to
+    /// change are named by `option` (given `steps`, `step_size`,
+    /// `selection`), as the front end spells them: `--step-size` on the
+    /// command line, `step_size` in Python.
+    pub fn advice(&self, option: &dyn Fn(&str) -> String) -> Option<String> {
         if self.samples == 0 || self.accepted as f64 >= 0.99 * self.samples as f64 {
             return None;
         }
@@ -112,21 +115,24 @@ impl RunSummary {
         if self.rejected_unterminated > 0 {
             parts.push(format!(
                 "{} ({:.1}%) did not end the impact within K = {} steps of h = {} (mean {:.2} steps): \
-                 raise --steps, or --step-size so that K·h exceeds the normal impulse the impact needs",
+                 raise {}, or {} so that K·h exceeds the normal impulse the impact needs",
                 self.rejected_unterminated,
                 percent(self.rejected_unterminated),
                 self.steps,
                 self.step_size,
-                self.mean_steps
+                self.mean_steps,
+                option("steps"),
+                option("step_size"),
             ));
         }
         if self.rejected_residual > 0 {
             parts.push(format!(
                 "{} ({:.1}%) ended with a step LCP residual above the tolerance (largest {:e}): the problem \
-                 may be badly conditioned; try another --selection",
+                 may be badly conditioned; try another {}",
                 self.rejected_residual,
                 percent(self.rejected_residual),
-                self.max_residual
+                self.max_residual,
+                option("selection"),
             ));
         }
         Some(parts.join("; "))

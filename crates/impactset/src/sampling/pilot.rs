@@ -54,12 +54,15 @@ pub struct StepCap {
 impl StepCap {
     /// Some pilot impacts did not end: the problem may be ill-posed for this
     /// `h` (too small), and a share of the run's samples will be rejected.
-    pub fn warning(&self) -> Option<String> {
+    /// The step size is named by `option("step_size")`, as the front end
+    /// spells it (see [`RunSummary::advice`](crate::run::RunSummary::advice)).
+    pub fn warning(&self, option: &dyn Fn(&str) -> String) -> Option<String> {
         (self.unterminated > 0).then(|| {
             format!(
                 "{} of {PILOT_SAMPLES} pilot samples did not end their impact within {PILOT_CAP} steps; \
-                 expect rejected samples (a larger --step-size ends impacts in fewer steps)",
-                self.unterminated
+                 expect rejected samples (a larger {} ends impacts in fewer steps)",
+                self.unterminated,
+                option("step_size")
             )
         })
     }
