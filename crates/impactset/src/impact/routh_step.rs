@@ -169,6 +169,31 @@ impl LemkeUnits {
         (0..layout.size()).map(|k| if impulses.contains(&k) { self.impulse } else { self.velocity }).collect()
     }
 
+    /// `b` in these units (velocity rows over `c`, impulse rows over
+    /// `c·f`), into `out`. Kept out of line: problems of ordinary units
+    /// never call it, and the step's hot path stays as small as without it.
+    #[inline(never)]
+    fn into_lemke_units(self, layout: StepLayout, b: &[f64], out: &mut [f64]) {
+        let velocities = layout.m..layout.size() - layout.m;
+        for (k, (x, b)) in out.iter_mut().zip(b).enumerate() {
+            *x = if velocities.contains(&k) { b / self.velocity } else { b / self.impulse };
+        }
+    }
+
+    /// A solution `(z, w)` in these units multiplied back into `(z_out,
+    /// w_out)`: `σ`, `γ`, `w_n`, `w_D` by `c`, `λ`, `w_σ`, `w_γ` by `c·f`
+    /// (model.md §4's units). Out of line, as [`into_lemke_units`](Self::into_lemke_units).
+    #[inline(never)]
+    fn out_of_lemke_units(self, layout: StepLayout, z: &[f64], w: &[f64], z_out: &mut [f64], w_out: &mut [f64]) {
+        let impulses = layout.impulses();
+        for (k, (x, y)) in z_out.iter_mut().zip(z).enumerate() {
+            *x = y * if impulses.contains(&k) { self.impulse } else { self.velocity };
+        }
+        for (k, (x, y)) in w_out.iter_mut().zip(w).enumerate() {
+            *x = y * if impulses.contains(&k) { self.velocity } else { self.impulse };
+        }
+    }
+
     /// Each row's unit, in `w` order (`w_σ`, `w_n`, `w_D`, `w_γ`).
     pub fn row_units(self, layout: StepLayout) -> Vec<f64> {
         let impulses = layout.impulses();
@@ -238,30 +263,20 @@ pub fn routh_step(
     }
     // Velocities are measured in `c`, impulses in `c·f` ([`LemkeUnits`]).
     let units = ws.units.1;
-    let (c, ci) = (units.velocity, units.impulse);
     let scaled = !units.are_one();
     if scaled {
-        let velocities = m..size - m;
-        for (k, (x, b)) in ws.b_scaled.iter_mut().zip(&ws.b).enumerate() {
-            *x = if velocities.contains(&k) { b / c } else { b / ci };
-        }
+        units.into_lemke_units(layout, &ws.b, &mut ws.b_scaled);
     }
     // The right-hand side Lemke solves (`b` itself when nothing is scaled).
     let b_lemke = if scaled { &ws.b_scaled } else { &ws.b };
-    // A Lemke solution in those units, multiplied back (nothing to do
-    // unscaled), and its outcome: `σ`, `γ` and `w_n`, `w_D` are velocities,
-    // `λ` and `w_σ`, `w_γ` impulses (model.md §4).
+    // A Lemke solution, multiplied back from Lemke's units (nothing to do
+    // unscaled), and its outcome.
     let lemke_outcome =
         |sol: crate::lcp::LcpSolution, z: &mut [f64], w: &mut [f64], lambda: &mut [f64]| -> StepOutcome {
             let (z, w) = if !scaled {
                 (sol.z, sol.w)
             } else {
-                for (k, (x, y)) in z.iter_mut().zip(sol.z).enumerate() {
-                    *x = y * if impulses.contains(&k) { ci } else { c };
-                }
-                for (k, (x, y)) in w.iter_mut().zip(sol.w).enumerate() {
-                    *x = y * if impulses.contains(&k) { c } else { ci };
-                }
+                units.out_of_lemke_units(layout, sol.z, sol.w, z, w);
                 (&*z, &*w)
             };
             lambda.copy_from_slice(&z[impulses.clone()]);
