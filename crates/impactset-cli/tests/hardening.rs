@@ -2,36 +2,15 @@
 //! files: exit 2 with one line naming the flag or file, field and value;
 //! outputs that are complete or absent.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn impactset(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
-}
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{assert_input_error, impactset, listing};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("impactset-cli-hardening-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
-}
-
-/// Exit 2, one line on standard error holding every `expect`, no panic.
-fn assert_input_error(args: &[&str], expect: &[&str]) {
-    let out = impactset(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-    for e in expect {
-        assert!(stderr.contains(e), "{args:?}: `{e}` missing: {stderr}");
-    }
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    common::scratch("cli-hardening", name)
 }
 
 #[test]

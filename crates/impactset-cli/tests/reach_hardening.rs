@@ -2,12 +2,12 @@
 //! a correct result or exit 2 with one line naming the argument, nothing
 //! partial left behind and no earlier output lost.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn impactset(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
-}
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{assert_input_error, impactset, listing};
 
 fn ok(args: &[&str]) {
     let out = impactset(args);
@@ -15,33 +15,11 @@ fn ok(args: &[&str]) {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("impactset-reach-hardening-{}-{name}", std::process::id()));
-    std::fs::remove_dir_all(&dir).ok();
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("reach-hardening", name)
 }
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
-}
-
-/// Exit 2, one line on standard error holding every `expect`, no panic.
-fn assert_input_error(args: &[&str], expect: &[&str]) {
-    let out = impactset(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-    for e in expect {
-        assert!(stderr.contains(e), "{args:?}: `{e}` missing: {stderr}");
-    }
-    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 /// Four compass-gait states.
