@@ -41,7 +41,8 @@ pub fn convergence(net: &PointCloud, reference: &PointCloud, start: usize) -> Co
     let points: Vec<ConvergencePoint> = sizes
         .into_iter()
         .map(|samples| {
-            let index = NearestIndex::new(&net.prefix(samples));
+            let prefix = net.prefix(samples);
+            let index = NearestIndex::new(&prefix);
             let epsilon = index.distances(reference).into_iter().fold(0.0, f64::max);
             ConvergencePoint { samples, epsilon }
         })

@@ -14,13 +14,15 @@
 use kiddo::SquaredEuclidean;
 use kiddo::immutable::float::kdtree::ImmutableKdTree;
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 use super::PointCloud;
 
 /// The largest dimension searched with a k-d tree.
 pub const MAX_TREE_DIM: usize = 16;
 
-/// Exact nearest-neighbour queries against a fixed point set.
+/// Exact nearest-neighbour queries against a fixed point set, which it
+/// borrows.
 ///
 /// The search compares squared distances, which overflow past `≈1.3e154`
 /// and underflow below `≈1.5e-162`. A set whose largest coordinate lies
@@ -28,14 +30,15 @@ pub const MAX_TREE_DIM: usize = 16;
 /// (exact) that brings it near 1, queries scaled alike and distances scaled
 /// back; a query whose squared distance still overflows is answered by a
 /// scan in an overflow-free norm.
-pub struct NearestIndex {
+pub struct NearestIndex<'a> {
     dim: usize,
-    len: usize,
     /// The power of two the indexed points (and queries) are multiplied by.
     scale: f64,
-    /// The scaled points, for queries whose squared distance overflows.
-    points: PointCloud,
-    search: Box<dyn Nearest>,
+    /// The points, scaled (a copy) when `scale` is not 1.
+    points: Cow<'a, PointCloud>,
+    /// The k-d tree; `None` above [`MAX_TREE_DIM`] (or for no points),
+    /// where `points` is scanned.
+    tree: Option<Box<dyn Nearest>>,
 }
 
 trait Nearest: Send + Sync {
@@ -53,60 +56,45 @@ impl<const K: usize> Nearest for Tree<K> {
     }
 }
 
-struct Brute(PointCloud);
-
-impl Nearest for Brute {
-    fn nearest(&self, q: &[f64]) -> (usize, f64) {
-        let mut best = (usize::MAX, f64::INFINITY);
-        for (i, p) in self.0.iter().enumerate() {
-            let d = squared_distance(p, q);
-            if d < best.1 {
-                best = (i, d);
-            }
-        }
-        best
-    }
-}
-
-fn tree<const K: usize>(points: &PointCloud) -> Box<dyn Nearest> {
+fn tree<const K: usize>(points: &PointCloud) -> Option<Box<dyn Nearest>> {
     let rows: Vec<[f64; K]> = points.iter().map(|p| p.try_into().expect("dimension checked")).collect();
-    Box::new(Tree::<K>(ImmutableKdTree::new_from_slice(&rows)))
+    Some(Box::new(Tree::<K>(ImmutableKdTree::new_from_slice(&rows))))
 }
 
 macro_rules! tree_for_dim {
     ($dim:expr, $points:expr; $($k:literal)*) => {
         match $dim {
             $($k => tree::<$k>($points),)*
-            _ => Box::new(Brute($points.clone())),
+            _ => None,
         }
     };
 }
 
-impl NearestIndex {
+impl<'a> NearestIndex<'a> {
     /// Builds the index of `points` (`O(N log N)`).
-    pub fn new(points: &PointCloud) -> Self {
+    pub fn new(points: &'a PointCloud) -> Self {
         let scale = power_of_two_scale(points.as_slice().iter().fold(0.0f64, |a, x| a.max(x.abs())));
         let points = if scale == 1.0 {
-            points.clone()
+            Cow::Borrowed(points)
         } else {
-            PointCloud::new(points.dim(), points.as_slice().iter().map(|x| x * scale).collect())
+            Cow::Owned(PointCloud::new(points.dim(), points.as_slice().iter().map(|x| x * scale).collect()))
         };
-        let search: Box<dyn Nearest> = if points.is_empty() {
-            Box::new(Brute(points.clone()))
+        let tree = if points.is_empty() {
+            None
         } else {
             tree_for_dim!(points.dim(), &points; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
         };
-        NearestIndex { dim: points.dim(), len: points.len(), scale, points, search }
+        NearestIndex { dim: points.dim(), scale, points, tree }
     }
 
     /// Number of indexed points.
     pub fn len(&self) -> usize {
-        self.len
+        self.points.len()
     }
 
     /// No points indexed.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.points.is_empty()
     }
 
     /// The nearest indexed point to `q`: its index and Euclidean distance.
@@ -116,31 +104,30 @@ impl NearestIndex {
     /// If `q` does not have the indexed points' dimension.
     pub fn nearest(&self, q: &[f64]) -> Option<(usize, f64)> {
         assert_eq!(q.len(), self.dim, "query has dimension {}, the index {}", q.len(), self.dim);
-        if self.len == 0 {
+        if self.is_empty() {
             return None;
         }
-        if self.scale == 1.0 {
-            let (i, d2) = self.search.nearest(q);
-            if d2 < f64::MAX {
-                return Some((i, d2.max(0.0).sqrt()));
-            }
-            return Some(self.scan(q));
-        }
-        let q: Vec<f64> = q.iter().map(|x| x * self.scale).collect();
-        let (i, d2) = self.search.nearest(&q);
-        let (i, d) = if d2 < f64::MAX { (i, d2.max(0.0).sqrt()) } else { self.scan(&q) };
+        let q: Cow<[f64]> =
+            if self.scale == 1.0 { Cow::Borrowed(q) } else { Cow::Owned(q.iter().map(|x| x * self.scale).collect()) };
+        let (i, d2) = match &self.tree {
+            Some(tree) => tree.nearest(&q),
+            None => self.scan(&q, squared_distance),
+        };
+        // The search reports overflowing squares as `∞` or `f64::MAX`.
+        let (i, d) = if d2 < f64::MAX { (i, d2.max(0.0).sqrt()) } else { self.scan(&q, robust_distance) };
         Some((i, d / self.scale))
     }
 
-    /// The nearest point by a scan in the overflow-free [`robust_distance`]
-    /// (only for a query whose squared distances overflow: the search
-    /// reports them as `∞` or `f64::MAX`).
-    fn scan(&self, q: &[f64]) -> (usize, f64) {
-        self.points
-            .iter()
-            .map(|p| robust_distance(p, q))
-            .enumerate()
-            .fold((0, f64::INFINITY), |best, (i, d)| if d < best.1 { (i, d) } else { best })
+    /// The point of least `distance` to `q` (the first of equals).
+    fn scan(&self, q: &[f64], distance: fn(&[f64], &[f64]) -> f64) -> (usize, f64) {
+        let mut best = (usize::MAX, f64::INFINITY);
+        for (i, p) in self.points.iter().enumerate() {
+            let d = distance(p, q);
+            if d < best.1 {
+                best = (i, d);
+            }
+        }
+        best
     }
 
     /// `min_{s ∈ S} ‖r − s‖` for every `r` of `queries`, in parallel
