@@ -53,6 +53,12 @@ The command line writes a problem file::
 
 :func:`outcome` is MuJoCo's own post-impact velocity, simulated with stiff
 contacts, to compare with the sampled set.
+
+Controllers in the loop (``docs/rollouts.md``): :func:`rollouts` runs one
+MuJoCo rollout per post-impact sample (and one from :func:`outcome`) and
+returns the states at chosen times with per-rollout metrics
+(:func:`base_height`, :func:`base_tilt`, :func:`contact_loss`, :func:`fell`,
+or any function of :class:`Trajectories`).
 """
 
 from __future__ import annotations
@@ -61,15 +67,33 @@ import sys
 
 # The public names of the modules behind this one: the importer (contacts
 # and rows at a state, the problem), MuJoCo's own outcome, the command line,
-# and the rows type shared with impactset.pinocchio.
+# the rows type shared with impactset.pinocchio, rollouts from a set with
+# their metrics.
 from ._contact_rows import ContactRows
 from ._mujoco_cli import main
 from ._mujoco_importer import DEFAULT_DISTANCE as DEFAULT_DISTANCE
 from ._mujoco_importer import contact_rows, equality_jacobian, mass_matrix, problem
+from ._mujoco_metrics import Trajectories, base_height, base_tilt, contact_loss, fell
 from ._mujoco_outcome import MAX_OUTCOME_STEPS as MAX_OUTCOME_STEPS
 from ._mujoco_outcome import outcome
+from ._mujoco_rollouts import Rollouts, rollouts
 
-__all__ = ["ContactRows", "contact_rows", "equality_jacobian", "main", "mass_matrix", "outcome", "problem"]
+__all__ = [
+    "ContactRows",
+    "Rollouts",
+    "Trajectories",
+    "base_height",
+    "base_tilt",
+    "contact_loss",
+    "contact_rows",
+    "equality_jacobian",
+    "fell",
+    "main",
+    "mass_matrix",
+    "outcome",
+    "problem",
+    "rollouts",
+]
 
 if __name__ == "__main__":
     sys.exit(main())
