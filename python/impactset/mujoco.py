@@ -58,7 +58,9 @@ Controllers in the loop (``docs/rollouts.md``): :func:`rollouts` runs one
 MuJoCo rollout per post-impact sample (and one from :func:`outcome`) and
 returns the states at chosen times with per-rollout metrics
 (:func:`base_height`, :func:`base_tilt`, :func:`contact_loss`, :func:`fell`,
-or any function of :class:`Trajectories`).
+or any function of :class:`Trajectories`); :class:`ImpactSampler` steps a
+simulation like ``mujoco.mj_step`` but resolves each impact with one outcome
+drawn from its post-impact set.
 """
 
 from __future__ import annotations
@@ -68,9 +70,11 @@ import sys
 # The public names of the modules behind this one: the importer (contacts
 # and rows at a state, the problem), MuJoCo's own outcome, the command line,
 # the rows type shared with impactset.pinocchio, rollouts from a set with
-# their metrics.
+# their metrics, and the impact sampler.
 from ._contact_rows import ContactRows
 from ._mujoco_cli import main
+from ._mujoco_impact_sampler import IMPACT_STEP_CAP as IMPACT_STEP_CAP
+from ._mujoco_impact_sampler import ImpactRecord, ImpactSampler
 from ._mujoco_importer import DEFAULT_DISTANCE as DEFAULT_DISTANCE
 from ._mujoco_importer import contact_rows, equality_jacobian, mass_matrix, problem
 from ._mujoco_metrics import Trajectories, base_height, base_tilt, contact_loss, fell
@@ -80,6 +84,8 @@ from ._mujoco_rollouts import Rollouts, rollouts
 
 __all__ = [
     "ContactRows",
+    "ImpactRecord",
+    "ImpactSampler",
     "Rollouts",
     "Trajectories",
     "base_height",

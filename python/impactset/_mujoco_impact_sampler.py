@@ -1,0 +1,289 @@
+"""Simulation with impacts drawn from the set (:class:`ImpactSampler`): a
+replacement for ``mujoco.mj_step`` that resolves each impact with one
+outcome sampled from its post-impact set. Re-exported by
+:mod:`impactset.mujoco`; ``docs/rollouts.md`` says where it hooks into the
+step and why."""
+
+from __future__ import annotations
+
+import collections
+import copy
+import math
+import time as clock
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from ._impactset import Problem, SampleSet
+from ._mujoco_importer import DEFAULT_DISTANCE, import_mujoco
+from ._mujoco_importer import _collide_within as collide_within
+from ._mujoco_importer import problem as mujoco_problem
+from ._names import SelectionName
+
+if TYPE_CHECKING:  # pragma: no cover
+    import mujoco
+
+#: The step cap K of every impact's sampling: high enough that a sample is
+#: not cut short (an impact takes a few to a few hundred steps), and set so
+#: that no pilot run (64 samples) is spent on each impact.
+IMPACT_STEP_CAP = 1000
+
+
+@dataclass(frozen=True)
+class ImpactRecord:
+    """One resolved impact: the simulation ``time`` it began, its contacts'
+    ``names``, the configuration ``qpos``, the velocities before and after
+    (``v_minus``, ``v_plus``, qvel coordinates), the kinetic energies
+    ``energy_before`` and ``energy_after`` (``½ vᵀ M v``), the fastest
+    approach speed that made it an impact, and the ``index`` of the sample
+    drawn (the sampling stream)."""
+
+    time: float
+    names: list[str]
+    qpos: npt.NDArray[np.float64]
+    v_minus: npt.NDArray[np.float64]
+    v_plus: npt.NDArray[np.float64]
+    energy_before: float
+    energy_after: float
+    approach_speed: float
+    index: int
+
+
+class ImpactSampler:
+    """Steps a MuJoCo simulation like ``mujoco.mj_step``, but resolves every
+    impact with one outcome drawn from its post-impact set.
+
+    ``sampler.step(model, data)`` takes one ``mj_step``. When that step began
+    with a contact (within ``distance``) approaching faster than
+    ``threshold`` (m/s: an impact), the step is undone, the impact problem is
+    built at its start (:func:`impactset.mujoco.problem`) for the bodies of
+    the impact (the approaching contacts' kinematic trees and every tree
+    touching them), one sample is drawn from the set
+    (:func:`impactset.sample`), ``data.qvel`` is set to it and the step is
+    taken again. Every other step is ``mj_step`` itself, bit
+    for bit.
+
+    Parameters
+    ----------
+    model
+        The model to simulate. The impact problems are built on a private copy
+        taken here (the importer raises the geom margins while it looks for
+        near contacts, which must not happen to a model that other threads
+        step): make a new sampler after changing the model's parameters.
+    seed
+        The sampling seed (default 0). Impact ``k`` (counted from 0) draws
+        sample ``k·attempts`` of this seed, then the next ones while samples
+        are rejected, so a run is reproducible from its seed.
+    selection
+        The step-selection rule (:func:`impactset.sample`; default the
+        library's, ``"all"``).
+    threshold
+        Approach speed (m/s, default 0.1) above which a contact starts an
+        impact. Below it MuJoCo's soft contacts handle the contact as usual.
+    distance
+        Contacts within this distance (default 1 mm) are part of an impact,
+        as in :func:`impactset.mujoco.problem`.
+    step_size, steps
+        The impulse step ``h`` (default the library's) and the step cap ``K``
+        (default :data:`IMPACT_STEP_CAP`) of each impact's sampling.
+    attempts
+        Samples tried per impact before giving up (default 4); an impact none
+        of them resolves is left to MuJoCo and counted in :attr:`unresolved`.
+    records
+        The last ``records`` impacts are kept in :attr:`history` (default 1000).
+
+    Statistics: :attr:`impacts` resolved, :attr:`unresolved`, :attr:`steps`
+    taken and :attr:`seconds` spent resolving impacts (wall time).
+
+    Threads: a sampler holds one simulation's impact count and history, so
+    use one sampler per ``MjData`` (per thread); several samplers may step
+    their own ``MjData`` of one shared ``MjModel`` in threads at once.
+    ``mj_step`` and the sampling release the GIL.
+
+    The sampler reads the contacts ``mj_step`` found at the start of the step
+    (``data.contact`` and ``data.efc_vel``, still the step's own after Euler
+    and implicit integration); the RK4 integrator overwrites them with its
+    last stage, so models using it are refused.
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        *,
+        seed: int = 0,
+        selection: SelectionName | None = None,
+        threshold: float = 0.1,
+        distance: float = DEFAULT_DISTANCE,
+        step_size: float | None = None,
+        steps: int | None = None,
+        attempts: int = 4,
+        records: int = 1000,
+    ) -> None:
+        mj = import_mujoco()
+        if int(model.opt.integrator) == int(mj.mjtIntegrator.mjINT_RK4):
+            raise ValueError("model: the RK4 integrator is not supported (use Euler, implicit or implicitfast)")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed: expected a whole number ≥ 0, got {seed!r}")
+        self.threshold = _non_negative(threshold, "threshold")
+        self.distance = _non_negative(distance, "distance")
+        self.seed = int(seed)
+        self.selection = selection
+        self.step_size = step_size
+        self.cap = IMPACT_STEP_CAP if steps is None else steps
+        self.attempts = _whole(attempts, "attempts")
+        self.history: collections.deque[ImpactRecord] = collections.deque(maxlen=_whole(records, "records", 0))
+        self.impacts = 0
+        self.unresolved = 0
+        self.steps = 0
+        self.seconds = 0.0
+        self._mj = mj
+        self._model = copy.deepcopy(model)
+        self._data = mj.MjData(self._model)
+        self._spec = int(mj.mjtState.mjSTATE_INTEGRATION)
+        self._before = np.empty(mj.mj_stateSize(model, self._spec))
+        self._elliptic = int(model.opt.cone) == int(mj.mjtCone.mjCONE_ELLIPTIC)
+
+    def step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """One step of ``data``, as ``mujoco.mj_step(model, data)``, with an
+        impact at its start resolved from the set."""
+        mj = self._mj
+        mj.mj_getState(model, data, self._before, self._spec)
+        mj.mj_step(model, data)
+        self.steps += 1
+        if data.ncon == 0:
+            return
+        normal, geoms = self._normal_velocities(data)
+        if normal.size and -float(normal.min()) > self.threshold:
+            self._resolve(model, data, -float(normal.min()), geoms[normal < -self.threshold])
+
+    def approach_speed(self, data: mujoco.MjData) -> float:
+        """The fastest approach (m/s, ≥ 0) of the contacts within
+        ``distance`` at the start of the step ``data`` just took."""
+        normal, _ = self._normal_velocities(data)
+        return max(0.0, -float(normal.min())) if normal.size else 0.0
+
+    def _normal_velocities(self, data: mujoco.MjData) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
+        """The normal velocities (positive separates) of the contacts within
+        ``distance`` at the start of the step ``data`` just took, and their
+        geom pairs, from MuJoCo's constraint rows: ``data.efc_vel`` is
+        ``J q̇`` at the start of the step. The normal row is a contact's first
+        row with an elliptic cone; a pyramidal cone's rows are ``n ± μ tᵢ``
+        in pairs, whose mean is the normal velocity."""
+        contacts = data.contact
+        address = np.asarray(contacts.efc_address)
+        near = (address >= 0) & (np.asarray(contacts.dist) <= self.distance)
+        velocity = data.efc_vel
+        first = address[near]
+        if self._elliptic or first.size == 0:
+            return np.array(velocity[first]), np.asarray(contacts.geom)[near]
+        dims = np.asarray(contacts.dim)[near]
+        rows = np.where(dims == 1, 1, 2 * (dims - 1))
+        starts = np.cumsum(rows) - rows
+        every = np.repeat(first - starts, rows) + np.arange(int(rows.sum()))
+        normal = np.add.reduceat(velocity[every], starts) / rows
+        return normal, np.asarray(contacts.geom)[near]
+
+    def _resolve(
+        self, model: mujoco.MjModel, data: mujoco.MjData, speed: float, approaching: npt.NDArray[np.int32]
+    ) -> None:
+        """Undoes the step, draws the impact's outcome into ``data.qvel`` and
+        steps again. ``approaching``: the geom pairs that made it an impact."""
+        mj = self._mj
+        started = clock.perf_counter()
+        mj.mj_setState(model, data, self._before, self._spec)
+        mj.mj_setState(self._model, self._data, self._before, self._spec)
+        first = self.impacts * self.attempts
+        self.impacts += 1
+        problem, drawn = self._draw(first, self._impact_bodies(approaching))
+        if problem is None or drawn is None:
+            self.unresolved += 1
+            warnings.warn(
+                f"ImpactSampler: the impact at t = {data.time:g} s kept MuJoCo's own outcome "
+                f"(none of {self.attempts} samples was accepted)",
+                stacklevel=3,
+            )
+        else:
+            index, v_plus = drawn
+            v_minus = np.array(data.qvel)
+            data.qvel[:] = v_plus
+            self.history.append(
+                ImpactRecord(
+                    time=float(data.time),
+                    names=problem.names,
+                    qpos=np.array(data.qpos),
+                    v_minus=v_minus,
+                    v_plus=v_plus,
+                    energy_before=0.5 * float(v_minus @ problem.M @ v_minus),
+                    energy_after=0.5 * float(v_plus @ problem.M @ v_plus),
+                    approach_speed=speed,
+                    index=index,
+                )
+            )
+        mj.mj_step(model, data)
+        self.seconds += clock.perf_counter() - started
+
+    def _impact_bodies(self, approaching: npt.NDArray[np.int32]) -> list[int]:
+        """The bodies of the impact at the private copy's state: the kinematic
+        trees of the ``approaching`` geom pairs and, transitively, every tree
+        in contact (within ``distance``) with one of them. Other trees are
+        left out of the problem: ``M`` does not couple them, so their
+        velocities would come out unchanged, and their contacts would only
+        make the problem larger."""
+        model, data = self._model, self._data
+        self._mj.mj_fwdPosition(model, data)
+        collide_within(model, data, self.distance)
+        contacts = data.contact
+        near = (np.asarray(contacts.dist) <= self.distance) & (np.asarray(contacts.exclude) < 2)
+        root = np.asarray(model.body_rootid)
+        body = np.asarray(model.geom_bodyid)
+        touching = root[body[np.asarray(contacts.geom)[near]]].reshape(-1, 2)
+        trees = set(root[body[approaching.reshape(-1)]].tolist()) - {0}
+        grown = True
+        while grown:
+            grown = False
+            for a, b in touching.tolist():
+                if (a in trees or b in trees) and not {a, b} - {0} <= trees:
+                    trees |= {a, b} - {0}
+                    grown = True
+        return np.flatnonzero(np.isin(root, sorted(trees))).tolist()
+
+    def _draw(self, first: int, bodies: list[int]) -> tuple[Problem | None, tuple[int, npt.NDArray[np.float64]] | None]:
+        """The impact problem of ``bodies`` at the private copy's state and
+        one accepted sample from index ``first`` on (None when none is)."""
+        from . import sample
+
+        try:
+            problem = mujoco_problem(
+                self._model,
+                self._data,
+                distance=self.distance,
+                bodies=bodies,
+                steps=self.cap,
+                step_size=self.step_size,
+            )
+        except ValueError:
+            return None, None
+        for index in range(first, first + self.attempts):
+            s: SampleSet = sample(problem, 1, seed=self.seed, selection=self.selection, threads=1, first_index=index)
+            if len(s):
+                return problem, (index, np.array(s.v_plus[0]))
+        return problem, None
+
+
+def _non_negative(value: object, name: str) -> float:
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a finite number ≥ 0, got {value!r}") from None
+    if isinstance(value, bool) or not (math.isfinite(x) and x >= 0):
+        raise ValueError(f"{name}: expected a finite number ≥ 0, got {value!r}")
+    return x
+
+
+def _whole(value: object, name: str, least: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name}: expected a whole number ≥ {least}, got {value!r}")
+    return int(value)
