@@ -2,7 +2,7 @@
 post-impact velocity lies to the sampled set, to the simultaneous and
 sequential baselines, and to no impact at all (docs/real-drops.md).
 
-    python examples/real_drops.py [--samples 2000] [--small] [--out DIR]
+    python examples/real_drops.py [--samples 4096] [--small] [--out DIR]
 
 For every impact of data/wang-mason-square that has free flight on both
 sides (examples/real_drops_flight.py), one planar problem: the square's
@@ -187,8 +187,9 @@ def table(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: n
 
 
 def figure(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: np.ndarray, path: Path) -> None:
-    """CDFs of ``d`` per model, one panel per impact class, the noise floor
-    (median) as a grey line; solid ``e = 0``, dashed the fitted ``e``."""
+    """CDFs of ``d`` per model, one panel per impact class, with the
+    any-impulse lower bound (dotted) and the noise floor (median, grey);
+    solid ``e = 0``, dashed the fitted ``e``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -210,7 +211,9 @@ def figure(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: 
                         where="post",
                         label=f"{model}, {setting}",
                     )
-        if mask.any():
+        bound = np.sort(next(iter(results.values()))[BOUND][mask])
+        if len(bound):
+            ax.step(bound, np.arange(1, len(bound) + 1) / len(bound), ":", color="k", where="post", label=BOUND)
             ax.axvline(np.median(floor[mask]), color="0.7", lw=1, label="noise floor (median)")
         ax.set(
             xscale="log",
@@ -220,7 +223,7 @@ def figure(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: 
         )
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("share of impacts")
-    axes[1].legend(fontsize=7, loc="lower right")
+    axes[0].legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
@@ -228,7 +231,7 @@ def figure(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=2000, help="samples of each impact's set (default 2000)")
+    parser.add_argument("--samples", type=int, default=4096, help="samples of each impact's set (default 4096)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--small", action="store_true", help="the first 12 drops, 200 samples (for tests)")
     parser.add_argument("--out", type=Path, default=Path("."))

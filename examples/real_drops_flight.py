@@ -145,7 +145,7 @@ class Detection:
     """Largest residual (m, and m per s/√6 for θ) a kept flight may have."""
     max_meet: float = 0.02
     """Largest distance (m) between the two flights' centres at the impact."""
-    contact: float = 1.0e-3
+    contact: float = 3.0e-3
     """A corner within this height (m) of the ground during the event is in the impact."""
     min_speed: float = 0.5
     """Smallest pre-impact speed ``‖v⁻‖_M`` (m/s, unit mass) of a kept impact."""
@@ -215,15 +215,17 @@ def first_touch(before: Flight, side: float, lo: float, hi: float) -> float:
 
 
 def touching_corners(before: Flight, after: Flight, side: float, t: float, end: float, tol: float) -> tuple[int, ...]:
-    """The corners in the impact: the pre-impact flight's lowest corner at
-    the first touch ``t``, and every corner that the post-impact flight,
-    followed back in time, puts within ``tol`` of the ground between ``t``
-    and ``end`` (the first frame after the event): it touched last inside
-    the event, whether with the first corner or after it."""
-    first = int(np.argmin(corner_heights(before.pose(t), side)))
+    """The corners in the impact: those within ``tol`` of the ground in the
+    pre-impact flight at the first touch ``t`` (the lowest is at it), and
+    those that the post-impact flight, followed back in time, puts within
+    ``tol`` of the ground between ``t`` and ``end`` (the first frame after
+    the event): they touched inside the event, with the first corner or
+    after it."""
     times = np.linspace(t, end, 33)
-    heights = corner_heights(np.array([after.pose(s) for s in times]), side).min(axis=0)
-    return tuple(sorted({first, *np.flatnonzero(heights <= tol).tolist()}))
+    after_heights = corner_heights(np.array([after.pose(s) for s in times]), side).min(axis=0)
+    before_heights = corner_heights(before.pose(t), side)
+    near = (before_heights <= before_heights.min() + tol) | (after_heights <= tol)
+    return tuple(np.flatnonzero(near).tolist())
 
 
 def flight_ok(flight: Flight, side: float, options: Detection) -> bool:
