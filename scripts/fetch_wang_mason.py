@@ -12,7 +12,7 @@ the commit named by ``--commit`` (default: the one the shipped file was made
 from) with ``git show``, so the working tree may be anywhere. Each CSV holds
 200 frames at 250 Hz of ``x, z, th, vx, vz, vth`` (metres, radians, and
 their rates); only the poses ``x, z, th`` are kept, rounded to float32 (at
-most 0.03 µm and 2 µrad here, far below the tracking noise of about 50 µm
+most 0.03 µm and 0.5 µrad here, far below the tracking noise of about 50 µm
 and 1 mrad). The rates are dropped: the provider derived them from the
 poses with an undocumented filter, and the validation fits its own.
 
