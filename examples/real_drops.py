@@ -209,7 +209,9 @@ def figure(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: 
                         style,
                         color=colours[model],
                         where="post",
-                        label=f"{model}, {setting}",
+                        label=f"{model}, e = {setting}",
+                        lw=2.0 if model == "set" else 1.2,
+                        zorder=3 if model == "set" else 2,
                     )
         bound = np.sort(next(iter(results.values()))[BOUND][mask])
         if len(bound):
