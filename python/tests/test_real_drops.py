@@ -134,3 +134,18 @@ def test_the_command_line_writes_table_and_figure(example, tmp_path, capsys):
         assert "restitution unavailable in this build" in printed
     assert (tmp_path / "real_drops.md").read_text() == printed
     assert (tmp_path / "real_drops.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_with_restitution_the_bound_still_holds(example, drops, impacts):
+    if not example.restitution_available():
+        pytest.skip("this build's Problem.from_arrays takes no restitution=")
+    mu = example.fit_friction(impacts, drops.mass_matrix, drops.side)
+    e = example.fit_restitution(impacts, drops.side)
+    inelastic, bouncing = (example.run(impacts, drops, mu, x, 64, 0) for x in (0.0, e))
+    assert np.array_equal(inelastic["no impact"], bouncing["no impact"])
+    for model in ("set", "simultaneous", "sequential"):
+        assert np.all(bouncing[model] >= bouncing[example.BOUND] - 1e-9)
+    # The square bounces (e ≈ 0.45): with the fitted e the one-corner
+    # predictions come closer to the measurements than without it.
+    one = np.array([i.kind == "one-corner" for i in impacts])
+    assert np.median(bouncing["set"][one]) < np.median(inelastic["set"][one])
