@@ -9,9 +9,11 @@ motors' torque limits. For every touchdown velocity of a grid this script
 samples the post-impact set (:func:`impactset.sample`), rolls the robot out
 for ``--duration`` seconds from every sample and from MuJoCo's own outcome of
 the same impact (:func:`impactset.mujoco.rollouts`, MuJoCo's threaded
-rollouts), and counts the samples from which the robot stays up (the base
-never tilts more than 60° nor sinks below half its height:
-:func:`impactset.mujoco.fell`).
+rollouts), and counts the samples from which the robot stays up: after
+``--duration`` seconds its base is upright again, tilted less than
+``--upright`` degrees (default 20°), and above half its touchdown height
+(:func:`impactset.mujoco.fell` with ``at="end"``). A landing that fails
+ends with the robot pitched onto its nose (about 35°) or on its back.
 
 Run::
 
@@ -20,8 +22,8 @@ Run::
 
 Reading the figure: left, the share of each set from which the robot stays
 up (a cross where MuJoCo's single outcome falls); middle, the worst base tilt
-over the set; right, how far that worst tilt is above the tilt of MuJoCo's
-single outcome. A red frame marks a landing the single outcome calls safe
+over the set during the rollouts; right, how far that worst tilt is above the
+tilt of MuJoCo's single outcome. A red frame marks a landing the single outcome calls safe
 while part of the set falls.
 
 Needs ``pip install mujoco matplotlib`` and ``pip install --no-deps
@@ -84,8 +86,9 @@ def study(
     seed: int = 0,
     kp: float = 40.0,
     kd: float = 2.0,
-    forward: tuple[float, float] = (1.75, 3.0),
-    sink: tuple[float, float] = (0.5, 3.0),
+    upright: float = 20.0,
+    forward: tuple[float, float] = (1.2, 2.2),
+    sink: tuple[float, float] = (0.5, 3.5),
     threads: int | None = None,
 ) -> dict[str, np.ndarray]:
     """The set's and the single outcome's fate for every touchdown velocity:
@@ -96,8 +99,13 @@ def study(
     speeds = np.linspace(*forward, grid)
     sinks = np.linspace(*sink, grid)
     shape = (grid, grid)
-    r = {k: np.zeros(shape) for k in ("up_share", "worst_tilt", "outcome_up", "outcome_tilt", "accepted")}
-    metrics = {"fell": impactset.mujoco.fell(), "tilt": impactset.mujoco.base_tilt("max")}
+    names = ("up_share", "worst_tilt", "final_tilt_min", "final_tilt_max", "outcome_up", "outcome_tilt")
+    r = {k: np.zeros(shape) for k in (*names, "outcome_final_tilt", "accepted")}
+    metrics = {
+        "down": impactset.mujoco.fell(max_tilt=np.radians(upright), at="end"),
+        "tilt": impactset.mujoco.base_tilt("max"),
+        "final_tilt": impactset.mujoco.base_tilt("final"),
+    }
     for i, vz in enumerate(sinks):
         for j, vx in enumerate(speeds):
             data = landing_state(model, "floor", (vx, 0.0, -vz))
@@ -106,10 +114,13 @@ def study(
             s = impactset.sample(problem, samples, seed=seed)
             out = impactset.mujoco.rollouts(model, data, s, duration=duration, metrics=metrics, threads=threads)
             assert out.outcome_metrics is not None
-            r["up_share"][i, j] = 1.0 - out.share("fell")
+            r["up_share"][i, j] = 1.0 - out.share("down")
             r["worst_tilt"][i, j] = np.degrees(out.metrics["tilt"].max())
-            r["outcome_up"][i, j] = not out.outcome_metrics["fell"]
+            r["final_tilt_min"][i, j] = np.degrees(out.metrics["final_tilt"].min())
+            r["final_tilt_max"][i, j] = np.degrees(out.metrics["final_tilt"].max())
+            r["outcome_up"][i, j] = not out.outcome_metrics["down"]
             r["outcome_tilt"][i, j] = np.degrees(out.outcome_metrics["tilt"])
+            r["outcome_final_tilt"][i, j] = np.degrees(out.outcome_metrics["final_tilt"])
             r["accepted"][i, j] = len(s)
             print(
                 f"forward {vx:.2f} m/s, sink {vz:.2f} m/s: {r['up_share'][i, j]:6.1%} of {len(s)} stay up, "
@@ -138,7 +149,7 @@ def plot(path: Path, r: dict[str, np.ndarray], title: str) -> None:
     extent = (fx[0] - half(fx), fx[-1] + half(fx), sz[0] - half(sz), sz[-1] + half(sz))
     panels = [
         ("share of the set that stays up", r["up_share"], "RdYlGn", (0.0, 1.0)),
-        ("worst base tilt over the set (°)", r["worst_tilt"], "viridis", (None, None)),
+        ("worst base tilt over the set (°)", r["worst_tilt"], "viridis", (0.0, 90.0)),
         ("worst tilt − MuJoCo's outcome's tilt (°)", r["worst_tilt"] - r["outcome_tilt"], "magma", (0.0, None)),
     ]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), constrained_layout=True)
@@ -155,7 +166,7 @@ def plot(path: Path, r: dict[str, np.ndarray], title: str) -> None:
             ax.add_patch(plt.Rectangle((fx[j] - w / 2, sz[i] - h / 2), w, h, fill=False, ec="red", lw=2))
     if falls.size:
         axes[0].plot(fx[falls[:, 1]], sz[falls[:, 0]], "kx", ms=7, label="MuJoCo's outcome falls")
-        axes[0].legend(loc="upper right", fontsize=8)
+        axes[0].legend(loc="lower left", fontsize=8)
     fig.suptitle(title)
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -165,7 +176,20 @@ def write_csv(path: Path, r: dict[str, np.ndarray]) -> None:
     """One row per touchdown velocity."""
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["forward", "sink", "up_share", "worst_tilt_deg", "outcome_up", "outcome_tilt_deg", "samples"])
+        w.writerow(
+            [
+                "forward",
+                "sink",
+                "up_share",
+                "worst_tilt_deg",
+                "final_tilt_min_deg",
+                "final_tilt_max_deg",
+                "outcome_up",
+                "outcome_tilt_deg",
+                "outcome_final_tilt_deg",
+                "samples",
+            ]
+        )
         for i, vz in enumerate(r["sink"]):
             for j, vx in enumerate(r["forward"]):
                 w.writerow(
@@ -174,8 +198,11 @@ def write_csv(path: Path, r: dict[str, np.ndarray]) -> None:
                         f"{vz:.6g}",
                         repr(float(r["up_share"][i, j])),
                         repr(float(r["worst_tilt"][i, j])),
+                        repr(float(r["final_tilt_min"][i, j])),
+                        repr(float(r["final_tilt_max"][i, j])),
                         int(r["outcome_up"][i, j]),
                         repr(float(r["outcome_tilt"][i, j])),
+                        repr(float(r["outcome_final_tilt"][i, j])),
                         int(r["accepted"][i, j]),
                     ]
                 )
@@ -184,13 +211,14 @@ def write_csv(path: Path, r: dict[str, np.ndarray]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--grid", type=int, default=8, help="touchdown velocities per axis (default 8)")
+    parser.add_argument("--grid", type=int, default=10, help="touchdown velocities per axis (default 10)")
     parser.add_argument("--samples", type=int, default=256, help="samples per landing (default 256)")
     parser.add_argument("--duration", type=float, default=1.0, help="seconds after touchdown (default 1)")
     parser.add_argument("--small", action="store_true", help="a 2×2 grid, 8 samples, 0.3 s: a check in seconds")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kp", type=float, default=40.0, help="servo gain, N·m/rad (default 40)")
     parser.add_argument("--kd", type=float, default=2.0, help="servo damping, N·m·s/rad (default 2)")
+    parser.add_argument("--upright", type=float, default=20.0, help="most base tilt that counts as up, ° (default 20)")
     parser.add_argument("--threads", type=int, default=None, help="rollout threads (default: every core)")
     parser.add_argument("--out", type=Path, default=Path("landing_robustness.png"), help="figure (.png/.svg)")
     parser.add_argument("--csv", type=Path, default=None, help="per-landing numbers as CSV")
@@ -199,10 +227,19 @@ def main(argv: list[str] | None = None) -> int:
         args.grid, args.samples, args.duration = 2, 8, 0.3
     if args.grid < 2 or args.samples < 1 or not args.duration > 0:
         parser.error("--grid must be at least 2, --samples at least 1 and --duration positive")
-    r = study(args.grid, args.samples, args.duration, seed=args.seed, kp=args.kp, kd=args.kd, threads=args.threads)
+    r = study(
+        args.grid,
+        args.samples,
+        args.duration,
+        seed=args.seed,
+        kp=args.kp,
+        kd=args.kd,
+        upright=args.upright,
+        threads=args.threads,
+    )
     title = (
         f"Go2 landing, joint PD to 'home' (kp {args.kp:g}, kd {args.kd:g}): {args.samples} samples per landing, "
-        f"{args.duration:g} s, seed {args.seed}"
+        f"up after {args.duration:g} s = tilt < {args.upright:g}°, seed {args.seed}"
     )
     plot(args.out, r, title)
     if args.csv is not None:

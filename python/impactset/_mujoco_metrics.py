@@ -120,18 +120,25 @@ def base_tilt(reduce: Reduce = "max") -> Metric:
     return metric
 
 
-def fell(*, max_tilt: float = math.pi / 3, min_height: float | None = None) -> Metric:
+def fell(
+    *, max_tilt: float = math.pi / 3, min_height: float | None = None, at: Literal["any", "end"] = "any"
+) -> Metric:
     """True for a rollout in which the floating base tilts more than
     ``max_tilt`` (radians, default 60°) or its origin drops below
-    ``min_height`` (metres, world z; default half its height at the impact)
-    at any time."""
+    ``min_height`` (metres, world z; default half its height at the impact):
+    at any time (``at="any"``, the default) or at the end (``at="end"``: the
+    robot is down when the rollout ends, whatever happened before)."""
     max_tilt = _finite(max_tilt, "max_tilt")
     low = None if min_height is None else _finite(min_height, "min_height")
+    if at not in ("any", "end"):
+        raise ValueError(f"at: expected 'any' or 'end', got {at!r}")
+    end = at == "end"
 
     def metric(model: mujoco.MjModel, trajectories: Trajectories) -> npt.NDArray[np.bool_]:
         z = heights(model, trajectories)
         floor = 0.5 * z[:, :1] if low is None else low
-        return np.any((tilts(model, trajectories) > max_tilt) | (z < floor), axis=1)
+        down = (tilts(model, trajectories) > max_tilt) | (z < floor)
+        return down[:, -1] if end else np.any(down, axis=1)
 
     return metric
 

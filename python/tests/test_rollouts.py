@@ -135,6 +135,7 @@ def test_metrics_agree_with_a_direct_computation(go2):
         "lost": imj.contact_loss(gap=5e-3, every=dt),
         "fell": imj.fell(max_tilt=0.2),
         "fell_default": imj.fell(),
+        "down_at_end": imj.fell(max_tilt=0.1, min_height=0.2, at="end"),
         "speed": lambda m, t: np.abs(t.qvel[:, -1, 0]),
     }
     r = imj.rollouts(model, data, starts, duration=0.15, times=every_step, metrics=metrics, outcome=False)
@@ -153,6 +154,7 @@ def test_metrics_agree_with_a_direct_computation(go2):
     np.testing.assert_allclose(r.metrics["tilt"], tilt.max(axis=1), rtol=0, atol=1e-7)
     np.testing.assert_array_equal(r.metrics["fell"], tilt.max(axis=1) > 0.2)
     np.testing.assert_array_equal(r.metrics["fell_default"], (tilt > np.pi / 3).any(1) | (z < 0.5 * z[:, :1]).any(1))
+    np.testing.assert_array_equal(r.metrics["down_at_end"], (tilt[:, -1] > 0.1) | (z[:, -1] < 0.2))
     np.testing.assert_array_equal(r.metrics["speed"], np.abs(r.states[:, -1, 1 + model.nq]))
     lost = (_foot_heights(model, r.states) > 5e-3).sum(axis=2).max(axis=1) / 4
     np.testing.assert_array_equal(r.metrics["lost"], lost)
@@ -230,8 +232,11 @@ def test_the_landing_study_runs_at_its_small_size(tmp_path):
         assert 0.0 <= float(row["up_share"]) <= 1.0
         assert row["outcome_up"] in ("0", "1")
         assert int(row["samples"]) >= 1
-        # A robot that stays up never tilted past the 60° of `fell`.
-        if row["outcome_up"] == "1":
-            assert float(row["outcome_tilt_deg"]) <= 60.0
+        # Up means upright (tilt under 20°) at the end: the set's and the outcome's final tilts say so.
         if float(row["up_share"]) == 1.0:
-            assert float(row["worst_tilt_deg"]) <= 60.0
+            assert float(row["final_tilt_max_deg"]) < 20.0
+        if float(row["up_share"]) > 0.0:
+            assert float(row["final_tilt_min_deg"]) < 20.0
+        if row["outcome_up"] == "1":
+            assert float(row["outcome_final_tilt_deg"]) < 20.0
+        assert float(row["final_tilt_max_deg"]) <= float(row["worst_tilt_deg"]) + 1e-9
