@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         f"μ = {mu:.3f} (one-corner impacts that slide throughout); {note}; {samples} samples per set, seed {args.seed}",
         f"position noise σ = ({noise.sigma[0] * 1e3:.3f} mm, {noise.sigma[1] * 1e3:.3f} mm, {noise.sigma[2] * 1e3:.2f} mrad); "
         f"noise floor of d: median {np.median(noise.per_impact):.3f}, 90th percentile {np.percentile(noise.per_impact, 90):.3f}; "
-        f"split-half check {noise.split_half:.2f} × predicted",
+        f"split-half check: the data scatter {noise.split_half:.2f} × the residuals' prediction (the floor includes it)",
     ]
     text = "\n\n".join([*header, table(results, kinds, noise.per_impact)]) + "\n"
     args.out.mkdir(parents=True, exist_ok=True)
