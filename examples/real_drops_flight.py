@@ -215,8 +215,9 @@ def first_touch(before: Flight, side: float, lo: float, hi: float) -> float:
 
 
 def touching_corners(before: Flight, after: Flight, side: float, t: float, end: float, tol: float) -> tuple[int, ...]:
-    """The corners in the impact: those within ``tol`` of the ground in the
-    pre-impact flight at the first touch ``t`` (the lowest is at it), and
+    """The corners in the impact: those within ``tol`` of the lowest corner
+    in the pre-impact flight at the first touch ``t`` (the lowest is at the
+    ground, or up to the tracking's 2 mm below it), and
     those that the post-impact flight, followed back in time, puts within
     ``tol`` of the ground between ``t`` and ``end`` (the first frame after
     the event): they touched inside the event, with the first corner or
