@@ -32,13 +32,18 @@ if TYPE_CHECKING:  # pragma: no cover
 IMPACT_STEP_CAP = 1000
 
 
+#: A step's contacts: their geom pairs (k, 2) and world points (k, 3).
+_Contacts = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]
+_NONE: _Contacts = (np.zeros((0, 2), dtype=np.int32), np.zeros((0, 3)))
+
+
 @dataclass(frozen=True)
 class ImpactRecord:
     """One resolved impact: the simulation ``time`` it began, its contacts'
     ``names``, the configuration ``qpos``, the velocities before and after
     (``v_minus``, ``v_plus``, qvel coordinates), the kinetic energies
     ``energy_before`` and ``energy_after`` (``½ vᵀ M v``), the fastest
-    approach speed that made it an impact, and the ``index`` of the sample
+    approach speed of a new contact, which made it an impact, and the ``index`` of the sample
     drawn (the sampling stream)."""
 
     time: float
@@ -57,7 +62,7 @@ class ImpactSampler:
     impact with one outcome drawn from its post-impact set.
 
     ``sampler.step(model, data)`` takes one ``mj_step``. When that step began
-    with a contact (within ``distance``) approaching faster than
+    with a new contact (within ``distance``) approaching faster than
     ``threshold`` (m/s: an impact), the step is undone, the impact problem is
     built at its start (:func:`impactset.mujoco.problem`) for the bodies of
     the impact (the approaching contacts' kinematic trees and every tree
@@ -81,8 +86,14 @@ class ImpactSampler:
         The step-selection rule (:func:`impactset.sample`; default the
         library's, ``"all"``).
     threshold
-        Approach speed (m/s, default 0.1) above which a contact starts an
+        Approach speed (m/s, default 0.1) above which a new contact starts an
         impact. Below it MuJoCo's soft contacts handle the contact as usual.
+    radius
+        Contacts of one geom pair less than ``radius`` apart (m, default
+        1 cm) at consecutive steps are the same contact. Only a new contact
+        (none of its pair that close at the previous step) starts an impact:
+        a foot pressed into the floor by a landing's load keeps sinking into
+        MuJoCo's soft contact at about 0.1 m/s, and is no new impact.
     distance
         Contacts within this distance (default 1 mm) are part of an impact,
         as in :func:`impactset.mujoco.problem`.
@@ -98,8 +109,8 @@ class ImpactSampler:
     Statistics: :attr:`impacts` resolved, :attr:`unresolved`, :attr:`steps`
     taken and :attr:`seconds` spent resolving impacts (wall time).
 
-    Threads: a sampler holds one simulation's impact count and history, so
-    use one sampler per ``MjData`` (per thread); several samplers may step
+    Threads: a sampler holds one simulation's impact count, history and last
+    contacts, so use one sampler per ``MjData`` (per thread); several samplers may step
     their own ``MjData`` of one shared ``MjModel`` in threads at once.
     ``mj_step`` and the sampling release the GIL.
 
@@ -116,6 +127,7 @@ class ImpactSampler:
         seed: int = 0,
         selection: SelectionName | None = None,
         threshold: float = 0.1,
+        radius: float = 0.01,
         distance: float = DEFAULT_DISTANCE,
         step_size: float | None = None,
         steps: int | None = None,
@@ -129,6 +141,7 @@ class ImpactSampler:
             raise ValueError(f"seed: expected a whole number ≥ 0, got {seed!r}")
         self.threshold = _non_negative(threshold, "threshold")
         self.distance = _non_negative(distance, "distance")
+        self.radius = _non_negative(radius, "radius")
         self.seed = int(seed)
         self.selection = selection
         self.step_size = step_size
@@ -143,32 +156,66 @@ class ImpactSampler:
         self._model = copy.deepcopy(model)
         self._data = mj.MjData(self._model)
         self._spec = int(mj.mjtState.mjSTATE_INTEGRATION)
-        self._before = np.empty(mj.mj_stateSize(model, self._spec))
+        # The integration state at the start of this step and of the one before, alternately.
+        self._starts = np.empty((2, mj.mj_stateSize(model, self._spec)))
         self._elliptic = int(model.opt.cone) == int(mj.mjtCone.mjCONE_ELLIPTIC)
 
     def step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """One step of ``data``, as ``mujoco.mj_step(model, data)``, with an
         impact at its start resolved from the set."""
         mj = self._mj
-        mj.mj_getState(model, data, self._before, self._spec)
+        before = self._starts[self.steps % 2]
+        mj.mj_getState(model, data, before, self._spec)
         mj.mj_step(model, data)
         self.steps += 1
-        if data.ncon == 0:
+        # No contact row approaching faster than the threshold, no impact: the
+        # normal velocity is a contact's first row (elliptic cone) or the mean
+        # of its rows (pyramidal), never below the least row. Rows of
+        # equality constraints and friction loss come first and are skipped.
+        rows = data.efc_vel[data.ne + data.nf :]
+        if rows.size == 0 or rows.min() >= -self.threshold:
             return
-        normal, geoms = self._normal_velocities(data)
-        if normal.size and -float(normal.min()) > self.threshold:
-            self._resolve(model, data, -float(normal.min()), geoms[normal < -self.threshold])
+        normal, geoms, where = self._normal_velocities(data)
+        fast = np.flatnonzero(normal < -self.threshold)
+        if fast.size == 0:
+            return
+        earlier = self._contacts_at(self._starts[self.steps % 2]) if self.steps > 1 else _NONE
+        new = fast[self._new(geoms[fast], where[fast], earlier)]
+        if new.size:
+            self._resolve(model, data, before, -float(normal[new].min()), geoms[new])
+
+    def _contacts_at(self, state: npt.NDArray[np.float64]) -> _Contacts:
+        """The contacts ``mj_step`` found at the start of the previous step:
+        its start ``state`` on the private copy, MuJoCo's collision again."""
+        mj = self._mj
+        mj.mj_setState(self._model, self._data, state, self._spec)
+        mj.mj_fwdPosition(self._model, self._data)
+        contacts = self._data.contact
+        near = (np.asarray(contacts.efc_address) >= 0) & (np.asarray(contacts.dist) <= self.distance)
+        return np.asarray(contacts.geom)[near], np.asarray(contacts.pos)[near]
+
+    def _new(
+        self, geoms: npt.NDArray[np.int32], where: npt.NDArray[np.float64], previous: _Contacts
+    ) -> npt.NDArray[np.bool_]:
+        """Which of these contacts (geom pairs, world points) had no contact
+        of the same geom pair within ``radius`` at the previous step."""
+        old_geoms, old_where = previous
+        same_pair = np.all(geoms[:, None, :] == old_geoms[None, :, :], axis=2)
+        close = np.linalg.norm(where[:, None, :] - old_where[None, :, :], axis=2) <= self.radius
+        return ~np.any(same_pair & close, axis=1)
 
     def approach_speed(self, data: mujoco.MjData) -> float:
         """The fastest approach (m/s, ≥ 0) of the contacts within
         ``distance`` at the start of the step ``data`` just took."""
-        normal, _ = self._normal_velocities(data)
+        normal, _, _ = self._normal_velocities(data)
         return max(0.0, -float(normal.min())) if normal.size else 0.0
 
-    def _normal_velocities(self, data: mujoco.MjData) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
+    def _normal_velocities(
+        self, data: mujoco.MjData
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.float64]]:
         """The normal velocities (positive separates) of the contacts within
-        ``distance`` at the start of the step ``data`` just took, and their
-        geom pairs, from MuJoCo's constraint rows: ``data.efc_vel`` is
+        ``distance`` at the start of the step ``data`` just took, their geom
+        pairs and world points, from MuJoCo's constraint rows: ``data.efc_vel`` is
         ``J q̇`` at the start of the step. The normal row is a contact's first
         row with an elliptic cone; a pyramidal cone's rows are ``n ± μ tᵢ``
         in pairs, whose mean is the normal velocity."""
@@ -177,24 +224,31 @@ class ImpactSampler:
         near = (address >= 0) & (np.asarray(contacts.dist) <= self.distance)
         velocity = data.efc_vel
         first = address[near]
+        geoms, where = np.asarray(contacts.geom)[near], np.asarray(contacts.pos)[near]
         if self._elliptic or first.size == 0:
-            return np.array(velocity[first]), np.asarray(contacts.geom)[near]
+            return np.array(velocity[first]), geoms, where
         dims = np.asarray(contacts.dim)[near]
         rows = np.where(dims == 1, 1, 2 * (dims - 1))
         starts = np.cumsum(rows) - rows
         every = np.repeat(first - starts, rows) + np.arange(int(rows.sum()))
         normal = np.add.reduceat(velocity[every], starts) / rows
-        return normal, np.asarray(contacts.geom)[near]
+        return normal, geoms, where
 
     def _resolve(
-        self, model: mujoco.MjModel, data: mujoco.MjData, speed: float, approaching: npt.NDArray[np.int32]
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        before: npt.NDArray[np.float64],
+        speed: float,
+        approaching: npt.NDArray[np.int32],
     ) -> None:
-        """Undoes the step, draws the impact's outcome into ``data.qvel`` and
-        steps again. ``approaching``: the geom pairs that made it an impact."""
+        """Undoes the step (back to the state ``before`` it), draws the
+        impact's outcome into ``data.qvel`` and steps again.
+        ``approaching``: the geom pairs that made it an impact."""
         mj = self._mj
         started = clock.perf_counter()
-        mj.mj_setState(model, data, self._before, self._spec)
-        mj.mj_setState(self._model, self._data, self._before, self._spec)
+        mj.mj_setState(model, data, before, self._spec)
+        mj.mj_setState(self._model, self._data, before, self._spec)
         first = self.impacts * self.attempts
         self.impacts += 1
         problem, drawn = self._draw(first, self._impact_bodies(approaching))
