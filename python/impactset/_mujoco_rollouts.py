@@ -143,8 +143,8 @@ def rollouts(
         ``controller(model, data) -> ctrl`` (nu,), called before every step
         with ``data`` at the current state (after ``mj_forward`` at the
         start). Runs a Python loop on the calling thread, one rollout after
-        the other: much slower than MuJoCo's rollouts and ``threads`` unused.
-        Not with ``control``.
+        the other: one core only (``threads`` unused), plus the controller's
+        time at every step. Not with ``control``.
     threads
         Threads of MuJoCo's rollouts (default: every core). The result does
         not depend on it.
