@@ -9,6 +9,7 @@ per rollout (``(S,)``); it must treat the rollouts (rows) independently, as
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,21 +152,29 @@ def contact_loss(*, gap: float = 5e-3, every: float = 0.01, distance: float = DE
     rollout; a pair is lost at a state where its geoms are more than ``gap``
     apart (default 5 mm, ``mj_geomDistance``). States are read every
     ``every`` seconds (default 0.01 s; each needs MuJoCo's kinematics), and
-    the last. NaN for a rollout that starts with no contact."""
+    the last. NaN for a rollout that starts with no contact. The contacts
+    are looked for on a copy of the model (their margins raised to
+    ``distance``), so rollouts of the model may run in other threads."""
     gap = _finite(gap, "gap", positive=True)
     every = _finite(every, "every", positive=True)
     distance = _finite(distance, "distance")
 
     def metric(model: mujoco.MjModel, trajectories: Trajectories) -> npt.NDArray[np.float64]:
         mj = import_mujoco()
+        model = copy.deepcopy(model)
         data = mj.MjData(model)
         full = int(mj.mjtState.mjSTATE_FULLPHYSICS)
         t = trajectories.time
         stride = max(1, round(every / (t[1] - t[0]))) if t.size > 1 and t[1] > t[0] else 1
         read = np.unique(np.append(np.arange(0, t.size, stride), t.size - 1))
         out = np.empty(trajectories.states.shape[0])
+        start: npt.NDArray[np.float64] | None = None
+        pairs: list[tuple[int, int]] = []
         for i, rollout in enumerate(trajectories.states):
-            pairs = _pairs_within(mj, model, data, rollout[0], full, distance)
+            qpos = trajectories.qpos[i, 0]
+            if start is None or not np.array_equal(qpos, start):  # a set's rollouts start at one configuration
+                start = qpos
+                pairs = _pairs_within(mj, model, data, rollout[0], full, distance)
             if not pairs:
                 out[i] = np.nan
                 continue
