@@ -104,10 +104,13 @@ class ImpactSampler:
         Samples tried per impact before giving up (default 4); an impact none
         of them resolves is left to MuJoCo and counted in :attr:`unresolved`.
     records
-        The last ``records`` impacts are kept in :attr:`history` (default 1000).
+        The last ``records`` resolved impacts are kept in :attr:`history`
+        (default 1000).
 
-    Statistics: :attr:`impacts` resolved, :attr:`unresolved`, :attr:`steps`
-    taken and :attr:`seconds` spent resolving impacts (wall time).
+    Statistics: :attr:`impacts` met, :attr:`unresolved` (those of them left
+    to MuJoCo), :attr:`steps` taken, :attr:`seconds` spent resolving impacts
+    (wall time) and :attr:`history`, an :class:`ImpactRecord` per resolved
+    impact.
 
     Threads: a sampler holds one simulation's impact count, history and last
     contacts, so use one sampler per ``MjData`` (per thread); several samplers may step
