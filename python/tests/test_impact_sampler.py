@@ -241,6 +241,17 @@ def test_bad_arguments_are_named(kwargs, named):
         imj.ImpactSampler(model, **kwargs)
 
 
+@pytest.mark.filterwarnings("ignore:only 0 of 1 samples")  # the core's advice on each rejected draw
+def test_an_impact_no_sample_resolves_is_left_to_mujoco():
+    # A step cap of one Routh step rejects every sample of a box's impact.
+    model, data, steps = scene("box drop")
+    sampler = imj.ImpactSampler(model, steps=1, attempts=2)
+    with pytest.warns(UserWarning, match="kept MuJoCo's own outcome"):
+        ours = run(sampler, model, copy.copy(data), steps)
+    assert sampler.impacts >= 1 and sampler.unresolved == sampler.impacts and len(sampler.history) == 0
+    np.testing.assert_array_equal(ours, run(PlainStep(), model, copy.copy(data), steps))
+
+
 def test_rk4_is_refused():
     model = mujoco.MjModel.from_xml_string(BOX_DROP.replace('timestep="0.002"', 'timestep="0.002" integrator="RK4"'))
     with pytest.raises(ValueError, match="^model: the RK4"):
