@@ -1,10 +1,10 @@
 // Algorithm 1 (docs/model.md §5), one sample per invocation: the same steps, in
 // the same order and with the same random words, as `run_sample` in
 // src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl,
-// lemke.wgsl and enumerate.wgsl (selection `all`).
+// schedule.wgsl, lemke.wgsl and enumerate.wgsl (selection `all`).
 //
 // Bindings (group 0):
-//   0  params      RouthParams     sizes, step cap, rule, batch, offsets
+//   0  params      RouthParams     sizes, step cap, rule, cap law, batch, offsets
 //   1  constants   array<scalar>   per-state constants, one block of
 //                                  `state_stride` scalars per state, each
 //                                  at the offsets in `params`: A_R, J,
@@ -159,10 +159,12 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var k = 0u; k < 8u; k++) {
         key[k] = state_keys[8u * state + k];
     }
-    // Sample index (64 bits) = first + j; selection stream = index + 2⁶³.
+    // Sample index (64 bits) = first + j; selection stream = index + 2⁶³,
+    // schedule stream = index + 2⁶² (schedule.wgsl).
     let j = i % row_samples;
     let lo = params.first_lo + j;
     let hi = params.first_hi + select(0u, 1u, lo < j);
+    schedule_start(params.schedule, key, lo, hi, m);
 
     let h = constant(params.off_scalars);
     let term = constant(params.off_scalars + 1u);
@@ -223,9 +225,14 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 // in a dispatch of its own (lavapipe's loop budget).
                 break;
             }
-            // b_R = [h·p; J v; 0].
-            for (var c = 0u; c < m && c < MAX_N; c++) {
-                lcp_q[c] = h * unit(next_word(&caps));
+            // b_R = [h·p; J v; 0], p drawn by the sample's law over the
+            // contacts approaching now (schedule.wgsl).
+            for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+                approaching[c] = u[c] < term;
+            }
+            schedule_draw(&caps, key, lo, hi, steps, m);
+            for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+                lcp_q[c] = h * cap_value(step_caps[c]);
             }
         } else {
             resume_enumeration(i, m);

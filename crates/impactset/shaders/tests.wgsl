@@ -1,13 +1,16 @@
-// Test kernels: the ChaCha8 words and single Lemke solves, compared with the
-// CPU by tests/gpu_chacha.rs and tests/gpu_lemke.rs. Assembled after
-// types.wgsl, chacha.wgsl and lemke.wgsl.
+// Test kernels: the ChaCha8 words, the caps of a step and single Lemke
+// solves, compared with the CPU by tests/gpu_chacha.rs, tests/gpu_schedule.rs
+// and tests/gpu_lemke.rs. Assembled after types.wgsl, chacha.wgsl,
+// schedule.wgsl and lemke.wgsl.
 //
 // Bindings (group 0):
 //   0  test_params       TestParams        count, sizes, key
 //   1  test_words_in     array<u32>        chacha: (stream_lo, stream_hi) per stream;
+//                                          schedule: (index lo, index hi, law, step, approaching bits) per query;
 //                                          lemke: lexicographic offset per problem
 //   2  test_scalars_in   array<scalar>     lemke: per problem A (N×N), q (N), cover (N); pivot and tie tolerances at the end
-//   3  test_words_out    array<u32>        chacha: `size` words per stream; lemke: (pivots, status) per problem
+//   3  test_words_out    array<u32>        chacha: `size` words per stream; schedule: `size` caps P per query;
+//                                          lemke: (pivots, status) per problem
 //   4  test_scalars_out  array<scalar>     lemke: z (N) and residual violation per problem
 //   7  lemke_tableau     array<scalar>     lemke: N · tableau_stride(N) scratch scalars per problem (lemke.wgsl)
 
@@ -36,6 +39,32 @@ fn chacha_words(@builtin(global_invocation_id) gid: vec3<u32>) {
     let words = test_params.size;
     for (var k = 0u; k < words && k < 4096u; k++) {
         test_words_out[i * words + k] = next_word(&s);
+    }
+}
+
+// The caps P_i of one step of one sample for m = `size` contacts (as
+// routh.wgsl draws them): the law resolved from the schedule stream, the cap
+// stream at word step·m (where `uniform` and `extreme`, which read m words
+// a step, leave it), contact i approaching when bit i is set.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn schedule_caps(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let m = test_params.size;
+    if i >= test_params.count || i >= arrayLength(&test_words_in) / 5u || m > MAX_CONTACTS {
+        return;
+    }
+    let lo = test_words_in[5u * i];
+    let hi = test_words_in[5u * i + 1u];
+    let step = test_words_in[5u * i + 3u];
+    let bits = test_words_in[5u * i + 4u];
+    schedule_start(test_words_in[5u * i + 2u], test_params.key, lo, hi, m);
+    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+        approaching[c] = ((bits >> c) & 1u) == 1u;
+    }
+    var caps = stream_at(test_params.key, lo, hi, step * m);
+    schedule_draw(&caps, test_params.key, lo, hi, step, m);
+    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+        test_words_out[i * m + c] = step_caps[c];
     }
 }
 

@@ -20,7 +20,7 @@ const MAX_DOF: u32 = 64u;
 // every N ≤ MAX_N. Mirrors `MAX_PIVOTS`.
 const MAX_PIVOTS: u32 = 10000u;
 
-// Mirrors `gpu::types::RouthParams` (188 bytes).
+// Mirrors `gpu::types::RouthParams` (192 bytes).
 struct RouthParams {
     n: u32,            // generalized velocities
     m: u32,            // contacts
@@ -29,6 +29,7 @@ struct RouthParams {
     impulses: u32,     // m + m d: rows of J, entries of λ = [λn; λD]
     max_steps: u32,    // step cap K
     selection: u32,    // SELECTION_LEMKE, SELECTION_RANDOM_LEMKE or SELECTION_ALL
+    schedule: u32,     // the law of the caps, SCHEDULE_* (schedule.wgsl)
     count: u32,        // samples in this dispatch: rows of row_samples samples
     first_lo: u32,     // index of each row's first sample, low word
     first_hi: u32,     // ... high word
@@ -93,6 +94,21 @@ const FLAG_TOO_MANY_SOLUTIONS: u32 = 128u; // a step had more distinct solutions
 const SELECTION_LEMKE: u32 = 0u;
 const SELECTION_RANDOM_LEMKE: u32 = 1u;
 const SELECTION_ALL: u32 = 2u;       // enumerate.wgsl
+
+// Laws of the caps (`RouthParams::schedule`, schedule.wgsl); the first four
+// in the order of `mixed`'s pick.
+const SCHEDULE_UNIFORM: u32 = 0u;
+const SCHEDULE_EXTREME: u32 = 1u;
+const SCHEDULE_ORDERED: u32 = 2u;
+const SCHEDULE_HELD: u32 = 3u;
+const SCHEDULE_MIXED: u32 = 4u;
+// The cap p = 1 as the integer P = 2²⁴ (p = P · 2⁻²⁴), and the floor below
+// which the laws other than `uniform` round a cap to 0. Mirror `CAP_ONE` and
+// `CAP_FLOOR` of src/sampling/schedule.rs.
+const CAP_ONE: u32 = 16777216u;
+const CAP_FLOOR: u32 = 16u;
+// Most contacts of a step LCP the shaders hold: N = m(3 + d) ≥ 3m, so ⌊MAX_N / 3⌋.
+const MAX_CONTACTS: u32 = 14u;
 
 // Lemke status codes.
 const LEMKE_SOLVED: u32 = 0u;

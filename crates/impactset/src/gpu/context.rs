@@ -184,7 +184,7 @@ impl GpuContext {
     fn compile(&self, module: Module, precision: Precision, workgroup_size: u32) -> Result<Kernels, GpuError> {
         let entries: &[&'static str] = match module {
             Module::Routh => &["routh_sample"],
-            Module::Tests => &["chacha_words", "lemke_solve"],
+            Module::Tests => &["chacha_words", "schedule_caps", "lemke_solve"],
         };
         self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -1,6 +1,7 @@
-//! The building blocks of the GPU sampler run alone: ChaCha8 words and
-//! single Lemke solves, for parity tests against [`crate::sampling::stream`]
-//! and [`crate::lcp::LemkeWorkspace`].
+//! The building blocks of the GPU sampler run alone: ChaCha8 words, the caps
+//! of a step and single Lemke solves, for parity tests against
+//! [`crate::sampling::stream`], [`crate::sampling::Schedule`] and
+//! [`crate::lcp::LemkeWorkspace`].
 
 use super::GpuError;
 use super::context::{GpuContext, WORKGROUP_SIZE};
@@ -8,10 +9,11 @@ use super::layout::TableauLayout;
 use super::precision::{Precision, from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
 use super::types::{
-    LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_LCP_SIZE, TestParams, key_words, tableau_stride,
+    LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_CONTACTS, MAX_LCP_SIZE, TestParams, key_words, schedule_code,
+    tableau_stride,
 };
 use crate::lcp::{LcpError, LemkeOptions};
-use crate::sampling::stream;
+use crate::sampling::{Schedule, stream};
 
 /// Words per stream [`chacha_words_gpu`] can produce.
 pub const MAX_TEST_WORDS: usize = 4096;
@@ -39,6 +41,55 @@ pub fn chacha_words_gpu(ctx: &GpuContext, seed: u64, streams: &[u64], words: usi
     let bytes = ctx.dispatch(
         kernels.get("chacha_words"),
         &[(0, &params_buf), (1, &ids_buf), (3, &out)],
+        groups,
+        &[(&out, out_size)],
+    )?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes[0]))
+}
+
+/// One step of one sample for [`schedule_caps_gpu`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CapQuery {
+    /// The sample index.
+    pub index: u64,
+    /// The step `k` (0 for the first).
+    pub step: u32,
+    /// Bit `i` set: contact `i` approaches at the step's start.
+    pub approaching: u32,
+}
+
+/// The caps `P_i` (`p_i = P_i · 2⁻²⁴`) of each query's step for `m`
+/// contacts under `schedule` and the run seed `seed`, drawn on the GPU as
+/// its sampler draws them (`shaders/schedule.wgsl`); `queries.len() × m`
+/// integers, query by query.
+pub fn schedule_caps_gpu(
+    ctx: &GpuContext,
+    seed: u64,
+    schedule: Schedule,
+    m: usize,
+    queries: &[CapQuery],
+) -> Result<Vec<u32>, GpuError> {
+    if m == 0 || m > MAX_CONTACTS {
+        return Err(GpuError::Unsupported(format!("caps of {m} contacts (1 to {MAX_CONTACTS})")));
+    }
+    let kernels = ctx.kernels(Module::Tests, Precision::F32)?;
+    let params = TestParams {
+        count: queries.len() as u32,
+        size: m as u32,
+        key: key_words(&stream::stream_key(seed)),
+        ..Default::default()
+    };
+    let law = schedule_code(schedule);
+    let words: Vec<u32> =
+        queries.iter().flat_map(|q| [q.index as u32, (q.index >> 32) as u32, law, q.step, q.approaching]).collect();
+    let out_size = (queries.len() * m * 4) as u64;
+    let params_buf = ctx.storage_init("test params", bytemuck::bytes_of(&params));
+    let words_buf = ctx.storage_init("cap queries", bytemuck::cast_slice(&words));
+    let out = ctx.storage_out("caps", out_size);
+    let groups = (queries.len() as u32).div_ceil(WORKGROUP_SIZE);
+    let bytes = ctx.dispatch(
+        kernels.get("schedule_caps"),
+        &[(0, &params_buf), (1, &words_buf), (3, &out)],
         groups,
         &[(&out, out_size)],
     )?;

@@ -6,14 +6,14 @@
 //!
 //! * [`GpuContext`]: adapter, device, queue and pipelines, built once.
 //! * [`sample_set_gpu`]: Algorithm 2 on the GPU, in batches.
-//! * [`chacha_words_gpu`], [`solve_lcps_gpu`]: the building blocks alone, for
-//!   parity tests.
+//! * [`chacha_words_gpu`], [`schedule_caps_gpu`], [`solve_lcps_gpu`]: the
+//!   building blocks alone, for parity tests.
 //!
 //! The selection rules `lemke` and `random-lemke` run for any problem the
 //! shaders hold; `all` for at most [`MAX_GPU_ALL_CONTACTS`] contacts (every
 //! mode tuple of a step is tried, `shaders/enumerate.wgsl`).
 //!
-//! Shaders live in `shaders/` (types, chacha, lemke, enumerate, routh, tests).
+//! Shaders live in `shaders/` (types, chacha, schedule, lemke, enumerate, routh, tests).
 
 mod context;
 mod enumerate;
@@ -33,7 +33,7 @@ mod types;
 pub use context::GpuContext;
 pub use enumerate::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
 pub use error::GpuError;
-pub use kernels::{GpuLcp, GpuLcpSolution, chacha_words_gpu, solve_lcps_gpu};
+pub use kernels::{CapQuery, GpuLcp, GpuLcpSolution, chacha_words_gpu, schedule_caps_gpu, solve_lcps_gpu};
 pub use layout::TableauLayout;
 pub use options::{
     DEFAULT_BATCH, DEFAULT_GPU_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS,

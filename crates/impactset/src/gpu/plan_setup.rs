@@ -41,12 +41,12 @@ impl<'c> GpuPlan<'c> {
     /// Many states in one plan: each a problem with its sampler options (its
     /// own seed, step size and `v⁻`; `samples` and `first_index` are not
     /// used), all of equal sizes (velocities, contacts, friction directions),
-    /// rule and step cap. [`GpuPlan::sample_states`] then runs them packed,
+    /// rule, schedule and step cap. [`GpuPlan::sample_states`] then runs them packed,
     /// each sample as it would run alone.
     ///
     /// Errors: as [`sample_set_gpu`](super::sample_set_gpu) for each state;
-    /// [`GpuError::Unsupported`] when the states differ in sizes, rule or
-    /// step cap, or hold more constants than one buffer may (see
+    /// [`GpuError::Unsupported`] when the states differ in sizes, rule,
+    /// schedule or step cap, or hold more constants than one buffer may (see
     /// [`GpuPlan::states_per_plan`]).
     pub fn packed(
         ctx: &'c GpuContext,
@@ -79,7 +79,7 @@ impl<'c> GpuPlan<'c> {
         let first = blocks.first().ok_or_else(|| GpuError::Unsupported("a plan of no states".into()))?;
         if let Some(k) = blocks.iter().position(|b| !first.packs_with(b)) {
             return Err(GpuError::Unsupported(format!(
-                "packing state {k} with state 0: they differ in sizes, selection rule or step cap"
+                "packing state {k} with state 0: they differ in sizes, selection rule, schedule or step cap"
             )));
         }
         let stride = first.constants.len();

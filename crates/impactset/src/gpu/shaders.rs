@@ -6,6 +6,7 @@ use super::Precision;
 
 const TYPES: &str = include_str!("../../shaders/types.wgsl");
 const CHACHA: &str = include_str!("../../shaders/chacha.wgsl");
+const SCHEDULE: &str = include_str!("../../shaders/schedule.wgsl");
 const LEMKE: &str = include_str!("../../shaders/lemke.wgsl");
 const MODE_SYSTEM: &str = include_str!("../../shaders/mode_system.wgsl");
 const ROOT_FILTER: &str = include_str!("../../shaders/root_filter.wgsl");
@@ -22,7 +23,7 @@ const SCALAR_LINE: &str = "alias scalar = f32;";
 pub(crate) enum Module {
     /// Algorithm 1 (`routh.wgsl`).
     Routh,
-    /// The ChaCha and Lemke test kernels (`tests.wgsl`).
+    /// The ChaCha, cap and Lemke test kernels (`tests.wgsl`).
     Tests,
 }
 
@@ -35,8 +36,8 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
     };
     match module {
         Module::Routh => {
-            [types.as_str(), CHACHA, LEMKE, MODE_SYSTEM, ROOT_FILTER, REBUILD, ENUMERATE, ROUTH].join("\n")
+            [types.as_str(), CHACHA, SCHEDULE, LEMKE, MODE_SYSTEM, ROOT_FILTER, REBUILD, ENUMERATE, ROUTH].join("\n")
         }
-        Module::Tests => [types.as_str(), CHACHA, LEMKE, TESTS].join("\n"),
+        Module::Tests => [types.as_str(), CHACHA, SCHEDULE, LEMKE, TESTS].join("\n"),
     }
 }

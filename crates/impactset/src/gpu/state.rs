@@ -11,6 +11,7 @@ use super::options::{F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERAN
 use super::precision::{Precision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance};
 use super::types::{
     MAX_LCP_SIZE, MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words,
+    schedule_code,
 };
 use crate::impact::{LemkeUnits, Selection};
 use crate::lcp::{LemkeOptions, norms};
@@ -150,6 +151,7 @@ impl StateBlock {
             impulses: impulses as u32,
             max_steps: options.steps as u32,
             selection,
+            schedule: schedule_code(options.schedule),
             pivot_cap: LemkeOptions::default().pivot_cap(size) as u32,
             v_stride: n as u32,
             off_a,
@@ -165,7 +167,7 @@ impl StateBlock {
     }
 
     /// Whether `other` can run in the same dispatch as this state: the same
-    /// sizes, rule, step cap and block layout (for `all` also the same mode
+    /// sizes, rule, cap law, step cap and block layout (for `all` also the same mode
     /// table sizes and tuple budget).
     pub fn packs_with(&self, other: &StateBlock) -> bool {
         self.constants.len() == other.constants.len()

@@ -4,9 +4,15 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::sampling::Schedule;
+
 /// Largest step LCP (`N = m(3 + d)`) the shaders hold: four spatial contacts
 /// with 8 friction directions. Mirrors `MAX_N` in `shaders/types.wgsl`.
 pub const MAX_LCP_SIZE: usize = 44;
+
+/// Most contacts of a step LCP the shaders hold (`N = m(3 + d) ≥ 3m`).
+/// Mirrors `MAX_CONTACTS`.
+pub(crate) const MAX_CONTACTS: usize = MAX_LCP_SIZE / 3;
 
 /// Largest number of generalized velocities. Mirrors `MAX_DOF`.
 pub const MAX_VELOCITIES: usize = 64;
@@ -35,6 +41,7 @@ pub(crate) struct RouthParams {
     pub impulses: u32,
     pub max_steps: u32,
     pub selection: u32,
+    pub schedule: u32,
     pub count: u32,
     pub first_lo: u32,
     pub first_hi: u32,
@@ -85,13 +92,32 @@ pub(crate) struct TestParams {
     pub key: [u32; 8],
 }
 
-const _: () = assert!(std::mem::size_of::<RouthParams>() == 188);
+const _: () = assert!(std::mem::size_of::<RouthParams>() == 192);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 
 /// Selection rules of `RouthParams::selection`, mirroring `SELECTION_*` in `types.wgsl`.
 pub(crate) const SELECTION_LEMKE: u32 = 0;
 pub(crate) const SELECTION_RANDOM_LEMKE: u32 = 1;
 pub(crate) const SELECTION_ALL: u32 = 2;
+
+/// Laws of the caps of `RouthParams::schedule`, mirroring `SCHEDULE_*` in
+/// `types.wgsl`; the first four in the order of `mixed`'s pick.
+pub(crate) const SCHEDULE_UNIFORM: u32 = 0;
+pub(crate) const SCHEDULE_EXTREME: u32 = 1;
+pub(crate) const SCHEDULE_ORDERED: u32 = 2;
+pub(crate) const SCHEDULE_HELD: u32 = 3;
+pub(crate) const SCHEDULE_MIXED: u32 = 4;
+
+/// The shader's code of `schedule`.
+pub(crate) fn schedule_code(schedule: Schedule) -> u32 {
+    match schedule {
+        Schedule::Uniform => SCHEDULE_UNIFORM,
+        Schedule::Extreme => SCHEDULE_EXTREME,
+        Schedule::Ordered => SCHEDULE_ORDERED,
+        Schedule::Held => SCHEDULE_HELD,
+        Schedule::Mixed => SCHEDULE_MIXED,
+    }
+}
 
 /// Flags of `out_words[2i + 1]`, mirroring `FLAG_*` in `types.wgsl`.
 pub(crate) const FLAG_TERMINATED: u32 = 1;
@@ -148,7 +174,7 @@ mod tests {
     #[test]
     fn wgsl_structs_have_the_host_layout() {
         let module = module();
-        let routh = offsets!(RouthParams; n, m, d, size, impulses, max_steps, selection, count, first_lo, first_hi,
+        let routh = offsets!(RouthParams; n, m, d, size, impulses, max_steps, selection, schedule, count, first_lo, first_hi,
             pivot_cap, v_stride, off_a, off_j, off_minv_jt, off_mass, off_v, off_scalars, steps_per_dispatch, probe,
             interleave, off_scale, state_stride, row_samples, state_first, off_enum_scalars, off_w, off_b, off_recovery, off_dirs, off_mu, off_modes,
             off_ineq, s, dim, rank, tuples, tuples_per_dispatch, kept_cap, enum_value_stride, enum_word_stride,
@@ -177,6 +203,14 @@ mod tests {
             ("SELECTION_LEMKE", SELECTION_LEMKE),
             ("SELECTION_RANDOM_LEMKE", SELECTION_RANDOM_LEMKE),
             ("SELECTION_ALL", SELECTION_ALL),
+            ("SCHEDULE_UNIFORM", SCHEDULE_UNIFORM),
+            ("SCHEDULE_EXTREME", SCHEDULE_EXTREME),
+            ("SCHEDULE_ORDERED", SCHEDULE_ORDERED),
+            ("SCHEDULE_HELD", SCHEDULE_HELD),
+            ("SCHEDULE_MIXED", SCHEDULE_MIXED),
+            ("CAP_ONE", crate::sampling::CAP_ONE),
+            ("CAP_FLOOR", crate::sampling::CAP_FLOOR),
+            ("MAX_CONTACTS", MAX_CONTACTS as u32),
             ("FLAG_TERMINATED", FLAG_TERMINATED),
             ("FLAG_ACCEPTED", FLAG_ACCEPTED),
             ("FLAG_LCP_FAILED", FLAG_LCP_FAILED),
