@@ -164,7 +164,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = i % row_samples;
     let lo = params.first_lo + j;
     let hi = params.first_hi + select(0u, 1u, lo < j);
-    schedule_start(params.schedule, key, lo, hi, m);
+    schedule_start(params.schedule, key, lo, hi, m, params.max_steps);
 
     let h = constant(params.off_scalars);
     let term = constant(params.off_scalars + 1u);

@@ -13,6 +13,8 @@
 // The sample's law (SCHEDULE_UNIFORM … SCHEDULE_HELD; `mixed` resolved),
 // `held`'s steps per draw and `ordered`'s persistent rates.
 var<private> schedule_law: u32;
+// `finish_step`: from this step on, every law but `uniform` takes every cap 1.
+var<private> schedule_finish: u32;
 var<private> schedule_hold: u32;
 var<private> schedule_rates: array<u32, MAX_CONTACTS>;
 
@@ -30,9 +32,9 @@ fn extreme_cap(x: u32) -> u32 {
     return select(near, CAP_ONE - near, (x >> 31u) == 1u);
 }
 
-// `ordered_rate`: (2²³ + (x mod 2²³)) >> k, k = ⌊16 b / 128⌋ from bits 24–30.
+// `ordered_rate`: (2²³ + (x mod 2²³)) >> k, k = ⌊24 b / 128⌋ from bits 24–30.
 fn ordered_rate(x: u32) -> u32 {
-    let k = (((x >> 24u) & 0x7fu) * 16u) >> 7u;
+    let k = (((x >> 24u) & 0x7fu) * 24u) >> 7u;
     return (0x00800000u | (x & 0x007fffffu)) >> k;
 }
 
@@ -46,8 +48,10 @@ fn hold_steps(x: u32) -> u32 {
 // index(x₀, 4) in the order SCHEDULE_UNIFORM, _EXTREME, _ORDERED, _HELD;
 // `held` its hold from x₀, `ordered` its rates from words 1 ..= m.
 // `uniform` opens no stream.
-fn schedule_start(schedule: u32, key: array<u32, 8>, lo: u32, hi: u32, m: u32) {
+fn schedule_start(schedule: u32, key: array<u32, 8>, lo: u32, hi: u32, m: u32, max_steps: u32) {
     schedule_law = schedule;
+    // K − ⌈K/4⌉.
+    schedule_finish = max_steps - (max_steps + 3u) / 4u;
     if schedule == SCHEDULE_UNIFORM {
         return;
     }
@@ -64,16 +68,13 @@ fn schedule_start(schedule: u32, key: array<u32, 8>, lo: u32, hi: u32, m: u32) {
     }
 }
 
-// `renormalize`: caps below CAP_FLOOR to 0, then every cap times the power
-// of two 2^s that brings the largest approaching cap into [2²³, 2²⁴],
-// clamped at 2²⁴, and that largest cap (every approaching contact that has
-// it) set to 2²⁴. Nothing changes when no approaching cap is above the floor.
+// `renormalize`: every cap times the power of two 2^s that brings the
+// largest approaching cap into [2²³, 2²⁴], clamped at 2²⁴; then caps below
+// CAP_FLOOR to 0 and that largest cap (every approaching contact that has
+// it) set to 2²⁴. Nothing changes when every approaching cap is 0.
 fn renormalize(m: u32) {
     var largest = 0u;
     for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-        if step_caps[c] < CAP_FLOOR {
-            step_caps[c] = 0u;
-        }
         if approaching[c] {
             largest = max(largest, step_caps[c]);
         }
@@ -86,7 +87,8 @@ fn renormalize(m: u32) {
     for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
         let p = step_caps[c];
         let top = (approaching[c] && p == largest) || p >= (CAP_ONE >> s);
-        step_caps[c] = select(p << s, CAP_ONE, top);
+        let scaled = select(p << s, 0u, (p << s) < CAP_FLOOR);
+        step_caps[c] = select(scaled, CAP_ONE, top);
     }
 }
 
@@ -94,11 +96,18 @@ fn renormalize(m: u32) {
 // the next m words of the cap stream `caps` (word steps·m + i for contact i),
 // `held` the words of its last renewal ⌊steps / L⌋ · m ..; `ordered` none.
 // Every law but `uniform` is then renormalized over the `approaching`
-// contacts.
+// contacts, except in the finish (steps ≥ schedule_finish): every cap 2²⁴,
+// no word read.
 fn schedule_draw(caps: ptr<function, Stream>, key: array<u32, 8>, lo: u32, hi: u32, steps: u32, m: u32) {
     if schedule_law == SCHEDULE_UNIFORM {
         for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
             step_caps[c] = next_word(caps) >> 8u;
+        }
+        return;
+    }
+    if steps >= schedule_finish {
+        for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+            step_caps[c] = CAP_ONE;
         }
         return;
     }

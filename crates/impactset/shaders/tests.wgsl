@@ -45,19 +45,20 @@ fn chacha_words(@builtin(global_invocation_id) gid: vec3<u32>) {
 // The caps P_i of one step of one sample for m = `size` contacts (as
 // routh.wgsl draws them): the law resolved from the schedule stream, the cap
 // stream at word step·m (where `uniform` and `extreme`, which read m words
-// a step, leave it), contact i approaching when bit i is set.
+// a step, leave it), contact i approaching when bit i is set, the step cap K
+// last (six words a query).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn schedule_caps(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     let m = test_params.size;
-    if i >= test_params.count || i >= arrayLength(&test_words_in) / 5u || m > MAX_CONTACTS {
+    if i >= test_params.count || i >= arrayLength(&test_words_in) / 6u || m > MAX_CONTACTS {
         return;
     }
-    let lo = test_words_in[5u * i];
-    let hi = test_words_in[5u * i + 1u];
-    let step = test_words_in[5u * i + 3u];
-    let bits = test_words_in[5u * i + 4u];
-    schedule_start(test_words_in[5u * i + 2u], test_params.key, lo, hi, m);
+    let lo = test_words_in[6u * i];
+    let hi = test_words_in[6u * i + 1u];
+    let step = test_words_in[6u * i + 3u];
+    let bits = test_words_in[6u * i + 4u];
+    schedule_start(test_words_in[6u * i + 2u], test_params.key, lo, hi, m, test_words_in[6u * i + 5u]);
     for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
         approaching[c] = ((bits >> c) & 1u) == 1u;
     }

@@ -51,6 +51,7 @@ pub mod scene;
 pub mod stream;
 
 pub use impact::Selection;
+pub use names::NamedChoice;
 pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError, ProblemWarning};
-pub use sampling::{Sample, SampleSet, SamplerOptions, sample_one, sample_set, sample_set_with_progress};
+pub use sampling::{Sample, SampleSet, SamplerOptions, Schedule, sample_one, sample_set, sample_set_with_progress};
 pub use scene::Scene;

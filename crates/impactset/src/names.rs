@@ -14,8 +14,32 @@
 ///     All = "all": "every solution …",
 /// ] }
 /// ```
+/// A choice a user names by a word: what front ends need to offer, parse
+/// and print every such enum the same way (implemented by
+/// [`named_choices!`]).
+pub trait NamedChoice: Copy + Send + Sync + std::str::FromStr + 'static {
+    /// Every choice, in the order front ends list them.
+    fn choices() -> &'static [Self];
+    /// The word front ends and summaries use.
+    fn word(self) -> &'static str;
+    /// One line on what the choice does (for help texts).
+    fn help(self) -> &'static str;
+}
+
 macro_rules! named_choices {
     ($ty:ident, $error:ident, $what:literal, [$($variant:ident = $name:literal : $summary:literal),+ $(,)?]) => {
+        impl $crate::names::NamedChoice for $ty {
+            fn choices() -> &'static [Self] {
+                &$ty::ALL
+            }
+            fn word(self) -> &'static str {
+                self.name()
+            }
+            fn help(self) -> &'static str {
+                self.summary()
+            }
+        }
+
         impl $ty {
             /// Every choice, in the order front ends list them.
             pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$variant),+];

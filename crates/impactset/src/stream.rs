@@ -21,6 +21,14 @@
 //!   * `all`: one word, the pick `index(x, k)` among the `k` distinct
 //!     velocity changes.
 //!
+//! * the **schedule stream**, stream number = sample index + 2⁶², read only
+//!   by the cap laws other than `uniform` (docs/model.md §5c,
+//!   [`crate::sampling::Schedule`]): word 0 picks the sample's law and hold
+//!   length, words `1 ..= m` its persistent rates. `uniform` never opens it.
+//!
+//! The three stream numbers of a sample are distinct from those of every
+//! other sample of a run whose indices lie below 2⁶².
+//!
 //! `index(x, k) = ((x >> 16) · k) >> 16` for `1 ≤ k ≤ 2¹⁶`: only 32-bit
 //! integer arithmetic, as WGSL has no 64-bit integers.
 
@@ -29,6 +37,9 @@ use rand_chacha::ChaCha8Rng;
 
 /// Stream numbers of selection streams are the sample index plus this.
 pub const SELECTION_STREAM_OFFSET: u64 = 1 << 63;
+
+/// Stream numbers of schedule streams are the sample index plus this.
+pub const SCHEDULE_STREAM_OFFSET: u64 = 1 << 62;
 
 /// The 32-byte ChaCha8 key of a run seed (`ChaCha8Rng::seed_from_u64(seed)`).
 pub fn stream_key(seed: u64) -> [u8; 32] {
@@ -77,6 +88,13 @@ impl SampleStreams {
         self.caps.next_u32()
     }
 
+    /// Repositions the cap stream at word `word` (the `held` law reads the
+    /// words of its last renewal step).
+    #[inline]
+    pub fn seek_caps(&mut self, word: u64) {
+        self.caps.set_word_pos(u128::from(word));
+    }
+
     /// The next selection-stream word.
     #[inline]
     pub fn selection_word(&mut self) -> u32 {
@@ -93,6 +111,14 @@ impl SampleStreams {
         }
         index(self.selection_word(), cover.len())
     }
+}
+
+/// The schedule stream of sample `index` under `key` (stream number
+/// `index + 2⁶²`), at word 0.
+pub fn schedule_stream(key: &[u8; 32], index: u64) -> ChaCha8Rng {
+    let mut s = ChaCha8Rng::from_seed(*key);
+    s.set_stream(index.wrapping_add(SCHEDULE_STREAM_OFFSET));
+    s
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ fn gpu_caps_are_the_cpu_trajectories_caps() {
                 for (step, record) in trajectory.steps.iter().enumerate() {
                     let u = &jn * &v;
                     let approaching = (0..m).filter(|&i| u[i] < term).fold(0u32, |bits, i| bits | 1 << i);
-                    queries.push(CapQuery { index, step: step as u32, approaching });
+                    queries.push(CapQuery { index, step: step as u32, approaching, max_steps: options.steps as u32 });
                     expected.extend(&record.p);
                     v = DVector::from_column_slice(&record.v);
                 }

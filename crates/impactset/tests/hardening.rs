@@ -303,6 +303,7 @@ fn summaries_write_infinite_residuals_as_strings_and_advise_on_rejections() {
         max_energy_ratio: 0.5,
         seed: 0,
         selection: "all".into(),
+        schedule: "mixed".into(),
         backend: "cpu".into(),
         backend_reason: String::new(),
         precision: "f64".into(),

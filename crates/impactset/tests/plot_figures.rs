@@ -147,16 +147,18 @@ fn the_plotted_points_are_the_sets_contact_velocities() {
     let (ex, ey): (Vec<f64>, Vec<f64>) = expected.iter().copied().unzip();
     let (dx, dy): (Vec<f64>, Vec<f64>) = drawn.iter().copied().unzip();
     let (fx, fy_up) = (fit(&ex, &dx), fit(&ey, &dy.iter().map(|y| -y).collect::<Vec<_>>()));
-    let mut unmatched: Vec<(f64, f64)> = drawn.clone();
-    for &(x, y) in &expected {
-        let (px, py) = (fx(x), -fy_up(y));
-        let nearest = unmatched
-            .iter()
-            .enumerate()
-            .map(|(k, &(cx, cy))| (k, (cx - px).abs().max((cy - py).abs())))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .unwrap();
-        assert!(nearest.1 <= 1.5, "outcome ({x}, {y}) drawn nowhere near ({px:.1}, {py:.1}): {:.1} px", nearest.1);
-        unmatched.swap_remove(nearest.0);
+    // Every outcome has a dot within the pixel grid, and every dot an
+    // outcome: the drawn set is the set (with the count checked above).
+    // Matching without removal: outcomes closer than a pixel share dots.
+    let expected_px: Vec<(f64, f64)> = expected.iter().map(|&(x, y)| (fx(x), -fy_up(y))).collect();
+    let gap = |p: (f64, f64), q: (f64, f64)| (p.0 - q.0).abs().max((p.1 - q.1).abs());
+    let nearest = |p: (f64, f64), among: &[(f64, f64)]| among.iter().map(|&q| gap(p, q)).fold(f64::INFINITY, f64::min);
+    for (&(x, y), &px) in expected.iter().zip(&expected_px) {
+        let d = nearest(px, &drawn);
+        assert!(d <= 1.5, "outcome ({x}, {y}) drawn nowhere near ({:.1}, {:.1}): {d:.1} px", px.0, px.1);
+    }
+    for &dot in &drawn {
+        let d = nearest(dot, &expected_px);
+        assert!(d <= 1.5, "a dot at ({:.1}, {:.1}) is no outcome: {d:.1} px from the nearest", dot.0, dot.1);
     }
 }

@@ -37,6 +37,7 @@ fn file(values: &[f64]) -> ProblemFile {
         step_size: Some(v(11)),
         steps: Some(10),
         samples: Some(64),
+        schedule: Some(impactset::Schedule::Held),
     }
 }
 
@@ -94,6 +95,7 @@ proptest! {
             step_size: None,
             steps: None,
             samples: None,
+            schedule: None,
         };
         let Ok(spec) = original.into_spec("x".into()) else { return Ok(()) };
         let saved = ProblemFile::from_spec(&spec);

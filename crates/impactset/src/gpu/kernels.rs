@@ -56,6 +56,8 @@ pub struct CapQuery {
     pub step: u32,
     /// Bit `i` set: contact `i` approaches at the step's start.
     pub approaching: u32,
+    /// The run's step cap `K` (the laws' finish starts at `K − ⌈K/4⌉`).
+    pub max_steps: u32,
 }
 
 /// The caps `P_i` (`p_i = P_i · 2⁻²⁴`) of each query's step for `m`
@@ -80,8 +82,10 @@ pub fn schedule_caps_gpu(
         ..Default::default()
     };
     let law = schedule_code(schedule);
-    let words: Vec<u32> =
-        queries.iter().flat_map(|q| [q.index as u32, (q.index >> 32) as u32, law, q.step, q.approaching]).collect();
+    let words: Vec<u32> = queries
+        .iter()
+        .flat_map(|q| [q.index as u32, (q.index >> 32) as u32, law, q.step, q.approaching, q.max_steps])
+        .collect();
     let out_size = (queries.len() * m * 4) as u64;
     let params_buf = ctx.storage_init("test params", bytemuck::bytes_of(&params));
     let words_buf = ctx.storage_init("cap queries", bytemuck::cast_slice(&words));

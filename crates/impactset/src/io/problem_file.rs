@@ -13,7 +13,8 @@
 //! `J_eq` (each of length n) that hold through the impact, `J_eq v = 0`
 //! (docs/model.md §1, "Bilateral constraints").
 //! `name` (default: the file stem), contact `name`s (default `A`, `B`, …),
-//! `step_size`, `steps` and `samples` are optional.
+//! `step_size`, `steps`, `samples` and `schedule` (the law of the caps,
+//! docs/model.md §5c) are optional.
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::problem::{Contact, Dimension, ImpactProblem, RANGE, default_contact_name};
-use crate::sampling::{MAX_STEPS, SamplerOptions};
+use crate::sampling::{MAX_STEPS, SamplerOptions, Schedule};
 
 /// A problem with the sampling defaults a file or scene gives it.
 #[derive(Clone, Debug)]
@@ -37,9 +38,23 @@ pub struct ProblemSpec {
     pub steps: Option<usize>,
     /// Sample count, if given.
     pub samples: Option<usize>,
+    /// The law of the caps, if given (docs/model.md §5c).
+    pub schedule: Option<Schedule>,
 }
 
 impl ProblemSpec {
+    /// A built-in scene with its own step size, step cap and sample count.
+    pub fn from_scene(scene: crate::scene::Scene) -> Self {
+        ProblemSpec {
+            name: scene.id.to_string(),
+            problem: scene.problem,
+            step_size: Some(scene.step_size),
+            steps: Some(scene.steps),
+            samples: Some(scene.samples),
+            schedule: None,
+        }
+    }
+
     /// Whether this is a built-in scene, unchanged, run under `options`
     /// with its own documented step size and step cap: then its documented
     /// acceptance (compass gait's `K = 5` keeps about 99 %, docs/scenes.md)
@@ -47,15 +62,9 @@ impl ProblemSpec {
     /// change `K` or `h` ([`crate::run::RunSummary::advice`]).
     pub fn runs_as_documented(&self, options: &SamplerOptions) -> bool {
         let Some(scene) = crate::scene::builtin(&self.name) else { return false };
-        let own = ProblemSpec {
-            name: scene.id.to_string(),
-            problem: scene.problem,
-            step_size: Some(scene.step_size),
-            steps: Some(scene.steps),
-            samples: Some(scene.samples),
-        };
+        let own = ProblemSpec::from_scene(scene);
         // The problems themselves, whatever sample count each asks for.
-        let file = |s: &ProblemSpec| ProblemFile { samples: None, ..ProblemFile::from_spec(s) };
+        let file = |s: &ProblemSpec| ProblemFile { samples: None, schedule: None, ..ProblemFile::from_spec(s) };
         options.step_size == own.step_size && Some(options.steps) == own.steps && file(self) == file(&own)
     }
 
@@ -70,15 +79,17 @@ impl ProblemSpec {
     }
 
     /// The sampler options this problem asks for: its sample count (else
-    /// 4096), step cap `K` (else 10) and impulse step `h` (else
-    /// [`ImpactProblem::default_step_size`]), every other field at its
-    /// default. Callers override what the user sets.
+    /// 4096), step cap `K` (else 10), impulse step `h` (else
+    /// [`ImpactProblem::default_step_size`]) and schedule (else
+    /// [`Schedule::Mixed`]), every other field at its default. Callers
+    /// override what the user sets.
     pub fn sampler_options(&self) -> SamplerOptions {
         let defaults = SamplerOptions::default();
         SamplerOptions {
             samples: self.samples.unwrap_or(defaults.samples),
             steps: self.steps.unwrap_or(defaults.steps),
             step_size: Some(self.step_size.unwrap_or_else(|| self.problem.default_step_size())),
+            schedule: self.schedule.unwrap_or(defaults.schedule),
             ..defaults
         }
     }
@@ -143,6 +154,9 @@ pub struct ProblemFile {
     /// Sample count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub samples: Option<usize>,
+    /// The law of the caps (`"mixed"`, `"uniform"`, …; docs/model.md §5c).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
 }
 
 /// One contact of a problem file.
@@ -291,6 +305,7 @@ impl ProblemFile {
             step_size: self.step_size,
             steps: self.steps,
             samples: self.samples,
+            schedule: self.schedule,
         })
     }
 
@@ -319,6 +334,7 @@ impl ProblemFile {
             step_size: spec.step_size,
             steps: spec.steps,
             samples: spec.samples,
+            schedule: spec.schedule,
         }
     }
 }

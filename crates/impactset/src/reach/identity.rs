@@ -36,6 +36,9 @@ pub struct BatchIdentity {
     pub step_size: Option<f64>,
     /// The step-selection rule.
     pub selection: String,
+    /// The law of the caps (tables written before it existed: `uniform`).
+    #[serde(default = "uniform")]
+    pub schedule: String,
     /// Whether the baselines are computed.
     pub baselines: bool,
     /// The ε split.
@@ -46,6 +49,10 @@ pub struct BatchIdentity {
     pub input: String,
     /// Digest of the directions, the sampler's and the mode tolerances.
     pub settings: String,
+}
+
+fn uniform() -> String {
+    crate::Schedule::Uniform.to_string()
 }
 
 /// Which states of which batch a table holds.
@@ -138,6 +145,7 @@ impl BatchIdentity {
             steps: sampler.steps as u64,
             step_size: sampler.step_size,
             selection: sampler.selection.to_string(),
+            schedule: sampler.schedule.to_string(),
             baselines: options.baselines,
             heldout_every: options.heldout_every,
             delta: options.delta,

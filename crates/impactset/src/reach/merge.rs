@@ -171,6 +171,7 @@ mod tests {
             steps: 10,
             step_size: None,
             selection: "all".into(),
+            schedule: "mixed".into(),
             baselines: true,
             heldout_every: 4,
             delta: 0.05,

@@ -39,6 +39,8 @@ pub struct RunSummary {
     pub seed: u64,
     /// Selection rule.
     pub selection: String,
+    /// The law of the caps (docs/model.md §5c).
+    pub schedule: String,
     /// `cpu` or `gpu (adapter)`.
     pub backend: String,
     /// Why the run went to that backend (`--backend auto` decides per run:
@@ -83,6 +85,7 @@ impl RunSummary {
             max_energy_ratio: tally.max_energy_ratio,
             seed: options.seed,
             selection: options.selection.name().to_string(),
+            schedule: options.schedule.name().to_string(),
             backend: backend.name(),
             backend_reason: backend_reason.to_string(),
             precision: backend.precision_name().to_string(),

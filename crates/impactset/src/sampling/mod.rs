@@ -1,20 +1,29 @@
 //! Sampling the post-impact set (docs/model.md §5): Algorithm 1 (one sample) and
 //! Algorithm 2 (the set, in parallel), with the random streams of §7.
 
+mod extremes;
 mod flat;
 mod json;
 mod options;
 mod pilot;
 mod sample;
+mod schedule;
 mod set;
 
 pub use crate::stream;
+pub use extremes::{
+    ANCHOR_INDEX, Anchor, EXTREMES_SELECTION, Extreme, ExtremesOptions, MAX_ANCHORS, Origin, SEARCH_INDEX,
+    anchor_orders, anchors, extremes, random_directions, replay,
+};
 pub use flat::FlatSamples;
 pub use json::finite_or_string;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use pilot::{MIN_STEPS, PILOT_CAP, PILOT_SAMPLES, StepCap, default_steps};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use sample::{SampleWorkspace, run_sample};
+pub use schedule::{
+    CAP_FLOOR, CAP_ONE, Schedule, UnknownSchedule, extreme_cap, finish_step, hold_steps, ordered_rate, renormalize,
+};
 pub(crate) use set::sample_range;
 pub use set::{
     DEFAULT_CHUNK, DEFAULT_CHUNK_BYTES, SampleSet, SetTally, chunks, default_chunk, sample_set, sample_set_chunks,

@@ -2,6 +2,7 @@
 
 use thiserror::Error;
 
+use super::Schedule;
 use crate::ImpactProblem;
 use crate::impact::Selection;
 use crate::problem::RANGE;
@@ -44,6 +45,8 @@ pub struct SamplerOptions {
     pub seed: u64,
     /// Step-selection rule (default [`Selection::All`]).
     pub selection: Selection,
+    /// The law of the caps (default [`Schedule::Mixed`]; docs/model.md §5c).
+    pub schedule: Schedule,
     /// Worker threads (default `None`: all cores). Results do not depend on it.
     pub threads: Option<usize>,
     /// The impact is over when `min_i (Jn v)_i ≥ −termination_tol · s`, `s` the
@@ -65,6 +68,7 @@ impl Default for SamplerOptions {
             steps: 10,
             seed: 0,
             selection: Selection::All,
+            schedule: Schedule::Mixed,
             threads: None,
             termination_tol: 1e-9,
             residual_tol: 1e-9,

@@ -3,6 +3,7 @@
 use nalgebra::DVector;
 
 use super::SamplerOptions;
+use super::schedule::SampleSchedule;
 use super::stream::{self, SampleStreams};
 use crate::ImpactProblem;
 use crate::impact::{Selection, StepScales, StepWorkspace, routh_step};
@@ -93,6 +94,10 @@ pub(crate) struct SampleWorkspace {
     lambda: DVector<f64>,
     caps: Vec<f64>,
     p: Vec<f64>,
+    /// The sample's cap law and its state.
+    schedule: SampleSchedule,
+    /// Contacts approaching at the step's start (`(Jn v)_i < −ε_term · s`).
+    approaching: Vec<bool>,
     /// `M v`, for the energy.
     mv: DVector<f64>,
     /// `½ v⁻ᵀ M v⁻`, the same for every sample.
@@ -110,6 +115,8 @@ impl SampleWorkspace {
             lambda: DVector::zeros(impulses),
             caps: vec![0.0; ops.m],
             p: vec![0.0; ops.m],
+            schedule: SampleSchedule::new(ops.m),
+            approaching: vec![false; ops.m],
             mv: DVector::zeros(ops.n),
             energy_before: problem.kinetic_energy(problem.velocity()),
         }
@@ -136,13 +143,43 @@ pub fn sample_trajectory(problem: &ImpactProblem, options: &SamplerOptions, inde
     Trajectory { sample, steps }
 }
 
+/// Where a sample's caps come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum CapSource<'a> {
+    /// The run's law ([`SamplerOptions::schedule`]), from the sample's streams.
+    Law,
+    /// A given schedule: `p_i` of step `k` is `schedule[k][i]` (a step past
+    /// its end takes every cap 1).
+    Given(&'a [Vec<f64>]),
+    /// Contacts in priority order: at each step the first contact of the
+    /// order still approaching and every contact before it run at cap 1,
+    /// the contacts after it at 0 — the contacts resolved one after the
+    /// other, each resolved contact holding while the next resolves (the
+    /// limit of the `ordered` law as the rates' ratios go to 0).
+    Priority(&'a [usize]),
+}
+
 pub(crate) fn run_sample(
     problem: &ImpactProblem,
     options: &SamplerOptions,
     key: &[u8; 32],
     index: u64,
     ws: &mut SampleWorkspace,
+    record: Option<&mut Vec<StepRecord>>,
+) -> Sample {
+    run_sample_from(problem, options, key, index, ws, record, CapSource::Law)
+}
+
+/// [`run_sample`] with the caps from `source`; the selection rule reads
+/// sample `index`'s selection stream in every case.
+pub(crate) fn run_sample_from(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    key: &[u8; 32],
+    index: u64,
+    ws: &mut SampleWorkspace,
     mut record: Option<&mut Vec<StepRecord>>,
+    source: CapSource<'_>,
 ) -> Sample {
     let ops = problem.operators();
     let m = ops.m;
@@ -150,6 +187,9 @@ pub(crate) fn run_sample(
     let term = -options.termination_tol * problem.velocity_scale();
     let scales = StepScales { velocity: problem.velocity_scale(), impulse: h };
     let mut streams = SampleStreams::new(key, index);
+    if let CapSource::Law = source {
+        ws.schedule.start(options.schedule, options.steps, key, index);
+    }
     ws.v.copy_from(problem.velocity());
     let mut max_residual: f64 = 0.0;
     let mut steps = 0u32;
@@ -163,8 +203,25 @@ pub(crate) fn run_sample(
         if steps as usize >= options.steps {
             break false;
         }
+        for (a, u) in ws.approaching.iter_mut().zip(ws.u.rows(0, m).iter()) {
+            *a = *u < term;
+        }
+        match source {
+            CapSource::Law => ws.schedule.draw(&mut streams, steps, &ws.approaching, &mut ws.p),
+            CapSource::Given(schedule) => match schedule.get(steps as usize) {
+                Some(p) => ws.p.copy_from_slice(p),
+                None => ws.p.fill(1.0),
+            },
+            CapSource::Priority(order) => {
+                ws.p.fill(0.0);
+                if let Some(j) = order.iter().position(|&i| ws.approaching[i]) {
+                    for &i in &order[..=j] {
+                        ws.p[i] = 1.0;
+                    }
+                }
+            }
+        }
         for i in 0..m {
-            ws.p[i] = stream::unit(streams.cap_word());
             ws.caps[i] = h * ws.p[i];
         }
         let outcome = routh_step(
