@@ -20,6 +20,7 @@ The pieces:
   :meth:`SampleSet.plot`);
 * :func:`reach` → :class:`Reach`: many pre-impact states, one table row
   each; :func:`impactset.ray.reach` runs a batch on a Ray cluster;
+* :func:`extremes` → :class:`Extremes`: the worst case per direction;
 * :func:`baseline`, :func:`contact_modes`, :func:`covering_radius`,
   :func:`hausdorff`, :func:`held_out_certificate`;
 * robot models: :mod:`impactset.mujoco` (``problem(model, data)`` from a
@@ -47,7 +48,8 @@ from ._impactset import (
 from ._impactset import (
     sample_native as _sample_native,
 )
-from ._names import BackendName, PrecisionName, SelectionName
+from ._extremes import Extremes, extremes
+from ._names import BackendName, PrecisionName, ScheduleName, SelectionName
 from ._progress import for_sample as _progress_for_sample
 from ._reach import Reach, reach
 
@@ -57,6 +59,8 @@ __all__ = [
     "sample",
     "Reach",
     "reach",
+    "extremes",
+    "Extremes",
     "scenes",
     "baseline",
     "contact_modes",
@@ -64,6 +68,7 @@ __all__ = [
     "hausdorff",
     "held_out_certificate",
     "SelectionName",
+    "ScheduleName",
     "BackendName",
     "PrecisionName",
     "__version__",
@@ -90,6 +95,7 @@ def sample(
     *,
     seed: int | None = None,
     selection: SelectionName | None = None,
+    schedule: ScheduleName | None = None,
     steps: int | None = None,
     step_size: float | None = None,
     backend: BackendName | None = None,
@@ -108,7 +114,10 @@ def sample(
     same arguments give bit for bit the numbers of
     ``impactset sample PROBLEM -n N --seed SEED --out x.npy``, whatever
     ``threads``. ``selection`` is ``"all"`` (the default: every solution of
-    each step LCP, one picked uniformly), ``"random-lemke"`` or ``"lemke"``; ``steps`` (the
+    each step LCP, one picked uniformly), ``"random-lemke"`` or ``"lemke"``;
+    ``schedule`` the law of each step's impulse caps (``docs/model.md`` §5c;
+    default: the problem's, else ``"mixed"``, which reaches the extremes of
+    the set; ``"uniform"`` is Halm & Posa's Algorithm 2); ``steps`` (the
     step cap K) and ``step_size`` (the impulse step h) default to the
     problem's, else twice the most steps of a 64-sample pilot run and half
     the largest single-contact plastic impulse (``docs/model.md`` §11).
@@ -144,6 +153,7 @@ def sample(
             n,
             seed=seed,
             selection=selection,
+            schedule=schedule,
             steps=steps,
             step_size=step_size,
             backend=backend,

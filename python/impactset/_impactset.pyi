@@ -15,10 +15,12 @@ _Path = str | os.PathLike[str]
 _Array = npt.ArrayLike
 _Metric = Literal["energy", "euclidean", "contact"]
 _Selection = Literal["lemke", "random-lemke", "all"]
+_Schedule = Literal["mixed", "uniform", "extreme", "ordered", "held"]
 _Backend = Literal["cpu", "gpu", "auto"]
 _Precision = Literal["f32", "f64"]
 
 SELECTIONS: tuple[str, ...]
+SCHEDULES: tuple[str, ...]
 BACKENDS: tuple[str, ...]
 PRECISIONS: tuple[str, ...]
 
@@ -124,6 +126,7 @@ def sample_native(
     *,
     seed: int | None = None,
     selection: _Selection | None = None,
+    schedule: _Schedule | None = None,
     steps: int | None = None,
     step_size: float | None = None,
     backend: _Backend | None = None,
@@ -142,6 +145,7 @@ def reach_native(
     velocities: _Array | None = None,
     seed: int | None = None,
     selection: _Selection | None = None,
+    schedule: _Schedule | None = None,
     steps: int | None = None,
     step_size: float | None = None,
     directions: Mapping[str, _Array] | None = None,
@@ -157,6 +161,20 @@ def reach_native(
     end: int | None = None,
 ) -> tuple[list[str], list[str], list[npt.NDArray[Any]], list[npt.NDArray[np.float64]] | None, dict[str, Any]]: ...
 def baseline(problem: Problem) -> dict[str, Any]: ...
+def extremes_native(
+    problem: Problem,
+    directions: _Array | None = None,
+    *,
+    random: int | None = None,
+    budget: int | None = None,
+    n: int | None = None,
+    seed: int | None = None,
+    selection: _Selection | None = None,
+    schedule: _Schedule | None = None,
+    steps: int | None = None,
+    step_size: float | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]: ...
 def contact_modes(
     problem: Problem,
     v: _Array,

@@ -1,9 +1,9 @@
-"""The words that name a selection rule, a backend and a precision, as
+"""The words that name a selection rule, a schedule, a backend and a precision, as
 ``typing.Literal`` types for signatures and stubs.
 
 The library declares each list once (``Selection``, ``BackendChoice`` and
 ``Precision`` in the Rust core); the native module exports them as
-``SELECTIONS``, ``BACKENDS`` and ``PRECISIONS``, and a test checks that
+``SELECTIONS``, ``SCHEDULES``, ``BACKENDS`` and ``PRECISIONS``, and a test checks that
 these types spell the same words in the same order.
 """
 
@@ -13,6 +13,11 @@ from typing import Literal
 
 SelectionName = Literal["lemke", "random-lemke", "all"]
 """A step-selection rule: ``"all"`` (the default), ``"random-lemke"``, ``"lemke"``."""
+
+ScheduleName = Literal["mixed", "uniform", "extreme", "ordered", "held"]
+"""A law of the impulse caps (``docs/model.md`` §5c): ``"mixed"`` (the
+default: reaches the extremes of the set), ``"uniform"`` (Halm & Posa's
+Algorithm 2), ``"extreme"``, ``"ordered"``, ``"held"``."""
 
 BackendName = Literal["cpu", "gpu", "auto"]
 """A backend: ``"cpu"`` (the default), ``"gpu"``, ``"auto"``."""

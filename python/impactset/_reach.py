@@ -12,7 +12,7 @@ import numpy as np
 
 from ._impactset import Problem
 from ._impactset import reach_native as _reach_native
-from ._names import BackendName, PrecisionName, SelectionName
+from ._names import BackendName, PrecisionName, ScheduleName, SelectionName
 from ._progress import for_batch
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -179,6 +179,7 @@ def reach(
     velocities: Any = None,
     seed: int | None = None,
     selection: SelectionName | None = None,
+    schedule: ScheduleName | None = None,
     directions: Mapping[str, Any] | None = None,
     keep_sets: bool = False,
     threads: int | None = None,
@@ -200,7 +201,8 @@ def reach(
     sizes (``n``, ``m``, planar or spatial, friction directions).
 
     Every state runs Algorithm 2 with the same settings: ``selection``
-    (``"all"``, ``"random-lemke"``, ``"lemke"``), ``steps`` (default: the
+    (``"all"``, ``"random-lemke"``, ``"lemke"``), ``schedule`` (the law of
+    the caps, default: the first problem's, else ``"mixed"``), ``steps`` (default: the
     first problem's, else from a 64-sample pilot run of state 0,
     ``docs/model.md`` §11), ``step_size`` (default: each state's
     problem's, else half its largest single-contact plastic impulse). State
@@ -251,6 +253,7 @@ def reach(
             velocities=velocities,
             seed=seed,
             selection=selection,
+            schedule=schedule,
             steps=steps,
             step_size=step_size,
             directions=directions,

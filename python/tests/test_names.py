@@ -1,4 +1,4 @@
-"""The words of selection rules, backends and precisions are declared once,
+"""The words of selection rules, schedules, backends and precisions are declared once,
 in the core: the Literal types of the package and of the stubs spell the
 native module's lists, and every word is accepted by ``sample``."""
 
@@ -27,6 +27,7 @@ def _stub_literal(name: str) -> tuple[str, ...]:
     ("literal", "stub", "native"),
     [
         (impactset.SelectionName, "_Selection", _impactset.SELECTIONS),
+        (impactset.ScheduleName, "_Schedule", _impactset.SCHEDULES),
         (impactset.BackendName, "_Backend", _impactset.BACKENDS),
         (impactset.PrecisionName, "_Precision", _impactset.PRECISIONS),
     ],

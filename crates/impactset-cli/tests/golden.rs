@@ -2,7 +2,8 @@
 //! and trajectory files of every built-in scene and selection rule must stay
 //! byte for byte what the reference files in `tests/golden/` hold (written by
 //! the command line before the library was split into crates; regenerate them
-//! only for a deliberate, documented change of results).
+//! only for a deliberate, documented change of results). The reference runs
+//! use `--schedule uniform`, the law of the caps of those releases.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,10 +40,16 @@ fn assert_same_bytes(new: &Path, reference: &Path) {
     assert!(a == b, "{} differs from {}", new.display(), reference.display());
 }
 
-/// A summary without the fields that measure the run rather than its results.
+/// A summary without the fields that measure the run rather than its results,
+/// and without the `schedule` field the reference files predate (every
+/// reference run used the `uniform` law, the only one then).
 fn summary_results(path: &Path) -> serde_json::Value {
     let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    value.as_object_mut().unwrap().remove("elapsed_s");
+    let fields = value.as_object_mut().unwrap();
+    fields.remove("elapsed_s");
+    if let Some(schedule) = fields.remove("schedule") {
+        assert_eq!(schedule, "uniform", "{}", path.display());
+    }
     value
 }
 
@@ -66,6 +73,8 @@ fn sample_outputs_match_the_reference_files() {
                 "7",
                 "--selection",
                 rule,
+                "--schedule",
+                "uniform",
                 "--threads",
                 "2",
                 "--out",
@@ -92,6 +101,8 @@ fn sample_outputs_match_the_reference_files() {
             "7",
             "--selection",
             "random-lemke",
+            "--schedule",
+            "uniform",
             "--out",
             csv.to_str().unwrap(),
         ]);

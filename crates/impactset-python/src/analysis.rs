@@ -18,14 +18,14 @@ use crate::convert::{matrix, vector};
 use crate::detached;
 use crate::problem::Problem;
 
-fn problem_arg<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, Problem>> {
+pub(crate) fn problem_arg<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, Problem>> {
     obj.cast::<Problem>().map_err(|_| {
         PyTypeError::new_err(format!("problem: expected an impactset.Problem, got {}", args::type_name(obj)))
     })
 }
 
 /// Velocities `(N, n)` (or one `(n,)`) as a row-major vector.
-fn velocities(name: &str, obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<f64>> {
+pub(crate) fn velocities(name: &str, obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<f64>> {
     let array: PyReadonlyArrayDyn<'_, f64> = float_array(name, obj)?;
     let shape = args::shape_of(&array);
     match shape[..] {

@@ -209,10 +209,10 @@ pub(crate) fn some<'py>(o: Option<&Bound<'py, PyAny>>) -> Option<Bound<'py, PyAn
 /// The run arguments `sample` and `reach` share, parsed the same way.
 pub(crate) mod run {
     use super::{PyAny, PyResult, PyValueError, choice, integer, some};
-    use impactset::Selection;
     use impactset::gpu::Precision;
     use impactset::run::BackendChoice;
     use impactset::sampling::MAX_STEPS;
+    use impactset::{Schedule, Selection};
     use pyo3::Bound;
 
     /// `seed` (default 0).
@@ -229,6 +229,12 @@ pub(crate) mod run {
     /// `selection` (default: the core's, [`Selection::default`]).
     pub(crate) fn selection(o: Option<&Bound<'_, PyAny>>) -> PyResult<Selection> {
         some(o).map_or(Ok(Selection::default()), |s| named("selection", &s, &Selection::NAMES))
+    }
+
+    /// `schedule`, when given (unset: the problem's, else the core's,
+    /// [`Schedule::default`]).
+    pub(crate) fn schedule(o: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Schedule>> {
+        some(o).map(|s| named("schedule", &s, &Schedule::NAMES)).transpose()
     }
 
     /// `steps`, when given: the step cap `K`, `1 ≤ K ≤` [`MAX_STEPS`].

@@ -23,6 +23,7 @@ mod args;
 mod backend;
 mod convert;
 mod detached;
+mod extremes;
 mod figure;
 mod memory;
 mod pickling;
@@ -46,6 +47,7 @@ fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pickling::sample_set_from_state, m)?)?;
     m.add_function(wrap_pyfunction!(reach::reach_native, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::baseline, m)?)?;
+    m.add_function(wrap_pyfunction!(extremes::extremes_native, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::contact_modes, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::covering_radius, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::hausdorff, m)?)?;
@@ -53,6 +55,7 @@ fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The words of each choice, declared once in the core (the stubs'
     // Literal types are checked against them).
     m.add("SELECTIONS", PyTuple::new(m.py(), impactset::Selection::NAMES)?)?;
+    m.add("SCHEDULES", PyTuple::new(m.py(), impactset::Schedule::NAMES)?)?;
     m.add("BACKENDS", PyTuple::new(m.py(), impactset::run::BackendChoice::NAMES)?)?;
     m.add("PRECISIONS", PyTuple::new(m.py(), impactset::gpu::Precision::NAMES)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use impactset::io::ProblemFile;
-use impactset::{SamplerOptions, Selection};
+use impactset::{SamplerOptions, Schedule, Selection};
 
 use crate::convert::read_only;
 use crate::problem::Problem;
@@ -36,6 +36,7 @@ pub fn problem_from_json(py: Python<'_>, text: &str) -> PyResult<Problem> {
 pub fn sample_set_from_state(py: Python<'_>, state: &Bound<'_, PyDict>) -> PyResult<SampleSet> {
     let options = item(state, "options")?.cast_into::<PyDict>()?;
     let selection: String = item(&options, "selection")?.extract()?;
+    let schedule: String = item(&options, "schedule")?.extract()?;
     let set = SampleSet {
         problem: item(state, "problem")?.cast_into::<Problem>()?.unbind(),
         options: SamplerOptions {
@@ -45,6 +46,7 @@ pub fn sample_set_from_state(py: Python<'_>, state: &Bound<'_, PyDict>) -> PyRes
             steps: item(&options, "steps")?.extract()?,
             seed: item(&options, "seed")?.extract()?,
             selection: selection.parse::<Selection>().map_err(|e| PyValueError::new_err(e.to_string()))?,
+            schedule: schedule.parse::<Schedule>().map_err(|e| PyValueError::new_err(e.to_string()))?,
             threads: item(&options, "threads")?.extract()?,
             termination_tol: item(&options, "termination_tol")?.extract()?,
             residual_tol: item(&options, "residual_tol")?.extract()?,

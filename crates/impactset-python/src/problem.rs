@@ -174,7 +174,7 @@ impl Problem {
         };
         let steps = args::optional_count_in("steps", steps, 1, MAX_STEPS)?;
         let samples = args::optional_count("samples", samples, 1)?;
-        let spec = ProblemSpec { name, problem, step_size, steps, samples };
+        let spec = ProblemSpec { name, problem, step_size, steps, samples, schedule: None };
         // The problem files' own check, so that every problem built here
         // can be saved, pickled and read back.
         spec.check_defaults().map_err(|(field, why)| PyValueError::new_err(format!("{field}: {why}")))?;
@@ -198,14 +198,7 @@ impl Problem {
         let scene = scene::builtin(id).ok_or_else(|| {
             PyValueError::new_err(format!("name: no built-in scene '{id}' (scenes: {})", scene::ids().join(", ")))
         })?;
-        let spec = ProblemSpec {
-            name: scene.id.to_string(),
-            problem: scene.problem,
-            step_size: Some(scene.step_size),
-            steps: Some(scene.steps),
-            samples: Some(scene.samples),
-        };
-        Problem::new(py, spec)
+        Problem::new(py, ProblemSpec::from_scene(scene))
     }
 
     /// Reads a problem file (JSON, or TOML for ``.toml``), as the command

@@ -154,7 +154,7 @@ fn reach_error(e: ReachError, backend: &str) -> PyErr {
 /// float64 vectors), the accepted `v⁺` per state (or None) and a dict of
 /// what ran. `impactset.reach` and `impactset.ray.reach` wrap it.
 #[pyfunction]
-#[pyo3(signature = (problem, n, *, velocities=None, seed=None, selection=None, steps=None, step_size=None, directions=None, baselines=true, keep_sets=false, heldout_every=None, delta=None, backend=None, precision=None, threads=None, progress=None, start=None, end=None))]
+#[pyo3(signature = (problem, n, *, velocities=None, seed=None, selection=None, schedule=None, steps=None, step_size=None, directions=None, baselines=true, keep_sets=false, heldout_every=None, delta=None, backend=None, precision=None, threads=None, progress=None, start=None, end=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn reach_native<'py>(
     py: Python<'py>,
@@ -163,6 +163,7 @@ pub fn reach_native<'py>(
     velocities: Option<&Bound<'py, PyAny>>,
     seed: Option<&Bound<'py, PyAny>>,
     selection: Option<&Bound<'py, PyAny>>,
+    schedule: Option<&Bound<'py, PyAny>>,
     steps: Option<&Bound<'py, PyAny>>,
     step_size: Option<&Bound<'py, PyAny>>,
     directions: Option<&Bound<'py, PyAny>>,
@@ -181,6 +182,7 @@ pub fn reach_native<'py>(
     let samples = args::integer("n", n, 1, u32::MAX as i128)? as usize;
     let seed = args::run::seed(seed)?;
     let selection = args::run::selection(selection)?;
+    let schedule = args::run::schedule(schedule)?.or(first.schedule).unwrap_or_default();
     // `None`: derived below from the pilot run of state 0, as the command
     // line does (docs/model.md §11–§12), the same for every shard.
     let given_steps = args::run::steps(steps)?.or(first.steps);
@@ -225,6 +227,7 @@ pub fn reach_native<'py>(
             step_size,
             seed,
             selection,
+            schedule,
             threads,
             ..SamplerOptions::default()
         },
@@ -281,6 +284,7 @@ pub fn reach_native<'py>(
     info.set_item("samples", run.samples)?;
     info.set_item("seed", seed)?;
     info.set_item("selection", selection.to_string())?;
+    info.set_item("schedule", schedule.to_string())?;
     info.set_item("steps", steps)?;
     info.set_item("step_size", step_size)?;
     info.set_item("backend", backend.name())?;

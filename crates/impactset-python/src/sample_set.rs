@@ -213,6 +213,7 @@ impl SampleSet {
         options.set_item("steps", o.steps)?;
         options.set_item("seed", o.seed)?;
         options.set_item("selection", o.selection.name())?;
+        options.set_item("schedule", o.schedule.name())?;
         options.set_item("threads", o.threads)?;
         options.set_item("termination_tol", o.termination_tol)?;
         options.set_item("residual_tol", o.residual_tol)?;

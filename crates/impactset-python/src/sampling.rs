@@ -145,7 +145,7 @@ fn run_chunks(
 
 /// The native `sample`; `impactset.sample` adds the progress bar.
 #[pyfunction]
-#[pyo3(signature = (problem, n=None, *, seed=None, selection=None, steps=None, step_size=None, backend=None, precision=None, threads=None, progress=None, first_index=None))]
+#[pyo3(signature = (problem, n=None, *, seed=None, selection=None, schedule=None, steps=None, step_size=None, backend=None, precision=None, threads=None, progress=None, first_index=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn sample_native(
     py: Python<'_>,
@@ -153,6 +153,7 @@ pub fn sample_native(
     n: Option<&Bound<'_, PyAny>>,
     seed: Option<&Bound<'_, PyAny>>,
     selection: Option<&Bound<'_, PyAny>>,
+    schedule: Option<&Bound<'_, PyAny>>,
     steps: Option<&Bound<'_, PyAny>>,
     step_size: Option<&Bound<'_, PyAny>>,
     backend: Option<&Bound<'_, PyAny>>,
@@ -180,6 +181,7 @@ pub fn sample_native(
     memory::check_fits(n_name, samples, per_sample, "samples")?;
     let seed = args::run::seed(seed)?;
     let selection = args::run::selection(selection)?;
+    let schedule = args::run::schedule(schedule)?.unwrap_or(defaults.schedule);
     // `None`: the problem's own, else the pilot's (below, once h and the
     // rule are known).
     let steps = args::run::steps(steps)?.or(spec.steps);
@@ -210,6 +212,7 @@ pub fn sample_native(
         steps: steps.unwrap_or(impactset::sampling::MIN_STEPS),
         seed,
         selection,
+        schedule,
         threads,
         ..SamplerOptions::default()
     };
@@ -314,6 +317,7 @@ fn summary_dict<'py>(
     d.set_item("max_energy_ratio", s.max_energy_ratio)?;
     d.set_item("seed", s.seed)?;
     d.set_item("selection", &s.selection)?;
+    d.set_item("schedule", &s.schedule)?;
     d.set_item("backend", &s.backend)?;
     d.set_item("backend_reason", &s.backend_reason)?;
     d.set_item("precision", &s.precision)?;

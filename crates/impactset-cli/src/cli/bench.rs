@@ -12,7 +12,7 @@ use super::{InputError, options, options::sampler_options, source};
 use impactset::gpu::{GpuContext, Precision};
 use impactset::io::write_json;
 use impactset::run::{self, Backend, RunControl};
-use impactset::{SamplerOptions, Selection, scene};
+use impactset::{SamplerOptions, Schedule, Selection, scene};
 
 /// Arguments of `impactset bench`.
 #[derive(Args, Debug)]
@@ -27,10 +27,13 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',')]
     backends: Vec<String>,
     /// Selection rule (the GPU runs lemke and random-lemke, and all for at most three contacts).
-    #[arg(long, value_parser = options::selection_parser(), default_value = "random-lemke")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "random-lemke")]
     selection: Selection,
+    /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
+    #[arg(long, value_parser = options::choice_parser::<Schedule>())]
+    schedule: Option<Schedule>,
     /// GPU scalar type [default: f64 where the adapter has it, else f32].
-    #[arg(long, value_parser = options::precision_parser())]
+    #[arg(long, value_parser = options::choice_parser::<Precision>())]
     precision: Option<Precision>,
     /// Timed repetitions per row (after one warm-up run); the table shows medians.
     #[arg(long, default_value_t = 3)]
@@ -127,8 +130,10 @@ pub fn run(args: BenchArgs) -> Result<()> {
     );
     let mut rows = Vec::new();
     for spec in &specs {
-        let options =
-            SamplerOptions { selection: args.selection, ..sampler_options(spec, args.samples, 0, 0, args.selection)? };
+        let options = SamplerOptions {
+            selection: args.selection,
+            ..sampler_options(spec, args.samples, 0, 0, args.selection, args.schedule)?
+        };
         let mut cpu1_rate = None;
         for name in &backends {
             let backend = match name.as_str() {

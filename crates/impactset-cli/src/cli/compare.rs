@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{InputError, options, source};
 use impactset::gpu::{GpuContext, Precision};
 use impactset::run::{Comparison, compare_backends};
-use impactset::{SamplerOptions, Selection};
+use impactset::{SamplerOptions, Schedule, Selection};
 
 /// Arguments of `impactset compare`.
 #[derive(Args, Debug)]
@@ -18,11 +18,14 @@ pub struct CompareArgs {
     #[arg(long, short = 'n', default_value_t = 4096)]
     samples: usize,
     /// GPU precision [default: f64 where the adapter has it, else f32].
-    #[arg(long, value_parser = options::precision_parser())]
+    #[arg(long, value_parser = options::choice_parser::<Precision>())]
     precision: Option<Precision>,
     /// Which solution of each step LCP a sample follows (`all`: at most three contacts on the GPU).
-    #[arg(long, value_parser = options::selection_parser(), default_value = "random-lemke")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "random-lemke")]
     selection: Selection,
+    /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
+    #[arg(long, value_parser = options::choice_parser::<Schedule>())]
+    schedule: Option<Schedule>,
     /// Run seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -65,7 +68,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
     });
     let problem = &spec.problem;
     let selection = args.selection;
-    let mut options = SamplerOptions { samples: args.samples, seed: args.seed, selection, ..spec.sampler_options() };
+    let base = spec.sampler_options();
+    let schedule = args.schedule.unwrap_or(base.schedule);
+    let mut options = SamplerOptions { samples: args.samples, seed: args.seed, selection, schedule, ..base };
     options::validate(&options, problem)?;
     if spec.steps.is_none() {
         options::derive_steps(&mut options, problem);

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::{InputError, source};
-use impactset::io::ProblemFile;
+use super::InputError;
+use impactset::io::{ProblemFile, ProblemSpec};
 use impactset::scene;
 
 /// Arguments of `impactset export`.
@@ -30,7 +30,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
     let scene = scene::builtin(&args.scene).ok_or_else(|| {
         InputError(format!("{}: no such built-in scene (scenes: {})", args.scene, scene::ids().join(", ")))
     })?;
-    let file = ProblemFile::from_spec(&source::scene_spec(scene));
+    let file = ProblemFile::from_spec(&ProblemSpec::from_scene(scene));
     let text = if args.toml { toml::to_string(&file)? } else { serde_json::to_string_pretty(&file)? + "\n" };
     match &args.out {
         Some(path) => std::fs::write(path, text).with_context(|| format!("{}: cannot write", path.display()))?,

@@ -16,7 +16,7 @@ use impactset::plot::{
     ConvergencePlotOptions, SetPlotOptions, baseline_markers, plot_convergence, plot_post_impact_set,
 };
 use impactset::sampling::first_trajectories;
-use impactset::{SampleSet, Selection, sample_set, scene};
+use impactset::{SampleSet, Schedule, Selection, sample_set, scene};
 
 /// Image formats written by `impactset figures`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -58,8 +58,11 @@ pub struct FiguresArgs {
     seed: u64,
     /// Which solution of each step LCP a sample follows. A scene with no accepted outcome under
     /// `all` is redrawn with `random-lemke` (with a warning; the JSON and title say so).
-    #[arg(long, value_parser = options::selection_parser(), default_value = "all")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "all")]
     selection: Selection,
+    /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
+    #[arg(long, value_parser = options::choice_parser::<Schedule>())]
+    schedule: Option<Schedule>,
     /// Intermediate velocities of this many first samples are drawn.
     #[arg(long, default_value_t = 32)]
     trajectories: usize,
@@ -114,7 +117,7 @@ fn figures_of(spec: &impactset::io::ProblemSpec, args: &FiguresArgs) -> Result<(
     let problem = &spec.problem;
     let name = &spec.name;
     let mut selection = args.selection;
-    let mut sampler = options::sampler_options(spec, args.samples, 0, args.seed, selection)?;
+    let mut sampler = options::sampler_options(spec, args.samples, 0, args.seed, selection, args.schedule)?;
     let mut set = sample_set(problem, &sampler);
     if set.accepted_count() == 0 && selection == Selection::All {
         eprintln!("{name}: no accepted outcome with selection `all`; redrawing with `random-lemke`");

@@ -6,6 +6,7 @@ mod bench;
 mod census;
 mod compare;
 mod export;
+mod extremes;
 mod figures;
 mod modes;
 mod options;
@@ -54,6 +55,8 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Sample and count the joint contact modes of the outcomes.
     Modes(modes::ModesArgs),
+    /// The worst case: per direction c, the largest cᵀv⁺ a directed search over schedules finds.
+    Extremes(extremes::ExtremesArgs),
     /// Draw the post-impact set and convergence figures of scenes (default: the five paper scenes).
     Figures(figures::FiguresArgs),
     /// The post-impact sets of many pre-impact states: one table row per state (Parquet/CSV), the sets as NPY.
@@ -89,6 +92,7 @@ pub fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Modes(args) => modes::run(args),
+        Command::Extremes(args) => extremes::run(args),
         Command::Figures(args) => figures::run(args),
         Command::Reach(args) => reach::run(args),
         Command::ReachMerge(args) => reach::merge(args),

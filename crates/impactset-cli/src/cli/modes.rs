@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{options, source};
 use impactset::analysis::{ModeHistogram, ModeOptions, mode_histogram};
-use impactset::{Selection, sample_set};
+use impactset::{Schedule, Selection, sample_set};
 
 /// Arguments of `impactset modes`.
 #[derive(Args, Debug)]
@@ -20,8 +20,11 @@ pub struct ModesArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Which solution of each step LCP a sample follows.
-    #[arg(long, value_parser = options::selection_parser(), default_value = "all")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "all")]
     selection: Selection,
+    /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
+    #[arg(long, value_parser = options::choice_parser::<Schedule>())]
+    schedule: Option<Schedule>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -41,7 +44,7 @@ struct ModesView {
 pub fn run(args: ModesArgs) -> Result<()> {
     let spec = source::load(&args.problem)?;
     let samples = args.samples.or(spec.samples).unwrap_or(4096);
-    let sampler = options::sampler_options(&spec, samples, 0, args.seed, args.selection)?;
+    let sampler = options::sampler_options(&spec, samples, 0, args.seed, args.selection, args.schedule)?;
     let set = sample_set(&spec.problem, &sampler);
     let view = ModesView {
         problem: spec.name.clone(),

@@ -7,7 +7,7 @@ use super::InputError;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
 use impactset::run::{Backend, BackendChoice, OpenError};
-use impactset::{ImpactProblem, SamplerOptions, Selection};
+use impactset::{ImpactProblem, NamedChoice, SamplerOptions, Schedule, Selection};
 
 /// The options for `samples` samples of `spec` from `first_index`, with the
 /// problem's step size and step cap (else the sampler's defaults).
@@ -17,8 +17,11 @@ pub fn sampler_options(
     first_index: u64,
     seed: u64,
     selection: Selection,
+    schedule: Option<Schedule>,
 ) -> Result<SamplerOptions> {
-    let mut options = SamplerOptions { samples, first_index, seed, selection, ..spec.sampler_options() };
+    let base = spec.sampler_options();
+    let schedule = schedule.unwrap_or(base.schedule);
+    let mut options = SamplerOptions { samples, first_index, seed, selection, schedule, ..base };
     validate(&options, &spec.problem)?;
     if spec.steps.is_none() {
         derive_steps(&mut options, &spec.problem);
@@ -46,25 +49,12 @@ pub fn validate(options: &SamplerOptions, problem: &ImpactProblem) -> Result<()>
     })
 }
 
-/// `--selection`: the library's rule names, with one line of help each.
-pub fn selection_parser() -> impl clap::builder::TypedValueParser<Value = Selection> {
+/// A flag taking one of the library's words for `T` (`--selection`,
+/// `--schedule`, `--backend`, `--precision`), with one line of help each.
+pub fn choice_parser<T: NamedChoice>() -> impl clap::builder::TypedValueParser<Value = T> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(Selection::ALL.map(|rule| PossibleValue::new(rule.name()).help(rule.summary())))
-        .map(|name| name.parse::<Selection>().expect("clap admits only the possible values"))
-}
-
-/// `--precision`: `f32` or `f64`, with one line of help each.
-pub fn precision_parser() -> impl clap::builder::TypedValueParser<Value = Precision> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(Precision::ALL.map(|p| PossibleValue::new(p.name()).help(p.summary())))
-        .map(|name| name.parse::<Precision>().expect("clap admits only the possible values"))
-}
-
-/// `--backend`: `cpu`, `gpu` or `auto`, with one line of help each.
-pub fn backend_parser() -> impl clap::builder::TypedValueParser<Value = BackendChoice> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(BackendChoice::ALL.map(|b| PossibleValue::new(b.name()).help(b.summary())))
-        .map(|name| name.parse::<BackendChoice>().expect("clap admits only the possible values"))
+    PossibleValuesParser::new(T::choices().iter().map(|c| PossibleValue::new(c.word()).help(c.help())))
+        .map(|name| name.parse::<T>().ok().expect("clap admits only the possible values"))
 }
 
 /// The shortest timing of [`per_sample_seconds`]: long enough that the

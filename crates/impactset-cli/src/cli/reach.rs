@@ -18,7 +18,7 @@ use impactset::reach::{
     StateProblem, StateResult, TableEnd, VelocityFormat, merge_plan, parse_velocities, reach_stream, schema,
 };
 use impactset::run::{BackendChoice, RunControl};
-use impactset::{SamplerOptions, Selection};
+use impactset::{SamplerOptions, Schedule, Selection};
 use sets::SetsWriter;
 use tables::TableWriter;
 
@@ -66,8 +66,11 @@ pub struct ReachArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Which solution of each step LCP a sample follows.
-    #[arg(long, value_parser = options::selection_parser(), default_value = "all")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "all")]
     selection: Selection,
+    /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
+    #[arg(long, value_parser = options::choice_parser::<Schedule>())]
+    schedule: Option<Schedule>,
     /// A support direction `NAME=c0,c1,…` (n numbers): the table gets
     /// NAME_max and NAME_min of cᵀv⁺ over each set. Repeat for more; given
     /// ones replace the default (every coordinate, every contact's normal and
@@ -82,10 +85,10 @@ pub struct ReachArgs {
     #[arg(long, value_name = "I/J")]
     shard: Option<String>,
     /// Where to run (the GPU runs the states one by one).
-    #[arg(long, value_parser = options::backend_parser(), default_value = "cpu")]
+    #[arg(long, value_parser = options::choice_parser::<BackendChoice>(), default_value = "cpu")]
     backend: BackendChoice,
     /// GPU scalar type [default: f64 where the adapter has it, else f32].
-    #[arg(long, value_parser = options::precision_parser())]
+    #[arg(long, value_parser = options::choice_parser::<Precision>())]
     precision: Option<Precision>,
     /// Samples in flight at once (memory; the results do not depend on it).
     #[arg(long, default_value_t = 1 << 16)]
@@ -148,6 +151,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
             step_size: args.step_size,
             seed: args.seed,
             selection: args.selection,
+            schedule: args.schedule.or(first.schedule).unwrap_or_default(),
             threads: args.threads,
             ..SamplerOptions::default()
         },

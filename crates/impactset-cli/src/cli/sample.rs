@@ -17,7 +17,7 @@ use impactset::plot::{Marker, SetPlotOptions, plot_post_impact_set};
 use impactset::run::{BackendChoice, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::SetTally;
 use impactset::sampling::{first_trajectories, sample_trajectory};
-use impactset::{SampleSet, SamplerOptions, Selection};
+use impactset::{SampleSet, SamplerOptions, Schedule, Selection};
 use serde::Serialize;
 use std::cell::OnceCell;
 
@@ -45,8 +45,11 @@ pub struct SampleArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Which solution of each step LCP a sample follows.
-    #[arg(long, value_parser = options::selection_parser(), default_value = "all")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "all")]
     selection: Selection,
+    /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
+    #[arg(long, value_parser = options::choice_parser::<Schedule>())]
+    schedule: Option<Schedule>,
     /// Write samples: `.npy` (accepted v⁺, accepted × n float64) or `.csv` (every sample).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -57,10 +60,10 @@ pub struct SampleArgs {
     #[arg(long)]
     json: bool,
     /// Where to run.
-    #[arg(long, value_parser = options::backend_parser(), default_value = "cpu")]
+    #[arg(long, value_parser = options::choice_parser::<BackendChoice>(), default_value = "cpu")]
     backend: BackendChoice,
     /// GPU scalar type [default: f64 where the adapter has it, else f32]; the CPU always runs f64.
-    #[arg(long, value_parser = options::precision_parser())]
+    #[arg(long, value_parser = options::choice_parser::<Precision>())]
     precision: Option<Precision>,
     /// Draw the post-impact set (contact-frame projections, trajectories, baselines): `.png` or `.svg`.
     #[arg(long)]
@@ -165,6 +168,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
         steps: args.steps.unwrap_or(base.steps),
         seed: args.seed,
         selection: args.selection,
+        schedule: args.schedule.unwrap_or(base.schedule),
         threads: args.threads,
         ..base
     };
@@ -304,8 +308,8 @@ fn markers(outcomes: Vec<ImpactOutcome>) -> Vec<Marker> {
 
 fn print_summary(s: &RunSummary) {
     println!(
-        "{}: {} samples, selection {}, {} backend ({}, {} threads), {:.3} s",
-        s.problem, s.samples, s.selection, s.backend, s.precision, s.threads, s.elapsed_s
+        "{}: {} samples, selection {}, schedule {}, {} backend ({}, {} threads), {:.3} s",
+        s.problem, s.samples, s.selection, s.schedule, s.backend, s.precision, s.threads, s.elapsed_s
     );
     println!(
         "  accepted {} / terminated {} / rejected: {} unterminated, {} residual",

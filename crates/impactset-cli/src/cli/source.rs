@@ -21,19 +21,8 @@ pub fn load(target: &str) -> Result<ProblemSpec> {
         return Ok(spec);
     }
     if let Some(scene) = scene::builtin(target) {
-        return Ok(scene_spec(scene));
+        return Ok(ProblemSpec::from_scene(scene));
     }
     Err(InputError(format!("{target}: no such problem file or built-in scene (scenes: {})", scene::ids().join(", ")))
         .into())
-}
-
-/// A scene as a problem with its defaults.
-pub fn scene_spec(scene: scene::Scene) -> ProblemSpec {
-    ProblemSpec {
-        name: scene.id.to_string(),
-        problem: scene.problem,
-        step_size: Some(scene.step_size),
-        steps: Some(scene.steps),
-        samples: Some(scene.samples),
-    }
 }

@@ -1,0 +1,147 @@
+//! `impactset extremes`: the worst case as a query — for each direction `c`,
+//! the outcome of largest `cᵀv⁺` a directed search over schedules finds
+//! (docs/model.md §5d).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+use serde::Serialize;
+
+use super::{InputError, options, outputs, source};
+use impactset::sampling::{EXTREMES_SELECTION, Extreme, ExtremesOptions, extremes, random_directions};
+use impactset::{Schedule, Selection};
+
+/// Arguments of `impactset extremes`.
+#[derive(Args, Debug)]
+pub struct ExtremesArgs {
+    /// Problem file (JSON or TOML) or built-in scene id.
+    problem: String,
+    /// A direction `c` as NAME=c0,c1,… (n numbers); the value is `cᵀv⁺`. Repeatable.
+    #[arg(long = "direction")]
+    directions: Vec<String>,
+    /// Add this many seeded random directions, uniform on the unit sphere of the energy norm
+    /// (`c = M d / ‖d‖_M`, so `cᵀv⁺` is in units of ‖v‖_M).
+    #[arg(long, default_value_t = 0)]
+    random: usize,
+    /// Samples of the run's law that seed the search [default: the problem's, else 4096].
+    #[arg(long, short = 'n')]
+    samples: Option<usize>,
+    /// Schedules the search evaluates per direction.
+    #[arg(long, default_value_t = ExtremesOptions::default().budget)]
+    budget: usize,
+    /// Run seed: fixes the samples, the random directions and the search.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Which solution of each step LCP a sample follows [default: random-lemke, one Lemke solve a step,
+    /// as the search evaluates thousands of schedules per direction].
+    #[arg(long, value_parser = options::choice_parser::<Selection>())]
+    selection: Option<Selection>,
+    /// The law of the seeding samples' caps [default: the problem's, else mixed] (docs/model.md §5c).
+    #[arg(long, value_parser = options::choice_parser::<Schedule>())]
+    schedule: Option<Schedule>,
+    /// Worker threads [default: all cores]; results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write every extreme (value, v⁺, its replayable schedule and selection index) as JSON.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Named {
+    name: String,
+    /// `‖v⁻‖_M`, the scale of the gains.
+    scale: f64,
+    #[serde(flatten)]
+    extreme: Extreme,
+}
+
+/// Runs `impactset extremes`.
+pub fn run(args: ExtremesArgs) -> Result<()> {
+    let spec = source::load(&args.problem)?;
+    let problem = &spec.problem;
+    outputs::preflight(&[("--out", args.out.as_deref())])?;
+    let mut names = Vec::new();
+    let mut directions = Vec::new();
+    for text in &args.directions {
+        let (name, c) = parse_direction(text, problem.n())?;
+        names.push(name);
+        directions.push(c);
+    }
+    for (j, c) in random_directions(problem, args.random, args.seed).into_iter().enumerate() {
+        names.push(format!("random-{j}"));
+        directions.push(c);
+    }
+    if directions.is_empty() {
+        return Err(InputError("no direction: give --direction NAME=c0,c1,… or --random N".into()).into());
+    }
+    let samples = args.samples.or(spec.samples).unwrap_or(4096);
+    let mut sampler = options::sampler_options(
+        &spec,
+        samples,
+        0,
+        args.seed,
+        args.selection.unwrap_or(EXTREMES_SELECTION),
+        args.schedule,
+    )?;
+    sampler.threads = args.threads;
+    options::validate(&sampler, problem)?;
+    let search = ExtremesOptions { budget: args.budget, ..ExtremesOptions::default() };
+    let found = extremes(problem, &sampler, &directions, &search).map_err(|e| {
+        let flag = format!("--{}", e.field.replace('_', "-"));
+        anyhow::Error::from(InputError(format!("{flag} {}: {}", e.value, e.why)))
+    })?;
+    let scale = (2.0 * problem.kinetic_energy(problem.velocity())).sqrt();
+    let view: Vec<Named> = names.into_iter().zip(found).map(|(name, extreme)| Named { name, scale, extreme }).collect();
+    if let Some(out) = &args.out {
+        let text = serde_json::to_string_pretty(&view)?;
+        outputs::write_atomically(out, |tmp| std::fs::write(tmp, &text))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+        return Ok(());
+    }
+    println!(
+        "{}: {} directions, {} samples of the {} law seed the search ({} schedules each), selection {}, seed {}",
+        spec.name,
+        view.len(),
+        samples,
+        sampler.schedule,
+        search.budget,
+        sampler.selection,
+        args.seed
+    );
+    println!("  gains relative to ‖v⁻‖_M = {scale:.6}");
+    println!("{:<16} {:>12} {:>12} {:>9}  found by", "direction", "max cᵀv⁺", "sampled", "gain");
+    for v in &view {
+        let e = &v.extreme;
+        println!(
+            "{:<16} {:>12.6} {:>12.6} {:>9.4}  {}",
+            v.name,
+            e.value,
+            e.sampled,
+            (e.value - e.sampled) / scale,
+            serde_json::to_value(e.origin)?.as_str().unwrap_or("")
+        );
+    }
+    Ok(())
+}
+
+/// `NAME=c0,c1,…` with `n` finite numbers.
+fn parse_direction(text: &str, n: usize) -> Result<(String, Vec<f64>)> {
+    let bad = |why: String| anyhow::Error::from(InputError(format!("--direction {text}: {why}")));
+    let (name, values) = text.split_once('=').ok_or_else(|| bad("expected NAME=c0,c1,…".into()))?;
+    let c = values
+        .split(',')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(e.to_string()))?;
+    if c.len() != n || c.iter().any(|x| !x.is_finite()) {
+        return Err(bad(format!("expected {n} finite numbers (the problem's velocity has {n}), got {}", c.len())));
+    }
+    Ok((name.trim().to_string(), c))
+}
