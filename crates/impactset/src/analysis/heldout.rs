@@ -9,8 +9,11 @@ use super::{PointCloud, nearest_distances};
 /// `1 − δ` the probability that one more sample lands farther than
 /// `epsilon` from the net is below `ln(1/δ)/M_h` (the probability of `M_h`
 /// consecutive hits when the miss probability is `β` is `(1 − β)^{M_h} ≤
-/// e^{−β M_h}`). It bounds the *sampling* measure of the uncovered part, not
-/// the uncovered part of the set itself.
+/// e^{−β M_h}`). It certifies **coverage under the sampling law**: it bounds
+/// the sampling measure of the uncovered part, not the distance from the
+/// net to the set's extremes, which a law may reach with vanishing
+/// probability (the extremes check, [`extremes_gap`](super::extremes_gap),
+/// measures that).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HeldOutCertificate {
     /// Samples in the net, `M`.
@@ -26,6 +29,19 @@ pub struct HeldOutCertificate {
     /// `ln(1/δ)/M_h`: with confidence `1 − δ`, the probability that a new
     /// sample is farther than `epsilon` from the net is below this.
     pub miss_probability: f64,
+    /// What it certifies, in words ([`CERTIFIES`]), so every output that
+    /// carries the certificate says so.
+    #[serde(default = "certifies")]
+    pub certifies: String,
+}
+
+/// What a held-out certificate certifies.
+pub const CERTIFIES: &str = "coverage under the sampling law: the sampling measure of what the net misses \
+     (with confidence 1 - delta, one more sample of the same law lands farther than epsilon from the net \
+     with probability below miss_probability), not the distance from the net to the set's extremes";
+
+fn certifies() -> String {
+    CERTIFIES.to_string()
 }
 
 /// The certificate of `net` from the fresh samples `held_out` (both already
@@ -47,6 +63,7 @@ pub fn held_out_certificate(net: &PointCloud, held_out: &PointCloud, delta: f64)
         median_distance,
         delta,
         miss_probability: if m_h == 0 { 1.0 } else { ((1.0 / delta).ln() / m_h as f64).min(1.0) },
+        certifies: certifies(),
     }
 }
 

@@ -1,6 +1,8 @@
 //! How good a sampled post-impact set is, and what it contains (docs/model.md §6):
 //! metrics on velocities, covering radius and Hausdorff distance, held-out
-//! certificates, convergence curves, the dense-sampling bound, and
+//! certificates (coverage under the sampling law) and the extremes check
+//! (the distance from the anchors and directed-search outcomes to the set),
+//! convergence curves, the dense-sampling bound, and
 //! contact-mode statistics.
 //!
 //! Typical use: embed the accepted outcomes with a [`Metric`], then measure.
@@ -25,6 +27,7 @@
 mod bound;
 mod convergence;
 mod cover;
+mod extremes_gap;
 mod heldout;
 mod metric;
 mod modes;
@@ -33,7 +36,8 @@ mod report;
 pub use bound::DenseSamplingBound;
 pub use convergence::{Convergence, ConvergencePoint, convergence};
 pub use cover::{MAX_TREE_DIM, NearestIndex, covering_radius, hausdorff, nearest_distances};
-pub use heldout::{HeldOutCertificate, held_out_certificate};
+pub use extremes_gap::{ExtremesGap, ExtremesGapOptions, extremes_gap};
+pub use heldout::{CERTIFIES, HeldOutCertificate, held_out_certificate};
 pub use metric::{Embedding, Metric, PointCloud, UnknownMetric};
 pub use modes::{
     ContactMode, ModeClassifier, ModeEntry, ModeHistogram, ModeOptions, ModeTally, contact_speed_scale, joint_label,

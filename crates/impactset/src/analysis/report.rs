@@ -97,7 +97,9 @@ pub struct EpsilonReport {
     pub hausdorff: Option<Figure>,
     /// Size of the reference set.
     pub reference_size: Option<usize>,
-    /// The held-out certificate, if held-out samples were given.
+    /// The held-out certificate, if held-out samples were given: coverage
+    /// under the sampling law, not the distance to the set's extremes
+    /// ([`HeldOutCertificate::certifies`]).
     pub certificate: Option<HeldOutCertificate>,
     /// The certificate's ε relative to `‖v⁻‖`.
     pub certificate_relative: Option<f64>,

@@ -2,12 +2,13 @@
 
 use std::collections::HashMap;
 
+use super::extremes::state_extremes;
 use super::table::ReachRow;
 use super::{ReachOptions, ReachSchema};
 use crate::analysis::{ContactMode, Metric, ModeClassifier, NearestIndex, held_out_certificate, joint_label};
 use crate::impact::{sequential, simultaneous};
 use crate::sampling::SetTally;
-use crate::{ImpactProblem, Sample, SampleSet};
+use crate::{ImpactProblem, Sample, SampleSet, SamplerOptions};
 
 /// Who a state is and how it was sampled.
 pub(crate) struct StateInfo<'a> {
@@ -20,6 +21,9 @@ pub(crate) struct StateInfo<'a> {
     /// Where the batch's contact `i` is in this state's problem (`None`:
     /// in the same place).
     pub contact_order: Option<&'a [usize]>,
+    /// The state's sampler options (its seed and step size): the search
+    /// replays its samples and anchors under them.
+    pub sampler: &'a SamplerOptions,
 }
 
 /// The row of one state from all its samples (in index order) and, when
@@ -94,11 +98,12 @@ pub(crate) fn state_row(
     let epsilon = if count == 0 { f64::NAN } else { certificate.epsilon };
     let velocity_norm = problem.energy_norm(problem.velocity());
 
-    // Baselines: the distance of each to the whole set.
+    // Baselines and the extremes check: distances to the whole set.
+    let all = (options.baselines || options.extremes.is_some())
+        .then(|| embedding.points_of(accepted.iter().map(|s| s.v_plus.as_slice())));
+    let index = all.as_ref().map(NearestIndex::new);
     let (mut sim, mut seq, mut outside) = (Vec::new(), Vec::new(), 0);
-    if options.baselines {
-        let all = embedding.points_of(accepted.iter().map(|s| s.v_plus.as_slice()));
-        let index = NearestIndex::new(&all);
+    if let (true, Some(index)) = (options.baselines, &index) {
         let distance = |v: &[f64]| index.nearest(&embedding.apply(v)).map_or(f64::INFINITY, |(_, d)| d);
         sim = simultaneous(problem).outcomes.iter().map(|o| distance(&o.v_plus)).collect();
         let own: Vec<f64> = sequential(problem).iter().map(|o| distance(&o.v_plus)).collect();
@@ -107,6 +112,13 @@ pub(crate) fn state_row(
             None => own,
         };
         outside = sim.iter().chain(&seq).filter(|d| **d > epsilon || epsilon.is_nan()).count() as u64;
+    }
+
+    let (mut support_extreme, mut extremes_gap) = (Vec::new(), f64::NAN);
+    if let (Some(settings), Some(index)) = (&options.extremes, &index) {
+        let found =
+            state_extremes(problem, info.sampler, &set.samples, directions, &support_max, settings, &embedding, index);
+        (support_extreme, extremes_gap) = (found.values, found.gap);
     }
 
     let kept = options.keep_sets.then(|| set.accepted_velocities());
@@ -132,6 +144,7 @@ pub(crate) fn state_row(
         top_mode_share,
         support_max,
         support_min,
+        support_extreme,
         velocity_norm,
         epsilon,
         heldout: heldout.len() as u64,
@@ -139,6 +152,7 @@ pub(crate) fn state_row(
         simultaneous: sim,
         sequential: seq,
         baselines_outside: outside,
+        extremes_gap,
     };
     (row, kept)
 }

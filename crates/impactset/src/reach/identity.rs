@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Direction, DirectionKind, ReachInput, ReachOptions};
+use super::{Direction, DirectionKind, ReachExtremes, ReachInput, ReachOptions};
 use crate::ImpactProblem;
 
 /// Version of the metadata written into tables.
@@ -45,6 +45,10 @@ pub struct BatchIdentity {
     pub heldout_every: u64,
     /// `δ` of the certificate.
     pub delta: f64,
+    /// The per-state search (absent: off, as in tables written before it
+    /// existed), so tables with and without `_extreme` columns never merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extremes: Option<ReachExtremes>,
     /// Digest of every state (names, `M`, `v⁻`, contacts, constraints, `h`).
     pub input: String,
     /// Digest of the directions, the sampler's and the mode tolerances.
@@ -149,6 +153,7 @@ impl BatchIdentity {
             baselines: options.baselines,
             heldout_every: options.heldout_every,
             delta: options.delta,
+            extremes: options.extremes.clone(),
             input: input_digest,
             settings: s.hex(),
         }

@@ -145,7 +145,19 @@ fn difference(theirs: &ShardMeta, ours: &ShardMeta) -> Option<String> {
     let b = serde_json::to_value(&ours.batch).ok()?;
     let (a, b) = (a.as_object()?, b.as_object()?);
     // In the order of the fields; the digests last.
-    let keys = ["states", "seed", "samples", "steps", "step_size", "selection", "baselines", "heldout_every", "delta"];
+    let keys = [
+        "states",
+        "seed",
+        "samples",
+        "steps",
+        "step_size",
+        "selection",
+        "schedule",
+        "baselines",
+        "heldout_every",
+        "delta",
+        "extremes",
+    ];
     let keys = keys.into_iter().chain(["input", "settings"]);
     keys.map(String::from).chain(a.keys().cloned()).find(|k| a.get(k) != b.get(k)).map(|k| {
         let name = match k.as_str() {
@@ -175,6 +187,7 @@ mod tests {
             baselines: true,
             heldout_every: 4,
             delta: 0.05,
+            extremes: None,
             input: "0".into(),
             settings: "0".into(),
         };

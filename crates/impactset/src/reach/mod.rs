@@ -5,7 +5,8 @@
 //!   velocities ([`ReachInput::velocities`]), or many problems of equal
 //!   sizes ([`ReachInput::problems`]).
 //! * [`ReachOptions`]: samples per state, the sampler's settings, support
-//!   [`Direction`]s, the ε split, baselines, whether to keep the sets.
+//!   [`Direction`]s, the ε split, baselines, the per-state search
+//!   ([`ReachExtremes`]), whether to keep the sets.
 //! * [`reach_stream`]: any range of states on a [`Backend`], each state's
 //!   [`StateResult`] handed over in state order (the table streams to disk);
 //!   [`reach`] collects them.
@@ -37,6 +38,7 @@
 
 mod analyse;
 mod csv;
+mod extremes;
 mod identity;
 mod input;
 mod merge;
@@ -49,6 +51,7 @@ mod validate;
 mod velocities;
 
 pub use csv::{CSV_END_PREFIX, CSV_META_PREFIX, CsvTable, csv_end, csv_head, csv_meta, csv_row, parse_csv_table};
+pub use extremes::{ReachExtremes, search_selection};
 pub use identity::{
     BatchIdentity, Digest, END_KEY, META_FORMAT, META_KEY, SetsDigest, SetsDigester, ShardMeta, TableEnd,
 };
@@ -59,7 +62,7 @@ pub use runner::{Reach, ReachRun, StateResult, directions, reach, reach_stream, 
 pub use steps::default_steps;
 pub use stream::{STATE_STREAM_OFFSET, state_seed};
 pub use table::{Column, ColumnKind, ReachRow, ReachSchema, Value, mode_stem};
-pub use validate::{MAX_STATE_BYTES, sample_bytes, validate};
+pub use validate::{MAX_EXTREMES_BUDGET, MAX_STATE_BYTES, sample_bytes, validate};
 pub use velocities::{VelocityFormat, parse_velocities};
 
 use crate::ProblemError;

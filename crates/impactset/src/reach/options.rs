@@ -139,6 +139,10 @@ pub struct ReachOptions {
     pub delta: f64,
     /// Contact-mode tolerances (default [`ModeOptions::default`]).
     pub modes: ModeOptions,
+    /// The directed search per state (default `None`: off): a column
+    /// `<direction>_extreme` per direction and `extremes_gap`
+    /// (docs/model.md §12, "Extremes").
+    pub extremes: Option<super::ReachExtremes>,
     /// Samples in flight at once on the CPU (default 2¹⁶): states are run in
     /// windows of about this many samples, so memory does not grow with the
     /// number of states. Results do not depend on it.
@@ -155,6 +159,7 @@ impl Default for ReachOptions {
             heldout_every: 4,
             delta: 0.05,
             modes: ModeOptions::default(),
+            extremes: None,
             window_samples: 1 << 16,
         }
     }

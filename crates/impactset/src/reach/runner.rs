@@ -83,7 +83,7 @@ pub fn directions(input: &ReachInput, options: &ReachOptions) -> Result<Vec<Dire
 /// The columns of the batch's table.
 pub fn schema(input: &ReachInput, options: &ReachOptions) -> Result<ReachSchema, ReachError> {
     let template = &input.template().ok_or(ReachError::Empty)?.problem;
-    ReachSchema::new(template, &directions(input, options)?, options.baselines)
+    ReachSchema::new(template, &directions(input, options)?, options.baselines, options.extremes.is_some())
 }
 
 /// Every state of `input` on `backend`, collected ([`reach_stream`] with a
@@ -185,6 +185,7 @@ fn window_results(
                 step_size: p.options.step_size.unwrap_or(f64::NAN),
                 template,
                 contact_order: input.contact_order(p.k),
+                sampler: &p.options,
             };
             let (row, set) = state_row(info, &p.state.problem, samples, &p.directions, schema, options);
             StateResult { row, set }

@@ -57,6 +57,10 @@ pub struct ReachRow {
     pub support_max: Vec<f64>,
     /// `min cᵀv⁺` over the set, per direction.
     pub support_min: Vec<f64>,
+    /// Per direction, the best `cᵀv⁺` of the set and the directed search
+    /// (a certified lower bound on the support, at least `support_max`);
+    /// empty without [`ReachOptions::extremes`](super::ReachOptions::extremes).
+    pub support_extreme: Vec<f64>,
     /// `‖v⁻‖_M`, the scale of the ε figures.
     pub velocity_norm: f64,
     /// Covering-radius estimate `ε(S_net; S_held)` in the energy norm.
@@ -74,6 +78,10 @@ pub struct ReachRow {
     pub sequential: Vec<f64>,
     /// Baseline outcomes farther than `epsilon` from the set.
     pub baselines_outside: u64,
+    /// The extremes check: the largest energy-norm distance from an ordered
+    /// anchor or a direction's search outcome to the set (`NaN` without
+    /// [`ReachOptions::extremes`](super::ReachOptions::extremes)).
+    pub extremes_gap: f64,
 }
 
 /// The type of a column.
@@ -120,17 +128,24 @@ pub struct ReachSchema {
     modes: Vec<ContactMode>,
     directions: Vec<String>,
     baselines: bool,
+    extremes: bool,
     columns: Vec<Column>,
 }
 
 impl ReachSchema {
-    /// The schema for states shaped like `template`.
+    /// The schema for states shaped like `template`; `extremes` adds the
+    /// `<direction>_extreme` and `extremes_gap` columns.
     ///
     /// Errors: two columns of one name — [`ReachError::Direction`] for a
     /// direction whose `<name>_max` or `_min` is another column
     /// (`energy_ratio`, `simultaneous`, …), [`ReachError::Contact`] for
     /// contacts whose column stems coincide (`left foot`, `left_foot`).
-    pub fn new(template: &ImpactProblem, directions: &[Direction], baselines: bool) -> Result<Self, ReachError> {
+    pub fn new(
+        template: &ImpactProblem,
+        directions: &[Direction],
+        baselines: bool,
+        extremes: bool,
+    ) -> Result<Self, ReachError> {
         let modes = match template.dimension() {
             Dimension::Planar => {
                 vec![
@@ -148,6 +163,7 @@ impl ReachSchema {
             modes,
             directions: directions.iter().map(|d| d.name.clone()).collect(),
             baselines,
+            extremes,
             columns: Vec::new(),
         };
         let columns = schema.build_columns();
@@ -222,11 +238,17 @@ impl ReachSchema {
         for (i, d) in self.directions.iter().enumerate() {
             push(format!("{d}_max"), F64, Origin::Direction(i));
             push(format!("{d}_min"), F64, Origin::Direction(i));
+            if self.extremes {
+                push(format!("{d}_extreme"), F64, Origin::Direction(i));
+            }
         }
         push("velocity_norm".into(), F64, origin);
         push("epsilon".into(), F64, origin);
         push("heldout".into(), U64, origin);
         push("miss_probability".into(), F64, origin);
+        if self.extremes {
+            push("extremes_gap".into(), F64, origin);
+        }
         if self.baselines {
             push("simultaneous_count".into(), U64, origin);
             push("simultaneous_min".into(), F64, origin);
@@ -250,10 +272,16 @@ impl ReachSchema {
         v.extend([F64(row.energy_before), F64(row.energy_ratio_min), F64(row.energy_ratio_max)]);
         v.extend(row.mode_shares.iter().map(|x| F64(*x)));
         v.extend([U64(row.joint_modes), Text(&row.top_mode), F64(row.top_mode_share)]);
-        for (hi, lo) in row.support_max.iter().zip(&row.support_min) {
+        for (j, (hi, lo)) in row.support_max.iter().zip(&row.support_min).enumerate() {
             v.extend([F64(*hi), F64(*lo)]);
+            if self.extremes {
+                v.push(F64(row.support_extreme.get(j).copied().unwrap_or(f64::NAN)));
+            }
         }
         v.extend([F64(row.velocity_norm), F64(row.epsilon), U64(row.heldout), F64(row.miss_probability)]);
+        if self.extremes {
+            v.push(F64(row.extremes_gap));
+        }
         if self.baselines {
             let (lo, hi) = row
                 .simultaneous

@@ -16,6 +16,9 @@ use crate::{Sample, SamplerOptions};
 /// are held together until its row is computed (16 GiB).
 pub const MAX_STATE_BYTES: u64 = 1 << 34;
 
+/// Largest search budget per direction and state (2¹⁶ schedules).
+pub const MAX_EXTREMES_BUDGET: usize = 1 << 16;
+
 /// Largest number of states in flight at once.
 const MAX_WINDOW_STATES: usize = 4096;
 
@@ -39,7 +42,8 @@ pub(crate) fn step_size_of(options: &ReachOptions, state: &StateProblem) -> f64 
 }
 
 /// Checks the batch's options and every state of `states` before anything
-/// runs: `heldout_every ≥ 2`, `δ ∈ (0, 1)`, the range within the batch,
+/// runs: `heldout_every ≥ 2`, `δ ∈ (0, 1)`, the search's budget and
+/// anchors within bounds, the range within the batch,
 /// one state's samples, and a window's, within [`MAX_STATE_BYTES`], and for each state its
 /// problem (a velocity row is a problem only here: finite, within the
 /// problem's range) and [`SamplerOptions::validate`] under its step size
@@ -54,6 +58,14 @@ pub fn validate(input: &ReachInput, options: &ReachOptions, states: Range<usize>
     }
     if !(options.delta > 0.0 && options.delta < 1.0) {
         return bad(format!("delta {}: must lie in (0, 1)", options.delta));
+    }
+    if let Some(e) = &options.extremes {
+        if e.budget > MAX_EXTREMES_BUDGET {
+            return bad(format!("extremes budget {}: at most {MAX_EXTREMES_BUDGET} schedules per direction", e.budget));
+        }
+        if e.anchors > crate::sampling::MAX_ANCHORS {
+            return bad(format!("extremes anchors {}: at most {}", e.anchors, crate::sampling::MAX_ANCHORS));
+        }
     }
     if states.start > states.end || states.end > input.len() {
         return bad(format!("states {}..{} of a batch of {}", states.start, states.end, input.len()));

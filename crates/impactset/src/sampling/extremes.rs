@@ -227,12 +227,28 @@ pub fn extremes(
     }
     let set = sample_set(problem, options);
     let anchors = anchors(problem, options, MAX_ANCHORS);
-    Ok(directions
+    Ok(extremes_from(problem, options, directions, search, &set.samples, &anchors))
+}
+
+/// The search of [`extremes`] from given seeds: `samples` (of `options`'s
+/// law, seed and step size: the best `elites` are replayed by index) and
+/// `anchors` (of [`anchors`] under `options`). Directions and search
+/// options are taken as checked (`population ≥ elites ≥ 1`, each `c` of
+/// length `n`).
+pub fn extremes_from(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    directions: &[Vec<f64>],
+    search: &ExtremesOptions,
+    samples: &[super::Sample],
+    anchors: &[Anchor],
+) -> Vec<Extreme> {
+    directions
         .iter()
         .enumerate()
         .map(|(d, c)| {
             let mut seeds: Vec<(f64, u64)> =
-                set.samples.iter().filter(|s| s.accepted).map(|s| (dot(c, &s.v_plus), s.index)).collect();
+                samples.iter().filter(|s| s.accepted).map(|s| (dot(c, &s.v_plus), s.index)).collect();
             seeds.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             let sampled = seeds.first().map_or(f64::NEG_INFINITY, |s| s.0);
             let mut pool: Vec<Candidate> = seeds
@@ -267,7 +283,7 @@ pub fn extremes(
                 },
             }
         })
-        .collect())
+        .collect()
 }
 
 /// Keeps the `elites` best of `pool` (in place, best first).
