@@ -32,9 +32,9 @@ fn extreme_cap(x: u32) -> u32 {
     return select(near, CAP_ONE - near, (x >> 31u) == 1u);
 }
 
-// `ordered_rate`: (2²³ + (x mod 2²³)) >> k, k = ⌊24 b / 128⌋ from bits 24–30.
+// `ordered_rate`: (2²³ + (x mod 2²³)) >> k, k = ⌊16 b / 128⌋ from bits 24–30.
 fn ordered_rate(x: u32) -> u32 {
-    let k = (((x >> 24u) & 0x7fu) * 24u) >> 7u;
+    let k = (((x >> 24u) & 0x7fu) * 16u) >> 7u;
     return (0x00800000u | (x & 0x007fffffu)) >> k;
 }
 

@@ -73,13 +73,11 @@ pub fn extreme_cap(x: u32) -> u32 {
 }
 
 /// `ordered`: a contact's persistent rate from one word `x`, log-uniform
-/// over 24 octaves: `k = ⌊24·b/128⌋ ∈ 0..=23` from bits 24–30, and
-/// `W = (2²³ + (x mod 2²³)) >> k ∈ [2²³⁻ᵏ, 2²⁴⁻ᵏ)`, never 0. Four contacts
-/// spread over 24 octaves leave gaps of several octaves between
-/// consecutive ones: close to resolving them one after the other.
+/// over 16 octaves: `k = ⌊16·b/128⌋ ∈ 0..=15` from bits 24–30, and
+/// `W = (2²³ + (x mod 2²³)) >> k ∈ [2²³⁻ᵏ, 2²⁴⁻ᵏ)`, never 0.
 #[inline]
 pub fn ordered_rate(x: u32) -> u32 {
-    let k = (((x >> 24) & 0x7f) * 24) >> 7;
+    let k = (((x >> 24) & 0x7f) * 16) >> 7;
     (0x0080_0000 | (x & 0x007f_ffff)) >> k
 }
 
@@ -236,9 +234,9 @@ mod tests {
     }
 
     #[test]
-    fn ordered_rates_are_positive_and_span_twenty_four_octaves() {
+    fn ordered_rates_are_positive_and_span_sixteen_octaves() {
         assert_eq!(ordered_rate(0), 0x0080_0000);
-        assert_eq!(ordered_rate(0x7fff_ffff), 1);
+        assert_eq!(ordered_rate(0x7fff_ffff), 0x00ff_ffff >> 15);
         assert!((0..1000u32).map(|j| ordered_rate(j.wrapping_mul(2_654_435_761))).all(|w| w > 0 && w < CAP_ONE));
     }
 
