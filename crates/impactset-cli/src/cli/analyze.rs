@@ -6,9 +6,13 @@ use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 
-use super::{InputError, source};
-use impactset::analysis::{BaselineDistance, Embedding, EpsilonReport, Metric, PointCloud, baseline_distances};
+use super::{InputError, options, source};
+use impactset::analysis::{
+    BaselineDistance, Embedding, EpsilonReport, ExtremesGap, ExtremesGapOptions, Metric, PointCloud,
+    baseline_distances, extremes_gap,
+};
 use impactset::io::read_npy;
+use impactset::sampling::EXTREMES_SELECTION;
 
 /// Arguments of `impactset analyze`.
 #[derive(Args, Debug)]
@@ -30,6 +34,25 @@ pub struct AnalyzeArgs {
     /// Distance on velocities: energy (‖x‖_M), euclidean, or contact ((Jn x, Jt x)).
     #[arg(long, default_value_t = Metric::Energy)]
     metric: Metric,
+    /// Skip the extremes check (the distance from the ordered anchors and a
+    /// directed search's outcomes to the set).
+    #[arg(long)]
+    no_extremes: bool,
+    /// Seeded random directions the extremes check searches.
+    #[arg(long, default_value_t = ExtremesGapOptions::default().directions)]
+    extremes_directions: usize,
+    /// Schedules the extremes check evaluates per direction.
+    #[arg(long, default_value_t = ExtremesGapOptions::default().budget)]
+    extremes_budget: usize,
+    /// Seed of the extremes check (its seeding samples, directions, anchors and search).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Impulse step h of the extremes check [default: the problem's, else its default]; give the set's own.
+    #[arg(long)]
+    step_size: Option<f64>,
+    /// Step cap K of the extremes check [default: the problem's, else from a pilot run]; give the set's own.
+    #[arg(long)]
+    steps: Option<usize>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -40,6 +63,9 @@ struct AnalyzeView {
     problem: String,
     set: String,
     epsilon: EpsilonReport,
+    /// The extremes check, next to ε (absent with --no-extremes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extremes_gap: Option<ExtremesGap>,
     baselines: Vec<BaselineDistance>,
 }
 
@@ -68,9 +94,11 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     }
     let report = EpsilonReport::new(&spec.problem, &embedding, &net, reference.as_ref(), heldout.as_ref(), args.delta);
     let epsilon = report.epsilon().unwrap_or(f64::NAN);
+    let extremes_gap = (!args.no_extremes).then(|| check_extremes(&args, &spec, &embedding, &net)).transpose()?;
     let view = AnalyzeView {
         problem: spec.name.clone(),
         set: args.set.display().to_string(),
+        extremes_gap,
         baselines: baseline_distances(&spec.problem, &embedding, &net, epsilon),
         epsilon: report,
     };
@@ -80,6 +108,32 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         print_view(&view);
     }
     Ok(())
+}
+
+/// The extremes check under the problem's (or the given) step size and
+/// cap, with the search's rule (`random-lemke`) and the problem's law.
+fn check_extremes(
+    args: &AnalyzeArgs,
+    spec: &impactset::io::ProblemSpec,
+    embedding: &Embedding,
+    net: &PointCloud,
+) -> Result<ExtremesGap> {
+    if let Some(h) = args.step_size
+        && !(h.is_finite() && h > 0.0)
+    {
+        return Err(InputError(format!("--step-size {h}: must be a positive number")).into());
+    }
+    let check = ExtremesGapOptions {
+        directions: args.extremes_directions,
+        budget: args.extremes_budget,
+        ..ExtremesGapOptions::default()
+    };
+    let mut base = spec.clone();
+    base.step_size = args.step_size.or(base.step_size);
+    base.steps = args.steps.or(base.steps);
+    let options = options::sampler_options(&base, check.samples, 0, args.seed, EXTREMES_SELECTION, None)?;
+    extremes_gap(&spec.problem, &options, embedding, net, &check)
+        .map_err(|e| InputError(format!("--{} {}: {}", e.field.replace('_', "-"), e.value, e.why)).into())
 }
 
 /// Reads an NPY set and embeds its rows; a bad file is an input error.
@@ -120,10 +174,20 @@ fn print_view(v: &AnalyzeView) {
             c.held_out, c.epsilon, rel, c.median_distance
         );
         println!(
-            "    with confidence {:.0}%, a new sample lands farther than ε with probability < {:.3e}",
+            "    with confidence {:.0}%, a new sample of the same law lands farther than ε with probability < {:.3e}",
             100.0 * (1.0 - c.delta),
             c.miss_probability
         );
+        println!("    (coverage under the sampling law: not the distance to the set's extremes)");
+    }
+    if let Some(x) = &v.extremes_gap {
+        println!(
+            "  extremes check: {} anchors and {} searched directions ({} schedules each) lie within {:.4e} ({:.4e} ‖v⁻‖)",
+            x.anchors, x.directions, x.budget, x.gap.absolute, x.gap.relative
+        );
+        if !x.farthest.is_empty() {
+            println!("    of the set; farthest: {}", x.farthest);
+        }
     }
     println!("  baselines: distance to the nearest outcome");
     for b in &v.baselines {

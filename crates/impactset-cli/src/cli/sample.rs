@@ -75,8 +75,9 @@ pub struct SampleArgs {
     #[arg(long, default_value_t = 32)]
     trajectory_count: usize,
     /// Draw this many fresh samples (indices from 2⁴⁰ on) and put a held-out
-    /// ε certificate (energy norm, δ = 0.05) and the baselines' distances in
-    /// the summary (at most 2²⁰; the net, every accepted v⁺, is kept in
+    /// ε certificate (energy norm, δ = 0.05: coverage under the sampling law,
+    /// not the distance to the set's extremes, see `impactset analyze`) and
+    /// the baselines' distances in the summary (at most 2²⁰; the net, every accepted v⁺, is kept in
     /// memory: at most 4 GiB).
     #[arg(long, default_value_t = 0)]
     heldout: usize,
