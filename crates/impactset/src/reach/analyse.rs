@@ -116,8 +116,8 @@ pub(crate) fn state_row(
 
     let (mut support_extreme, mut extremes_gap) = (Vec::new(), f64::NAN);
     if let (Some(settings), Some(index)) = (&options.extremes, &index) {
-        let found =
-            state_extremes(problem, info.sampler, &set.samples, directions, &support_max, settings, &embedding, index);
+        let distance = |v: &[f64]| index.nearest(&embedding.apply(v)).map_or(f64::INFINITY, |(_, d)| d);
+        let found = state_extremes(problem, info.sampler, &set.samples, directions, &support_max, settings, distance);
         (support_extreme, extremes_gap) = (found.values, found.gap);
     }
 

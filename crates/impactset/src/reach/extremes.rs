@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Embedding, NearestIndex};
 use crate::sampling::{EXTREMES_SELECTION, ExtremesOptions, anchors, extremes_from};
 use crate::{ImpactProblem, Sample, SamplerOptions, Selection};
 
@@ -52,8 +51,8 @@ pub(crate) struct StateExtremes {
 
 /// The search of one state: `options` are the state's own (its seed and
 /// step size), `samples` all its samples in index order, `support_max` its
-/// sampled supports, `set` the nearest-point index of its accepted `v⁺`
-/// under `embedding` (energy norm).
+/// sampled supports, `distance` the energy-norm distance of a `v⁺` to the
+/// state's set.
 pub(crate) fn state_extremes(
     problem: &ImpactProblem,
     options: &SamplerOptions,
@@ -61,8 +60,7 @@ pub(crate) fn state_extremes(
     directions: &[Vec<f64>],
     support_max: &[f64],
     settings: &ReachExtremes,
-    embedding: &Embedding,
-    set: &NearestIndex,
+    distance: impl Fn(&[f64]) -> f64,
 ) -> StateExtremes {
     let options = &SamplerOptions { selection: search_selection(options.selection), ..options.clone() };
     let anchors = anchors(problem, options, settings.anchors);
@@ -81,7 +79,6 @@ pub(crate) fn state_extremes(
         .filter(|a| a.trajectory.sample.accepted)
         .map(|a| a.trajectory.sample.v_plus.as_slice())
         .chain(found.iter().filter(|e| !e.v_plus.is_empty()).map(|e| e.v_plus.as_slice()));
-    let gap =
-        outcomes.map(|v| set.nearest(&embedding.apply(v)).map_or(f64::INFINITY, |(_, d)| d)).fold(f64::NAN, f64::max);
+    let gap = outcomes.map(distance).fold(f64::NAN, f64::max);
     StateExtremes { values, gap }
 }
