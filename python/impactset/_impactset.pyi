@@ -150,6 +150,8 @@ def reach_native(
     step_size: float | None = None,
     directions: Mapping[str, _Array] | None = None,
     baselines: bool = True,
+    extremes: bool = False,
+    extremes_budget: int | None = None,
     keep_sets: bool = False,
     heldout_every: int | None = None,
     delta: float | None = None,

@@ -186,6 +186,8 @@ def reach(
     steps: int | None = None,
     step_size: float | None = None,
     baselines: bool = True,
+    extremes: bool = False,
+    extremes_budget: int | None = None,
     heldout_every: int | None = None,
     delta: float | None = None,
     backend: BackendName | None = None,
@@ -219,7 +221,15 @@ def reach(
     set, in the mapping's order. ``baselines`` adds the distances of the
     simultaneous and sequential outcomes; ``heldout_every`` and ``delta``
     set the per-state ε certificate (every ``heldout_every``-th accepted
-    sample held out, confidence ``1 − delta``). ``keep_sets`` keeps each
+    sample held out, confidence ``1 − delta``; it certifies coverage under
+    the sampling law, not the distance to the set's extremes).
+    ``extremes=True`` adds, per direction, ``<name>_extreme``: the best
+    ``cᵀv⁺`` of the set and of a directed search over schedules seeded by
+    the state's own samples and ordered anchors (``extremes_budget``
+    schedules per direction, default 256), a certified lower bound on the
+    support (at least ``<name>_max``), and ``extremes_gap``, the largest
+    energy-norm distance from those outcomes to the set, next to
+    ``epsilon`` (``docs/model.md`` §12). ``keep_sets`` keeps each
     state's accepted ``v⁺`` (:attr:`Reach.sets`). ``backend`` ``"cpu"``
     (f64), ``"gpu"`` or ``"auto"`` (states one by one on the GPU),
     ``precision`` as in :func:`impactset.sample`. ``progress``: True for a
@@ -243,6 +253,7 @@ def reach(
     """
     _check_flag("baselines", baselines)
     _check_flag("keep_sets", keep_sets)
+    _check_flag("extremes", extremes)
     states = _state_count(problem, velocities)
     callback, close = for_batch(progress, states * n if states is not None and isinstance(n, int) else None)
     started = time.perf_counter()
@@ -258,6 +269,8 @@ def reach(
             step_size=step_size,
             directions=directions,
             baselines=bool(baselines),
+            extremes=bool(extremes),
+            extremes_budget=extremes_budget,
             keep_sets=bool(keep_sets),
             heldout_every=heldout_every,
             delta=delta,

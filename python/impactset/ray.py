@@ -27,7 +27,7 @@ import numpy as np
 
 from ._impactset import Problem
 from ._impactset import reach_native as _reach_native
-from ._names import SelectionName
+from ._names import ScheduleName, SelectionName
 from ._progress import for_batch
 from ._reach import Reach, _check_flag
 
@@ -106,12 +106,15 @@ def reach(
     max_retries: int = 3,
     seed: int | None = None,
     selection: SelectionName | None = None,
+    schedule: ScheduleName | None = None,
     directions: Mapping[str, Any] | None = None,
     keep_sets: bool = False,
     threads: int | None = None,
     steps: int | None = None,
     step_size: float | None = None,
     baselines: bool = True,
+    extremes: bool = False,
+    extremes_budget: int | None = None,
     heldout_every: int | None = None,
     delta: float | None = None,
     progress: bool | Callable[[int], object] = False,
@@ -150,15 +153,19 @@ def reach(
         raise ValueError(f"num_tasks: expected an integer ≥ 1, got {num_tasks!r}")
     _check_flag("baselines", baselines)
     _check_flag("keep_sets", keep_sets)
+    _check_flag("extremes", extremes)
     if not isinstance(problem, (Problem, str, bytes, Mapping)) and hasattr(problem, "__iter__"):
         problem = list(problem)  # an iterator is read once
     options: dict[str, Any] = {
         "seed": seed,
         "selection": selection,
+        "schedule": schedule,
         "steps": steps,
         "step_size": step_size,
         "directions": None if directions is None else directions,
         "baselines": bool(baselines),
+        "extremes": bool(extremes),
+        "extremes_budget": extremes_budget,
         "keep_sets": bool(keep_sets),
         "heldout_every": heldout_every,
         "delta": delta,

@@ -37,6 +37,9 @@ def test_held_out_certificate_matches_brute_force() -> None:
     assert np.isclose(c["median_distance"], nearest[len(nearest) // 2], rtol=1e-12)
     assert np.isclose(c["miss_probability"], np.log(10) / len(held))
     assert (c["net_size"], c["held_out"], c["metric"]) == (len(net), 200, "energy")
+    # It says what it certifies: coverage under the sampling law, not the extremes.
+    assert c["certifies"].startswith("coverage under the sampling law")
+    assert "extremes" in c["certifies"]
 
 
 def test_modes_agree_with_the_contact_velocities() -> None:

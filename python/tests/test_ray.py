@@ -53,6 +53,17 @@ def test_ray_table_equals_the_local_table(cluster: None) -> None:
     assert sum(done) == 11 * SAMPLES
 
 
+def test_extremes_and_schedule_pass_through(cluster: None) -> None:
+    p = impactset.Problem.scene("cube-edge")
+    V = velocities(p, 3, seed=4)
+    options = {"velocities": V, "seed": 2, "selection": "random-lemke", "schedule": "uniform", "extremes": True}
+    local = impactset.reach(p, 16, extremes_budget=8, **options)
+    remote = impactset.ray.reach(p, 16, extremes_budget=8, num_tasks=2, **options)
+    assert_same_table(remote, local)
+    assert "v0_extreme" in remote.columns and "extremes_gap" in remote.columns
+    assert remote.run["schedule"] == "uniform"
+
+
 def test_a_list_of_problems_with_the_default_split(cluster: None) -> None:
     p = gait()
     problems = [twin(p, v) for v in velocities(p, 5, seed=3)]
@@ -130,6 +141,8 @@ def test_arguments_are_checked_before_any_task() -> None:
         impactset.ray.reach(p, 8, velocities=np.zeros((3, 2)))
     with pytest.raises(ValueError, match=r"^directions\['x'\]"):
         impactset.ray.reach(p, 8, directions={"x": [1.0]})
+    with pytest.raises(ValueError, match="^extremes_budget: "):
+        impactset.ray.reach(p, 8, extremes_budget=8)
 
 
 def test_without_ray_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -230,6 +230,51 @@ def test_velocities_and_a_list_of_problems_give_the_same_rows() -> None:
     assert_same_table(a, b)
 
 
+# ---------------------------------------------------------------- extremes
+
+
+def cube() -> impactset.Problem:
+    return impactset.Problem.scene("cube-edge")
+
+
+def test_extremes_bound_the_sampled_support_in_every_row() -> None:
+    p = cube()
+    V = velocities(p, 4, seed=4)
+    r = impactset.reach(p, 32, velocities=V, seed=2, selection="random-lemke", extremes=True, extremes_budget=16)
+    stems = [c[: -len("_max")] for c in r.columns if c.endswith("_max") and f"{c[: -len('_max')]}_min" in r.columns]
+    stems = [s for s in stems if f"{s}_extreme" in r.columns]
+    assert len(stems) == 12
+    for stem in stems:
+        assert (r[f"{stem}_extreme"] >= r[f"{stem}_max"]).all(), stem
+    gap = r["extremes_gap"]
+    assert np.isfinite(gap).all() and (gap >= 0).all()
+    assert r.run["extremes_budget"] == 16
+    plain = impactset.reach(p, 32, velocities=V, seed=2, selection="random-lemke")
+    assert not any("extreme" in c for c in plain.columns)
+    assert plain["v0_max"].tobytes() == r["v0_max"].tobytes()
+
+
+@pytest.mark.parametrize("cuts", [[0, 2, 4], [0, 1, 4]])
+def test_extremes_do_not_depend_on_threads_or_shards(cuts: list[int]) -> None:
+    p = cube()
+    V = velocities(p, 4, seed=5)
+    options = {"velocities": V, "seed": 3, "selection": "random-lemke", "extremes": True, "extremes_budget": 16}
+    one = impactset.reach(p, 32, threads=1, **options)
+    two = impactset.reach(p, 32, threads=2, **options)
+    assert_same_table(one, two)
+    parts = [reach_native(p, 32, start=a, end=b, **options) for a, b in zip(cuts, cuts[1:], strict=False)]
+    assert_same_table(Reach._join(parts, 0.0), one)
+
+
+def test_extremes_budget_needs_extremes() -> None:
+    with pytest.raises(ValueError, match="^extremes_budget: "):
+        impactset.reach(cube(), 8, extremes_budget=8)
+    with pytest.raises(ValueError, match="^extremes_budget: "):
+        impactset.reach(cube(), 8, extremes=True, extremes_budget=-1)
+    with pytest.raises(TypeError, match="^extremes: "):
+        impactset.reach(cube(), 8, extremes=1)  # type: ignore[arg-type]
+
+
 # ----------------------------------------------------- the command line
 
 

@@ -218,7 +218,12 @@ pub fn hausdorff(
 /// (both (N, n)): ``epsilon`` (every held-out sample lies within it of the
 /// net), ``median_distance``, and ``miss_probability`` = ln(1/δ)/M_h, the
 /// bound, at confidence 1 − ``delta``, on the chance that one more sample
-/// lands farther than ``epsilon`` from the net. Returns a dict.
+/// of the same law lands farther than ``epsilon`` from the net. Returns a
+/// dict, whose ``certifies`` says what that is: coverage under the
+/// sampling law (the sampling measure of what the net misses), not the
+/// distance from the net to the set's extremes, which a law may reach with
+/// vanishing probability (``impactset.extremes`` and ``impactset analyze``'s
+/// extremes check measure that; ``docs/model.md`` §6).
 ///
 /// >>> import impactset
 /// >>> p = impactset.Problem.scene("box-wall")
@@ -253,5 +258,6 @@ pub fn held_out_certificate<'py>(
     d.set_item("delta", c.delta)?;
     d.set_item("miss_probability", c.miss_probability)?;
     d.set_item("metric", metric.name())?;
+    d.set_item("certifies", c.certifies)?;
     Ok(d)
 }

@@ -14,8 +14,8 @@ use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 use impactset::SamplerOptions;
 use impactset::io::ProblemSpec;
 use impactset::reach::{
-    ColumnKind, Direction, DirectionKind, ReachError, ReachInput, ReachOptions, ReachRow, ReachSchema, StateProblem,
-    StateResult, reach_stream, schema,
+    ColumnKind, Direction, DirectionKind, MAX_EXTREMES_BUDGET, ReachError, ReachExtremes, ReachInput, ReachOptions,
+    ReachRow, ReachSchema, StateProblem, StateResult, reach_stream, schema,
 };
 use impactset::run::{RunControl, RunError};
 
@@ -154,7 +154,7 @@ fn reach_error(e: ReachError, backend: &str) -> PyErr {
 /// float64 vectors), the accepted `v⁺` per state (or None) and a dict of
 /// what ran. `impactset.reach` and `impactset.ray.reach` wrap it.
 #[pyfunction]
-#[pyo3(signature = (problem, n, *, velocities=None, seed=None, selection=None, schedule=None, steps=None, step_size=None, directions=None, baselines=true, keep_sets=false, heldout_every=None, delta=None, backend=None, precision=None, threads=None, progress=None, start=None, end=None))]
+#[pyo3(signature = (problem, n, *, velocities=None, seed=None, selection=None, schedule=None, steps=None, step_size=None, directions=None, baselines=true, extremes=false, extremes_budget=None, keep_sets=false, heldout_every=None, delta=None, backend=None, precision=None, threads=None, progress=None, start=None, end=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn reach_native<'py>(
     py: Python<'py>,
@@ -168,6 +168,8 @@ pub fn reach_native<'py>(
     step_size: Option<&Bound<'py, PyAny>>,
     directions: Option<&Bound<'py, PyAny>>,
     baselines: bool,
+    extremes: bool,
+    extremes_budget: Option<&Bound<'py, PyAny>>,
     keep_sets: bool,
     heldout_every: Option<&Bound<'py, PyAny>>,
     delta: Option<&Bound<'py, PyAny>>,
@@ -194,6 +196,17 @@ pub fn reach_native<'py>(
     let delta = match some(delta) {
         Some(d) => args::float_in("delta", &d, 0.0, 1.0)?,
         None => ReachOptions::default().delta,
+    };
+    let extremes = match (extremes, some(extremes_budget)) {
+        (false, Some(_)) => return Err(PyValueError::new_err("extremes_budget: give extremes=True with it")),
+        (false, None) => None,
+        (true, budget) => Some(ReachExtremes {
+            budget: match budget {
+                Some(b) => args::integer("extremes_budget", &b, 0, MAX_EXTREMES_BUDGET as i128)? as usize,
+                None => ReachExtremes::default().budget,
+            },
+            ..ReachExtremes::default()
+        }),
     };
     let choice = args::run::backend(backend)?;
     let backend_name = choice.name();
@@ -233,6 +246,7 @@ pub fn reach_native<'py>(
         },
         directions: directions_of(directions)?,
         baselines,
+        extremes,
         keep_sets,
         heldout_every,
         delta,
@@ -286,6 +300,7 @@ pub fn reach_native<'py>(
     info.set_item("selection", selection.to_string())?;
     info.set_item("schedule", schedule.to_string())?;
     info.set_item("steps", steps)?;
+    info.set_item("extremes_budget", options.extremes.as_ref().map(|e| e.budget))?;
     info.set_item("step_size", step_size)?;
     info.set_item("backend", backend.name())?;
     info.set_item("precision", backend.precision_name())?;
