@@ -100,7 +100,7 @@ def main() -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(results), figsize=(5.5 * len(results), 4.2), constrained_layout=True)
-    for ax, (name, r) in zip(np.atleast_1d(axes), results.items()):
+    for ax, (name, r) in zip(np.atleast_1d(axes), results.items(), strict=True):
         for law in LAWS:
             ax.loglog(r["counts"], np.maximum(r["shortfall"][law], 1e-5), marker="o", ms=3, label=law)
         ax.set_title(f"{name}: {args.directions} random directions")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ._extremes import Extremes, extremes
 from ._impactset import (
     Problem,
     SampleSet,
@@ -48,7 +49,6 @@ from ._impactset import (
 from ._impactset import (
     sample_native as _sample_native,
 )
-from ._extremes import Extremes, extremes
 from ._names import BackendName, PrecisionName, ScheduleName, SelectionName
 from ._progress import for_sample as _progress_for_sample
 from ._reach import Reach, reach
