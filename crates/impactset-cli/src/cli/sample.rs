@@ -16,7 +16,7 @@ use impactset::io::{SampleWriter, write_json};
 use impactset::plot::{Marker, SetPlotOptions, plot_post_impact_set};
 use impactset::run::{BackendChoice, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::SetTally;
-use impactset::sampling::{first_trajectories, sample_trajectory};
+use impactset::sampling::{anchor_outcomes, first_trajectories, sample_trajectory};
 use impactset::{SampleSet, SamplerOptions, Schedule, Selection};
 use serde::Serialize;
 use std::cell::OnceCell;
@@ -71,6 +71,10 @@ pub struct SampleArgs {
     /// Record every step (v, p, normal impulses) of the first `--trajectory-count` samples as JSON.
     #[arg(long)]
     trajectories: Option<PathBuf>,
+    /// Add the ordered anchors (the contacts resolved one after the other in every order, at most this
+    /// many orders; docs/model.md §5d) to the summary and the figure, labelled by their order.
+    #[arg(long, default_value_t = 0)]
+    anchors: usize,
     /// Samples recorded by `--trajectories` and drawn by `--plot` (at most 4096).
     #[arg(long, default_value_t = 32)]
     trajectory_count: usize,
@@ -95,6 +99,9 @@ struct Report {
     summary: RunSummary,
     modes: ModeHistogram,
     baselines: Vec<ImpactOutcome>,
+    /// With `--anchors`: the ordered anchors (docs/model.md §5d).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    anchors: Vec<ImpactOutcome>,
     #[serde(skip_serializing_if = "Option::is_none")]
     epsilon: Option<EpsilonFigures>,
 }
@@ -238,6 +245,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     // problems) are computed once, only if the summary or the plot needs them.
     let baselines: OnceCell<Vec<ImpactOutcome>> = OnceCell::new();
     let baselines = || baselines.get_or_init(|| baseline_outcomes(problem)).clone();
+    let anchors = anchor_outcomes(problem, &options, args.anchors);
     if args.summary.is_some() || args.json {
         let epsilon = (args.heldout > 0).then(|| {
             let fresh = SamplerOptions {
@@ -256,7 +264,13 @@ pub fn run(args: SampleArgs) -> Result<()> {
                 certificate,
             }
         });
-        let report = Report { summary: summary.clone(), modes: modes.clone(), baselines: baselines(), epsilon };
+        let report = Report {
+            summary: summary.clone(),
+            modes: modes.clone(),
+            baselines: baselines(),
+            anchors: anchors.clone(),
+            epsilon,
+        };
         if let Some(path) = &args.summary {
             write_json(path, &report)?;
         }
@@ -278,7 +292,8 @@ pub fn run(args: SampleArgs) -> Result<()> {
         let trajectories = first_trajectories(problem, &options, args.trajectory_count.min(options.samples));
         let plot_options = SetPlotOptions { title: spec.name.clone(), ..SetPlotOptions::default() };
         outputs::write_atomically(path, |tmp| {
-            plot_post_impact_set(tmp, problem, &set, &trajectories, &markers(baselines()), &plot_options)
+            let all = baselines().into_iter().chain(anchors.iter().cloned());
+            plot_post_impact_set(tmp, problem, &set, &trajectories, &markers(all.collect()), &plot_options)
         })?;
     }
     if !args.json {

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use super::sample::{CapSource, SampleWorkspace, Trajectory, run_sample_from};
 use super::{OptionsError, SamplerOptions, sample_set};
 use crate::ImpactProblem;
+use crate::impact::ImpactOutcome;
 use crate::stream;
 
 /// Selection-stream indices of the search's candidates start here (far
@@ -162,6 +163,20 @@ pub fn anchors(problem: &ImpactProblem, options: &SamplerOptions, count: usize) 
             })
             .collect()
     })
+}
+
+/// The accepted ordered anchors as labelled outcomes (`order A → B → C`,
+/// contact names), for summaries and figures (`impactset sample --anchors`).
+pub fn anchor_outcomes(problem: &ImpactProblem, options: &SamplerOptions, count: usize) -> Vec<ImpactOutcome> {
+    anchors(problem, options, count)
+        .into_iter()
+        .filter(|a| a.trajectory.sample.accepted)
+        .map(|a| {
+            let names: Vec<&str> = a.order.iter().map(|&i| problem.contacts()[i].name.as_str()).collect();
+            let v = nalgebra::DVector::from_vec(a.trajectory.sample.v_plus);
+            ImpactOutcome::new(problem, format!("order {}", names.join(" → ")), v)
+        })
+        .collect()
 }
 
 fn in_pool<T: Send>(threads: Option<usize>, run: impl FnOnce() -> T + Send) -> T {

@@ -13,7 +13,7 @@ mod set;
 pub use crate::stream;
 pub use extremes::{
     ANCHOR_INDEX, Anchor, EXTREMES_SELECTION, Extreme, ExtremesOptions, MAX_ANCHORS, Origin, SEARCH_INDEX,
-    anchor_orders, anchors, extremes, extremes_from, random_directions, replay,
+    anchor_orders, anchor_outcomes, anchors, extremes, extremes_from, random_directions, replay,
 };
 pub use flat::FlatSamples;
 pub use json::finite_or_string;
