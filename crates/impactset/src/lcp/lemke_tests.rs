@@ -1,6 +1,7 @@
 //! Unit tests of the dense and product-form Lemke solvers (`lemke.rs`).
 
 use super::*;
+use crate::lcp::fixtures::{CUBE_FLAT, PAPER_SCENES};
 
 #[test]
 fn nonnegative_q_gives_zero_without_pivots() {
@@ -39,21 +40,6 @@ fn degenerate_problem_terminates() {
     assert!(sol.residual.violation() < 1e-12, "{:?}", sol.residual);
 }
 
-/// The right-hand side `[h·p; J v; 0]` of a step LCP of scene `s` at a
-/// random velocity `v ∈ [−1, 1]ⁿ`, with caps `p` in quarters.
-fn random_step_rhs(s: &crate::Scene, rng: &mut impl rand::Rng) -> Vec<f64> {
-    let ops = s.problem.operators();
-    let size = ops.layout().size();
-    let v = nalgebra::DVector::from_fn(ops.n, |_, _| rng.random_range(-1.0..1.0));
-    let u = &ops.j * v;
-    let mut b = vec![0.0; size];
-    for x in &mut b[..ops.m] {
-        *x = s.step_size * f64::from(rng.random_range(0u8..4)) / 4.0;
-    }
-    b[ops.m..size - ops.m].copy_from_slice(u.as_slice());
-    b
-}
-
 /// The dense path of `(a, q, cover, offset)`: `z` (as bits) and pivots.
 fn dense_reference(a: &[f64], q: &[f64], cover: Option<&[f64]>, offset: usize) -> Result<(Vec<u64>, usize), LcpError> {
     let n = q.len();
@@ -71,8 +57,9 @@ fn dense_reference(a: &[f64], q: &[f64], cover: Option<&[f64]>, offset: usize) -
 
 /// The product-form phase (with its switch to the dense tableau at every
 /// possible pivot) gives the dense solver's pivots and `z`, bit for bit:
-/// on step LCPs of the paper scenes along random velocities and caps, and
-/// on small integer LCPs full of ties (the lexicographic test decides).
+/// on step LCPs of the paper scenes (`fixtures`) along random velocities
+/// and caps, and on small integer LCPs full of ties (the lexicographic
+/// test decides).
 /// On a processor with AVX2 the product form's column replays run
 /// compiled for it and the dense reference does not, so this also checks
 /// that the two builds agree.
@@ -81,15 +68,13 @@ fn product_form_matches_the_dense_tableau_bit_for_bit() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
     let mut cases: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
-    for id in ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack"] {
-        let s = crate::scene::builtin(id).unwrap();
-        let ops = s.problem.operators();
+    for lcp in PAPER_SCENES {
         for _ in 0..60 {
-            let mut b = random_step_rhs(&s, &mut rng);
+            let mut b = lcp.random_rhs(&mut rng);
             if rng.random_bool(0.3) {
-                b[ops.m] = 0.0;
+                b[lcp.contacts] = 0.0;
             }
-            cases.push((ops.step_matrix.clone(), b));
+            cases.push((lcp.matrix.to_vec(), b));
         }
     }
     // Every size the product form is compiled for (`with_size!`) and a few others.
@@ -271,10 +256,10 @@ fn changed_and_prepared_matrices_solve_as_fresh() {
 
 /// One workspace solving many LCPs with covering vector 1 (whose paths
 /// it keeps, see `memo`) gives bit for bit what a fresh workspace gives
-/// for each: step LCPs of the paper scenes along random velocities and
-/// caps, with the column order, the matrix and the tolerances changing
-/// now and then (each change starts the kept paths anew), and small
-/// integer LCPs full of ties.
+/// for each: step LCPs of the paper scenes and `cube-flat` (`fixtures`)
+/// along random velocities and caps, with the column order, the matrix
+/// and the tolerances changing now and then (each change starts the kept
+/// paths anew), and small integer LCPs full of ties.
 #[test]
 fn kept_paths_solve_as_fresh() {
     use rand::{Rng, SeedableRng};
@@ -284,21 +269,19 @@ fn kept_paths_solve_as_fresh() {
     };
     let mut ws = LemkeWorkspace::new(1);
     let mut solved = 0;
-    for id in ["rocking-block", "compass-gait", "box-wall", "ramone", "disk-stack", "cube-flat"] {
-        let s = crate::scene::builtin(id).unwrap();
-        let ops = s.problem.operators();
-        let size = ops.layout().size();
-        let matrix = LcpMatrix::from_row_major(size, &ops.step_matrix).unwrap();
+    for lcp in PAPER_SCENES.into_iter().chain([&CUBE_FLAT]) {
+        let size = lcp.size();
+        let matrix = LcpMatrix::from_row_major(size, lcp.matrix).unwrap();
         for k in 0..400 {
-            let b = random_step_rhs(&s, &mut rng);
+            let b = lcp.random_rhs(&mut rng);
             let offset = if k % 50 < 40 { 0 } else { k % 7 };
             let options = if k % 100 < 90 {
                 LemkeOptions::default()
             } else {
                 LemkeOptions { tie_tolerance: Some(1e-9), ..Default::default() }
             };
-            let fresh = bits(LemkeWorkspace::new(size).solve_covered(&ops.step_matrix, &b, None, offset, &options));
-            assert_eq!(bits(ws.solve_matrix(&matrix, &b, None, offset, &options)), fresh, "{id}, LCP {k}");
+            let fresh = bits(LemkeWorkspace::new(size).solve_covered(lcp.matrix, &b, None, offset, &options));
+            assert_eq!(bits(ws.solve_matrix(&matrix, &b, None, offset, &options)), fresh, "{}, LCP {k}", lcp.scene);
             solved += 1;
         }
     }

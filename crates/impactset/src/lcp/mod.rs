@@ -72,6 +72,8 @@ pub(crate) fn avx2() -> bool {
 mod enumerate;
 mod error;
 mod eta;
+#[cfg(test)]
+mod fixtures;
 mod lemke;
 mod memo;
 pub mod norms;
