@@ -5,7 +5,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use impactset::SamplerOptions;
-use impactset::sampling::{EXTREMES_SELECTION, ExtremesOptions, MAX_THREADS, extremes, random_directions};
+use impactset::sampling::{
+    EXTREMES_SELECTION, ExtremesOptions, MAX_THREADS, SearchControl, extremes_with, random_directions,
+};
 
 use crate::analysis::{problem_arg, velocities};
 use crate::args::{self, some};
@@ -78,8 +80,13 @@ pub fn extremes_native<'py>(
         }
         options.steps = cap.steps;
     }
-    let found = detached::run(py, None, |_| extremes(p, &options, &cs, &search))?
-        .map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?;
+    // Ctrl-C stops the search (before the next sample, between rounds).
+    let found = detached::run(py, None, |control| {
+        let search_control = SearchControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
+        extremes_with(p, &options, &cs, &search, &search_control)
+    })?
+    .map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?
+    .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("the search was cancelled"))?;
     let d = PyDict::new(py);
     d.set_item("directions", matrix(py, cs.concat(), dim)?)?;
     d.set_item("value", vector(py, found.iter().map(|e| e.value).collect())?)?;

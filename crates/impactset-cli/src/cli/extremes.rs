@@ -9,7 +9,9 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{InputError, options, outputs, source};
-use impactset::sampling::{EXTREMES_SELECTION, Extreme, ExtremesOptions, extremes, random_directions};
+use impactset::sampling::{
+    EXTREMES_SELECTION, Extreme, ExtremesOptions, SearchControl, extremes_with, random_directions,
+};
 use impactset::{Schedule, Selection};
 
 /// Arguments of `impactset extremes`.
@@ -91,10 +93,17 @@ pub fn run(args: ExtremesArgs) -> Result<()> {
     sampler.threads = args.threads;
     options::validate(&sampler, problem)?;
     let search = ExtremesOptions { budget: args.budget, ..ExtremesOptions::default() };
-    let found = extremes(problem, &sampler, &directions, &search).map_err(|e| {
-        let flag = format!("--{}", e.field.replace('_', "-"));
-        anyhow::Error::from(InputError(format!("{flag} {}: {}", e.value, e.why)))
-    })?;
+    let total = sampler.samples + directions.len() * search.budget;
+    let bar = super::progress::bar(total as u64, "samples and schedules", args.json);
+    let progress = |k: usize| bar.inc(k as u64);
+    let control = SearchControl { progress: &progress, cancel: None };
+    let found = extremes_with(problem, &sampler, &directions, &search, &control)
+        .map_err(|e| {
+            let flag = format!("--{}", e.field.replace('_', "-"));
+            anyhow::Error::from(InputError(format!("{flag} {}: {}", e.value, e.why)))
+        })?
+        .expect("a search without a cancel flag completes");
+    bar.finish_and_clear();
     let scale = (2.0 * problem.kinetic_energy(problem.velocity())).sqrt();
     let view: Vec<Named> = names.into_iter().zip(found).map(|(name, extreme)| Named { name, scale, extreme }).collect();
     if let Some(out) = &args.out {

@@ -6,12 +6,14 @@
 //! states, replayable with [`replay`]: a certified member of the set, so
 //! its value is a lower bound on the set's support `max_{v⁺ ∈ V} cᵀv⁺`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::sample::{CapSource, SampleWorkspace, Trajectory, run_sample_from};
-use super::{OptionsError, SamplerOptions, sample_set};
+use super::{OptionsError, SamplerOptions, sample_range};
 use crate::ImpactProblem;
 use crate::impact::ImpactOutcome;
 use crate::stream;
@@ -230,6 +232,40 @@ pub fn extremes(
     directions: &[Vec<f64>],
     search: &ExtremesOptions,
 ) -> Result<Vec<Extreme>, OptionsError> {
+    Ok(extremes_with(problem, options, directions, search, &SearchControl::default())?
+        .expect("a search without a cancel flag completes"))
+}
+
+/// How a caller follows and stops an [`extremes_with`] search.
+pub struct SearchControl<'a> {
+    /// Called with `k` each time `k` more samples or schedules are done
+    /// (`options.samples + directions × budget` in all), possibly from
+    /// worker threads.
+    pub progress: &'a (dyn Fn(usize) + Sync),
+    /// When set, the search stops (before the next sample, between rounds).
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl Default for SearchControl<'_> {
+    fn default() -> Self {
+        SearchControl { progress: &|_| {}, cancel: None }
+    }
+}
+
+impl SearchControl<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}
+
+/// [`extremes`] with progress and cancellation: `Ok(None)` when cancelled.
+pub fn extremes_with(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    directions: &[Vec<f64>],
+    search: &ExtremesOptions,
+    control: &SearchControl<'_>,
+) -> Result<Option<Vec<Extreme>>, OptionsError> {
     options.validate(problem)?;
     let err = |field: &'static str, value: String, why: &str| Err(OptionsError { field, value, why: why.into() });
     for (d, c) in directions.iter().enumerate() {
@@ -240,9 +276,14 @@ pub fn extremes(
     if search.population == 0 || search.elites == 0 || search.elites > search.population {
         return err("elites", search.elites.to_string(), "must lie within 1 … population (and population ≥ 1)");
     }
-    let set = sample_set(problem, options);
+    let first = options.first_index;
+    let Some(samples) = in_pool(options.threads, || {
+        sample_range(problem, options, first, options.samples, control.progress, control.cancel)
+    }) else {
+        return Ok(None);
+    };
     let anchors = anchors(problem, options, MAX_ANCHORS);
-    Ok(extremes_from(problem, options, directions, search, &set.samples, &anchors))
+    Ok(searched(problem, options, directions, search, &samples, &anchors, control))
 }
 
 /// The search of [`extremes`] from given seeds: `samples` (of `options`'s
@@ -258,6 +299,20 @@ pub fn extremes_from(
     samples: &[super::Sample],
     anchors: &[Anchor],
 ) -> Vec<Extreme> {
+    searched(problem, options, directions, search, samples, anchors, &SearchControl::default())
+        .expect("a search without a cancel flag completes")
+}
+
+/// [`extremes_from`] under `control`: `None` when cancelled.
+fn searched(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    directions: &[Vec<f64>],
+    search: &ExtremesOptions,
+    samples: &[super::Sample],
+    anchors: &[Anchor],
+    control: &SearchControl<'_>,
+) -> Option<Vec<Extreme>> {
     directions
         .iter()
         .enumerate()
@@ -274,8 +329,8 @@ pub fn extremes_from(
                 })
                 .collect();
             pool.extend(anchors.iter().filter_map(|a| Candidate::of(a.trajectory.clone(), c, Origin::Anchor)));
-            let (best, evaluations) = cross_entropy(problem, options, c, d as u64, pool, search);
-            match best {
+            let (best, evaluations) = cross_entropy(problem, options, c, d as u64, pool, search, control)?;
+            Some(match best {
                 Some(b) => Extreme {
                     direction: c.clone(),
                     value: b.value,
@@ -296,7 +351,7 @@ pub fn extremes_from(
                     origin: Origin::Search,
                     evaluations,
                 },
-            }
+            })
         })
         .collect()
 }
@@ -320,7 +375,7 @@ fn keep_best(pool: &mut Vec<Candidate>, elites: usize) {
 /// (clamping puts mass on the vertices 0 and 1, where the extremes lie),
 /// keeps the `elites` best of all seen and refits `μ`, `σ` to them
 /// (smoothed 0.7 new + 0.3 old, `σ ≥ 0.02`). Returns the best and the
-/// evaluations spent.
+/// evaluations spent; `None` when `control` cancels (checked every round).
 fn cross_entropy(
     problem: &ImpactProblem,
     options: &SamplerOptions,
@@ -328,7 +383,8 @@ fn cross_entropy(
     direction: u64,
     mut pool: Vec<Candidate>,
     search: &ExtremesOptions,
-) -> (Option<Candidate>, usize) {
+    control: &SearchControl<'_>,
+) -> Option<(Option<Candidate>, usize)> {
     let (k, m) = (options.steps, problem.m());
     keep_best(&mut pool, search.elites);
     let padded = |s: &[Vec<f64>], step: usize, i: usize| s.get(step).map_or(1.0, |p| p[i]);
@@ -358,6 +414,9 @@ fn cross_entropy(
     rng.set_stream(direction);
     let mut evaluations = 0;
     while evaluations < search.budget {
+        if control.cancelled() {
+            return None;
+        }
         let round = search.population.min(search.budget - evaluations);
         let schedules: Vec<(u64, Vec<Vec<f64>>)> = (0..round)
             .map(|e| {
@@ -380,11 +439,12 @@ fn cross_entropy(
                 .collect()
         });
         evaluations += round;
+        (control.progress)(round);
         pool.extend(found);
         keep_best(&mut pool, search.elites);
         fit(&pool, &mut mean, &mut spread, false);
     }
-    (pool.into_iter().next(), evaluations)
+    Some((pool.into_iter().next(), evaluations))
 }
 
 /// `count` directions `c = M d / ‖d‖_M`, `d` standard normal from the

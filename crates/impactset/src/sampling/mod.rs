@@ -13,7 +13,8 @@ mod set;
 pub use crate::stream;
 pub use extremes::{
     ANCHOR_INDEX, Anchor, EXTREMES_SELECTION, Extreme, ExtremesOptions, MAX_ANCHORS, Origin, SEARCH_INDEX,
-    anchor_orders, anchor_outcomes, anchors, extremes, extremes_from, random_directions, replay,
+    SearchControl, anchor_orders, anchor_outcomes, anchors, extremes, extremes_from, extremes_with, random_directions,
+    replay,
 };
 pub use flat::FlatSamples;
 pub use json::finite_or_string;
