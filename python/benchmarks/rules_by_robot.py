@@ -98,7 +98,7 @@ def main() -> None:
             ratio = rows["random-lemke"]["per_s"] / r["per_s"]
             fallback = f"{100 * r['fallback_share']:.1f} %" if rule == "all" else ""
             print(
-                f"| {p.name} | {p.m} | {rule} | {r['per_s']:.0f} | {ratio:.1f} | {r['steps']:.2f} | {fallback} | "
+                f"| {p.name} | {p.m} | {rule} | {r['per_s']:.3g} | {ratio:.1f} | {r['steps']:.2f} | {fallback} | "
                 f"{100 * r['accepted']:.1f} % ({r['samples']} samples) |",
                 flush=True,
             )
