@@ -13,7 +13,7 @@ use crate::analysis::{problem_arg, velocities};
 use crate::args::{self, some};
 use crate::convert::{matrix, vector};
 use crate::detached;
-use crate::sampling::keyword_name;
+use crate::sampling::validate_and_cap;
 
 /// The native `extremes`; `impactset.extremes` wraps the result in an
 /// `Extremes`. Returns a dict of arrays: `directions` (k, n), `value` (k,),
@@ -72,14 +72,7 @@ pub fn extremes_native<'py>(
         threads: args::optional_count_in("threads", threads, 1, MAX_THREADS)?,
         ..SamplerOptions::default()
     };
-    options.validate(p).map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?;
-    if given_steps.is_none() {
-        let cap = py.detach(|| impactset::sampling::default_steps(p, &options));
-        if let Some(warning) = cap.warning(&keyword_name) {
-            py.import("warnings")?.call_method1("warn", (warning,))?;
-        }
-        options.steps = cap.steps;
-    }
+    validate_and_cap(py, p, &mut options, given_steps.is_some())?;
     // Ctrl-C stops the search (before the next sample, between rounds).
     let found = detached::run(py, None, |control| {
         let search_control = SearchControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
@@ -96,10 +89,7 @@ pub fn extremes_native<'py>(
     d.set_item("v_plus", matrix(py, v, dim)?)?;
     d.set_item("index", vector(py, found.iter().map(|e| e.index).collect())?)?;
     d.set_item("evaluations", vector(py, found.iter().map(|e| e.evaluations as u64).collect())?)?;
-    let origins: Vec<String> = found
-        .iter()
-        .map(|e| serde_json::to_value(e.origin).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
-        .collect();
+    let origins: Vec<String> = found.iter().map(|e| e.origin.name().to_string()).collect();
     d.set_item("origin", origins)?;
     let schedules = PyList::empty(py);
     for e in &found {

@@ -217,15 +217,7 @@ pub fn sample_native(
         ..SamplerOptions::default()
     };
     let problem = pyproblem.problem();
-    options.validate(problem).map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?;
-    if steps.is_none() {
-        let cap = py.detach(|| impactset::sampling::default_steps(problem, &options));
-        if let Some(warning) = cap.warning(&keyword_name) {
-            let warnings = py.import("warnings")?;
-            warnings.call_method1("warn", (warning,))?;
-        }
-        options.steps = cap.steps;
-    }
+    validate_and_cap(py, problem, &mut options, steps.is_some())?;
     let (backend, backend_reason) = py.detach(|| open_backend(problem, backend, precision, selection, threads))?;
     let collected = Collected::new(problem.n(), samples)
         .ok_or_else(|| memory::reserve_failed(n_name, samples, samples as u128 * per_sample, "samples"))?;
@@ -248,6 +240,26 @@ pub fn sample_native(
         py.import("warnings")?.call_method("warn", (advice,), Some(&kwargs))?;
     }
     finish(py, problem_obj.clone().unbind(), problem, options, collected, &summary)
+}
+
+/// Checks `options` (a `ValueError` naming the keyword) and, when the step
+/// cap was not given, sets the pilot run's (docs/model.md §11), warning when
+/// some pilot impacts did not end. `sample` and `extremes` share it.
+pub(crate) fn validate_and_cap(
+    py: Python<'_>,
+    problem: &ImpactProblem,
+    options: &mut SamplerOptions,
+    steps_given: bool,
+) -> PyResult<()> {
+    options.validate(problem).map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?;
+    if !steps_given {
+        let cap = py.detach(|| impactset::sampling::default_steps(problem, options));
+        if let Some(warning) = cap.warning(&keyword_name) {
+            py.import("warnings")?.call_method1("warn", (warning,))?;
+        }
+        options.steps = cap.steps;
+    }
+    Ok(())
 }
 
 /// An option as Python names it: the argument itself (`step_size`), for

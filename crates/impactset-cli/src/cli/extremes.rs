@@ -134,7 +134,7 @@ pub fn run(args: ExtremesArgs) -> Result<()> {
             e.value,
             e.sampled,
             (e.value - e.sampled) / scale,
-            serde_json::to_value(e.origin)?.as_str().unwrap_or("")
+            e.origin.name()
         );
     }
     Ok(())

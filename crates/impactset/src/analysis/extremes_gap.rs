@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use super::{Embedding, Figure, NearestIndex, PointCloud, velocity_norm};
-use crate::sampling::{ExtremesOptions, OptionsError, anchors, extremes_from, random_directions};
+use crate::sampling::{ExtremesOptions, OptionsError, anchors, extremes_from, in_pool, random_directions};
 use crate::{ImpactProblem, SamplerOptions, sample_set};
 
 /// How much the check searches. Cheap by default: it runs next to every
@@ -67,10 +67,13 @@ pub fn extremes_gap(
     let options = &SamplerOptions { samples: check.samples.max(1), first_index: 0, ..options.clone() };
     options.validate(problem)?;
     let seeds = sample_set(problem, options);
-    let anchors = anchors(problem, options, check.anchors);
     let directions = random_directions(problem, check.directions, options.seed);
     let search = ExtremesOptions { budget: check.budget, ..ExtremesOptions::default() };
-    let found = extremes_from(problem, options, &directions, &search, &seeds.samples, &anchors);
+    let (anchors, found) = in_pool(options.threads, || {
+        let anchors = anchors(problem, options, check.anchors);
+        let found = extremes_from(problem, options, &directions, &search, &seeds.samples, &anchors);
+        (anchors, found)
+    });
     let names: Vec<&str> = problem.contacts().iter().map(|c| c.name.as_str()).collect();
     let accepted: Vec<_> = anchors.iter().filter(|a| a.trajectory.sample.accepted).collect();
     let outcomes = accepted

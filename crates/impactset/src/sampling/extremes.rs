@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::sample::{CapSource, SampleWorkspace, Trajectory, run_sample_from};
-use super::{OptionsError, SamplerOptions, sample_range};
+use super::{OptionsError, SamplerOptions, in_pool, sample_range};
 use crate::ImpactProblem;
 use crate::impact::ImpactOutcome;
 use crate::stream;
@@ -63,6 +63,17 @@ pub enum Origin {
     Anchor,
     /// A schedule of the directed search.
     Search,
+}
+
+impl Origin {
+    /// The word outputs use (`sample`, `anchor`, `search`), as serialized.
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Sample => "sample",
+            Origin::Anchor => "anchor",
+            Origin::Search => "search",
+        }
+    }
 }
 
 /// The best outcome found in one direction.
@@ -151,20 +162,19 @@ fn permutations(items: &mut Vec<usize>, k: usize, out: &mut Vec<Vec<usize>>) {
 /// The ordered anchors of `problem` (at most `count`, see [`anchor_orders`]),
 /// under the run's selection rule with the step cap `m·K` (each contact
 /// resolved in turn gets the run's `K` steps); anchor `j` reads the
-/// selection stream of `ANCHOR_INDEX + j`.
+/// selection stream of `ANCHOR_INDEX + j`. Runs on the current rayon pool
+/// (as [`extremes_from`]; [`extremes`] installs `options.threads`).
 pub fn anchors(problem: &ImpactProblem, options: &SamplerOptions, count: usize) -> Vec<Anchor> {
     let orders = anchor_orders(problem.m(), count, options.seed);
     let options = &SamplerOptions { steps: (options.steps * problem.m()).min(super::MAX_STEPS), ..options.clone() };
-    in_pool(options.threads, || {
-        orders
-            .into_par_iter()
-            .enumerate()
-            .map(|(j, order)| {
-                let trajectory = trajectory(problem, options, ANCHOR_INDEX + j as u64, CapSource::Priority(&order));
-                Anchor { order, trajectory }
-            })
-            .collect()
-    })
+    orders
+        .into_par_iter()
+        .enumerate()
+        .map(|(j, order)| {
+            let trajectory = trajectory(problem, options, ANCHOR_INDEX + j as u64, CapSource::Priority(&order));
+            Anchor { order, trajectory }
+        })
+        .collect()
 }
 
 /// The accepted ordered anchors as labelled outcomes (`order A → B → C`,
@@ -179,13 +189,6 @@ pub fn anchor_outcomes(problem: &ImpactProblem, options: &SamplerOptions, count:
             ImpactOutcome::new(problem, format!("order {}", names.join(" → ")), v)
         })
         .collect()
-}
-
-fn in_pool<T: Send>(threads: Option<usize>, run: impl FnOnce() -> T + Send) -> T {
-    match threads.map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build()) {
-        Some(Ok(pool)) => pool.install(run),
-        _ => run(),
-    }
 }
 
 /// A schedule and its outcome.
@@ -276,21 +279,21 @@ pub fn extremes_with(
     if search.population == 0 || search.elites == 0 || search.elites > search.population {
         return err("elites", search.elites.to_string(), "must lie within 1 … population (and population ≥ 1)");
     }
-    let first = options.first_index;
-    let Some(samples) = in_pool(options.threads, || {
-        sample_range(problem, options, first, options.samples, control.progress, control.cancel)
-    }) else {
-        return Ok(None);
-    };
-    let anchors = anchors(problem, options, MAX_ANCHORS);
-    Ok(searched(problem, options, directions, search, &samples, &anchors, control))
+    // One pool for the whole query (a pool per search round would start
+    // threads thousands of times).
+    Ok(in_pool(options.threads, || {
+        let samples =
+            sample_range(problem, options, options.first_index, options.samples, control.progress, control.cancel)?;
+        let anchors = anchors(problem, options, MAX_ANCHORS);
+        searched(problem, options, directions, search, &samples, &anchors, control)
+    }))
 }
 
 /// The search of [`extremes`] from given seeds: `samples` (of `options`'s
 /// law, seed and step size: the best `elites` are replayed by index) and
 /// `anchors` (of [`anchors`] under `options`). Directions and search
 /// options are taken as checked (`population ≥ elites ≥ 1`, each `c` of
-/// length `n`).
+/// length `n`). Runs on the current rayon pool.
 pub fn extremes_from(
     problem: &ImpactProblem,
     options: &SamplerOptions,
@@ -430,14 +433,12 @@ fn cross_entropy(
                 (SEARCH_INDEX + (direction << 24) + (evaluations + e) as u64, schedule)
             })
             .collect();
-        let found: Vec<Candidate> = in_pool(options.threads, || {
-            schedules
-                .par_iter()
-                .filter_map(|(index, schedule)| {
-                    Candidate::of(replay(problem, options, schedule, *index), c, Origin::Search)
-                })
-                .collect()
-        });
+        let found: Vec<Candidate> = schedules
+            .par_iter()
+            .filter_map(|(index, schedule)| {
+                Candidate::of(replay(problem, options, schedule, *index), c, Origin::Search)
+            })
+            .collect();
         evaluations += round;
         (control.progress)(round);
         pool.extend(found);

@@ -224,15 +224,19 @@ pub fn sample_set_with_progress(
     options: &SamplerOptions,
     progress: &(dyn Fn(usize) + Sync),
 ) -> SampleSet {
-    let run = || sample_range(problem, options, options.first_index, options.samples, progress, None);
-    let samples = match options.threads {
-        Some(t) => match rayon::ThreadPoolBuilder::new().num_threads(t).build() {
-            Ok(pool) => pool.install(run),
-            Err(_) => run(),
-        },
-        None => run(),
-    };
+    let samples = in_pool(options.threads, || {
+        sample_range(problem, options, options.first_index, options.samples, progress, None)
+    });
     SampleSet { n: problem.n(), samples: samples.expect("a run without a cancel flag completes") }
+}
+
+/// Runs `run` on a pool of `threads` workers (`None`, or a pool that cannot
+/// be built: the current pool). Results never depend on it.
+pub(crate) fn in_pool<T: Send>(threads: Option<usize>, run: impl FnOnce() -> T + Send) -> T {
+    match threads.map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build()) {
+        Some(Ok(pool)) => pool.install(run),
+        _ => run(),
+    }
 }
 
 /// Samples `first .. first + total` of the run `options` on the current
