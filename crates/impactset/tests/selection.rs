@@ -55,6 +55,7 @@ fn random_lemke_returns_enumerated_solutions() {
             ops,
             u.as_slice(),
             &caps,
+            None,
             StepScales { velocity: problem.velocity_scale(), impulse: 1.0 },
             Selection::RandomLemke,
             &mut streams,

@@ -233,6 +233,15 @@ pub fn step_violation(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScal
 /// `streams` as documented in [`crate::stream`]. The outcome's
 /// residual is [`step_violation`] in `scales`.
 ///
+/// `offset`, when given, holds each contact's prescribed normal impulse
+/// `o_i ∈ [0, h·p_i]` of the step (the expansion phase of restitution,
+/// docs/model.md §4b): the contact takes `λn_i = o_i + y_i`, where `y_i`
+/// is the LCP's own normal unknown, its cap `h·p_i − o_i` and its friction
+/// cone `μ_i λn_i`. That LCP is the step LCP with `b_R + A_R [0; o; 0; 0]`
+/// (the `λn` columns of `A_R` applied to `o`), and `lambda` receives the
+/// whole impulse, `o` included. `None` (no contact expanding) solves the
+/// step as written.
+///
 /// `ws` must have been built for `ops` ([`StepWorkspace::new`]).
 ///
 /// Errors: Lemke's failure (it cannot fail on a step LCP in exact arithmetic:
@@ -244,6 +253,7 @@ pub fn routh_step(
     ops: &ContactOperators,
     u: &[f64],
     caps: &[f64],
+    offset: Option<&[f64]>,
     scales: StepScales,
     selection: Selection,
     streams: &mut SampleStreams,
@@ -256,6 +266,9 @@ pub fn routh_step(
     ws.b[..m].copy_from_slice(caps);
     ws.b[m..size - m].copy_from_slice(u);
     ws.b[size - m..].iter_mut().for_each(|x| *x = 0.0);
+    if let Some(o) = offset {
+        shift_by_offset(ops, o, &mut ws.b);
+    }
     let options = ws.lemke_options;
     let impulses = layout.impulses();
     if ws.units.0 != scales.velocity {
@@ -287,15 +300,15 @@ pub fn routh_step(
                 exhaustive: false,
             }
         };
-    match selection {
+    let outcome = match selection {
         Selection::Lemke => {
             let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, None, 0, &options))?;
-            Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
+            lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda)
         }
         Selection::RandomLemke => {
             let offset = streams.random_cover(&mut ws.cover);
             let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, Some(&ws.cover), offset, &options))?;
-            Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda))
+            lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda)
         }
         Selection::All => {
             let word = streams.selection_word();
@@ -312,13 +325,38 @@ pub fn routh_step(
             if ws.valid.is_empty() {
                 // Round-off hid every vertex: fall back to the deterministic rule.
                 let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, None, 0, &options))?;
-                return Ok(lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda));
+                lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda)
+            } else {
+                let choices = ws.valid.len();
+                let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];
+                lambda.copy_from_slice(&ws.enumerator.solution(k)[impulses]);
+                let exhaustive = ws.enumerator.exhaustive();
+                StepOutcome { residual, pivots: 0, choices, exhaustive }
             }
-            let choices = ws.valid.len();
-            let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];
-            lambda.copy_from_slice(&ws.enumerator.solution(k)[impulses]);
-            let exhaustive = ws.enumerator.exhaustive();
-            Ok(StepOutcome { residual, pivots: 0, choices, exhaustive })
+        }
+    };
+    if let Some(o) = offset {
+        for (l, o) in lambda[..m].iter_mut().zip(o) {
+            *l += o;
+        }
+    }
+    Ok(outcome)
+}
+
+/// `b += A_R [0; o; 0; 0]`: the step LCP of the unknown `y = λn − o` when
+/// each contact takes the prescribed normal impulse `o_i` besides it (its
+/// cap lowered by `o_i`, its velocities moved by `W o`, its friction cone
+/// widened by `μ_i o_i`).
+fn shift_by_offset(ops: &ContactOperators, o: &[f64], b: &mut [f64]) {
+    let size = ops.layout().size();
+    let m = ops.m;
+    for (i, &oi) in o.iter().enumerate() {
+        if oi == 0.0 {
+            continue;
+        }
+        let column = m + i;
+        for (r, x) in b.iter_mut().enumerate() {
+            *x += ops.step_matrix[r * size + column] * oi;
         }
     }
 }

@@ -228,6 +228,7 @@ pub(crate) fn run_sample_from(
             ops,
             ws.u.as_slice(),
             &ws.caps,
+            None,
             scales,
             options.selection,
             &mut streams,
