@@ -38,6 +38,10 @@ impl StepEnumerator {
                 let mut hull = 0;
                 for (k, mode) in red.table.of(i).iter().enumerate() {
                     let g = red.table.start[i] + k;
+                    if !sc.bound.allowed[g] {
+                        // No solution has this mode (`bound.rs`).
+                        continue;
+                    }
                     let slot =
                         sc.cache.child(red, FixedCache::root(), i, g, &sc.choice, i == 0 && red.m > 1, red.m + 1);
                     let rec = sc.cache.get(slot);
@@ -119,6 +123,9 @@ impl StepEnumerator {
         let (parent_slot, cap) = (sc.slots[depth], sc.caps[depth]);
         for a in 0..sc.allowed_count[depth * m + depth] {
             let global = sc.allowed[(depth * m + depth) * mm + a];
+            if self.settled() {
+                return;
+            }
             self.nodes += 1;
             if self.nodes > self.options.node_budget {
                 self.exhaustive = false;

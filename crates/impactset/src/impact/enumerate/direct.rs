@@ -34,6 +34,10 @@ impl StepEnumerator {
                 let mut hull = 0;
                 for (k, mode) in red.table.of(i).iter().enumerate() {
                     let g = red.table.start[i] + k;
+                    if !sc.bound.allowed[g] {
+                        // No solution has this mode (`bound.rs`).
+                        continue;
+                    }
                     // Only contact i's rows are read, except for contact 0's
                     // tableaux: the search's first level fixes the same modes
                     // on the same root and reuses them.
@@ -107,6 +111,9 @@ impl StepEnumerator {
         let unfixed = low_bits(m) & !low_bits(next);
         for a in 0..sc.allowed_count[depth * m + depth] {
             let global = sc.allowed[(depth * m + depth) * mm + a];
+            if self.settled() {
+                return;
+            }
             self.nodes += 1;
             if self.nodes > self.options.node_budget {
                 self.exhaustive = false;

@@ -128,6 +128,7 @@
 //! Nothing is allocated per call once the solution buffers have grown to the
 //! largest count seen.
 
+mod bound;
 mod cache;
 mod depth_first;
 mod direct;
@@ -140,13 +141,16 @@ mod rebuild;
 mod tableau;
 
 #[cfg(test)]
+mod bound_tests;
+#[cfg(test)]
 pub(crate) mod brute_force;
 #[cfg(test)]
 mod tests;
 
-use crate::lcp::LemkeWorkspace;
+use crate::lcp::{LemkeOptions, LemkeWorkspace};
 use crate::problem::ContactOperators;
 
+use bound::{Bound, Reach, Verdict};
 use cache::{FixedCache, Slot};
 #[cfg(feature = "gpu")]
 pub(crate) use modes::{Normal, Tangential};
@@ -228,6 +232,10 @@ pub struct StepEnumerator {
     count: usize,
     exhaustive: bool,
     nodes: usize,
+    /// What the bound from a Lemke solution said of the last step.
+    verdict: Verdict,
+    /// Per contact, how far `u⁺` moves per unit of the bound (`bound.rs`).
+    reach: Reach,
     /// The scales of the step being enumerated.
     scales: StepScales,
     lemke: LemkeWorkspace,
@@ -236,6 +244,8 @@ pub struct StepEnumerator {
 /// Buffers of one enumeration.
 #[derive(Clone, Debug, Default)]
 struct Scratch {
+    /// The bound a Lemke solution puts on the step's solutions (`bound.rs`).
+    bound: Bound,
     u: Vec<f64>,
     caps: Vec<f64>,
     /// The constant column of the tableau at each search depth
@@ -395,6 +405,7 @@ impl StepEnumerator {
             }
         } else {
             Scratch {
+                bound: Bound::new(&reduced),
                 u: vec![0.0; dim],
                 caps: vec![0.0; m],
                 consts: vec![0.0; (m + 1) * 2 * dim],
@@ -433,6 +444,7 @@ impl StepEnumerator {
         if searchable && root_cached {
             scratch.cache_root_tableaux(&reduced);
         }
+        let reach = if searchable { Reach::new(&reduced) } else { Reach::default() };
         const RESERVED: usize = 16;
         StepEnumerator {
             reduced,
@@ -449,6 +461,8 @@ impl StepEnumerator {
             count: 0,
             exhaustive: true,
             nodes: 0,
+            verdict: Verdict::None,
+            reach,
             scales: StepScales::default(),
             lemke: LemkeWorkspace::new(size),
         }
@@ -480,16 +494,77 @@ impl StepEnumerator {
             }
         }
         self.scales = self.step_scales(&scratch.u, &scratch.caps);
+        self.verdict = Verdict::None;
+        // A friction cone widened by `b_γ` (a prescribed normal impulse) is
+        // outside the contact modes: only the bound can settle such a step.
+        let widened = b[self.size - m..].iter().any(|&g| g != 0.0);
         if m > MAX_SEARCH_CONTACTS {
             self.exhaustive = false;
         } else {
-            self.search(ops, &mut scratch);
+            self.bound_step(ops, b, &mut scratch);
+            if !widened {
+                self.search(ops, &mut scratch);
+            } else if self.verdict == Verdict::Unique {
+                let normal_scale = scratch.caps.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                let impulses = ops.layout().impulses();
+                for (r, v) in scratch.dv.iter_mut().enumerate() {
+                    *v = impulses.clone().map(|c| ops.minv_jt[(r, c - ops.m)] * scratch.z[c]).sum();
+                }
+                self.keep(&scratch.z, &scratch.dv, normal_scale);
+            } else {
+                self.exhaustive = false;
+            }
         }
         if !self.exhaustive {
             self.fallback(ops, b, &mut scratch);
         }
         self.scratch = Some(scratch);
         self.count
+    }
+
+    /// One Lemke solve (covering vector 1) and the bound it puts on every
+    /// solution of the step (`bound.rs`): the modes the search may skip, and
+    /// whether `Δv` is unique. Leaves the Lemke solution in `sc.z`.
+    fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
+        let m = self.reduced.m;
+        let solved = if self.options.bound {
+            self.lemke.solve(&ops.step_matrix, b, &LemkeOptions::default()).ok()
+        } else {
+            None
+        };
+        self.verdict = match solved {
+            // A solution to round-off in the step's own scales (its errors
+            // are then far inside the bound's slack).
+            Some(sol)
+                if {
+                    let (r, v, p) = (sol.residual, self.scales.velocity, self.scales.impulse);
+                    let floor = -ACCEPT * v.min(p);
+                    r.min_z >= floor && r.min_w >= floor && r.complementarity * self.size as f64 <= ACCEPT * v * p
+                } =>
+            {
+                sc.z.copy_from_slice(sol.z);
+                let g = &b[self.size - m..];
+                sc.bound.compute(&self.reduced, &self.reach, &sc.u, &sc.caps, g, &sc.z, self.d, self.scales)
+            }
+            _ => Verdict::None,
+        };
+        if self.verdict == Verdict::None {
+            sc.bound.allow_all();
+        }
+    }
+
+    /// Whether the search may stop: the step's `Δv` is certified unique and
+    /// a solution is found (the first in the search's order, as a complete
+    /// search would return it).
+    #[inline]
+    fn settled(&self) -> bool {
+        self.verdict == Verdict::Unique && self.count > 0
+    }
+
+    /// Whether the last enumeration's step was certified to have a single
+    /// `Δv` by the bound from a Lemke solution (docs/model.md §5b).
+    pub fn certified(&self) -> bool {
+        self.verdict == Verdict::Unique
     }
 
     /// Solution `k` of the last enumeration: a full LCP solution `z` (`N`

@@ -23,6 +23,13 @@ pub struct EnumeratorOptions {
     /// When records are kept (within `cache_bytes`). Default
     /// [`RecordPolicy::WhenTheyFit`].
     pub records: RecordPolicy,
+    /// Whether a step starts with one Lemke solve and the bound it puts on
+    /// every other solution (docs/model.md §5b): the modes no solution can
+    /// have are not searched, and a step whose `Δv` it proves unique stops
+    /// at the first solution. The solutions do not depend on it (except on
+    /// a step whose friction cone is widened, `b_γ ≠ 0`, which only the
+    /// bound can settle). Default `true`.
+    pub bound: bool,
 }
 
 /// When the enumerator keeps the records of the modes it fixes
@@ -45,6 +52,7 @@ impl Default for EnumeratorOptions {
             fallback_solves: 16,
             cache_bytes: 32 << 20,
             records: RecordPolicy::WhenTheyFit,
+            bound: true,
         }
     }
 }

@@ -169,7 +169,8 @@ fn routh_step_all_reports_every_choice_and_exhaustiveness() {
         let mut streams = SampleStreams::new(&stream_key(case), 0);
         let mut lambda = vec![0.0; ops.m + ops.m * ops.d];
         let scales = StepScales { velocity: problem.velocity_scale(), impulse: 1.0 };
-        let outcome = routh_step(ops, u, caps, None, scales, Selection::All, &mut streams, &mut ws, &mut lambda).unwrap();
+        let outcome =
+            routh_step(ops, u, caps, None, scales, Selection::All, &mut streams, &mut ws, &mut lambda).unwrap();
         assert!(outcome.exhaustive, "case {case}");
         assert!(outcome.residual < 1e-9, "case {case}: {outcome:?}");
         let mut e = StepEnumerator::new(ops);
@@ -178,7 +179,8 @@ fn routh_step_all_reports_every_choice_and_exhaustiveness() {
         // The impulse taken is one of the enumerated solutions.
         let impulses = ops.layout().impulses();
         assert!((0..outcome.choices).any(|k| e.solution(k)[impulses.clone()] == lambda[..]), "case {case}");
-        let lemke = routh_step(ops, u, caps, None, scales, Selection::Lemke, &mut streams, &mut ws, &mut lambda).unwrap();
+        let lemke =
+            routh_step(ops, u, caps, None, scales, Selection::Lemke, &mut streams, &mut ws, &mut lambda).unwrap();
         assert!(!lemke.exhaustive);
     }
     assert!(several > 0);

@@ -1,0 +1,270 @@
+//! Where every solution of a step lies, given one solution (docs/model.md
+//! §5b, "The bound from one solution").
+//!
+//! For two solutions `x`, `x*` of a step (`δ = x − x*`, `δu = W δ`),
+//! `Q = δᵀWδ = Σ_i (δλn_i δu_n,i + δf_iᵀ δu_t,i)`. Each contact's normal law
+//! (a box) makes its first term `≤ 0`; its friction law bounds the second by
+//! `a_i ‖δu_t,i‖ + k_i`. With `‖δu_t,i‖ ≤ κ_i √Q` (`κ_i² = λmax` of contact
+//! `i`'s tangential block of `W`), `√Q ≤ S = (A + √(A² + 4K))/2`,
+//! `A = Σ a_i κ_i`, `K = Σ k_i`, and every solution has
+//! `|δu_n,i| ≤ ν_i S`, `‖δu_t,i‖ ≤ κ_i S` (`ν_i² = W_(n,n),ii`). A contact
+//! whose `u*_n,i` lies beyond that reach keeps its normal impulse in every
+//! solution (`a_i` then vanishes), which shrinks `S`; when every frictional
+//! contact's `a_i` vanishes in exact arithmetic, `Q ≤ 0` up to round-off:
+//! `Δv` is unique. Either way, a mode whose velocity conditions fail
+//! everywhere within the reach holds no solution and is not searched.
+
+use super::tableau::{Reduced, StepScales};
+use super::{ACCEPT, PRUNE};
+
+/// Per contact, how far `u⁺` moves per unit `√Q`.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Reach {
+    /// `ν_i = √W_(n,n),ii`.
+    normal: Vec<f64>,
+    /// `κ_i = √λmax(W_(t,t),ii)`.
+    tangent: Vec<f64>,
+}
+
+impl Reach {
+    pub fn new(red: &Reduced) -> Self {
+        let (s, dim) = (red.s, red.dim);
+        let w = |r: usize, c: usize| red.w[r * dim + c];
+        let normal = (0..red.m).map(|i| w(i * s, i * s).max(0.0).sqrt()).collect();
+        let tangent = (0..red.m)
+            .map(|i| {
+                let k = i * s + 1;
+                let largest = if red.t == 1 {
+                    w(k, k)
+                } else {
+                    let (a, b, c) = (w(k, k), w(k, k + 1), w(k + 1, k + 1));
+                    0.5 * (a + c) + (0.25 * (a - c) * (a - c) + b * b).sqrt()
+                };
+                largest.max(0.0).sqrt()
+            })
+            .collect();
+        Reach { normal, tangent }
+    }
+}
+
+/// What the bound says about a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// No usable solution to bound from (Lemke failed, or a negative cap).
+    None,
+    /// Every solution lies within the reach; `allowed` marks the modes that
+    /// may hold one.
+    Bounded,
+    /// As `Bounded`, and `Δv` is the same in every solution.
+    Unique,
+}
+
+/// The per-step work of the bound.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Bound {
+    /// Per global mode: whether its velocity conditions can hold within the
+    /// reach.
+    pub allowed: Vec<bool>,
+    x: Vec<f64>,
+    up: Vec<f64>,
+    /// Per contact: `a_i`, `k_i`, and whether its normal impulse is known.
+    a: Vec<f64>,
+    k: Vec<f64>,
+    /// `r_i`: the dead zone of `‖δu_t,i‖` in which contact `i` adds nothing.
+    dead: Vec<f64>,
+    known: Vec<bool>,
+    /// Per contact: whether `a_i = 0` in exact arithmetic.
+    exact_zero: Vec<bool>,
+    /// The pieces of [`Bound::reach`]: breakpoint, `a κ`, `a r`.
+    terms: Vec<(f64, f64, f64)>,
+}
+
+impl Bound {
+    pub fn new(red: &Reduced) -> Self {
+        Bound {
+            allowed: vec![true; red.table.modes.len()],
+            x: vec![0.0; red.dim],
+            up: vec![0.0; red.dim],
+            a: vec![0.0; red.m],
+            k: vec![0.0; red.m],
+            dead: vec![0.0; red.m],
+            terms: Vec::with_capacity(red.m),
+            known: vec![false; red.m],
+            exact_zero: vec![false; red.m],
+        }
+    }
+
+    /// Bounds the solutions of the step `(u, caps, g)` (`g = b_γ`, the
+    /// friction cone of contact `i` being `μ_i λn_i + g_i`) from the LCP
+    /// solution `z` (`[σ; λn; λD; γ]`, `d` directions per contact), and
+    /// marks the modes that may hold one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compute(
+        &mut self,
+        red: &Reduced,
+        reach: &Reach,
+        u: &[f64],
+        caps: &[f64],
+        g: &[f64],
+        z: &[f64],
+        d: usize,
+        scales: StepScales,
+    ) -> Verdict {
+        let (m, s, t) = (red.m, red.s, red.t);
+        if caps.iter().any(|&c| c.is_nan() || c < 0.0) || z.iter().any(|v| !v.is_finite()) {
+            return Verdict::None;
+        }
+        // x* and u*⁺ = u + W x*.
+        for i in 0..m {
+            self.x[i * s] = z[m + i];
+            for a in 0..t {
+                self.x[i * s + 1 + a] = (0..d).map(|k| z[2 * m + i * d + k] * red.directions[k][a]).sum();
+            }
+        }
+        red.post_velocity(u, &self.x, &mut self.up);
+        let velocity = scales.velocity.max(f64::MIN_POSITIVE);
+        let impulse = scales.impulse;
+        // The slack of the solutions the search accepts (each law within
+        // ACCEPT of its scales; PRUNE is 1000 times that) and of z's round-off.
+        let slack = PRUNE * ((m + 1) * (m + 1)) as f64 * velocity * impulse;
+        let margin = PRUNE * velocity;
+        let sticking = ACCEPT * velocity;
+        for i in 0..m {
+            let (mu, cap, lam) = (red.friction[i], caps[i], self.x[i * s]);
+            let spread = lam.abs().max((cap - lam).abs());
+            let general = mu * spread;
+            let un = self.up[i * s];
+            self.known[i] = cap == 0.0;
+            self.exact_zero[i] = mu == 0.0 || cap == 0.0;
+            self.dead[i] = 0.0;
+            (self.a[i], self.k[i]) = (if cap == 0.0 { mu * lam.abs() } else { general }, 0.0);
+            if self.exact_zero[i] {
+                continue;
+            }
+            let slip: f64 = (0..t).map(|a| self.up[i * s + 1 + a].powi(2)).sum::<f64>().sqrt();
+            let rho = mu * lam + g[i];
+            // Sticking with friction strictly inside the cone: T_i ≤ α σ(−u_t)
+            // plus the round-off of u*_t, α = μ|δλ| − (1 − β) ρ*.
+            let mut alpha = f64::INFINITY;
+            if slip <= sticking && rho > 0.0 {
+                let used: f64 = (0..d).map(|k| z[2 * m + i * d + k].abs()).sum();
+                alpha = general - (1.0 - (used / rho).min(1.0)) * rho;
+                if alpha <= 0.0 {
+                    self.exact_zero[i] = true;
+                    (self.a[i], self.k[i]) = (0.0, (mu * cap + g[i] + rho.abs()) * slip);
+                    continue;
+                }
+            }
+            if un.abs() > margin {
+                // Open or capped with margin |u*_n|: any other normal impulse
+                // moves u_n past 0, so N_i ≤ −|δλ| |u*_n| and
+                // D_i ≤ μ Λ max(0, ‖δu_t‖ − |u*_n|/μ).
+                self.dead[i] = un.abs() / mu;
+            } else if alpha < general {
+                (self.a[i], self.k[i]) = (alpha, (alpha + mu * cap + g[i] + rho.abs()) * slip);
+            }
+        }
+        // Contacts whose u*_n lies beyond the reach keep their normal
+        // impulse; repeat while that shrinks the reach.
+        let mut reach_s;
+        loop {
+            reach_s = self.reach(reach, slack, 1.0, |_| true);
+            let mut changed = false;
+            for (i, &cap) in caps.iter().enumerate() {
+                if self.known[i] {
+                    continue;
+                }
+                let radius = reach.normal[i] * reach_s + margin;
+                let un = self.up[i * s];
+                let lam_known = if un > radius {
+                    0.0
+                } else if un < -radius {
+                    cap
+                } else {
+                    continue;
+                };
+                self.known[i] = true;
+                self.exact_zero[i] = true;
+                (self.a[i], self.k[i], self.dead[i]) = (red.friction[i] * (lam_known - self.x[i * s]).abs(), 0.0, 0.0);
+                changed = true;
+            }
+            if !changed {
+                break;
+            }
+        }
+        // In exact arithmetic (no slack, the contacts whose a_i is 0 left
+        // out, a_i and the dead zones widened against rounding) √Q ≤ 0.
+        let exact_zero = std::mem::take(&mut self.exact_zero);
+        let unique = self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
+        self.exact_zero = exact_zero;
+        // The modes whose velocity conditions may hold within the reach.
+        for i in 0..m {
+            let rn = reach.normal[i] * reach_s + margin;
+            let rt = reach.tangent[i] * reach_s + margin;
+            let up = &self.up[i * s..(i + 1) * s];
+            let start = red.table.start[i];
+            let mut any = false;
+            for (k, mode) in red.table.of(i).iter().enumerate() {
+                // The largest |c · δu| over the reach, and c · u*.
+                let spread = |c: &[f64; 3]| c[0].abs() * rn + (1..s).map(|a| c[a] * c[a]).sum::<f64>().sqrt() * rt;
+                let at = |c: &[f64; 3]| (0..s).map(|a| c[a] * up[a]).sum::<f64>();
+                let equations = mode.rows[..mode.params].iter().all(|row| at(row).abs() <= spread(row));
+                let inequalities = red.table.inequalities_of(mode).iter().all(|ineq| {
+                    let velocity_only = ineq.a0 == 0.0 && ineq.ax.iter().all(|&c| c == 0.0);
+                    !velocity_only || at(&ineq.au) + spread(&ineq.au) >= 0.0
+                });
+                let allowed = equations && inequalities;
+                self.allowed[start + k] = allowed;
+                any |= allowed;
+            }
+            if !any {
+                // Not even z's own modes: z is not a solution to trust.
+                self.allowed.iter_mut().for_each(|a| *a = true);
+                return Verdict::None;
+            }
+        }
+        if unique { Verdict::Unique } else { Verdict::Bounded }
+    }
+
+    /// The largest `q = √Q` with `q² ≤ Σ_i a_i max(0, κ_i q − r_i) + K`
+    /// over the contacts `use_contact` takes (`r_i` = `dead`, the terms
+    /// widened by `widen`): the right side is linear between the
+    /// breakpoints `r_i/κ_i`, so each piece is a quadratic inequality.
+    fn reach(&mut self, reach: &Reach, slack: f64, widen: f64, use_contact: impl Fn(usize) -> bool) -> f64 {
+        self.terms.clear();
+        for i in 0..self.a.len() {
+            let (a, kappa) = (self.a[i] * widen, reach.tangent[i] * widen);
+            if use_contact(i) && a > 0.0 && kappa > 0.0 {
+                self.terms.push((self.dead[i] / widen / kappa, a * kappa, a * self.dead[i] / widen));
+            }
+        }
+        let k = slack + (0..self.k.len()).filter(|&i| use_contact(i)).map(|i| self.k[i]).sum::<f64>();
+        self.terms.sort_by(|x, y| x.0.total_cmp(&y.0));
+        // Pieces from the last (every term active) down to [0, first breakpoint].
+        let (mut big_a, mut big_b) = self.terms.iter().fold((0.0, 0.0), |(a, b), t| (a + t.1, b + t.2));
+        let mut hi = f64::INFINITY;
+        for j in (0..=self.terms.len()).rev() {
+            let lo = if j == 0 { 0.0 } else { self.terms[j - 1].0 };
+            let disc = big_a * big_a - 4.0 * (big_b - k);
+            if disc >= 0.0 {
+                let root = 0.5 * (big_a + disc.sqrt());
+                let low_root = 0.5 * (big_a - disc.sqrt());
+                if root >= lo && low_root <= hi {
+                    return root.min(hi);
+                }
+            }
+            if j > 0 {
+                let t = self.terms[j - 1];
+                big_a -= t.1;
+                big_b -= t.2;
+                hi = lo;
+            }
+        }
+        0.0
+    }
+
+    /// Allows every mode (no bound).
+    pub fn allow_all(&mut self) {
+        self.allowed.iter_mut().for_each(|a| *a = true);
+    }
+}

@@ -1,0 +1,211 @@
+//! Tests of the bound from one solution (`bound.rs`): against the
+//! brute-force oracle, against the search without the bound, on the steps
+//! of every built-in scene and of random problems.
+
+use nalgebra::DVector;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{EnumeratorOptions, StepEnumerator, brute_force};
+use crate::scene::random::{coupled_problem, random_step_rhs};
+use crate::{ContactOperators, ImpactProblem};
+
+fn unbounded(ops: &ContactOperators) -> StepEnumerator {
+    StepEnumerator::with_options(ops, EnumeratorOptions { bound: false, ..EnumeratorOptions::default() })
+}
+
+fn solution_bits(e: &StepEnumerator, count: usize) -> Vec<u64> {
+    (0..count).flat_map(|k| e.solution(k).iter().map(|x| x.to_bits()).collect::<Vec<_>>()).collect()
+}
+
+/// The oracle's distinct velocity changes.
+fn oracle(ops: &ContactOperators, b: &[f64]) -> Vec<DVector<f64>> {
+    brute_force::solutions(ops, b).into_iter().map(|(_, dv)| dv).collect()
+}
+
+/// What one step of [`check_step`] found.
+#[derive(Default)]
+struct Tally {
+    steps: usize,
+    certified: usize,
+    several: usize,
+}
+
+/// One step `b`: the search with the bound returns the solutions of the
+/// search without it bit for bit; a certified step has one velocity change,
+/// and so does the oracle where the LCP is small enough for it.
+fn check_step(
+    ops: &ContactOperators,
+    with: &mut StepEnumerator,
+    without: &mut StepEnumerator,
+    b: &[f64],
+    t: &mut Tally,
+) {
+    let count = with.enumerate(ops, b);
+    let reference = without.enumerate(ops, b);
+    assert!(with.exhaustive() && without.exhaustive());
+    t.steps += 1;
+    t.several += usize::from(reference > 1);
+    if with.certified() {
+        t.certified += 1;
+        assert_eq!(reference, 1, "a certified step with {reference} solutions: b = {b:?}");
+        // It stops at the first solution: the search's first, bit for bit.
+        assert_eq!(count, 1);
+        assert_eq!(solution_bits(with, 1), solution_bits(without, 1), "b = {b:?}");
+        if ops.step_size_n() <= brute_force::MAX_ENUMERATED {
+            assert_eq!(oracle(ops, b).len(), 1, "a certified step with several oracle solutions: b = {b:?}");
+        }
+    } else {
+        assert_eq!(count, reference, "b = {b:?}");
+        assert_eq!(solution_bits(with, count), solution_bits(without, count), "b = {b:?}");
+    }
+}
+
+/// Algorithm 1 under `all` with caps drawn uniformly, from `v⁻` and from
+/// random velocities of the same size: every step checked.
+fn walk(problem: &ImpactProblem, step_size: f64, steps: usize, rng: &mut ChaCha8Rng, t: &mut Tally) {
+    let ops = problem.operators();
+    let (m, size) = (ops.m, ops.step_size_n());
+    let (mut with, mut without) = (StepEnumerator::new(ops), unbounded(ops));
+    let scale = problem.velocity().amax();
+    for start in 0..3 {
+        let mut v = problem.velocity().clone();
+        if start > 0 {
+            v.iter_mut().for_each(|x| *x += scale * rng.random_range(-0.5..0.5));
+        }
+        for _ in 0..steps {
+            let u = &ops.j * &v;
+            if (0..m).all(|i| u[i] >= -1e-9 * scale) {
+                break;
+            }
+            let mut b = vec![0.0; size];
+            b[..m].iter_mut().for_each(|x| *x = step_size * rng.random_range(0.0..1.0));
+            b[m..m + u.len()].copy_from_slice(u.as_slice());
+            check_step(ops, &mut with, &mut without, &b, t);
+            let k = rng.random_range(0..with.enumerate(ops, &b));
+            v += DVector::from_column_slice(with.velocity_change(k));
+        }
+    }
+}
+
+#[test]
+fn the_bound_changes_no_step_of_any_built_in_scene() {
+    let mut rng = ChaCha8Rng::seed_from_u64(40);
+    let mut total = Tally::default();
+    for id in crate::scene::ids() {
+        let scene = crate::scene::builtin(id).unwrap();
+        let mut t = Tally::default();
+        walk(&scene.problem, scene.step_size, scene.steps.max(8), &mut rng, &mut t);
+        println!("{id}: {} steps, {} certified, {} with several solutions", t.steps, t.certified, t.several);
+        total.steps += t.steps;
+        total.certified += t.certified;
+        total.several += t.several;
+    }
+    assert!(total.certified > 0 && total.several > 0, "{} certified, {} several", total.certified, total.several);
+}
+
+/// The steps of compass gait and RAMone with several solutions (their
+/// first steps, from `v⁻`) never certify, and the certified ones are unique
+/// by the oracle.
+#[test]
+fn several_solutions_never_certify_on_compass_gait_and_ramone() {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    for id in ["compass-gait", "ramone"] {
+        let scene = crate::scene::builtin(id).unwrap();
+        let ops = scene.problem.operators();
+        let (m, size) = (ops.m, ops.step_size_n());
+        let u = &ops.j * scene.problem.velocity();
+        let mut e = StepEnumerator::new(ops);
+        let (mut several, mut certified) = (0, 0);
+        for _ in 0..300 {
+            let mut b = vec![0.0; size];
+            b[..m].iter_mut().for_each(|x| *x = scene.step_size * rng.random_range(0.0..1.0));
+            b[m..m + u.len()].copy_from_slice(u.as_slice());
+            e.enumerate(ops, &b);
+            let solutions = oracle(ops, &b).len();
+            assert!(!(e.certified() && solutions > 1), "{id}: certified with {solutions} solutions, b = {b:?}");
+            several += usize::from(solutions > 1);
+            certified += usize::from(e.certified());
+        }
+        println!("{id}: {several} of 300 first steps with several solutions, {certified} certified");
+        assert!(several >= 30, "{id}: only {several} steps with several solutions");
+    }
+}
+
+/// Random spatial and planar problems, coupled (several solutions) or not:
+/// every certified step is unique by the oracle, and the bound changes no
+/// solution of the search.
+#[test]
+fn certified_random_steps_are_unique_by_the_oracle() {
+    let mut rng = ChaCha8Rng::seed_from_u64(42);
+    let mut t = Tally::default();
+    for case in 0..240 {
+        let (n, m, spatial, coupled) = match case % 6 {
+            0 => (6, 1, Some(4), false),
+            1 => (6, 2, Some(4), false),
+            2 => (4, 2, Some(4), true),
+            3 => (4, 2, None, true),
+            4 => (7, 3, None, false),
+            _ => (5, 4, None, case % 12 == 5),
+        };
+        let problem = if coupled {
+            coupled_problem(&mut rng, n, m, spatial, 0.6, 2.0..4.0)
+        } else {
+            coupled_problem(&mut rng, n, m, spatial, f64::INFINITY, 0.0..1.0)
+        };
+        let ops = problem.operators();
+        let (mut with, mut without) = (StepEnumerator::new(ops), unbounded(ops));
+        for _ in 0..3 {
+            let b = random_step_rhs(&mut rng, &problem);
+            check_step(ops, &mut with, &mut without, &b, &mut t);
+        }
+    }
+    println!("{} steps, {} certified, {} with several solutions", t.steps, t.certified, t.several);
+    assert!(t.certified >= t.steps / 10 && t.several >= 10, "{} certified, {} several", t.certified, t.several);
+}
+
+/// A friction cone widened by a prescribed normal impulse (`b_γ = μ o`,
+/// the step of `y = λn − o`, `b = b_R + A_R [0; o; 0; 0]`): a step the
+/// bound certifies is exhaustive with the oracle's single solution; any
+/// other returns true solutions only and says it is not exhaustive.
+#[test]
+fn a_widened_friction_cone_is_certified_or_reported_not_exhaustive() {
+    let mut rng = ChaCha8Rng::seed_from_u64(43);
+    let (mut exhaustive, mut not) = (0, 0);
+    for case in 0..300 {
+        let (n, m, spatial) = match case % 3 {
+            0 => (6, 1, Some(4)),
+            1 => (6, 2, Some(4)),
+            _ => (5, 3, None),
+        };
+        let problem = coupled_problem(&mut rng, n, m, spatial, f64::INFINITY, 0.1..1.0);
+        let ops = problem.operators();
+        let size = ops.step_size_n();
+        let mut b = random_step_rhs(&mut rng, &problem);
+        // o_i ∈ [0, h p_i]: the remaining cap h p_i − o_i.
+        for i in 0..m {
+            let o = b[i] * rng.random_range(0.0..1.0);
+            for (r, x) in b.iter_mut().enumerate() {
+                *x += ops.step_matrix[r * size + m + i] * o;
+            }
+        }
+        assert!(b[size - m..].iter().all(|&g| g >= 0.0));
+        let mut e = StepEnumerator::new(ops);
+        let count = e.enumerate(ops, &b);
+        let expected = oracle(ops, &b);
+        let s = expected.iter().fold(1e-300f64, |a, dv| a.max(dv.amax()));
+        let known = |dv: &[f64]| expected.iter().any(|o| o.iter().zip(dv).all(|(a, b)| (a - b).abs() <= 1e-7 * s));
+        for k in 0..count {
+            assert!(known(e.velocity_change(k)), "case {case}: solution {k} is not one of the oracle's");
+        }
+        if e.exhaustive() {
+            assert!(e.certified());
+            assert_eq!((count, expected.len()), (1, 1), "case {case}");
+            exhaustive += 1;
+        } else {
+            not += 1;
+        }
+    }
+    println!("{exhaustive} certified, {not} not exhaustive");
+    assert!(exhaustive >= 30 && not >= 1, "{exhaustive} certified, {not} not exhaustive");
+}
