@@ -66,6 +66,7 @@ pub fn index(x: u32, k: usize) -> usize {
 }
 
 /// The two streams of one sample.
+#[derive(Clone)]
 pub struct SampleStreams {
     caps: ChaCha8Rng,
     selection: ChaCha8Rng,

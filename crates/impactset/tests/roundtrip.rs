@@ -31,6 +31,7 @@ fn file(values: &[f64]) -> ProblemFile {
             tangent: Some(vec![v(8), v(9)]),
             tangents: None,
             friction: v(10),
+            restitution: 0.25,
         }],
         friction_directions: None,
         bilateral: Some(vec![vec![v(12), v(13)], vec![v(14), v(15)]]),
@@ -89,7 +90,7 @@ proptest! {
             name: Some("constrained".into()),
             mass_matrix: mass,
             velocity: v,
-            contacts: vec![ContactFile { name: None, normal, tangent: Some(vec![0.0, 0.0, 1.0]), tangents: None, friction: 0.5 }],
+            contacts: vec![ContactFile { name: None, normal, tangent: Some(vec![0.0, 0.0, 1.0]), tangents: None, friction: 0.5, restitution: 0.0 }],
             friction_directions: None,
             bilateral: Some(vec![row]),
             step_size: None,
@@ -123,6 +124,7 @@ proptest! {
                 energy_before: 1.0,
                 energy_after: 0.5,
                 fallback_steps: 0,
+                energy_guard: false,
                 lcp_failure: None,
             })
             .collect();

@@ -236,10 +236,10 @@ pub fn step_violation(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScal
 /// `offset`, when given, holds each contact's prescribed normal impulse
 /// `o_i ∈ [0, h·p_i]` of the step (the expansion phase of restitution,
 /// docs/model.md §4b): the contact takes `λn_i = o_i + y_i`, where `y_i`
-/// is the LCP's own normal unknown, its cap `h·p_i − o_i` and its friction
-/// cone `μ_i λn_i`. That LCP is the step LCP with `b_R + A_R [0; o; 0; 0]`
-/// (the `λn` columns of `A_R` applied to `o`), and `lambda` receives the
-/// whole impulse, `o` included. `None` (no contact expanding) solves the
+/// is the LCP's own normal unknown (still capped at `h·p_i`) and its
+/// friction cone is `μ_i λn_i`. That LCP is the step LCP with `b_R`
+/// moved by the `λn` columns of `A_R` applied to `o` outside the cap rows,
+/// and `lambda` receives the whole impulse, `o` included. `None` (no contact expanding) solves the
 /// step as written.
 ///
 /// `ws` must have been built for `ops` ([`StepWorkspace::new`]).
@@ -343,10 +343,10 @@ pub fn routh_step(
     Ok(outcome)
 }
 
-/// `b += A_R [0; o; 0; 0]`: the step LCP of the unknown `y = λn − o` when
-/// each contact takes the prescribed normal impulse `o_i` besides it (its
-/// cap lowered by `o_i`, its velocities moved by `W o`, its friction cone
-/// widened by `μ_i o_i`).
+/// `b += A_R [0; o; 0; 0]` outside the cap rows: the step LCP of the
+/// unknown `y = λn − o` when each contact takes the prescribed normal
+/// impulse `o_i` besides it (its velocities moved by `W o`, its friction
+/// cone widened by `μ_i o_i`).
 fn shift_by_offset(ops: &ContactOperators, o: &[f64], b: &mut [f64]) {
     let size = ops.layout().size();
     let m = ops.m;
@@ -354,8 +354,11 @@ fn shift_by_offset(ops: &ContactOperators, o: &[f64], b: &mut [f64]) {
         if oi == 0.0 {
             continue;
         }
+        // The cap rows stay `h·p`: the LCP's own impulse `y_i` keeps its
+        // cap (a zero cap row would make every cap-bound expansion step a
+        // degenerate LCP).
         let column = m + i;
-        for (r, x) in b.iter_mut().enumerate() {
+        for (r, x) in b.iter_mut().enumerate().skip(m) {
             *x += ops.step_matrix[r * size + column] * oi;
         }
     }

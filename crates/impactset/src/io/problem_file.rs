@@ -9,6 +9,8 @@
 //!
 //! Spatial contacts give `"tangents": [[...], [...]]` instead of `"tangent"`,
 //! and the problem may set `"friction_directions"` (even, ≥ 4; default 8).
+//! A contact may set `"restitution"` (Stronge's energetic coefficient,
+//! `0 ≤ e ≤ 1`, default 0: inelastic; docs/model.md §4b).
 //! `"bilateral": [[...], ...]` (optional) lists equality-constraint rows
 //! `J_eq` (each of length n) that hold through the impact, `J_eq v = 0`
 //! (docs/model.md §1, "Bilateral constraints").
@@ -176,6 +178,14 @@ pub struct ContactFile {
     pub tangents: Option<Vec<Vec<f64>>>,
     /// Friction coefficient `μ`.
     pub friction: f64,
+    /// Energetic coefficient of restitution `e ∈ [0, 1]` (default 0,
+    /// inelastic; docs/model.md §4b).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub restitution: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Why a problem file could not be read.
@@ -278,6 +288,7 @@ impl ProblemFile {
                 normal: DVector::from_vec(c.normal),
                 tangents: tangents.into_iter().map(DVector::from_vec).collect(),
                 friction: c.friction,
+                restitution: c.restitution,
             });
         }
         check_defaults(self.step_size, self.steps, self.samples)?;
@@ -326,6 +337,7 @@ impl ProblemFile {
                     tangent: (!spatial).then(|| c.tangents[0].as_slice().to_vec()),
                     tangents: spatial.then(|| c.tangents.iter().map(|t| t.as_slice().to_vec()).collect()),
                     friction: c.friction,
+                    restitution: c.restitution,
                 })
                 .collect(),
             friction_directions: spatial.then_some(p.friction_directions()),

@@ -42,6 +42,8 @@ pub enum ProblemError {
     NotPositiveDefinite,
     /// A negative friction coefficient.
     NegativeFriction { contact: usize, value: f64 },
+    /// A restitution coefficient outside `[0, 1]` (or not a number).
+    Restitution { contact: usize, value: f64 },
     /// Contacts mix one and two tangents, or have none or more than two.
     Tangents { contact: usize, count: usize },
     /// A zero normal row (the contact cannot act on the system).
@@ -76,6 +78,7 @@ impl ProblemError {
             ProblemError::RowLength { contact, field, .. } => format!("contacts[{contact}].{field}"),
             ProblemError::NonFinite { field, .. } | ProblemError::OutOfRange { field, .. } => field.clone(),
             ProblemError::NegativeFriction { contact, .. } => format!("contacts[{contact}].friction"),
+            ProblemError::Restitution { contact, .. } => format!("contacts[{contact}].restitution"),
             ProblemError::Tangents { contact, .. } => format!("contacts[{contact}].tangents"),
             ProblemError::ZeroNormal { contact } => format!("contacts[{contact}].normal"),
             ProblemError::FrictionDirections { .. } => "friction_directions".into(),
@@ -110,6 +113,9 @@ impl ProblemError {
             }
             ProblemError::NotPositiveDefinite => "is not positive definite (its Cholesky factorization fails)".into(),
             ProblemError::NegativeFriction { value, .. } => format!("{value} is negative"),
+            ProblemError::Restitution { value, .. } => {
+                format!("{value} is not a coefficient of restitution (0 ≤ e ≤ 1: 0 inelastic, 1 elastic)")
+            }
             ProblemError::Tangents { count, .. } => {
                 format!("{count} tangent rows; every contact needs 1 (planar) or 2 (spatial), all alike")
             }

@@ -17,7 +17,8 @@ use validate::{
     check_blocked_contacts, check_contacts, check_directions, check_finite, check_symmetric, tangent_field,
 };
 
-/// One active contact: its Jacobian rows and friction coefficient.
+/// One active contact: its Jacobian rows, friction and restitution
+/// coefficients.
 ///
 /// `normal · v` is the normal (separating-positive) contact velocity;
 /// `tangents[k] · v` the tangential velocities (one tangent in the plane, two
@@ -32,18 +33,28 @@ pub struct Contact {
     pub tangents: Vec<DVector<f64>>,
     /// Coulomb friction coefficient `μ ≥ 0`.
     pub friction: f64,
+    /// Energetic coefficient of restitution `e ∈ [0, 1]` (docs/model.md
+    /// §4b): the contact's expansion releases `e²` times the work its
+    /// compression absorbed. `0` (the default): perfectly inelastic.
+    pub restitution: f64,
 }
 
 impl Contact {
     /// A planar contact with one tangent row.
     pub fn planar(name: impl Into<String>, normal: DVector<f64>, tangent: DVector<f64>, friction: f64) -> Self {
-        Contact { name: name.into(), normal, tangents: vec![tangent], friction }
+        Contact { name: name.into(), normal, tangents: vec![tangent], friction, restitution: 0.0 }
     }
 
     /// A spatial contact with two tangent rows.
     pub fn spatial(name: impl Into<String>, normal: DVector<f64>, tangents: [DVector<f64>; 2], friction: f64) -> Self {
         let [t1, t2] = tangents;
-        Contact { name: name.into(), normal, tangents: vec![t1, t2], friction }
+        Contact { name: name.into(), normal, tangents: vec![t1, t2], friction, restitution: 0.0 }
+    }
+
+    /// This contact with restitution coefficient `e` (checked when the
+    /// problem is built: `0 ≤ e ≤ 1`).
+    pub fn with_restitution(self, e: f64) -> Self {
+        Contact { restitution: e, ..self }
     }
 }
 
@@ -198,6 +209,42 @@ impl ImpactProblem {
         check_finite("bilateral", &all)?;
         let ImpactProblem { mass, given_velocity, contacts, dimension, friction_directions, .. } = self;
         Self::build(mass, given_velocity, contacts, dimension, friction_directions, all)
+    }
+
+    /// This problem with contact `i`'s coefficient of restitution set to
+    /// `e[i]` (docs/model.md §4b; `e` has one entry per contact, each in
+    /// `[0, 1]`).
+    ///
+    /// Errors: a coefficient outside `[0, 1]`
+    /// ([`ProblemError::Restitution`], naming `contacts[i].restitution`).
+    ///
+    /// ```
+    /// use impactset::ImpactProblem;
+    /// use nalgebra::{DMatrix, dvector};
+    ///
+    /// let floor = impactset::Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.0);
+    /// let ball = ImpactProblem::new(DMatrix::identity(2, 2), dvector![0.0, -1.0], vec![floor])?;
+    /// let bouncing = ball.with_restitution(&[0.5])?;
+    /// assert_eq!(bouncing.contacts()[0].restitution, 0.5);
+    /// # Ok::<(), impactset::ProblemError>(())
+    /// ```
+    pub fn with_restitution(self, e: &[f64]) -> Result<Self, ProblemError> {
+        assert_eq!(e.len(), self.m(), "one coefficient of restitution per contact");
+        for (i, &value) in e.iter().enumerate() {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(ProblemError::Restitution { contact: i, value });
+            }
+        }
+        let mut problem = self;
+        for (c, &value) in problem.contacts.iter_mut().zip(e) {
+            c.restitution = value;
+        }
+        Ok(problem)
+    }
+
+    /// Whether some contact has a coefficient of restitution above 0.
+    pub fn has_restitution(&self) -> bool {
+        self.contacts.iter().any(|c| c.restitution > 0.0)
     }
 
     /// The problem from checked parts: the constrained inertia and projected

@@ -96,6 +96,9 @@ pub(super) fn check_contacts(contacts: &[Contact], n: usize) -> Result<Dimension
         if c.friction < 0.0 {
             return Err(ProblemError::NegativeFriction { contact: i, value: c.friction });
         }
+        if !(0.0..=1.0).contains(&c.restitution) {
+            return Err(ProblemError::Restitution { contact: i, value: c.restitution });
+        }
         if c.normal.amax() == 0.0 {
             return Err(ProblemError::ZeroNormal { contact: i });
         }

@@ -32,6 +32,10 @@ pub struct RunSummary {
     /// Steps where `all` could not enumerate exhaustively within its budget
     /// and completed its list with Lemke solves.
     pub fallback_steps: u64,
+    /// Restitution: samples whose expansion the energy guard cut
+    /// (docs/model.md §4b). Not written when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub energy_guards: u64,
     /// Largest `E⁺/E⁻` of the accepted samples.
     #[serde(serialize_with = "finite_or_string")]
     pub max_energy_ratio: f64,
@@ -82,6 +86,7 @@ impl RunSummary {
             mean_steps: tally.mean_steps(),
             max_residual: tally.max_residual,
             fallback_steps: tally.fallback_steps,
+            energy_guards: tally.energy_guards,
             max_energy_ratio: tally.max_energy_ratio,
             seed: options.seed,
             selection: options.selection.name().to_string(),
@@ -140,4 +145,8 @@ impl RunSummary {
         }
         Some(parts.join("; "))
     }
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }

@@ -6,6 +6,7 @@ mod flat;
 mod json;
 mod options;
 mod pilot;
+mod restitution;
 mod sample;
 mod schedule;
 mod set;
@@ -20,6 +21,7 @@ pub use flat::FlatSamples;
 pub use json::finite_or_string;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use pilot::{MIN_STEPS, PILOT_CAP, PILOT_SAMPLES, StepCap, default_steps};
+pub use restitution::{CORRECTIONS, GUARD_ROUNDS, WORK_TOL, impulse_for_work};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use sample::{SampleWorkspace, run_sample};
 pub use schedule::{

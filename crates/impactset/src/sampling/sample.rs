@@ -3,10 +3,11 @@
 use nalgebra::DVector;
 
 use super::SamplerOptions;
+use super::restitution::{CORRECTIONS, Expansion, GUARD_ROUNDS};
 use super::schedule::SampleSchedule;
 use super::stream::{self, SampleStreams};
 use crate::ImpactProblem;
-use crate::impact::{Selection, StepScales, StepWorkspace, routh_step};
+use crate::impact::{Selection, StepOutcome, StepScales, StepWorkspace, routh_step};
 use crate::lcp::LcpError;
 
 /// One sample's outcome.
@@ -33,6 +34,12 @@ pub struct Sample {
     /// Steps where `all` selection could not enumerate exhaustively within its
     /// budget and completed the solution list with Lemke solves (0 otherwise).
     pub fallback_steps: u32,
+    /// Restitution only: the energy guard fired (an expansion step would
+    /// have raised the kinetic energy above `E⁻`; docs/model.md §4b), so
+    /// that step and the rest of the sample were taken without expansion.
+    /// Not written when `false`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub energy_guard: bool,
     /// Why the step LCP failed, when one did (the sample then stops,
     /// unterminated, with `max_residual = ∞`). Not written when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,6 +105,13 @@ pub(crate) struct SampleWorkspace {
     schedule: SampleSchedule,
     /// Contacts approaching at the step's start (`(Jn v)_i < −ε_term · s`).
     approaching: Vec<bool>,
+    /// With restitution: contacts approaching or owing expansion work, the
+    /// contacts the schedule renormalizes over.
+    active: Vec<bool>,
+    /// Restitution: the contacts' expansion state.
+    expansion: Expansion,
+    /// `v` after a step, before the energy guard accepts it.
+    v_next: DVector<f64>,
     /// `M v`, for the energy.
     mv: DVector<f64>,
     /// `½ v⁻ᵀ M v⁻`, the same for every sample.
@@ -117,6 +131,9 @@ impl SampleWorkspace {
             p: vec![0.0; ops.m],
             schedule: SampleSchedule::new(ops.m),
             approaching: vec![false; ops.m],
+            active: vec![false; ops.m],
+            expansion: Expansion::new(problem, problem.kinetic_energy(problem.velocity())),
+            v_next: DVector::zeros(ops.n),
             mv: DVector::zeros(ops.n),
             energy_before: problem.kinetic_energy(problem.velocity()),
         }
@@ -195,9 +212,14 @@ pub(crate) fn run_sample_from(
     let mut steps = 0u32;
     let mut fallback_steps = 0u32;
     let mut lcp_failure = None;
+    let elastic = ws.expansion.enabled();
+    if elastic {
+        ws.expansion.start();
+    }
     let terminated = loop {
         ws.u.gemv(1.0, &ops.j, &ws.v, 0.0);
-        if ws.u.rows(0, m).min() >= term {
+        let collided = ws.u.rows(0, m).min() < term;
+        if !(collided || elastic && ws.expansion.any_expanding()) {
             break true;
         }
         if steps as usize >= options.steps {
@@ -206,15 +228,25 @@ pub(crate) fn run_sample_from(
         for (a, u) in ws.approaching.iter_mut().zip(ws.u.rows(0, m).iter()) {
             *a = *u < term;
         }
+        // The contacts the caps are drawn for: those approaching, and with
+        // restitution those still expanding.
+        let active = if elastic {
+            for (i, a) in ws.active.iter_mut().enumerate() {
+                *a = ws.approaching[i] || ws.expansion.expanding(i);
+            }
+            &ws.active
+        } else {
+            &ws.approaching
+        };
         match source {
-            CapSource::Law => ws.schedule.draw(&mut streams, steps, &ws.approaching, &mut ws.p),
+            CapSource::Law => ws.schedule.draw(&mut streams, steps, active, &mut ws.p),
             CapSource::Given(schedule) => match schedule.get(steps as usize) {
                 Some(p) => ws.p.copy_from_slice(p),
                 None => ws.p.fill(1.0),
             },
             CapSource::Priority(order) => {
                 ws.p.fill(0.0);
-                if let Some(j) = order.iter().position(|&i| ws.approaching[i]) {
+                if let Some(j) = order.iter().position(|&i| active[i]) {
                     for &i in &order[..=j] {
                         ws.p[i] = 1.0;
                     }
@@ -224,17 +256,25 @@ pub(crate) fn run_sample_from(
         for i in 0..m {
             ws.caps[i] = h * ws.p[i];
         }
-        let outcome = routh_step(
-            ops,
-            ws.u.as_slice(),
-            &ws.caps,
-            None,
-            scales,
-            options.selection,
-            &mut streams,
-            &mut ws.step,
-            ws.lambda.as_mut_slice(),
-        );
+        let outcome = if elastic {
+            elastic_step(problem, options.selection, scales, &mut streams, ws)
+        } else {
+            let outcome = routh_step(
+                ops,
+                ws.u.as_slice(),
+                &ws.caps,
+                None,
+                scales,
+                options.selection,
+                &mut streams,
+                &mut ws.step,
+                ws.lambda.as_mut_slice(),
+            );
+            if outcome.is_ok() {
+                ws.v.gemv(1.0, &ops.minv_jt, &ws.lambda, 1.0);
+            }
+            outcome
+        };
         steps += 1;
         let outcome = match outcome {
             Ok(outcome) => outcome,
@@ -248,7 +288,6 @@ pub(crate) fn run_sample_from(
         if options.selection == Selection::All && !outcome.exhaustive {
             fallback_steps += 1;
         }
-        ws.v.gemv(1.0, &ops.minv_jt, &ws.lambda, 1.0);
         if let Some(records) = record.as_mut() {
             records.push(StepRecord {
                 p: ws.p.clone(),
@@ -270,8 +309,149 @@ pub(crate) fn run_sample_from(
         energy_before: ws.energy_before,
         energy_after,
         fallback_steps,
+        energy_guard: elastic && ws.expansion.was_cut(),
         lcp_failure,
     }
+}
+
+/// One step with restitution (docs/model.md §4b), from `ws.u`, `ws.caps`:
+/// the contacts that owe expansion work push with prescribed impulses,
+/// corrected by re-solving the step (on the same selection words) until
+/// each finishing contact releases what it owes; the works are booked and
+/// `ws.v` advanced. A step that would raise the kinetic energy above `E⁻`
+/// is taken again without expansion, and the sample's expansion ends (the
+/// energy guard).
+fn elastic_step(
+    problem: &ImpactProblem,
+    selection: Selection,
+    scales: StepScales,
+    streams: &mut SampleStreams,
+    ws: &mut SampleWorkspace,
+) -> Result<StepOutcome, LcpError> {
+    let ops = problem.operators();
+    let m = ops.m;
+    let u_n = &ws.u.as_slice()[..m];
+    let planned = ws.expansion.plan(u_n, &ws.caps, &ws.approaching).is_some();
+    if !planned && ws.caps.iter().all(|&c| c == 0.0) {
+        // No contact may take impulse: the step's only solution is λ = 0
+        // (a Lemke solve of that degenerate LCP can end on a ray).
+        ws.lambda.fill(0.0);
+        ws.expansion.measure(&ops.delassus, u_n, &ws.lambda.as_slice()[..m]);
+        ws.expansion.commit(&ws.lambda.as_slice()[..m]);
+        return Ok(StepOutcome { residual: 0.0, pivots: 0, choices: 1, exhaustive: selection == Selection::All });
+    }
+    let words = planned.then(|| streams.clone());
+    let solve = |ws: &mut SampleWorkspace, streams: &mut SampleStreams, offset: bool| {
+        let offset = offset.then(|| ws.expansion.offset().to_vec());
+        let mut at = |selection, streams: &mut SampleStreams| {
+            routh_step(
+                ops,
+                ws.u.as_slice(),
+                &ws.caps,
+                offset.as_deref(),
+                scales,
+                selection,
+                streams,
+                &mut ws.step,
+                ws.lambda.as_mut_slice(),
+            )
+        };
+        match at(selection, streams) {
+            // Lemke's method can end on a ray on the nearly degenerate
+            // steps of an expansion (a contact pushed into approach by
+            // round-off): the enumerator solves them exactly.
+            Err(_) if selection != Selection::All && ops.m <= ELASTIC_ENUMERATION_CONTACTS => {
+                at(Selection::All, streams)
+            }
+            other => other,
+        }
+    };
+    let mut outcome = solve(ws, streams, planned)?;
+    if let Some(words) = &words {
+        for round in 0..=CORRECTIONS {
+            ws.expansion.measure(&ops.delassus, &ws.u.as_slice()[..m], &ws.lambda.as_slice()[..m]);
+            if round == CORRECTIONS || !ws.expansion.correct(&ws.caps) {
+                break;
+            }
+            *streams = words.clone();
+            outcome = solve(ws, streams, true)?;
+        }
+        let energy = step_energy(problem, ws);
+        if ws.expansion.gains_energy(energy) {
+            outcome = energy_guard(problem, words, streams, ws, energy, &solve)?;
+        }
+    }
+    ws.expansion.measure(&ops.delassus, &ws.u.as_slice()[..m], &ws.lambda.as_slice()[..m]);
+    ws.expansion.commit(&ws.lambda.as_slice()[..m]);
+    ws.expansion.settle();
+    ws.v.gemv(1.0, &ops.minv_jt, &ws.lambda, 1.0);
+    Ok(outcome)
+}
+
+/// Up to this many contacts, a Lemke solve that fails in a step with
+/// restitution is retried by the enumerator (the `all` rule's search).
+pub const ELASTIC_ENUMERATION_CONTACTS: usize = 8;
+
+/// The kinetic energy after the step just solved (`ws.lambda`).
+fn step_energy(problem: &ImpactProblem, ws: &mut SampleWorkspace) -> f64 {
+    ws.v_next.copy_from(&ws.v);
+    ws.v_next.gemv(1.0, &problem.operators().minv_jt, &ws.lambda, 1.0);
+    problem.kinetic_energy_into(&ws.v_next, &mut ws.mv)
+}
+
+/// The energy guard (docs/model.md §4b): the step's expansion would raise
+/// the kinetic energy to `energy > E⁻`. The prescribed impulses are scaled
+/// by the `t ∈ [0, 1)` at which the step ends at `E⁻` (regula falsi on the
+/// step's energy, each try a solve on the same selection words; `t = 0` is
+/// the inelastic step, which cannot raise it), and the sample's expansion
+/// ends there: what the contacts still owe is forgiven.
+fn energy_guard(
+    problem: &ImpactProblem,
+    words: &SampleStreams,
+    streams: &mut SampleStreams,
+    ws: &mut SampleWorkspace,
+    energy: f64,
+    solve: &impl Fn(&mut SampleWorkspace, &mut SampleStreams, bool) -> Result<StepOutcome, LcpError>,
+) -> Result<StepOutcome, LcpError> {
+    let target = ws.expansion.energy_before();
+    let base = ws.expansion.offset().to_vec();
+    let try_at = |t: f64, ws: &mut SampleWorkspace, streams: &mut SampleStreams| {
+        ws.expansion.scale_offset(&base, t);
+        *streams = words.clone();
+        let outcome = solve(ws, streams, t > 0.0)?;
+        Ok::<_, LcpError>((outcome, step_energy(problem, ws) - target))
+    };
+    let (mut lo, mut hi) = (0.0, 1.0);
+    let (_, mut f_lo) = try_at(0.0, ws, streams)?;
+    let mut f_hi = energy - target;
+    let mut side = 0i8;
+    for _ in 0..GUARD_ROUNDS {
+        if f_lo >= -ws.expansion.tolerance() {
+            break;
+        }
+        let t = ((lo * f_hi - hi * f_lo) / (f_hi - f_lo)).clamp(lo, hi);
+        if !(t > lo && t < hi) {
+            break;
+        }
+        let (_, f) = try_at(t, ws, streams)?;
+        if f > ws.expansion.tolerance() {
+            (hi, f_hi) = (t, f);
+            if side == 1 {
+                f_lo *= 0.5;
+            }
+            side = 1;
+        } else {
+            (lo, f_lo) = (t, f);
+            if side == -1 {
+                f_hi *= 0.5;
+            }
+            side = -1;
+        }
+    }
+    // The last try may have been above: take the step at `lo` again.
+    let (outcome, _) = try_at(lo, ws, streams)?;
+    ws.expansion.cut();
+    Ok(outcome)
 }
 
 /// The first `count` samples of a run (indices `first_index ..`) with every

@@ -100,6 +100,9 @@ pub struct SetTally {
     pub max_energy_ratio: f64,
     /// Steps where `all` fell back to Lemke solves.
     pub fallback_steps: u64,
+    /// Samples whose expansion the energy guard cut (restitution,
+    /// docs/model.md §4b).
+    pub energy_guards: u64,
     /// Samples stopped by a step LCP that ended on a secondary ray (no solution found).
     pub lcp_rays: usize,
     /// Samples stopped by a step LCP that reached the pivot cap.
@@ -121,6 +124,7 @@ impl SetTally {
                 self.max_energy_ratio = self.max_energy_ratio.max(s.energy_after / s.energy_before);
             }
             self.fallback_steps += s.fallback_steps as u64;
+            self.energy_guards += u64::from(s.energy_guard);
             match s.lcp_failure {
                 Some(LcpFailure::Ray) => self.lcp_rays += 1,
                 Some(LcpFailure::PivotCap) => self.lcp_pivot_caps += 1,

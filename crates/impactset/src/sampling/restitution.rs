@@ -1,0 +1,269 @@
+//! Restitution (docs/model.md §4b): every contact's expansion phase under
+//! Stronge's energetic law, as a prescribed normal impulse `o_i` of the
+//! Routh steps that follow its compression.
+//!
+//! Each step's normal impulses are split into the LCP's own part `y`
+//! (compression: the contact resists approach) and the prescribed part
+//! `o` (expansion: the contact pushes the bodies apart). Their work is
+//! measured on the step's normal-first path: the normal impulses grow
+//! linearly from 0 to `λn`, then the friction impulses act, so contact
+//! `i`'s normal work is `λn_i ũ_i` with `ũ_i = (Jn v)_i + ½ (W_nn λn)_i`,
+//! exactly, and the friction impulses' work is `−Σ μ_i γ_i λn_i −
+//! ½ λDᵀ W_DD λD ≤ 0`. A contact owes `e_i² A_i − X_i` of expansion work,
+//! `A_i` the work its compression absorbed, `X_i` what its expansion has
+//! released.
+
+use nalgebra::DMatrix;
+
+use crate::ImpactProblem;
+
+/// Expansion work below `WORK_TOL · E⁻` is not owed: the round-off of the
+/// works' sums, a few units of `f64` epsilon times the energies they add up
+/// (the same slack bounds the energy guard).
+pub const WORK_TOL: f64 = 1e-12;
+
+/// Re-solves of one step that bring each contact finishing its expansion
+/// onto the work it owes (the works depend on every impulse of the step,
+/// the prediction on the contact's own alone).
+pub const CORRECTIONS: usize = 4;
+
+/// Regula-falsi tries of the energy guard (each a solve of the step); the
+/// guard fires only where the discrete steps' works depart from the
+/// continuous ones.
+pub const GUARD_ROUNDS: usize = 40;
+
+/// One sample's expansion state, reused across samples.
+#[derive(Clone, Debug)]
+pub(crate) struct Expansion {
+    /// `e_i²`.
+    e2: Vec<f64>,
+    /// `W_ii`, the normal diagonal of the Delassus matrix.
+    w_ii: Vec<f64>,
+    /// Some `e_i > 0`.
+    enabled: bool,
+    /// `A_i`: work absorbed by contact `i`'s compression impulses.
+    absorbed: Vec<f64>,
+    /// `X_i`: work released by its expansion impulses.
+    released: Vec<f64>,
+    /// The step's prescribed impulses `o_i`.
+    offset: Vec<f64>,
+    /// The step's `ũ_i = (Jn v)_i + ½ (W_nn λn)_i`.
+    mean: Vec<f64>,
+    /// `WORK_TOL · E⁻`.
+    tol: f64,
+    /// `E⁻`.
+    energy_before: f64,
+    /// The energy guard fired in the step being taken.
+    cut: bool,
+    /// The energy guard fired in this sample.
+    guarded: bool,
+}
+
+impl Expansion {
+    pub(crate) fn new(problem: &ImpactProblem, energy_before: f64) -> Self {
+        let ops = problem.operators();
+        let m = ops.m;
+        let e2: Vec<f64> = problem.contacts().iter().map(|c| c.restitution * c.restitution).collect();
+        Expansion {
+            enabled: e2.iter().any(|&e| e > 0.0),
+            e2,
+            w_ii: (0..m).map(|i| ops.delassus[(i, i)]).collect(),
+            absorbed: vec![0.0; m],
+            released: vec![0.0; m],
+            offset: vec![0.0; m],
+            mean: vec![0.0; m],
+            tol: WORK_TOL * energy_before,
+            energy_before,
+            cut: false,
+            guarded: false,
+        }
+    }
+
+    /// Whether any contact has restitution (else every step is inelastic
+    /// and none of this runs).
+    pub(crate) fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// A new sample: nothing absorbed, nothing released.
+    pub(crate) fn start(&mut self) {
+        self.absorbed.fill(0.0);
+        self.released.fill(0.0);
+        self.cut = false;
+        self.guarded = false;
+    }
+
+    /// What contact `i` owes by its own account, `ω_i = e_i² A_i − X_i`
+    /// (negative when it released more than its compression absorbed).
+    fn balance(&self, i: usize) -> f64 {
+        self.e2[i] * self.absorbed[i] - self.released[i]
+    }
+
+    /// The expansion work contact `i` still releases: `ω_i⁺ κ`, where
+    /// `κ = max(0, Σ ω_j) / Σ ω_j⁺ ≤ 1` charges the contacts that owe with
+    /// what others released beyond their own account, so the released
+    /// works never exceed `Σ e_j² A_j` together (docs/model.md §4b).
+    fn owed(&self, i: usize) -> f64 {
+        let own = self.balance(i);
+        if self.cut || own <= 0.0 {
+            return 0.0;
+        }
+        let (mut total, mut positive) = (0.0, 0.0);
+        for j in 0..self.e2.len() {
+            let b = self.balance(j);
+            total += b;
+            positive += b.max(0.0);
+        }
+        if total >= positive { own } else { own * (total.max(0.0) / positive) }
+    }
+
+    /// Contact `i` owes expansion work (more than round-off).
+    pub(crate) fn expanding(&self, i: usize) -> bool {
+        self.owed(i) > self.tol
+    }
+
+    /// Some contact owes expansion work.
+    pub(crate) fn any_expanding(&self) -> bool {
+        (0..self.e2.len()).any(|i| self.expanding(i))
+    }
+
+    /// The step's prescribed impulses: a contact that owes work and is not
+    /// approaching pushes with the impulse that would release what it owes
+    /// if it acted alone from `u_n` (`½ W_ii o² + u_n,i o = owed`), at most
+    /// its cap. Returns them, or `None` when no contact expands.
+    pub(crate) fn plan(&mut self, u_n: &[f64], caps: &[f64], approaching: &[bool]) -> Option<&[f64]> {
+        let mut any = false;
+        for i in 0..self.offset.len() {
+            self.offset[i] = if !approaching[i] && caps[i] > 0.0 && self.expanding(i) {
+                any = true;
+                impulse_for_work(self.owed(i), u_n[i], self.w_ii[i]).min(caps[i])
+            } else {
+                0.0
+            };
+        }
+        any.then_some(&self.offset[..])
+    }
+
+    /// The prescribed impulses of the step as planned or corrected.
+    pub(crate) fn offset(&self) -> &[f64] {
+        &self.offset
+    }
+
+    /// Measures the step's works from its normal impulses `λn` (`o`
+    /// included) and the start-of-step normal velocities `u_n`.
+    pub(crate) fn measure(&mut self, delassus: &DMatrix<f64>, u_n: &[f64], lambda_n: &[f64]) {
+        let m = self.mean.len();
+        for i in 0..m {
+            let wn: f64 = (0..m).map(|j| delassus[(i, j)] * lambda_n[j]).sum();
+            self.mean[i] = u_n[i] + 0.5 * wn;
+        }
+    }
+
+    /// After [`measure`](Self::measure): corrects the prescribed impulse
+    /// of every contact whose expansion work overshot what it owes, or
+    /// missed it while finishing (pushing below its cap). The correction
+    /// solves `o (r + ½ W_ii o) = owed` with `r = ũ_i − ½ W_ii o_i` the
+    /// part of `ũ_i` the other impulses made. Returns whether any changed.
+    pub(crate) fn correct(&mut self, caps: &[f64]) -> bool {
+        let mut changed = false;
+        for (i, &cap) in caps.iter().enumerate() {
+            let o = self.offset[i];
+            if o == 0.0 {
+                continue;
+            }
+            let (owed, work) = (self.owed(i), o * self.mean[i]);
+            let finishing = o < cap;
+            if work > owed + self.tol || (finishing && (work - owed).abs() > self.tol) {
+                let r = self.mean[i] - 0.5 * self.w_ii[i] * o;
+                let next = impulse_for_work(owed, r, self.w_ii[i]).min(cap);
+                changed |= next != o;
+                self.offset[i] = next;
+            }
+        }
+        changed
+    }
+
+    /// Books the measured step: `A_i −= y_i ũ_i` (the compression part,
+    /// `y = λn − o`), `X_i += o_i ũ_i`.
+    pub(crate) fn commit(&mut self, lambda_n: &[f64]) {
+        for (i, &lambda) in lambda_n.iter().enumerate() {
+            let o = self.offset[i];
+            self.absorbed[i] -= (lambda - o) * self.mean[i];
+            self.released[i] += o * self.mean[i];
+        }
+    }
+
+    /// Whether a velocity of energy `energy` breaks the guard `E ≤ E⁻`
+    /// (with the round-off slack [`WORK_TOL`]).
+    pub(crate) fn gains_energy(&self, energy: f64) -> bool {
+        energy > self.energy_before + self.tol
+    }
+
+    /// The energy guard fired: no contact expands any more in this sample
+    /// (the step being taken keeps its offsets for [`commit`](Self::commit)).
+    pub(crate) fn cut(&mut self) {
+        self.cut = true;
+    }
+
+    /// After [`commit`](Self::commit) of a step the guard cut: every
+    /// contact's account is settled (`X_i = e_i² A_i`: nothing owed), and
+    /// compressions that follow owe expansion again.
+    pub(crate) fn settle(&mut self) {
+        if self.cut {
+            for i in 0..self.e2.len() {
+                self.released[i] = self.e2[i] * self.absorbed[i];
+            }
+            self.cut = false;
+            self.guarded = true;
+        }
+    }
+
+    /// The prescribed impulses `t · base`.
+    pub(crate) fn scale_offset(&mut self, base: &[f64], t: f64) {
+        for (o, b) in self.offset.iter_mut().zip(base) {
+            *o = t * b;
+        }
+    }
+
+    /// `E⁻`.
+    pub(crate) fn energy_before(&self) -> f64 {
+        self.energy_before
+    }
+
+    /// The works' round-off slack `WORK_TOL · E⁻`.
+    pub(crate) fn tolerance(&self) -> f64 {
+        self.tol
+    }
+
+    /// Whether the guard fired in this sample.
+    pub(crate) fn was_cut(&self) -> bool {
+        self.guarded
+    }
+}
+
+/// The impulse `o ≥ 0` whose work from normal velocity `r` on a contact of
+/// mobility `w > 0` is `work ≥ 0`: the positive root of `½ w o² + r o =
+/// work`, in the form without cancellation for either sign of `r`.
+pub fn impulse_for_work(work: f64, r: f64, w: f64) -> f64 {
+    if work <= 0.0 {
+        return 0.0;
+    }
+    let root = (r * r + 2.0 * w * work).sqrt();
+    if r >= 0.0 { 2.0 * work / (r + root) } else { (root - r) / w }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::impulse_for_work;
+
+    #[test]
+    fn the_impulse_does_the_work_asked() {
+        for (work, r, w) in [(1.0, 0.0, 1.0), (0.5, 2.0, 3.0), (0.5, -2.0, 3.0), (1e-9, 1.0, 1e3), (2.0, -1e-3, 1e-2)] {
+            let o = impulse_for_work(work, r, w);
+            assert!(o > 0.0);
+            let done = o * (r + 0.5 * w * o);
+            assert!((done - work).abs() <= 1e-14 * work.max(r * r / w), "{work} {r} {w}: {done}");
+        }
+        assert_eq!(impulse_for_work(0.0, 1.0, 1.0), 0.0);
+    }
+}

@@ -1,0 +1,218 @@
+//! Restitution (docs/model.md §4b): Stronge's energetic law through the
+//! full sampler, against closed forms derived here and the conservation
+//! laws.
+
+mod common;
+
+use impactset::{Contact, ImpactProblem, SamplerOptions, Schedule, Selection, sample_set};
+use nalgebra::{DMatrix, DVector, dvector};
+
+const RULES: [Selection; 3] = [Selection::Lemke, Selection::RandomLemke, Selection::All];
+const SCHEDULES: [Schedule; 2] = [Schedule::Mixed, Schedule::Uniform];
+
+fn options(rule: Selection, schedule: Schedule, samples: usize, h: f64, steps: usize) -> SamplerOptions {
+    SamplerOptions { samples, step_size: Some(h), steps, selection: rule, schedule, seed: 7, ..Default::default() }
+}
+
+/// One frictionless contact on a random system: the normal velocity
+/// reverses to `−e v_n⁻` on every sample. Compression absorbs the whole
+/// normal kinetic energy `(v_n⁻)²/(2 W)` (the contact's normal velocity
+/// ends at 0), expansion releases `e²` of it, `(v_n⁺)²/(2 W)`, so
+/// `v_n⁺ = e |v_n⁻|`; the tangential velocities follow the same impulse.
+#[test]
+fn one_frictionless_contact_rebounds_at_e_times_its_landing_speed() {
+    for seed in 0..6u64 {
+        for e in [0.0, 0.3, 1.0] {
+            let p = common::random_problem(seed, 2 + seed as usize % 4, 1, false, 0.0);
+            let c = p.contacts()[0].clone();
+            let p = ImpactProblem::new(
+                p.mass().clone(),
+                p.velocity().clone(),
+                vec![Contact { friction: 0.0, ..c }.with_restitution(e)],
+            )
+            .unwrap();
+            let vn = p.contact_velocities()[0];
+            assert!(vn < 0.0);
+            let w = p.operators().delassus[(0, 0)];
+            for rule in RULES {
+                for schedule in SCHEDULES {
+                    let h = -vn / w / 7.0;
+                    let set = sample_set(&p, &options(rule, schedule, 64, h, 200));
+                    for s in &set.samples {
+                        assert!(s.accepted, "seed {seed}, e {e}, {rule}: {s:?}");
+                        let v = DVector::from_column_slice(&s.v_plus);
+                        let vn_plus = p.normal_velocities(&v)[0];
+                        assert!(
+                            (vn_plus + e * vn).abs() <= 1e-12 * vn.abs(),
+                            "seed {seed}, e {e}, {rule}: v_n⁺ = {vn_plus}, expected {}",
+                            -e * vn
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A unit point mass striking a plane inclined by θ with friction μ,
+/// `v⁻ = (v_t, v_n)` in the plane's frame. For a point mass `W = I`: the
+/// normal and tangential impulses do not couple, so Routh's method is
+/// solved by hand. The normal impulse grows to `P_c = |v_n|` in compression
+/// and, by Stronge's law (expansion work `e²` × compression work, here
+/// `½ v_n²`), by `P_x = e |v_n|` in expansion: `v_n⁺ = e |v_n|`. Friction
+/// opposes the slip with `μ dP` while the point slides, so the slip speed
+/// falls by `μ (1 + e) |v_n|` unless it reaches 0 first, after which the
+/// point sticks (`μ > 0` holds it: nothing drives a slip):
+/// `v_t⁺ = sign(v_t) max(0, |v_t| − μ (1 + e) |v_n|)`.
+#[test]
+fn a_point_on_a_slope_slides_then_sticks_as_routh_says() {
+    for (theta, mu, vt, vn, e) in [
+        (0.3, 0.2, 1.0, -1.0, 0.5),
+        (0.3, 0.9, 1.0, -1.0, 0.5),
+        (-0.2, 0.4, -0.3, -2.0, 0.8),
+        (0.0, 0.1, 2.0, -1.0, 1.0),
+        (0.7, 0.3, 0.5, -1.0, 0.0),
+    ] {
+        let (s, c) = f64::sin_cos(theta);
+        let (normal, tangent) = (dvector![s, c], dvector![c, -s]);
+        let v = &tangent * vt + &normal * vn;
+        let contact = Contact::planar("A", normal.clone(), tangent.clone(), mu).with_restitution(e);
+        let p = ImpactProblem::new(DMatrix::identity(2, 2), v, vec![contact]).unwrap();
+        let expected_t = vt.signum() * (vt.abs() - mu * (1.0 + e) * vn.abs()).max(0.0);
+        let expected_n = e * vn.abs();
+        for rule in RULES {
+            let set = sample_set(&p, &options(rule, Schedule::Mixed, 64, 0.05, 400));
+            for s in &set.samples {
+                assert!(s.accepted, "θ {theta}, μ {mu}, e {e}, {rule}: {s:?}");
+                let v = DVector::from_column_slice(&s.v_plus);
+                let (got_t, got_n) = (v.dot(&tangent), v.dot(&normal));
+                assert!(
+                    (got_t - expected_t).abs() <= 1e-12 && (got_n - expected_n).abs() <= 1e-12,
+                    "θ {theta}, μ {mu}, e {e}, {rule}: ({got_t}, {got_n}), expected ({expected_t}, {expected_n})"
+                );
+            }
+        }
+    }
+}
+
+/// Five equal balls in a row on a frictionless table, touching; the first
+/// strikes the others at speed 1 along the row, e = 1 at every contact.
+/// Velocities `(x_0, y_0, x_1, y_1, …)`; each contact's tangent is the
+/// table's other direction (frictionless, so it only gives the cone a
+/// direction to act in).
+fn cradle() -> ImpactProblem {
+    let balls = 5;
+    let n = 2 * balls;
+    let contacts = (0..balls - 1)
+        .map(|i| {
+            let (mut normal, mut tangent) = (DVector::zeros(n), DVector::zeros(n));
+            (normal[2 * i], normal[2 * i + 2]) = (-1.0, 1.0);
+            (tangent[2 * i + 1], tangent[2 * i + 3]) = (-1.0, 1.0);
+            Contact::planar(format!("{i}"), normal, tangent, 0.0).with_restitution(1.0)
+        })
+        .collect();
+    let mut v = DVector::zeros(n);
+    v[0] = 1.0;
+    ImpactProblem::new(DMatrix::identity(n, n), v, contacts).unwrap()
+}
+
+/// Every sample keeps the energy and the momentum. The wave (the last
+/// ball leaves at 1, the others at rest) is the outcome of the contacts
+/// resolved one after the other, first to last (the anchor of that
+/// order: each contact compresses and expands before the next acts). The
+/// four struck balls leave as one body, `(−0.6, 0.4, 0.4, 0.4, 0.4)`, when
+/// every contact runs at the same rate (caps all 1): contacts 1–3 stay
+/// closed, their normal velocity 0 at every step, so they absorb no work
+/// and have nothing to release (docs/model.md §4b).
+#[test]
+fn the_cradle_keeps_energy_and_momentum_and_reaches_the_wave_and_the_block() {
+    let p = cradle();
+    let along = |v: &[f64]| -> Vec<f64> { v.iter().step_by(2).copied().collect() };
+    for rule in RULES {
+        let set = sample_set(&p, &options(rule, Schedule::Mixed, 256, 0.1, 400));
+        for s in &set.samples {
+            assert!(s.accepted, "{rule}: {s:?}");
+            assert!((s.energy_after - s.energy_before).abs() <= 1e-11 * s.energy_before, "{rule}: {s:?}");
+            let momentum: f64 = along(&s.v_plus).iter().sum();
+            assert!((momentum - 1.0).abs() <= 1e-12, "{rule}: momentum {momentum}");
+        }
+        let options = options(rule, Schedule::Mixed, 1, 0.1, 400);
+        let anchors = impactset::sampling::anchors(&p, &options, 24);
+        let wave = anchors.iter().find(|a| a.order == [0, 1, 2, 3]).expect("the first-to-last order");
+        let v = along(&wave.trajectory.sample.v_plus);
+        let expected = [0.0, 0.0, 0.0, 0.0, 1.0];
+        assert!(v.iter().zip(&expected).all(|(a, b)| (a - b).abs() <= 1e-12), "{rule}: wave {v:?}");
+        let together = impactset::sampling::replay(&p, &options, &vec![vec![1.0; 4]; 400], 0);
+        let v = along(&together.sample.v_plus);
+        let expected = [-0.6, 0.4, 0.4, 0.4, 0.4];
+        assert!(v.iter().zip(&expected).all(|(a, b)| (a - b).abs() <= 1e-12), "{rule}: block {v:?}");
+    }
+}
+
+/// Frictionless, e = 1: energy conserved on every sample of random
+/// problems with several contacts.
+#[test]
+fn frictionless_elastic_impacts_conserve_energy() {
+    for seed in 0..8u64 {
+        let p = common::random_problem(seed, 3 + seed as usize % 4, 2 + seed as usize % 3, false, 0.0);
+        let contacts =
+            p.contacts().iter().map(|c| Contact { friction: 0.0, ..c.clone() }.with_restitution(1.0)).collect();
+        let p = ImpactProblem::new(p.mass().clone(), p.velocity().clone(), contacts).unwrap();
+        let h = p.default_step_size();
+        for rule in RULES {
+            let set = sample_set(&p, &options(rule, Schedule::Mixed, 64, h, 400));
+            for s in &set.samples {
+                if !s.accepted {
+                    continue;
+                }
+                assert!(
+                    (s.energy_after - s.energy_before).abs() <= 1e-11 * s.energy_before,
+                    "seed {seed}, {rule}: {s:?}"
+                );
+            }
+            assert!(
+                set.accepted_count() * 10 >= set.samples.len() * 9,
+                "seed {seed}, {rule}: {}",
+                set.accepted_count()
+            );
+        }
+    }
+}
+
+/// With friction and any e, no sample gains kinetic energy, on every
+/// built-in scene; with e = 0 the outputs are the inelastic model's, bit
+/// for bit (restitution 0 takes the same code path as no restitution).
+#[test]
+fn no_sample_of_any_scene_gains_energy() {
+    for id in impactset::scene::ids() {
+        let scene = impactset::scene::builtin(id).unwrap();
+        let m = scene.problem.m();
+        for e in [0.0, 0.5, 1.0] {
+            let p = scene.problem.clone().with_restitution(&vec![e; m]).unwrap();
+            let options = SamplerOptions {
+                samples: 128,
+                step_size: Some(scene.step_size),
+                steps: scene.steps * 4,
+                selection: Selection::RandomLemke,
+                seed: 3,
+                ..Default::default()
+            };
+            let set = sample_set(&p, &options);
+            for s in &set.samples {
+                assert!(
+                    s.energy_after <= s.energy_before * (1.0 + 1e-11),
+                    "{id}, e = {e}: sample {} gains energy: {} → {}",
+                    s.index,
+                    s.energy_before,
+                    s.energy_after
+                );
+            }
+            if e == 0.0 {
+                let plain = sample_set(&scene.problem, &options);
+                assert_eq!(plain, set, "{id}");
+            }
+            let accepted = set.accepted_count();
+            eprintln!("{id}, e = {e}: {accepted}/128 accepted, {} guards", set.tally().energy_guards);
+        }
+    }
+}
