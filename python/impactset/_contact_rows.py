@@ -79,17 +79,20 @@ def problem_from_rows(
     *,
     name: str,
     bilateral: npt.NDArray[np.float64] | None = None,
+    restitution: npt.ArrayLike | None = None,
     friction_directions: int | None = None,
     step_size: float | None = None,
     steps: int | None = None,
     samples: int | None = None,
 ) -> Problem:
     """:meth:`Problem.from_arrays` of ``rows``, with ``bilateral`` (r, n) as
-    the problem's bilateral constraints when it has rows."""
+    the problem's bilateral constraints when it has rows and ``restitution``
+    (a number or one per contact; None: the core's default) as given."""
     m, t = rows.Jn.shape[0], rows.friction_rows
     Jt = rows.Jt if t == 1 else rows.Jt.reshape(m, t, -1)  # (m, 2, n): unambiguous when m = 2
     options: dict[str, object] = {
         "name": name,
+        "restitution": restitution,
         "friction_directions": friction_directions,
         "step_size": step_size,
         "steps": steps,

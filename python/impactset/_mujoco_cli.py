@@ -42,6 +42,12 @@ def _parser() -> argparse.ArgumentParser:
         "--qvel", metavar="V", help="pre-impact velocity: nv comma-separated numbers (default: the state's)"
     )
     parser.add_argument("--no-equality", action="store_true", help="ignore the model's equality constraints")
+    parser.add_argument(
+        "--restitution",
+        metavar="E",
+        help="coefficients of restitution: one number for every contact or one per contact, comma-separated "
+        "(default 0, inelastic)",
+    )
     parser.add_argument("--name", help="the problem's name (default: the model's)")
     parser.add_argument("--samples", type=int, help="the problem's default sample count")
     return parser
@@ -80,6 +86,20 @@ def _parse_vector(text: str, n: int, what: str) -> npt.NDArray[np.float64]:
     return values
 
 
+def _parse_restitution(text: str | None) -> npt.NDArray[np.float64] | None:
+    """``--restitution``: None when not given, one number (a 0-d array) or
+    one per contact; the values are checked by the core."""
+    if text is None:
+        return None
+    try:
+        values = np.array([float(x) for x in text.replace(" ", ",").split(",") if x], dtype=float)
+    except ValueError as e:
+        raise ValueError(f"--restitution: not a list of numbers: {text!r}") from e
+    if values.size == 0:
+        raise ValueError("--restitution: expected one number or one per contact, got none")
+    return values[0] if values.size == 1 else values
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line ``python -m impactset.mujoco``; returns the exit
     status (2 on an error, with one line on standard error)."""
@@ -98,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 bodies=args.body,
                 v=v,
                 equality=not args.no_equality,
+                restitution=_parse_restitution(args.restitution),
                 name=args.name,
                 samples=args.samples,
             )

@@ -285,6 +285,7 @@ def problem(
     v: npt.ArrayLike | None = None,
     planar: bool | None = None,
     equality: bool = True,
+    restitution: npt.ArrayLike | None = None,
     name: str | None = None,
     friction_directions: int | None = None,
     step_size: float | None = None,
@@ -316,6 +317,11 @@ def problem(
     equality
         Hand the active equality constraints to the core as bilateral
         constraints (default True).
+    restitution
+        Coefficients of restitution (Stronge's energetic ``e``, ``0 ≤ e ≤ 1``,
+        docs/model.md §4b): one number for every contact or one per contact
+        in the order of the problem's ``names``; default 0 (inelastic).
+        MuJoCo's own ``solref``/``solimp`` bounce is not read.
     name, friction_directions, step_size, steps, samples
         As in :meth:`Problem.from_arrays`; ``name`` defaults to the model's
         name.
@@ -324,7 +330,9 @@ def problem(
     ------
     ValueError
         No contact within ``distance``, a non-finite state, flex contacts,
-        an unknown geom/body name, a contact whose normal row is zero.
+        an unknown geom/body name, a contact whose normal row is zero, a
+        coefficient of restitution outside ``[0, 1]`` or of the wrong
+        length.
     """
     if not isinstance(equality, (bool, np.bool_)):
         raise TypeError(f"equality: expected True or False, got {type(equality).__name__}")
@@ -336,6 +344,7 @@ def problem(
         rows,
         name=name,
         bilateral=rows.J_eq if equality else None,
+        restitution=restitution,
         friction_directions=friction_directions,
         step_size=step_size,
         steps=steps,

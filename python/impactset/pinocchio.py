@@ -323,6 +323,7 @@ def problem(
     ground: float = 0.0,
     ground_normal: Sequence[float] = (0.0, 0.0, 1.0),
     distance: float = 1e-3,
+    restitution: npt.ArrayLike | None = None,
     name: str | None = None,
     friction_directions: int | None = None,
     step_size: float | None = None,
@@ -352,6 +353,10 @@ def problem(
         ``pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION)``),
         every contact's friction coefficient, the ground plane
         ``ground_normal · x = ground`` and the distance tolerance.
+    restitution
+        Coefficients of restitution (Stronge's energetic ``e``, ``0 ≤ e ≤ 1``,
+        docs/model.md §4b): one number for every contact or one per contact
+        in the order of the problem's ``names``; default 0 (inelastic).
     name, friction_directions, step_size, steps, samples
         As in :meth:`Problem.from_arrays` (``name`` defaults to the model's).
 
@@ -362,7 +367,8 @@ def problem(
         number in ``q`` of norm off 1 by more than :data:`UNIT_TOLERANCE`,
         an unknown frame, a zero normal, a contact point that is not a
         finite 3-vector, negative friction, a contact that does not move
-        along its normal, contact names given twice.
+        along its normal, contact names given twice, a coefficient of
+        restitution outside ``[0, 1]`` or of the wrong length.
     TypeError
         A friction coefficient that is not a number (``mu='0.6'``), a frame
         that is neither a name nor an index.
@@ -379,6 +385,7 @@ def problem(
     return problem_from_rows(
         rows,
         name=name or model.name or "pinocchio",
+        restitution=restitution,
         friction_directions=friction_directions,
         step_size=step_size,
         steps=steps,

@@ -57,6 +57,7 @@ pub fn sample_set_from_state(py: Python<'_>, state: &Bound<'_, PyDict>) -> PyRes
         steps: array(state, "steps")?,
         energy_ratio: array(state, "energy_ratio")?,
         residual: array(state, "residual")?,
+        energy_guard: array(state, "energy_guard")?,
         modes: array(state, "modes")?,
         mode_labels: item(state, "mode_labels")?.extract()?,
         mode_table: item(state, "mode_table")?.extract()?,
@@ -65,7 +66,12 @@ pub fn sample_set_from_state(py: Python<'_>, state: &Bound<'_, PyDict>) -> PyRes
     };
     let n = set.problem.get().problem().n();
     let (samples, accepted) = (set.accepted.bind(py).len(), set.accepted_count);
-    let per_sample = [set.steps.bind(py).len(), set.energy_ratio.bind(py).len(), set.residual.bind(py).len()];
+    let per_sample = [
+        set.steps.bind(py).len(),
+        set.energy_ratio.bind(py).len(),
+        set.residual.bind(py).len(),
+        set.energy_guard.bind(py).len(),
+    ];
     let per_accepted = [set.indices.bind(py).len(), set.modes.bind(py).len()];
     if set.v_plus.bind(py).shape() != [accepted, n]
         || per_sample.iter().any(|&k| k != samples)

@@ -12,14 +12,15 @@ use impactset::io::{FileError, ProblemFile, ProblemSpec, load_problem};
 use impactset::sampling::MAX_STEPS;
 use impactset::{Dimension, ImpactProblem, scene};
 
-use crate::args::{self, float_array};
+use crate::args::{self, float_array, some};
 use crate::convert::read_only;
-use crate::problem_arrays::{problem_from_arrays, warn_projected, with_bilateral};
+use crate::problem_arrays::{problem_from_arrays, warn_projected, with_bilateral, with_restitution};
 
 /// An impact problem: mass matrix `M` (n, n), pre-impact velocity `v` (n,),
 /// contact Jacobians `Jn` (k, n) and `Jt` ((k, n) planar, (k, 2, n) spatial)
-/// and friction coefficients `mu` (k,), with the sampling defaults of its
-/// scene or file (`step_size`, `steps`, `samples`).
+/// friction coefficients `mu` (k,) and coefficients of restitution
+/// `restitution` (k,), with the sampling defaults of its scene or file
+/// (`step_size`, `steps`, `samples`).
 ///
 /// Build one with :meth:`Problem.from_arrays`, :meth:`Problem.scene` or
 /// :meth:`Problem.load`. Its parts are read-only float64 ndarrays.
@@ -38,6 +39,7 @@ pub struct Problem {
     jn_array: Py<PyArray2<f64>>,
     jt_array: Py<PyAny>,
     mu_array: Py<PyArray1<f64>>,
+    restitution_array: Py<PyArray1<f64>>,
     bilateral_array: Py<PyArray2<f64>>,
 }
 
@@ -50,6 +52,7 @@ impl Problem {
         let v = Array1::from_iter(p.velocity().iter().copied());
         let jn = Array2::from_shape_fn((k, n), |(i, j)| p.contacts()[i].normal[j]);
         let mu = Array1::from_iter(p.contacts().iter().map(|c| c.friction));
+        let restitution = Array1::from_iter(p.contacts().iter().map(|c| c.restitution));
         let eq = p.bilateral();
         let bilateral = Array2::from_shape_fn((eq.nrows(), n), |(i, j)| eq[(i, j)]);
         let jt: Py<PyAny> = match p.dimension() {
@@ -68,6 +71,7 @@ impl Problem {
             jn_array: read_only(PyArray2::from_owned_array(py, jn))?.unbind(),
             jt_array: jt,
             mu_array: read_only(PyArray1::from_owned_array(py, mu))?.unbind(),
+            restitution_array: read_only(PyArray1::from_owned_array(py, restitution))?.unbind(),
             bilateral_array: read_only(PyArray2::from_owned_array(py, bilateral))?.unbind(),
             spec,
         })
@@ -105,6 +109,9 @@ impl Problem {
     /// that hold through the impact, ``J_eq v = 0`` (default none; a ``v``
     /// that violates them is replaced by its M-orthogonal projection onto
     /// their null space, with a ``UserWarning``; docs/model.md §1),
+    /// ``restitution`` (Stronge's energetic coefficient of restitution
+    /// ``0 ≤ e ≤ 1``, docs/model.md §4b: a number for every contact or one
+    /// per contact (k,); default 0, inelastic),
     /// ``name`` (default ``"problem"``), ``friction_directions``
     /// (spatial only: even, ≥ 4, default 8), and the sampling defaults
     /// ``step_size``, ``steps``, ``samples`` that :func:`impactset.sample`
@@ -115,7 +122,8 @@ impl Problem {
     ///
     /// Raises ``ValueError``/``TypeError`` naming the argument and entry,
     /// e.g. ``Jn: expected shape (2, 7), got (2, 6)``, ``M[0, 0]: entry
-    /// 1e200 exceeds 1e150 …``.
+    /// 1e200 exceeds 1e150 …``, ``restitution[1]: 1.5 is not a coefficient
+    /// of restitution …``.
     ///
     /// >>> import numpy as np, impactset
     /// >>> M = np.diag([1.0, 1.0, 0.2])
@@ -129,9 +137,24 @@ impl Problem {
     /// Traceback (most recent call last):
     /// ...
     /// ValueError: Jn: expected shape (1, 3), got (1, 2)
+    ///
+    /// A ball dropped on the floor at 1 m/s that bounces back at half its
+    /// landing speed (frictionless, so every sample agrees):
+    ///
+    /// >>> ball = impactset.Problem.from_arrays(
+    /// ...     np.eye(2), [0.0, -1.0], [[0.0, 1.0]], [[1.0, 0.0]], [0.0], restitution=0.5)
+    /// >>> ball.restitution
+    /// array([0.5])
+    /// >>> bool(np.allclose(impactset.sample(ball, 64).v_plus, [0.0, 0.5]))
+    /// True
+    /// >>> impactset.Problem.from_arrays(M, [0.5, -1.0, 0.3], Jn=[[0, 1, 0.3], [0, 1, -0.4]],
+    /// ...     Jt=[[1, 0, 0.2], [1, 0, -0.1]], mu=[0.6, 0.6], restitution=[0.2, 1.5])
+    /// Traceback (most recent call last):
+    /// ...
+    /// ValueError: restitution[1]: 1.5 is not a coefficient of restitution (0 ≤ e ≤ 1: 0 inelastic, 1 elastic)
     #[staticmethod]
     #[allow(non_snake_case)]
-    #[pyo3(signature = (M, v, Jn, Jt, mu, names=None, *, bilateral=None, name=None, friction_directions=None, step_size=None, steps=None, samples=None))]
+    #[pyo3(signature = (M, v, Jn, Jt, mu, names=None, *, bilateral=None, restitution=None, name=None, friction_directions=None, step_size=None, steps=None, samples=None))]
     #[allow(clippy::too_many_arguments)]
     fn from_arrays(
         py: Python<'_>,
@@ -142,6 +165,7 @@ impl Problem {
         mu: &Bound<'_, PyAny>,
         names: Option<&Bound<'_, PyAny>>,
         bilateral: Option<&Bound<'_, PyAny>>,
+        restitution: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
         friction_directions: Option<&Bound<'_, PyAny>>,
         step_size: Option<&Bound<'_, PyAny>>,
@@ -157,6 +181,11 @@ impl Problem {
         let problem = problem_from_arrays(&mass, &velocity, &jn, &jt, &friction, names, friction_directions)?;
         let problem = match bilateral {
             Some(rows) => with_bilateral(problem, &rows)?,
+            None => problem,
+        };
+        // Left out (or None), the core's default stands.
+        let problem = match some(restitution) {
+            Some(e) => with_restitution(problem, "restitution", &e)?,
             None => problem,
         };
         warn_projected(py, &problem)?;
@@ -278,6 +307,36 @@ impl Problem {
         self.mu_array.clone_ref(py)
     }
 
+    /// The coefficients of restitution (k,), read-only: Stronge's energetic
+    /// coefficient ``e`` of each contact (docs/model.md §4b), 0 where the
+    /// contact is inelastic.
+    ///
+    /// >>> import impactset
+    /// >>> impactset.Problem.scene("rocking-block").restitution
+    /// array([0., 0.])
+    #[getter]
+    fn restitution(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
+        self.restitution_array.clone_ref(py)
+    }
+
+    /// This problem with new coefficients of restitution ``e``: a number for
+    /// every contact or one per contact (k,), each in ``[0, 1]``
+    /// (Stronge's energetic coefficient, docs/model.md §4b). Everything else
+    /// (the name, the sampling defaults) is kept, so any scene, problem file
+    /// or imported model can be made to bounce. Raises ``ValueError`` naming
+    /// ``e`` (``e[1]: 1.5 is not a coefficient of restitution …``).
+    ///
+    /// >>> import impactset
+    /// >>> block = impactset.Problem.scene("rocking-block").with_restitution(0.5)
+    /// >>> block.restitution, block.name, block.step_size
+    /// (array([0.5, 0.5]), 'rocking-block', 0.3)
+    /// >>> block.with_restitution([0.0, 0.8]).restitution
+    /// array([0. , 0.8])
+    fn with_restitution(&self, py: Python<'_>, e: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let problem = with_restitution(self.spec.problem.clone(), "e", e)?;
+        Problem::new(py, ProblemSpec { problem, ..self.spec.clone() })
+    }
+
     /// The bilateral constraint rows ``J_eq`` (r, n), read-only; shape
     /// (0, n) when there are none.
     ///
@@ -372,9 +431,27 @@ impl Problem {
         Ok((rebuild, (self.to_json()?,)))
     }
 
+    /// ``Problem('name', n=…, m=…, planar)``, with ``restitution=…`` (one
+    /// number when every contact has it) when some contact bounces.
+    ///
+    /// >>> import impactset
+    /// >>> impactset.Problem.scene("rocking-block").with_restitution([0.5, 0.25])
+    /// Problem('rocking-block', n=3, m=2, planar, restitution=[0.5, 0.25])
     fn __repr__(&self) -> String {
         let p = &self.spec.problem;
-        format!("Problem('{}', n={}, m={}, {})", self.spec.name, p.n(), p.m(), self.dimension())
+        let base = format!("Problem('{}', n={}, m={}, {}", self.spec.name, p.n(), p.m(), self.dimension());
+        if !p.has_restitution() {
+            return base + ")";
+        }
+        // As Python writes floats: 0.0, 0.5, 1.0.
+        let float = |x: f64| if x.fract() == 0.0 { format!("{x:.1}") } else { format!("{x}") };
+        let e: Vec<f64> = p.contacts().iter().map(|c| c.restitution).collect();
+        if e.iter().all(|&x| x == e[0]) {
+            format!("{base}, restitution={})", float(e[0]))
+        } else {
+            let e: Vec<String> = e.iter().map(|&x| float(x)).collect();
+            format!("{base}, restitution=[{}])", e.join(", "))
+        }
     }
 }
 

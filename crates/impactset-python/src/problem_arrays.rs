@@ -84,12 +84,15 @@ pub(crate) fn problem_from_arrays(
     let contacts: Vec<Contact> = (0..k)
         .map(|i| {
             let normal = row(&jn, &|j| vec![i, j]);
-            let tangents = if spatial {
-                (0..2).map(|t| row(&jt, &|j| vec![i, t, j])).collect()
+            // The core's constructors, so that what the arrays do not give
+            // (restitution, set below) keeps the core's default.
+            let (name, mu) = (names[i].clone(), friction[[i]]);
+            if spatial {
+                let tangents = [row(&jt, &|j| vec![i, 0, j]), row(&jt, &|j| vec![i, 1, j])];
+                Contact::spatial(name, normal, tangents, mu)
             } else {
-                vec![row(&jt, &|j| vec![i, j])]
-            };
-            Contact { name: names[i].clone(), normal, tangents, friction: friction[[i]] }
+                Contact::planar(name, normal, row(&jt, &|j| vec![i, j]), mu)
+            }
         })
         .collect();
     let d = args::optional_count("friction_directions", friction_directions, 0)?;
@@ -118,6 +121,38 @@ pub(crate) fn with_bilateral(
     let rows = bilateral.as_array();
     let rows = DMatrix::from_fn(r, n, |i, j| rows[[i, j]]);
     problem.with_bilateral(rows).map_err(|e| PyValueError::new_err(problem_message(&e, None)))
+}
+
+/// `problem` with the coefficients of restitution `e`, given as the Python
+/// argument `name`: a number for every contact or an array (k,) of one per
+/// contact. The values are the core's to check
+/// ([`ImpactProblem::with_restitution`]); its error is said with the
+/// argument's name: `restitution[2]: 1.5 is not a coefficient of
+/// restitution …`, or `restitution: …` for a number.
+pub(crate) fn with_restitution(problem: ImpactProblem, name: &str, e: &Bound<'_, PyAny>) -> PyResult<ImpactProblem> {
+    let k = problem.m();
+    let array = args::float_array(name, e)?;
+    let shape = args::shape_of(&array);
+    let values: Vec<f64> = array.as_array().iter().copied().collect();
+    let values = match shape[..] {
+        [] => vec![values[0]; k],
+        [len] if len == k => values,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "{name}: expected a number or shape {} (one per contact), got shape {}",
+                shape_str(&[k]),
+                shape_str(&shape)
+            )));
+        }
+    };
+    let scalar = shape.is_empty();
+    problem.with_restitution(&values).map_err(|err| match err {
+        ProblemError::Restitution { .. } if scalar => PyValueError::new_err(format!("{name}: {}", err.detail())),
+        ProblemError::Restitution { contact, .. } => {
+            PyValueError::new_err(format!("{name}[{contact}]: {}", err.detail()))
+        }
+        other => PyValueError::new_err(problem_message(&other, None)),
+    })
 }
 
 /// A `UserWarning` when `v⁻` was projected onto the bilateral constraints.
@@ -201,7 +236,8 @@ pub(crate) fn problem_message(e: &ProblemError, mass: Option<&DMatrix<f64>>) -> 
 /// A problem-file field as the `from_arrays` argument it comes from:
 /// `mass_matrix[0][1]` → `M[0, 1]`, `velocity[2]` → `v[2]`,
 /// `contacts[1].normal[3]` → `Jn[1, 3]`, `contacts[1].tangents[0][3]` →
-/// `Jt[1, 0, 3]`, `contacts[1].friction` → `mu[1]`, `bilateral[0][2]` →
+/// `Jt[1, 0, 3]`, `contacts[1].friction` → `mu[1]`,
+/// `contacts[1].restitution` → `restitution[1]`, `bilateral[0][2]` →
 /// `bilateral[0, 2]`; other fields as they are.
 fn argument_of_field(field: &str) -> String {
     // The field's names (`contacts`, `tangents`) and, in order, its indices.
@@ -224,6 +260,7 @@ fn argument_of_field(field: &str) -> String {
         ["contacts"] | ["contacts", "normal"] => "Jn",
         ["contacts", "tangent" | "tangents"] => "Jt",
         ["contacts", "friction"] => "mu",
+        ["contacts", "restitution"] => "restitution",
         _ => return field.to_string(),
     };
     if indices.is_empty() { array.to_string() } else { format!("{array}[{}]", indices.join(", ")) }

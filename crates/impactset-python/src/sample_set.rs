@@ -17,8 +17,10 @@ use crate::problem::Problem;
 ///   in sample order (the rows of the command line's ``--out x.npy``);
 /// * ``accepted`` (samples,) bool, ``steps`` (samples,) uint32,
 ///   ``energy_ratio`` (samples,) float64 (E⁺/E⁻), ``residual`` (samples,)
-///   float64 (largest step-LCP residual; inf where Lemke failed): one entry
-///   per sample, accepted or not;
+///   float64 (largest step-LCP residual; inf where Lemke failed),
+///   ``energy_guard`` (samples,) bool (restitution: the energy guard cut
+///   the sample's expansion, docs/model.md §4b; its count is the summary's
+///   ``energy_guards``): one entry per sample, accepted or not;
 /// * ``indices`` (accepted,) uint64: the sample index of each row of
 ///   ``v_plus``;
 /// * ``modes`` (accepted,) int32: each accepted sample's joint contact mode,
@@ -40,6 +42,7 @@ pub struct SampleSet {
     pub(crate) steps: Py<PyArray1<u32>>,
     pub(crate) energy_ratio: Py<PyArray1<f64>>,
     pub(crate) residual: Py<PyArray1<f64>>,
+    pub(crate) energy_guard: Py<PyArray1<bool>>,
     pub(crate) modes: Py<PyArray1<i32>>,
     pub(crate) mode_labels: Vec<String>,
     pub(crate) mode_table: Vec<Vec<String>>,
@@ -83,6 +86,15 @@ impl SampleSet {
     #[getter]
     fn residual(&self, py: Python<'_>) -> Py<PyArray1<f64>> {
         self.residual.clone_ref(py)
+    }
+
+    /// Whether the energy guard cut each sample's expansion (samples,):
+    /// with restitution, a sample whose expansion would have ended above
+    /// the kinetic energy before the impact is brought back to it
+    /// (docs/model.md §4b). Always False without restitution.
+    #[getter]
+    fn energy_guard(&self, py: Python<'_>) -> Py<PyArray1<bool>> {
+        self.energy_guard.clone_ref(py)
     }
 
     /// Each accepted sample's joint contact mode (accepted,), an index into
@@ -224,6 +236,7 @@ impl SampleSet {
         d.set_item("steps", self.steps.clone_ref(py))?;
         d.set_item("energy_ratio", self.energy_ratio.clone_ref(py))?;
         d.set_item("residual", self.residual.clone_ref(py))?;
+        d.set_item("energy_guard", self.energy_guard.clone_ref(py))?;
         d.set_item("modes", self.modes.clone_ref(py))?;
         d.set_item("mode_labels", &self.mode_labels)?;
         d.set_item("mode_table", &self.mode_table)?;

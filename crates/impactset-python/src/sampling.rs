@@ -36,6 +36,7 @@ struct Collected {
     steps: Vec<u32>,
     energy_ratio: Vec<f64>,
     residual: Vec<f64>,
+    energy_guard: Vec<bool>,
     modes: Vec<i32>,
     mode_ids: HashMap<Vec<ContactMode>, i32>,
     mode_list: Vec<Vec<ContactMode>>,
@@ -46,9 +47,10 @@ struct Collected {
 
 /// Bytes of the result buffers per sample of a problem with `n`
 /// velocities: `v⁺` (8n, when accepted), the index (8), mode (4),
-/// acceptance (1), steps (4), energy ratio (8) and residual (8).
+/// acceptance (1), steps (4), energy ratio (8), residual (8) and energy
+/// guard (1).
 pub(crate) fn bytes_per_sample(n: usize) -> u128 {
-    8 * n as u128 + 8 + 4 + 1 + 4 + 8 + 8
+    8 * n as u128 + 8 + 4 + 1 + 4 + 8 + 8 + 1
 }
 
 impl Collected {
@@ -70,6 +72,7 @@ impl Collected {
             steps: reserved(samples)?,
             energy_ratio: reserved(samples)?,
             residual: reserved(samples)?,
+            energy_guard: reserved(samples)?,
             modes: reserved(samples)?,
             mode_ids: HashMap::new(),
             mode_list: Vec::new(),
@@ -85,6 +88,7 @@ impl Collected {
             self.accepted.push(s.accepted);
             self.steps.push(s.steps);
             self.residual.push(s.max_residual);
+            self.energy_guard.push(s.energy_guard);
             self.energy_ratio.push(if s.energy_before > 0.0 { s.energy_after / s.energy_before } else { 1.0 });
             if s.accepted {
                 debug_assert_eq!(s.v_plus.len(), self.n);
@@ -299,6 +303,7 @@ fn finish(
         steps: vector(py, std::mem::take(&mut c.steps))?.unbind(),
         energy_ratio: vector(py, std::mem::take(&mut c.energy_ratio))?.unbind(),
         residual: vector(py, std::mem::take(&mut c.residual))?.unbind(),
+        energy_guard: vector(py, std::mem::take(&mut c.energy_guard))?.unbind(),
         modes: vector(py, std::mem::take(&mut c.modes))?.unbind(),
         mode_labels: labels,
         mode_table: table,
@@ -326,6 +331,7 @@ fn summary_dict<'py>(
     d.set_item("mean_steps", s.mean_steps)?;
     d.set_item("max_residual", s.max_residual)?;
     d.set_item("fallback_steps", s.fallback_steps)?;
+    d.set_item("energy_guards", s.energy_guards)?;
     d.set_item("max_energy_ratio", s.max_energy_ratio)?;
     d.set_item("seed", s.seed)?;
     d.set_item("selection", &s.selection)?;
