@@ -41,6 +41,13 @@ BOUND = "any impulse at the contacts"
 lower bound on ``d`` for every impact law with these contacts, whatever its
 ``μ`` and ``e``."""
 KINDS = ("one-corner", "two-corner")
+CORNER = ("normal miss", "tangent miss", "slip reverses (measured)", "slip reverses (set)")
+"""One-corner impacts only (NaN on the others): how the set's closest
+sample misses the measurement at the corner, its normal and tangential
+velocity each as a share of ``‖v⁻‖_M``, and whether the corner's slip
+reverses by more than ``REVERSAL`` of ``‖v⁻‖_M``, measured and in some
+sample of the set."""
+REVERSAL = 0.05
 
 
 def measure(drops: Drops, indices: range | list[int], options: Detection | None = None) -> tuple[list[Impact], Counter]:
@@ -93,23 +100,21 @@ def fit_friction(impacts: list[Impact], mass_matrix: np.ndarray, side: float) ->
     return float(np.median(ratios))
 
 
-def restitution_available() -> bool:
-    """Whether this build's ``Problem.from_arrays`` takes ``restitution=``
-    (issue 32); without it only ``e = 0`` can be run."""
-    try:
-        impactset.Problem.from_arrays(np.eye(2), [0.0, -1.0], [[0.0, 1.0]], [[1.0, 0.0]], [0.0], restitution=0.0)
-    except TypeError:
-        return False
-    return True
+def baselines_bounce() -> bool:
+    """Whether this build's ``impactset.baseline`` applies restitution: a
+    ball dropped at 1 on an elastic floor (e = 1) must leave at 1. Where it
+    does not, the baselines are not compared at ``e > 0`` (an inelastic
+    baseline against a bouncing set would not be a comparison)."""
+    ball = impactset.Problem.from_arrays(np.eye(2), [0.0, -1.0], [[0.0, 1.0]], [[1.0, 0.0]], [0.0], restitution=1.0)
+    return bool(np.allclose(impactset.baseline(ball)["v_plus"][:, 1], 1.0))
 
 
 def problem_for(impact: Impact, mass_matrix: np.ndarray, side: float, mu: float, e: float) -> impactset.Problem:
-    """The impact as an impactset problem; ``restitution`` is passed only
-    for ``e > 0``, so ``e = 0`` runs on any build."""
+    """The impact as an impactset problem, every corner with restitution
+    ``e`` (Stronge's energetic coefficient, docs/model.md §4b)."""
     jn, jt, _, _ = normal_tangent(impact, side)
     names = [f"corner{c}" for c in impact.corners]
-    extra = {"restitution": e} if e > 0.0 else {}
-    return impactset.Problem.from_arrays(mass_matrix, impact.v_minus, jn, jt, [mu] * len(names), names, **extra)
+    return impactset.Problem.from_arrays(mass_matrix, impact.v_minus, jn, jt, [mu] * len(names), names, restitution=e)
 
 
 def relative_distance(
@@ -121,15 +126,19 @@ def relative_distance(
 
 
 def distances(
-    problem: impactset.Problem, impact: Impact, mass_matrix: np.ndarray, samples: int, seed: int
+    problem: impactset.Problem, impact: Impact, mass_matrix: np.ndarray, samples: int, seed: int, baselines: bool = True
 ) -> dict[str, float]:
     """``d`` of each model. The sequential baseline is the best of its
     orders (one outcome per contact struck first): an oracle choice that
-    favours it. The simultaneous baseline is the best of its LCP solutions."""
-    base = impactset.baseline(problem)
-    labels = base["labels"]
-    simultaneous = base["v_plus"][[label.startswith("simultaneous") for label in labels]]
-    sequential = base["v_plus"][[label.startswith("sequential") for label in labels]]
+    favours it. The simultaneous baseline is the best of its LCP solutions.
+    Without ``baselines`` both are NaN (not computed)."""
+    none = np.empty((0, problem.n))
+    simultaneous = sequential = none
+    if baselines:
+        base = impactset.baseline(problem)
+        labels = base["labels"]
+        simultaneous = base["v_plus"][[label.startswith("simultaneous") for label in labels]]
+        sequential = base["v_plus"][[label.startswith("sequential") for label in labels]]
     sampled = impactset.sample(problem, samples, seed=seed).v_plus
     outcomes = {"set": sampled, "simultaneous": simultaneous, "sequential": sequential, "no impact": impact.v_minus}
     d = {
@@ -137,7 +146,28 @@ def distances(
         for model, v in outcomes.items()
     }
     d[BOUND] = relative_distance(closest_impulse_outcome(problem, impact), impact.v_plus, impact.v_minus, mass_matrix)
+    d.update(corner_misses(problem, impact, sampled, mass_matrix))
     return d
+
+
+def corner_misses(
+    problem: impactset.Problem, impact: Impact, sampled: np.ndarray, mass_matrix: np.ndarray
+) -> dict[str, float]:
+    """The :data:`CORNER` figures of a one-corner impact (NaN otherwise)."""
+    if problem.m != 1 or not len(sampled):
+        return dict.fromkeys(CORNER, np.nan)
+    scale = float(np.sqrt(impact.v_minus @ mass_matrix @ impact.v_minus))
+    diff = sampled - impact.v_plus
+    closest = sampled[np.argmin(np.einsum("ij,jk,ik->i", diff, mass_matrix, diff))]
+    jn, jt = problem.Jn[0], problem.Jt[0]
+    slip = float(jt @ impact.v_minus)
+    reversed_by = -np.sign(slip) * (sampled @ jt) / scale
+    return {
+        "normal miss": abs(jn @ (closest - impact.v_plus)) / scale,
+        "tangent miss": abs(jt @ (closest - impact.v_plus)) / scale,
+        "slip reverses (measured)": float(-np.sign(slip) * (jt @ impact.v_plus) / scale > REVERSAL),
+        "slip reverses (set)": float(reversed_by.max() > REVERSAL),
+    }
 
 
 def closest_impulse_outcome(problem: impactset.Problem, impact: Impact) -> np.ndarray:
@@ -151,20 +181,24 @@ def closest_impulse_outcome(problem: impactset.Problem, impact: Impact) -> np.nd
     return impact.v_minus + m_inv_rows @ impulse
 
 
-def run(impacts: list[Impact], drops: Drops, mu: float, e: float, samples: int, seed: int) -> dict[str, np.ndarray]:
-    """``d`` of every model on every impact, with restitution ``e``."""
+def run(
+    impacts: list[Impact], drops: Drops, mu: float, e: float, samples: int, seed: int, baselines: bool = True
+) -> dict[str, np.ndarray]:
+    """``d`` of every model on every impact, with restitution ``e``; the
+    baselines' ``d`` are NaN without ``baselines``."""
     rows = [
-        distances(problem_for(i, drops.mass_matrix, drops.side, mu, e), i, drops.mass_matrix, samples, seed)
+        distances(problem_for(i, drops.mass_matrix, drops.side, mu, e), i, drops.mass_matrix, samples, seed, baselines)
         for i in impacts
     ]
-    return {model: np.array([r[model] for r in rows]) for model in (*MODELS, BOUND)}
+    return {key: np.array([r[key] for r in rows]) for key in (*MODELS, BOUND, *CORNER)}
 
 
 def table(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: np.ndarray) -> str:
     """The Markdown table: per restitution setting and impact class, each
     model's median and 90th percentile of ``d``, its share within 0.05 and
     0.1, and the share of impacts where the set is closer than every
-    single-outcome baseline by more than that impact's noise floor."""
+    single-outcome baseline by more than that impact's noise floor. A model
+    not computed at a setting (NaN) is shown as "—"."""
     lines = [
         "| e | impacts | n | noise floor (median) | model | median d | 90th pct d | d ≤ 0.05 | d ≤ 0.1 | set closer than every baseline |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -174,11 +208,20 @@ def table(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: n
             mask = np.ones(len(kinds), bool) if kind == "all" else kinds == kind
             if not mask.any():
                 continue
-            best_baseline = np.nanmin(np.stack([d[m][mask] for m in MODELS[1:]]), axis=0)
-            closer = float(np.mean(d["set"][mask] < best_baseline - floor[mask]))
+            # Against the three single-outcome models; "—" where the two
+            # baselines were not computed (no impact alone is no comparison).
+            closer = "—"
+            if not np.isnan(np.stack([d[m][mask] for m in MODELS[1:3]])).all():
+                best_baseline = np.nanmin(np.stack([d[m][mask] for m in MODELS[1:]]), axis=0)
+                closer = f"{np.mean(d['set'][mask] < best_baseline - floor[mask]):.0%}"
             for model in (*MODELS, BOUND) if n == 0 else MODELS:
                 x = d[model][mask]
-                share = f"{closer:.0%}" if model == "set" else ""
+                share = closer if model == "set" else ""
+                if np.isnan(x).all():
+                    lines.append(
+                        f"| {setting} | {kind} | {mask.sum()} | {np.median(floor[mask]):.3f} | {model} | — | — | — | — | |"
+                    )
+                    continue
                 lines.append(
                     f"| {setting} | {kind} | {mask.sum()} | {np.median(floor[mask]):.3f} | {model} | {np.nanmedian(x):.3f} | "
                     f"{np.nanpercentile(x, 90):.3f} | {np.mean(x <= 0.05):.0%} | {np.mean(x <= 0.1):.0%} | {share} |"
@@ -202,6 +245,7 @@ def figure(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: 
         for (setting, d), style in zip(results.items(), ("-", "--"), strict=False):
             for model in MODELS:
                 x = np.sort(d[model][mask])
+                x = x[~np.isnan(x)]  # a model not computed at this setting
                 if len(x):
                     ax.step(
                         x,
@@ -248,12 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     e = fit_restitution(impacts, drops.side)
     noise = noise_floor(impacts, drops)
 
+    bounce = baselines_bounce()
     results = {"0": run(impacts, drops, mu, 0.0, samples, args.seed)}
-    if restitution_available():
-        results[f"{e:.2f}"] = run(impacts, drops, mu, e, samples, args.seed)
-        note = f"restitution e = {e:.3f} fitted on the one-corner impacts"
-    else:
-        note = f"restitution unavailable in this build: only e = 0 is run (the fitted e would be {e:.3f})"
+    results[f"{e:.2f}"] = run(impacts, drops, mu, e, samples, args.seed, baselines=bounce)
+    note = f"restitution e = {e:.3f} fitted on the one-corner impacts"
+    if not bounce:
+        note += " (this build's baselines are inelastic: not compared at that e)"
 
     counts = Counter(kinds.tolist())
     header = [
@@ -264,6 +308,14 @@ def main(argv: list[str] | None = None) -> int:
         f"noise floor of d: median {np.median(noise.per_impact):.3f}, 90th percentile {np.percentile(noise.per_impact, 90):.3f}; "
         f"split-half check: the data scatter {noise.split_half:.2f} × the residuals' prediction (the floor includes it)",
     ]
+    for setting, d in results.items():
+        header.append(
+            f"one-corner impacts, e = {setting}: the set's closest sample misses the corner's normal velocity by "
+            f"{np.nanmedian(d['normal miss']):.3f} and its tangential velocity by {np.nanmedian(d['tangent miss']):.3f} "
+            f"of ‖v⁻‖_M (medians); the slip reverses (by > {REVERSAL} ‖v⁻‖_M) in "
+            f"{np.nanmean(d['slip reverses (measured)']):.0%} of the measurements and in some sample of the set on "
+            f"{np.nanmean(d['slip reverses (set)']):.0%} of the impacts"
+        )
     text = "\n\n".join([*header, table(results, kinds, noise.per_impact)]) + "\n"
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "real_drops.md").write_text(text)
