@@ -1,5 +1,5 @@
 //! The depth-first mode search computing every node's tableau from its
-//! parent's, for problems whose fixed-mode records (`cache.rs`) would not
+//! parent's, for problems whose fixed-mode records (`cache/`) would not
 //! fit their store (many contacts with many modes: the records of deep
 //! nodes would be computed step after step and not kept). It visits the same
 //! nodes, with the same bounds and the same constants bit for bit, as

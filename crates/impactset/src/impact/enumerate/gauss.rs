@@ -138,6 +138,31 @@ fn solve_general(a: &mut [f64], n: usize, b: &mut [f64], k: usize, tiny: f64) ->
     true
 }
 
+/// Entries a record keeps ahead of its rows for solving its mode block `R`
+/// (`q × q`) of a fixed-mode record (`cache`): see [`solve_plan`].
+pub(super) fn solve_len(q: usize) -> usize {
+    match q {
+        0 => 0,
+        1 => 1,
+        2 => 5,
+        _ => q * q,
+    }
+}
+
+/// What a record keeps of its mode block `R` (row-major, `q × q`) to solve
+/// `R e = b` per step with the operations of [`solve_in_place`] bit for bit:
+/// for `q = 1` the inverse `1 / r`; for `q = 2` [`plan_2`]; for larger `q`,
+/// `R` itself. A singular `R` (never solved: its record is not regular)
+/// gives NaNs.
+pub(super) fn solve_plan(block: &[f64; 9], q: usize, singular: f64, out: &mut [f64]) {
+    match q {
+        0 => {}
+        1 => out[0] = 1.0 / block[0],
+        2 => out.copy_from_slice(&plan_2(block, singular).unwrap_or([f64::NAN; 5])),
+        _ => out.copy_from_slice(&block[..q * q]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,132 +1,62 @@
 //! Every solution of a Routh step LCP (docs/model.md §4, §5b), by contact-mode
 //! enumeration in reduced impulse coordinates.
 //!
-//! # The problem
+//! The step LCP `w = A_R z + b ≥ 0, z ≥ 0, zᵀw = 0`, `z = [σ; λn; λD; γ]`,
+//! `b = [h·p; Jn v; JD v; b_γ]`, can have several solutions with different
+//! velocity changes `Δv = M⁻¹Jᵀλ`, even segments of them.
+//! [`StepEnumerator`] returns one LCP solution per distinct `Δv`, in a fixed
+//! order.
 //!
-//! The step LCP `w = A_R z + b ≥ 0, z ≥ 0, zᵀw = 0`,
-//! `z = [σ; λn; λD; γ]`, `b = [h·p; Jn v; JD v; 0]`, can have several
-//! solutions with different velocity changes `Δv = M⁻¹Jᵀλ`, even segments of
-//! them. [`StepEnumerator`] returns one LCP solution per distinct `Δv`, in a
-//! fixed order.
-//!
-//! # Method
+//! # Method (model.md §5b)
 //!
 //! `Δv` depends on `λ` only through the reduced impulses `x_i = (λn_i, f_i)`,
-//! `f_i = Σ_k λD_(i,k) d_k` the net tangential impulse, and the LCP only sees
-//! `v` through `u = (Jn v, Jt v)`; with `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ` the step is
-//! `u⁺ = u + W x`. Each contact obeys a box law in the normal direction (open,
-//! closed, capped at `h p_i`) and Coulomb's law on the linearized cone (stick,
-//! slide at a vertex of the friction polygon, in space also slide on an edge):
-//! 7 modes per planar contact, `4d + 3` per spatial one (see `modes.rs`). A
-//! choice of mode per contact fixes a square linear system; its solution, if
-//! it satisfies the mode's inequalities, is a step solution, and every
-//! isolated step solution is found this way. Singular mode systems are
-//! skipped: a segment of solutions is represented by its end points, which
-//! are solutions of neighbouring non-singular modes. The full `z` is rebuilt
-//! from `x` (`σ = −u_n⁺` when capped, `λD` the split of `f` over the one or two
-//! directions spanning it, `γ` the slip rate), so every returned `z` solves
-//! the LCP to round-off.
+//! and the step is `u⁺ = u + W x`, `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ`. A mode per
+//! contact (a face of its law, `modes.rs`) fixes a square linear system
+//! whose solution, if it meets the mode's inequalities, is a step solution;
+//! every isolated solution arises so, and a segment shows through its end
+//! points. The full `z` is rebuilt from `x` (`rebuild.rs`).
 //!
-//! The modes are searched depth-first over the contacts in index order (see
-//! `tableau.rs`, the search in `depth_first.rs`): fixing a contact's mode is one rank-`q` block elimination
-//! step on an affine tableau, and a subtree is pruned as soon as some fixed
-//! contact's inequality cannot hold for any admissible impulses of the free
-//! contacts (`λn_j ∈ [0, h p_j]`, `f_j` in the friction cone, restricted to the
-//! hull of the modes still admissible for `j`). Pruning is exact: it only
-//! removes subtrees without solutions, with a margin 1000 times wider than the
-//! acceptance tolerance. Three layers use the same test:
-//!
-//! * a root filter tests every mode of every contact alone;
-//! * each search node tests all the contacts fixed so far;
-//! * with at least two contacts still free, a surviving node *forward-checks*
-//!   every admissible mode of every free contact (fixing it alone on the
-//!   node's tableau); the survivors are the subtree's domains and a contact
-//!   left without modes prunes the node.
-//!
-//! Two more exact cuts: a tuple whose mode equations outnumber `rank W`
-//! has a singular system (`rank(C W G) ≤ rank W`), so its subtree is skipped;
-//! and a contact whose mode block is singular at its turn in the elimination
-//! is *deferred*: it stays a free column of the tableau (bounded by the hull
-//! of its mode), its own inequalities are not tested, and the leaves below it
-//! are solved directly (Gaussian elimination with partial pivoting on the
-//! assembled mode system). Leaves are also re-solved that way whenever the
-//! tableau's solution leaves a mode-equation residual above tolerance, and
-//! every accepted leaf is checked on `u⁺ = u + W x` recomputed from the data.
-//!
-//! Shortcuts that change no value (the elimination's rows are independent,
-//! and so are its columns: pivots are chosen on the mode block alone): a
-//! node's tableau apart from its constant column depends on `W` and the
-//! modes fixed so far only, so the enumerator keeps, per mode prefix and
-//! from step to step, what fixing a mode needs of it (each row's
-//! substitution, the mode block, the bounds' per-vertex values; `cache.rs`,
-//! bounded by [`EnumeratorOptions::cache_bytes`]), and a step computes only
-//! the constants and the bounds from them; a node or probe computes the rows
-//! of the contact just fixed first, the others only when that contact's
-//! inequalities may hold. A first-level node does not repeat its own test
-//! when the root filter bounded the other contacts by the same vertices
-//! (same constants, same bounds: the mode passed it there), and a bound
-//! over a hull holding the origin and every vertex is `h p_j` times the
-//! record's largest (or, for a negative cap, least) per-vertex value with
-//! `0` (rounding is monotone, so that is the largest product; only the
-//! sign of a zero can differ, which no test reads). Where the whole tree
-//! of records could not be kept
-//! (four spatial contacts), the search computes each tableau from its
-//! parent's instead (`direct.rs`: the root filter's tableaux computed once
-//! except for their constants, probes computing only the rows and columns
-//! their bounds read, the last contact only the constants).
+//! 1. One Lemke solve and the bound it puts on every other solution
+//!    (`bound.rs`): the modes no solution can have, and whether `Δv` is
+//!    certified unique (the search then stops at its first solution).
+//! 2. A depth-first search over contacts in index order: fixing a mode is
+//!    a block elimination on an affine tableau (`tableau.rs`), and a
+//!    subtree is pruned when a fixed contact's inequality fails for every
+//!    admissible impulse of the free contacts, by a margin 1000 times the
+//!    acceptance tolerance (a root filter, each node, and forward checks of
+//!    the free contacts' modes). Tuples with more equations than `rank W`
+//!    are skipped; a contact whose block is singular is deferred and the
+//!    leaves below are solved directly (`gauss.rs`). The tableaux are kept
+//!    per mode prefix from step to step where they fit (`cache/`,
+//!    `depth_first.rs`), else computed from the parent's
+//!    (`direct_tableau.rs`, `direct.rs`); both give the same values bit for
+//!    bit.
+//! 3. Past [`EnumeratorOptions::node_budget`] mode fixes, or beyond
+//!    [`MAX_SEARCH_CONTACTS`], Lemke solves complete the list
+//!    (`fallback.rs`) and [`StepEnumerator::exhaustive`] is `false`.
 //!
 //! # Order
 //!
-//! Mode tuples are visited in lexicographic order, contact 0 most significant;
-//! each contact's modes in the order open, closed × (stick, vertex
-//! `0..d`, edge `0..d`), capped × (the same), planar contacts having no edge
-//! modes and frictionless ones only open, closed, capped. Solutions are
-//! returned in the order of the first mode tuple producing each distinct
-//! `Δv` (a later tuple whose `Δv` matches an earlier one within the tolerance
-//! below is dropped). Pruning does not change this order, so an
-//! implementation that tries every tuple (the GPU, for up to three contacts)
-//! returns the same list, up to round-off at the tolerance boundaries.
+//! Mode tuples in lexicographic order, contact 0 most significant; each
+//! contact's modes open, closed × (stick, vertex `0..d`, edge `0..d`),
+//! capped × (the same). Solutions come in the order of the first tuple
+//! giving each distinct `Δv`; pruning does not change it, so an
+//! implementation trying every tuple (the GPU, up to three contacts)
+//! returns the same list up to round-off at the tolerance boundaries.
 //!
 //! # Tolerances
 //!
-//! With `P = max_i h p_i (1 + μ_i)` (bounds every impulse coordinate),
-//! `Pn = max_i h p_i` (bounds every normal impulse) and
-//! `V = max(‖u‖∞, s · max|W| · P)` (the scale of `u⁺` over admissible `x`),
-//! pruning drops a node when an inequality `a_xᵀ x + a_uᵀ u⁺ + a₀ h p ≥ 0`,
-//! `x = (λn, f)`, is below `−10⁻⁶ (‖a_u‖₁ V + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`
-//! everywhere in the node's admissible set: each coefficient weighted by the
-//! scale of what it multiplies. A leaf is accepted in the velocity scale of
-//! its own terms, `V_x = max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · Pn)`
-//! (at most `m V`, well inside the pruning margin): a mode equation's
-//! residual up to `10⁻⁹ V_x`, an inequality down to
-//! `−10⁻⁹ (‖a_u‖₁ V_x + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`. Normal impulses
-//! are judged on `Pn` and velocities on `V_x`, not on `P` and `V`, which a
-//! large `μ` inflates far beyond them. Each mode's
-//! parameter columns `G` are scaled to `max|G_(·k)| = 1`, so every column of a
-//! mode system `C W G` is at most `s · max|W|` whatever `μ`, and a pivot
-//! (after partial pivoting) at most `10⁻¹¹ · max|W|` is singular. Two velocity
-//! changes are the same when they differ by at most
+//! With `P = max_i h p_i (1 + μ_i)`, `Pn = max_i h p_i` and
+//! `V = max(‖u‖∞, s · max|W| · P)`, pruning drops a node when an inequality
+//! `a_xᵀ x + a_uᵀ u⁺ + a₀ h p ≥ 0` is below
+//! `−10⁻⁶ (‖a_u‖₁ V + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)` everywhere in the
+//! node's admissible set. A leaf is accepted in the velocity scale of its
+//! own terms, `V_x = max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · Pn)`: a
+//! mode equation's residual up to `10⁻⁹ V_x`, an inequality down to
+//! `−10⁻⁹ (‖a_u‖₁ V_x + ‖a_f‖₁ P + (|a_λn| + |a₀|) Pn)`. Mode columns `G`
+//! are scaled to `max|G_(·k)| = 1`, and a pivot at most `10⁻¹¹ max|W|` is
+//! singular. Two velocity changes are the same when they differ by at most
 //! `10⁻⁷ max(‖Δv₁‖∞, ‖Δv₂‖∞) + 10⁻¹⁰ max|M⁻¹[Jn;Jt]ᵀ| Pn` in every entry.
-//!
-//! # Cost and fallback
-//!
-//! The cost of a step grows with the number of mode tuples the pruning
-//! leaves: microseconds for two planar contacts, about a tenth of a
-//! millisecond for five planar or two spatial ones, milliseconds for four
-//! spatial contacts, where a few percent of the steps exhaust the node budget
-//! and are completed by Lemke (below). `cargo bench --bench step_lcp --
-//! enumerate` measures it on random problems (the figures are in
-//! docs/performance.md). Exact enumeration is affordable up to
-//! about three spatial or five planar contacts.
-//!
-//! The search stops after [`EnumeratorOptions::node_budget`] mode nodes; the
-//! enumeration is then *not exhaustive*: the solutions found so far are
-//! completed by [`EnumeratorOptions::fallback_solves`] Lemke solves with
-//! deterministic pseudo-random covering vectors (index +1 solutions only,
-//! docs/model.md §5b), and [`StepEnumerator::exhaustive`] returns `false`.
-//!
-//! Nothing is allocated per call once the solution buffers have grown to the
-//! largest count seen.
 
 mod bound;
 mod cache;
@@ -138,6 +68,7 @@ mod gauss;
 mod modes;
 mod options;
 mod rebuild;
+mod scratch;
 mod tableau;
 
 #[cfg(test)]
@@ -150,11 +81,11 @@ mod tests;
 use crate::lcp::{LemkeOptions, LemkeWorkspace};
 use crate::problem::ContactOperators;
 
-use bound::{Bound, Reach, Verdict};
-use cache::{FixedCache, Slot};
+use bound::{Reach, Verdict};
 #[cfg(feature = "gpu")]
 pub(crate) use modes::{Normal, Tangential};
 pub use options::{EnumeratorOptions, RecordPolicy};
+use scratch::Scratch;
 use tableau::{Reduced, StepData, StepScales};
 
 /// Relative acceptance tolerance of inequalities and mode equations.
@@ -241,75 +172,6 @@ pub struct StepEnumerator {
     lemke: LemkeWorkspace,
 }
 
-/// Buffers of one enumeration.
-#[derive(Clone, Debug, Default)]
-struct Scratch {
-    /// The bound a Lemke solution puts on the step's solutions (`bound.rs`).
-    bound: Bound,
-    u: Vec<f64>,
-    caps: Vec<f64>,
-    /// The constant column of the tableau at each search depth
-    /// (`2D` entries per level; level 0 the root's).
-    consts: Vec<f64>,
-    /// The record of each level's tableau.
-    slots: Vec<Slot>,
-    /// The fixed-mode records (see `cache.rs`).
-    cache: FixedCache,
-    /// The solved mode equations of the last fix.
-    e: [f64; 3],
-    /// Whether the search keeps fixed-mode records (`cache.rs`); otherwise
-    /// it computes every tableau from its parent's (`direct.rs`) with the
-    /// buffers below.
-    cached: bool,
-    tableaux: Vec<f64>,
-    eq: Vec<f64>,
-    r: Vec<f64>,
-    /// A tableau for forward checking, and the columns a probe computes.
-    probe: Vec<f64>,
-    probe_cols: Vec<usize>,
-    /// The root tableau with one contact fixed in one mode, per global mode
-    /// index (the root filter's; contact 0's are reused by the search's
-    /// first level), and whether that mode's block was regular. With
-    /// `root_cached` every mode's tableau is kept, its columns other than
-    /// the constants (which depend on `W` and the mode alone) computed once,
-    /// when the enumerator is built; otherwise only contact 0's are kept and
-    /// each is computed in full on every step.
-    root_fixed: Vec<f64>,
-    root_regular: Vec<bool>,
-    root_cached: bool,
-    /// Modes still admissible at each search depth `l` (level 0: after the
-    /// root filter): contact `i`'s are
-    /// `allowed[(l·m + i)·max_modes..][..allowed_count[l·m + i]]`.
-    allowed: Vec<usize>,
-    allowed_count: Vec<usize>,
-    max_modes: usize,
-    /// Per level and contact, the union of [`modes::Mode::vertices`] over its
-    /// allowed modes.
-    hull: Vec<u64>,
-    /// The constants of a forward-checking probe (and of the root
-    /// filter's tableaux of contacts other than 0).
-    probe_consts: Vec<f64>,
-    /// The constants of the root filter's tableaux of contact 0, per mode:
-    /// the search's first level reuses them.
-    root_consts: Vec<f64>,
-    /// The hulls of the node being forward-checked.
-    node_hull: Vec<u64>,
-    next_hull: Vec<u64>,
-    /// Whether the root filter's last round bounded every contact but 0
-    /// by the hulls the first level reads (the same vertices): its own
-    /// bounds then hold at the first level as they did in the filter.
-    first_level_bounds_kept: bool,
-    choice: Vec<usize>,
-    x: Vec<f64>,
-    up: Vec<f64>,
-    mat: Vec<f64>,
-    rhs: Vec<f64>,
-    u0: Vec<f64>,
-    z: Vec<f64>,
-    dv: Vec<f64>,
-    cover: Vec<f64>,
-}
-
 impl StepEnumerator {
     /// An enumerator for the step LCPs of `ops`, with default options.
     pub fn new(ops: &ContactOperators) -> Self {
@@ -368,7 +230,6 @@ impl StepEnumerator {
             })
             .collect();
         let table = modes::ModeTable::new(t, &ops.directions, &ops.friction);
-        let max_modes = (0..m).map(|i| table.of(i).len()).max().unwrap_or(0);
         let reduced = Reduced {
             m,
             t,
@@ -383,67 +244,7 @@ impl StepEnumerator {
             singular: 1e-11 * w_max.max(f64::MIN_POSITIVE),
         };
         let size = ops.layout().size();
-        let first_modes = if m == 0 { 0 } else { reduced.table.of(0).len() };
-        // The records are kept when the whole tree of search nodes (at most
-        // Π modes per level) would fit twice the store: `cache_bytes` bounds
-        // what is kept, the estimate only decides whether keeping pays (the
-        // deep nodes of four spatial contacts could not be kept, and
-        // computing records that are not kept costs more than the direct
-        // search).
-        let cached = options.cache_bytes > 0
-            && (options.records == RecordPolicy::Always || tree_estimate(&reduced) <= 2.0 * options.cache_bytes as f64);
-        let root_cached = !cached && reduced.table.modes.len() * reduced.tableau_len() <= ROOT_CACHE_LIMIT;
-        let root_modes = if root_cached { reduced.table.modes.len() } else { first_modes };
-        let mut scratch = if !searchable {
-            Scratch {
-                u: vec![0.0; dim],
-                caps: vec![0.0; m],
-                z: vec![0.0; size],
-                dv: vec![0.0; n],
-                cover: vec![0.0; size],
-                ..Scratch::default()
-            }
-        } else {
-            Scratch {
-                bound: Bound::new(&reduced),
-                u: vec![0.0; dim],
-                caps: vec![0.0; m],
-                consts: vec![0.0; (m + 1) * 2 * dim],
-                slots: vec![FixedCache::root(); m + 1],
-                cache: if cached { FixedCache::new(&reduced, options.cache_bytes) } else { FixedCache::default() },
-                e: [0.0; 3],
-                cached,
-                tableaux: if cached { Vec::new() } else { vec![0.0; (m + 1) * reduced.tableau_len()] },
-                eq: if cached { Vec::new() } else { vec![0.0; 3 * reduced.stride()] },
-                r: vec![0.0; 9],
-                probe: if cached { Vec::new() } else { vec![0.0; reduced.tableau_len()] },
-                probe_cols: Vec::with_capacity(dim + 1),
-                root_fixed: if cached { Vec::new() } else { vec![0.0; root_modes * reduced.tableau_len()] },
-                root_regular: vec![false; root_modes],
-                root_cached,
-                allowed: vec![0; (m + 1) * m * max_modes],
-                allowed_count: vec![0; (m + 1) * m],
-                max_modes,
-                hull: vec![u64::MAX; (m + 1) * m],
-                probe_consts: vec![0.0; 2 * dim],
-                root_consts: vec![0.0; first_modes * 2 * dim],
-                node_hull: vec![0; m],
-                next_hull: vec![u64::MAX; m],
-                first_level_bounds_kept: false,
-                choice: vec![0; m],
-                x: vec![0.0; dim],
-                up: vec![0.0; dim],
-                mat: vec![0.0; dim * dim],
-                rhs: vec![0.0; dim],
-                u0: vec![0.0; dim],
-                z: vec![0.0; size],
-                dv: vec![0.0; n],
-                cover: vec![0.0; size],
-            }
-        };
-        if searchable && root_cached {
-            scratch.cache_root_tableaux(&reduced);
-        }
+        let scratch = Scratch::new(&reduced, &options, searchable, size, n);
         let reach = if searchable { Reach::new(&reduced) } else { Reach::default() };
         const RESERVED: usize = 16;
         StepEnumerator {
@@ -645,48 +446,6 @@ impl StepEnumerator {
             self.solutions.extend_from_slice(z);
             self.changes.extend_from_slice(dv);
             self.count += 1;
-        }
-    }
-}
-
-/// Bytes of the fixed-mode records of every search node of `red` (an upper
-/// estimate: probes share most of them).
-fn tree_estimate(red: &Reduced) -> f64 {
-    let (dim, modes) = (red.dim as f64, red.table.modes.len() as f64);
-    let leaf = 8.0 * (6.0 * dim + 9.0 + 32.0) + 128.0;
-    let inner = leaf + 8.0 * red.tableau_len() as f64 + 4.0 * modes;
-    let (mut nodes, mut bytes) = (1.0, 0.0);
-    for i in 0..red.m {
-        nodes *= red.table.of(i).len() as f64;
-        bytes += nodes * if i + 1 < red.m { inner } else { leaf };
-    }
-    bytes
-}
-
-impl Scratch {
-    /// Contacts `next..m` keep at level `next` the admissible modes they had
-    /// at level `depth` (no filter ran in between).
-    fn inherit_allowed(&mut self, depth: usize, next: usize, m: usize) {
-        let mm = self.max_modes;
-        for j in next..m {
-            let count = self.allowed_count[depth * m + j];
-            self.allowed_count[next * m + j] = count;
-            self.allowed.copy_within((depth * m + j) * mm..(depth * m + j) * mm + count, (next * m + j) * mm);
-        }
-    }
-
-    /// Computes every root-filter tableau once ([`Scratch::root_fixed`]):
-    /// its columns other than the constants do not depend on `u` or the caps
-    /// (taken as zero here), so each step needs only its constants.
-    fn cache_root_tableaux(&mut self, red: &Reduced) {
-        let len = red.tableau_len();
-        let root = &mut self.tableaux[..len];
-        red.init_tableau(&vec![0.0; red.dim], root);
-        for (g, mode) in red.table.modes.iter().enumerate() {
-            let i = red.table.start.partition_point(|&start| start <= g) - 1;
-            let tab = &mut self.root_fixed[g * len..(g + 1) * len];
-            self.root_regular[g] =
-                red.fix(root, tab, 0, i, mode, 0.0, tableau::low_bits(red.m), &mut self.eq, &mut self.r, false);
         }
     }
 }

@@ -14,7 +14,7 @@ pub struct EnumeratorOptions {
     pub fallback_solves: usize,
     /// Bytes the enumerator may keep of the tableaux of the modes it fixes,
     /// from step to step (per enumerator, that is per thread; see
-    /// `cache.rs`): once full, further nodes are computed without being
+    /// `cache/`): once full, further nodes are computed without being
     /// kept, and the next enumeration starts afresh. Records are kept only
     /// when the search tree's records would fit twice this (not for four
     /// spatial contacts), and never with `0`. The results do not depend on
