@@ -216,3 +216,30 @@ fn no_sample_of_any_scene_gains_energy() {
         }
     }
 }
+
+/// The baselines with restitution on the cradle: the simultaneous process
+/// (every contact at the same unbounded rate) moves the four struck balls
+/// as one body, since the contacts between them never compress; the
+/// sequential one from the first contact passes the wave. Both keep the
+/// energy.
+#[test]
+fn the_baselines_follow_the_same_law() {
+    let p = cradle();
+    let along = |v: &[f64]| -> Vec<f64> { v.iter().step_by(2).copied().collect() };
+    let close = |v: &[f64], w: &[f64]| v.iter().zip(w).all(|(a, b)| (a - b).abs() <= 1e-12);
+    let sim = impactset::impact::simultaneous(&p);
+    assert_eq!(sim.outcomes.len(), 1, "{sim:?}");
+    assert!(close(&along(&sim.outcomes[0].v_plus), &[-0.6, 0.4, 0.4, 0.4, 0.4]), "{sim:?}");
+    let seq = impactset::impact::sequential(&p);
+    assert!(close(&along(&seq[0].v_plus), &[0.0, 0.0, 0.0, 0.0, 1.0]), "{:?}", seq[0]);
+    for o in sim.outcomes.iter().chain(&seq) {
+        assert!((o.energy - 0.5).abs() <= 1e-11, "{o:?}");
+    }
+    // One frictionless contact: both baselines rebound at e times the
+    // landing speed, as the set does.
+    let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.0).with_restitution(0.4);
+    let ball = ImpactProblem::new(DMatrix::identity(2, 2), dvector![0.5, -2.0], vec![floor]).unwrap();
+    for o in impactset::impact::simultaneous(&ball).outcomes.iter().chain(&impactset::impact::sequential(&ball)) {
+        assert!((o.v_plus[1] - 0.8).abs() <= 1e-12 && (o.v_plus[0] - 0.5).abs() <= 1e-12, "{o:?}");
+    }
+}

@@ -52,6 +52,10 @@ pub fn run(args: BaselineArgs) -> Result<()> {
     let method = match view.simultaneous_method {
         SolutionMethod::Enumerated => "every LCP solution, by enumeration".to_string(),
         SolutionMethod::Lemke => "the Lemke solution only (LCP too large to enumerate)".to_string(),
+        SolutionMethod::Sampled => format!(
+            "with restitution: the distinct outcomes of {} runs of the simultaneous process, whose steps branch",
+            impactset::sampling::SIMULTANEOUS_RUNS
+        ),
         SolutionMethod::Failed => {
             format!("could not be computed: {}", view.simultaneous_failure.as_deref().unwrap_or("no solution"))
         }

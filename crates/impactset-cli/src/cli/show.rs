@@ -20,6 +20,7 @@ pub struct ShowArgs {
 struct ContactView {
     name: String,
     friction: f64,
+    restitution: f64,
     normal_velocity: f64,
     tangent_velocity: Vec<f64>,
     colliding: bool,
@@ -69,6 +70,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
             .map(|(i, c)| ContactView {
                 name: c.name.clone(),
                 friction: c.friction,
+                restitution: c.restitution,
                 normal_velocity: un[i],
                 tangent_velocity: ut.as_slice()[i * t..(i + 1) * t].to_vec(),
                 colliding: un[i] < 0.0,
@@ -86,7 +88,10 @@ pub fn run(args: ShowArgs) -> Result<()> {
     println!("step LCP size N = {}, step size h = {}", view.step_lcp_size, view.step_size);
     println!("v⁻ = {:?}", view.velocity);
     println!("kinetic energy ½v⁻ᵀMv⁻ = {:.6}", view.kinetic_energy);
-    println!("{:<8} {:>9} {:>14} {:>18}  state", "contact", "friction", "normal vel.", "tangent vel.");
+    println!(
+        "{:<8} {:>9} {:>11} {:>14} {:>18}  state",
+        "contact", "friction", "restitution", "normal vel.", "tangent vel."
+    );
     for c in &view.contacts {
         let tangent: Vec<String> = c.tangent_velocity.iter().map(|x| format!("{x:.5}")).collect();
         let state = if c.colliding {
@@ -96,7 +101,14 @@ pub fn run(args: ShowArgs) -> Result<()> {
         } else {
             "separating"
         };
-        println!("{:<8} {:>9} {:>14.5} {:>18}  {state}", c.name, c.friction, c.normal_velocity, tangent.join(", "));
+        println!(
+            "{:<8} {:>9} {:>11} {:>14.5} {:>18}  {state}",
+            c.name,
+            c.friction,
+            c.restitution,
+            c.normal_velocity,
+            tangent.join(", ")
+        );
     }
     Ok(())
 }

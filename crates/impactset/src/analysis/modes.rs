@@ -14,6 +14,10 @@ use crate::{Dimension, ImpactProblem, SampleSet};
 pub enum ContactMode {
     /// Normal velocity above the separation tolerance: the contact opens.
     Separates,
+    /// Restitution: a contact with `e > 0` that was colliding before the
+    /// impact (`u_n⁻` below minus the separation tolerance) and opens (its
+    /// expansion pushed the bodies apart, docs/model.md §4b).
+    Rebounds,
     /// Closed, tangential speed within the slip tolerance.
     Sticks,
     /// Closed, sliding along `+t` (planar).
@@ -30,6 +34,7 @@ impl ContactMode {
     pub fn phrase(self) -> &'static str {
         match self {
             ContactMode::Separates => "separates",
+            ContactMode::Rebounds => "rebounds",
             ContactMode::Sticks => "sticks",
             ContactMode::SlidesPositive => "slides +t",
             ContactMode::SlidesNegative => "slides −t",
@@ -70,6 +75,8 @@ pub struct ModeClassifier<'a> {
     problem: &'a ImpactProblem,
     separation: f64,
     slip: f64,
+    /// `Jn v⁻`.
+    before: Vec<f64>,
 }
 
 impl<'a> ModeClassifier<'a> {
@@ -77,7 +84,12 @@ impl<'a> ModeClassifier<'a> {
     /// `options` and the pre-impact contact speed scale.
     pub fn new(problem: &'a ImpactProblem, options: &ModeOptions) -> Self {
         let s = contact_speed_scale(problem);
-        ModeClassifier { problem, separation: options.separation_tol * s, slip: options.slip_tol * s }
+        ModeClassifier {
+            problem,
+            separation: options.separation_tol * s,
+            slip: options.slip_tol * s,
+            before: problem.contact_velocities().as_slice().to_vec(),
+        }
     }
 
     /// The mode of every contact for the outcome `v` (length `n`).
@@ -106,7 +118,11 @@ impl<'a> ModeClassifier<'a> {
         modes.extend((0..self.problem.m()).map(|i| {
             let tangential = &ut.as_slice()[i * t..(i + 1) * t];
             if un[i] > self.separation {
-                ContactMode::Separates
+                if self.problem.contacts()[i].restitution > 0.0 && self.before[i] < -self.separation {
+                    ContactMode::Rebounds
+                } else {
+                    ContactMode::Separates
+                }
             } else if tangential.iter().map(|x| x * x).sum::<f64>().sqrt() <= self.slip {
                 ContactMode::Sticks
             } else if self.problem.dimension() == Dimension::Spatial {

@@ -77,6 +77,12 @@ pub enum GpuError {
         /// [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS).
         max: usize,
     },
+    /// The shaders model inelastic impacts only: a problem with a
+    /// coefficient of restitution above 0 runs on the CPU.
+    #[error(
+        "restitution (a contact with e > 0) is not modelled by the GPU shaders yet: use the CPU backend, which `auto` picks for such problems"
+    )]
+    Restitution,
     /// Something the GPU backend does not do (yet).
     #[error("not supported on the GPU: {0}")]
     Unsupported(String),

@@ -58,6 +58,9 @@ impl StateBlock {
         if size > MAX_LCP_SIZE {
             return Err(GpuError::LcpTooLarge { size, m, d, max: MAX_LCP_SIZE });
         }
+        if problem.has_restitution() {
+            return Err(GpuError::Restitution);
+        }
         if n > MAX_VELOCITIES {
             return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });
         }

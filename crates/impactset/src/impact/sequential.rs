@@ -17,7 +17,13 @@ pub const MAX_ROUNDS: usize = 10;
 /// problem's velocity scale), until none collides or after
 /// [`MAX_ROUNDS`] full rounds. The label says where it started and whether it
 /// finished.
+///
+/// With restitution each contact compresses and then expands by the set's
+/// law (`crate::sampling::sequential_with_restitution`).
 pub fn sequential(problem: &ImpactProblem) -> Vec<ImpactOutcome> {
+    if problem.has_restitution() {
+        return crate::sampling::sequential_with_restitution(problem);
+    }
     (0..problem.m()).map(|start| sequential_from(problem, start)).collect()
 }
 

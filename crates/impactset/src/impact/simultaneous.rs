@@ -46,6 +46,10 @@ pub enum SolutionMethod {
     Enumerated,
     /// The LCP was too large to enumerate: the single Lemke solution.
     Lemke,
+    /// With restitution: the distinct outcomes of several runs of the
+    /// simultaneous process under the `all` rule, some step of which had
+    /// several solutions (`crate::sampling::simultaneous_with_restitution`).
+    Sampled,
     /// The LCP was too large to enumerate and no Lemke solve ended at a
     /// solution ([`SimultaneousOutcomes::failure`] says why): no outcome.
     Failed,
@@ -121,6 +125,9 @@ pub(crate) fn apply_impulse(ops: &ContactOperators, contacts: &[usize], z: &[f64
 /// solved (`2^N` small systems; about a second at `N = 20`) and the distinct
 /// `v⁺` kept; beyond, the Lemke solution alone ([`SolutionMethod::Lemke`]).
 pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
+    if problem.has_restitution() {
+        return crate::sampling::simultaneous_with_restitution(problem);
+    }
     let ops = problem.operators();
     let contacts: Vec<usize> = (0..ops.m).collect();
     let v = problem.velocity();

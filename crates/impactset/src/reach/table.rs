@@ -146,7 +146,7 @@ impl ReachSchema {
         baselines: bool,
         extremes: bool,
     ) -> Result<Self, ReachError> {
-        let modes = match template.dimension() {
+        let mut modes = match template.dimension() {
             Dimension::Planar => {
                 vec![
                     ContactMode::Separates,
@@ -157,6 +157,9 @@ impl ReachSchema {
             }
             Dimension::Spatial => vec![ContactMode::Separates, ContactMode::Sticks, ContactMode::Slides],
         };
+        if template.has_restitution() {
+            modes.insert(1, ContactMode::Rebounds);
+        }
         let mut schema = ReachSchema {
             n: template.n(),
             contacts: template.contacts().iter().map(|c| column_name(&c.name)).collect(),
@@ -310,6 +313,7 @@ enum Origin {
 pub fn mode_stem(mode: ContactMode) -> &'static str {
     match mode {
         ContactMode::Separates => "separates",
+        ContactMode::Rebounds => "rebounds",
         ContactMode::Sticks => "sticks",
         ContactMode::SlidesPositive => "slides_pos",
         ContactMode::SlidesNegative => "slides_neg",

@@ -124,6 +124,12 @@ impl Backend {
         }
         let m = problem.contacts().len();
         let all = selection == Selection::All;
+        if problem.has_restitution() {
+            if choice == BackendChoice::Auto {
+                return Ok((Backend::cpu(threads)?, BackendReason::Restitution));
+            }
+            return Err(OpenError::Run(RunError::Gpu(crate::gpu::GpuError::Restitution)));
+        }
         if all && choice == BackendChoice::Auto && m > MAX_GPU_ALL_CONTACTS {
             return Ok((Backend::cpu(threads)?, BackendReason::TooManyContactsForAll { m }));
         }
@@ -192,6 +198,10 @@ pub enum BackendReason {
         /// The problem's contacts.
         m: usize,
     },
+    /// `auto` runs on the CPU: the problem has restitution, which the GPU
+    /// shaders do not model yet.
+    #[cfg(feature = "gpu")]
+    Restitution,
     /// `auto` runs on the CPU: no GPU adapter could be opened.
     #[cfg(feature = "gpu")]
     NoGpu(crate::gpu::GpuError),
@@ -222,6 +232,11 @@ impl BackendReason {
                     "{} runs on the GPU for at most {MAX} contacts; this problem has {m}",
                     option("selection", "all")
                 )
+            }
+            #[cfg(feature = "gpu")]
+            BackendReason::Restitution => {
+                "restitution (a contact with e > 0) runs on the CPU: the GPU shaders model inelastic impacts only"
+                    .into()
             }
             #[cfg(feature = "gpu")]
             BackendReason::NoGpu(e) => format!("no GPU ({e})"),

@@ -1,6 +1,7 @@
 //! Sampling the post-impact set (docs/model.md §5): Algorithm 1 (one sample) and
 //! Algorithm 2 (the set, in parallel), with the random streams of §7.
 
+mod baselines;
 mod extremes;
 mod flat;
 mod json;
@@ -12,6 +13,7 @@ mod schedule;
 mod set;
 
 pub use crate::stream;
+pub use baselines::{SIMULTANEOUS_RUNS, sequential_with_restitution, simultaneous_with_restitution};
 pub use extremes::{
     ANCHOR_INDEX, Anchor, EXTREMES_SELECTION, Extreme, ExtremesOptions, MAX_ANCHORS, Origin, SEARCH_INDEX,
     SearchControl, anchor_orders, anchor_outcomes, anchors, extremes, extremes_from, extremes_with, random_directions,

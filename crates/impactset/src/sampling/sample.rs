@@ -174,6 +174,11 @@ pub(crate) enum CapSource<'a> {
     /// other, each resolved contact holding while the next resolves (the
     /// limit of the `ordered` law as the rates' ratios go to 0).
     Priority(&'a [usize]),
+    /// One contact at a time, from the given contact in cyclic order: the
+    /// contact being resolved runs at cap 1 (the others at 0) until it
+    /// neither approaches nor owes expansion work, then the next contact
+    /// that does takes over (the sequential baseline, docs/model.md §3).
+    Sequential(usize),
 }
 
 pub(crate) fn run_sample(
@@ -212,6 +217,10 @@ pub(crate) fn run_sample_from(
     let mut steps = 0u32;
     let mut fallback_steps = 0u32;
     let mut lcp_failure = None;
+    let mut current = match source {
+        CapSource::Sequential(start) => start,
+        _ => 0,
+    };
     let elastic = ws.expansion.enabled();
     if elastic {
         ws.expansion.start();
@@ -244,6 +253,15 @@ pub(crate) fn run_sample_from(
                 Some(p) => ws.p.copy_from_slice(p),
                 None => ws.p.fill(1.0),
             },
+            CapSource::Sequential(_) => {
+                if !active[current]
+                    && let Some(next) = (1..m).map(|k| (current + k) % m).find(|&i| active[i])
+                {
+                    current = next;
+                }
+                ws.p.fill(0.0);
+                ws.p[current] = 1.0;
+            }
             CapSource::Priority(order) => {
                 ws.p.fill(0.0);
                 if let Some(j) = order.iter().position(|&i| active[i]) {
