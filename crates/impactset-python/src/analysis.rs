@@ -97,6 +97,7 @@ pub fn baseline<'py>(py: Python<'py>, problem: &Bound<'py, PyAny>) -> PyResult<B
     let method = match simultaneous.method {
         SolutionMethod::Enumerated => "enumerated",
         SolutionMethod::Lemke => "lemke",
+        SolutionMethod::Sampled => "sampled",
         SolutionMethod::Failed => "failed",
     };
     let outcomes: Vec<_> = simultaneous.outcomes.into_iter().chain(sequential).collect();
