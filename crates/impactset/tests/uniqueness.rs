@@ -58,7 +58,9 @@ struct Count {
 fn walk(problem: &ImpactProblem, rng: &mut ChaCha8Rng, count: &mut Count) {
     let ops = problem.operators();
     let (m, size) = (ops.m, ops.step_size_n());
-    let mut with = StepEnumerator::new(ops);
+    // Every step starts with the bound, however small the problem.
+    let mut with =
+        StepEnumerator::with_options(ops, EnumeratorOptions { bound_min_tuples: 0.0, ..EnumeratorOptions::default() });
     let mut without =
         StepEnumerator::with_options(ops, EnumeratorOptions { bound: false, ..EnumeratorOptions::default() });
     let h = problem.default_step_size() * rng.random_range(0.5..4.0);

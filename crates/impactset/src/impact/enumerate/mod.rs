@@ -84,7 +84,7 @@ use crate::problem::ContactOperators;
 use bound::{Reach, Verdict};
 #[cfg(feature = "gpu")]
 pub(crate) use modes::{Normal, Tangential};
-pub use options::{EnumeratorOptions, RecordPolicy};
+pub use options::{EnumerationCounts, EnumeratorOptions, RecordPolicy};
 use scratch::Scratch;
 use tableau::{Reduced, StepData, StepScales};
 
@@ -170,6 +170,7 @@ pub struct StepEnumerator {
     /// The scales of the step being enumerated.
     scales: StepScales,
     lemke: LemkeWorkspace,
+    counts: EnumerationCounts,
 }
 
 impl StepEnumerator {
@@ -266,6 +267,7 @@ impl StepEnumerator {
             reach,
             scales: StepScales::default(),
             lemke: LemkeWorkspace::new(size),
+            counts: EnumerationCounts::default(),
         }
     }
 
@@ -302,7 +304,7 @@ impl StepEnumerator {
         if m > MAX_SEARCH_CONTACTS {
             self.exhaustive = false;
         } else {
-            self.bound_step(ops, b, &mut scratch);
+            self.bound_step(ops, b, widened, &mut scratch);
             if !widened {
                 self.search(ops, &mut scratch);
             } else if self.verdict == Verdict::Unique {
@@ -319,6 +321,14 @@ impl StepEnumerator {
         if !self.exhaustive {
             self.fallback(ops, b, &mut scratch);
         }
+        self.counts.steps += 1;
+        if !self.exhaustive {
+            self.counts.not_exhaustive += 1;
+        } else if self.certified() {
+            self.counts.certified += 1;
+        } else {
+            self.counts.enumerated += 1;
+        }
         self.scratch = Some(scratch);
         self.count
     }
@@ -326,9 +336,10 @@ impl StepEnumerator {
     /// One Lemke solve (covering vector 1) and the bound it puts on every
     /// solution of the step (`bound.rs`): the modes the search may skip, and
     /// whether `Δv` is unique. Leaves the Lemke solution in `sc.z`.
-    fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
+    fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], widened: bool, sc: &mut Scratch) {
         let m = self.reduced.m;
-        let solved = if self.options.bound {
+        let tuples = (0..m).map(|i| self.reduced.table.of(i).len() as f64).product::<f64>();
+        let solved = if widened || (self.options.bound && tuples >= self.options.bound_min_tuples) {
             self.lemke.solve(&ops.step_matrix, b, &LemkeOptions::default()).ok()
         } else {
             None
@@ -383,6 +394,12 @@ impl StepEnumerator {
     /// node budget and was completed by Lemke solves).
     pub fn exhaustive(&self) -> bool {
         self.exhaustive
+    }
+
+    /// What the enumerations so far did: steps certified unique, searched,
+    /// not exhaustive.
+    pub fn counts(&self) -> EnumerationCounts {
+        self.counts
     }
 
     /// Mode fixes (search nodes and forward-checking probes) the last

@@ -3,7 +3,7 @@
 //! of records it keeps from step to step.
 
 /// Options of [`StepEnumerator`](super::StepEnumerator).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EnumeratorOptions {
     /// Mode fixes (search nodes and forward-checking probes: one contact's
     /// mode fixed on a partial tuple, under a microsecond each) the search may
@@ -30,6 +30,11 @@ pub struct EnumeratorOptions {
     /// a step whose friction cone is widened, `b_γ ≠ 0`, which only the
     /// bound can settle). Default `true`.
     pub bound: bool,
+    /// The fewest mode tuples (the product of the contacts' mode counts)
+    /// for which a step starts with the bound: below, searching costs less
+    /// than the Lemke solve (two planar contacts: 49 tuples, a few
+    /// microseconds a step). Steps with `b_γ ≠ 0` always do. Default 100.
+    pub bound_min_tuples: f64,
 }
 
 /// When the enumerator keeps the records of the modes it fixes
@@ -53,6 +58,24 @@ impl Default for EnumeratorOptions {
             cache_bytes: 32 << 20,
             records: RecordPolicy::WhenTheyFit,
             bound: true,
+            bound_min_tuples: 100.0,
         }
     }
+}
+
+/// What the enumerations of one [`StepEnumerator`](super::StepEnumerator)
+/// did since it was built ([`counts`](super::StepEnumerator::counts)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EnumerationCounts {
+    /// Enumerations (steps).
+    pub steps: u64,
+    /// Steps whose `Δv` the bound from a Lemke solution certified unique
+    /// (docs/model.md §5b).
+    pub certified: u64,
+    /// Steps searched to the end, not certified.
+    pub enumerated: u64,
+    /// Steps not exhaustive: the search hit its budget (or could not run:
+    /// more than 64 contacts, or `b_γ ≠ 0` without the certificate) and
+    /// Lemke solves completed the list.
+    pub not_exhaustive: u64,
 }
