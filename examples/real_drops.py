@@ -48,6 +48,11 @@ velocity each as a share of ``‖v⁻‖_M``, and whether the corner's slip
 reverses by more than ``REVERSAL`` of ``‖v⁻‖_M``, measured and in some
 sample of the set."""
 REVERSAL = 0.05
+SPREAD = ("set radius", "one sample")
+"""How much room the set has, to read its ``d`` against: the largest
+distance of a sample from the samples' mean, and ``d`` of one sample of the
+set (the first), a single outcome drawn from it; both relative to
+``‖v⁻‖_M``."""
 
 
 def measure(drops: Drops, indices: range | list[int], options: Detection | None = None) -> tuple[list[Impact], Counter]:
@@ -147,6 +152,13 @@ def distances(
     }
     d[BOUND] = relative_distance(closest_impulse_outcome(problem, impact), impact.v_plus, impact.v_minus, mass_matrix)
     d.update(corner_misses(problem, impact, sampled, mass_matrix))
+    if len(sampled):
+        spread = sampled - sampled.mean(axis=0)
+        scale = float(impact.v_minus @ mass_matrix @ impact.v_minus)
+        d["set radius"] = float(np.sqrt(np.einsum("ij,jk,ik->i", spread, mass_matrix, spread).max() / scale))
+        d["one sample"] = relative_distance(sampled[0], impact.v_plus, impact.v_minus, mass_matrix)
+    else:
+        d.update(dict.fromkeys(SPREAD, np.nan))
     return d
 
 
@@ -190,7 +202,7 @@ def run(
         distances(problem_for(i, drops.mass_matrix, drops.side, mu, e), i, drops.mass_matrix, samples, seed, baselines)
         for i in impacts
     ]
-    return {key: np.array([r[key] for r in rows]) for key in (*MODELS, BOUND, *CORNER)}
+    return {key: np.array([r[key] for r in rows]) for key in (*MODELS, BOUND, *CORNER, *SPREAD)}
 
 
 def table(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: np.ndarray) -> str:
@@ -315,6 +327,16 @@ def main(argv: list[str] | None = None) -> int:
             f"of ‖v⁻‖_M (medians); the slip reverses (by > {REVERSAL} ‖v⁻‖_M) in "
             f"{np.nanmean(d['slip reverses (measured)']):.0%} of the measurements and in some sample of the set on "
             f"{np.nanmean(d['slip reverses (set)']):.0%} of the impacts"
+        )
+        sizes = [
+            f"{kind} {np.nanmedian(d['set radius'][kinds == kind]):.3f} "
+            f"(one sample of it: median d {np.nanmedian(d['one sample'][kinds == kind]):.3f})"
+            for kind in KINDS
+            if (kinds == kind).any()
+        ]
+        header.append(
+            f"e = {setting}: the set's radius (largest distance of a sample from the samples' mean, / ‖v⁻‖_M), "
+            f"median: {'; '.join(sizes)}"
         )
     text = "\n\n".join([*header, table(results, kinds, noise.per_impact)]) + "\n"
     args.out.mkdir(parents=True, exist_ok=True)
