@@ -287,12 +287,35 @@ def figure(results: dict[str, dict[str, np.ndarray]], kinds: np.ndarray, floor: 
     plt.close(fig)
 
 
+def sweep(impacts: list[Impact], drops: Drops, mu: float, values: list[float], samples: int, seed: int) -> int:
+    """``--sweep``: how the one-corner impacts' ``d`` of the set depends on
+    ``e`` (the fitted ``e`` is Newton's kinematic ratio, the core's law
+    Stronge's energetic one: does the law's own best ``e`` differ?)."""
+    one = [i for i in impacts if i.kind == "one-corner"]
+    print(f"{len(one)} one-corner impacts, μ = {mu:.3f}, {samples} samples per set, seed {seed}")
+    print("| e | median d | 90th pct d | normal miss (median) | tangent miss (median) |")
+    print("|---|---|---|---|---|")
+    for e in values:
+        d = run(one, drops, mu, e, samples, seed, baselines=False)
+        print(
+            f"| {e:.3f} | {np.median(d['set']):.3f} | {np.percentile(d['set'], 90):.3f} | "
+            f"{np.median(d['normal miss']):.3f} | {np.median(d['tangent miss']):.3f} |",
+            flush=True,
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=4096, help="samples of each impact's set (default 4096)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--small", action="store_true", help="the first 12 drops, 200 samples (for tests)")
     parser.add_argument("--out", type=Path, default=Path("."))
+    parser.add_argument(
+        "--sweep",
+        metavar="E,E,...",
+        help="instead of the table: the one-corner impacts' median d of the set (and its corner misses) for each e",
+    )
     args = parser.parse_args(argv)
 
     drops = load_drops()
@@ -302,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     kinds = np.array([i.kind for i in impacts])
     mu = fit_friction(impacts, drops.mass_matrix, drops.side)
     e = fit_restitution(impacts, drops.side)
+    if args.sweep:
+        return sweep(impacts, drops, mu, [float(x) for x in args.sweep.split(",")], samples, args.seed)
     noise = noise_floor(impacts, drops)
 
     bounce = baselines_bounce()

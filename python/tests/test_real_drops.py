@@ -173,3 +173,9 @@ def test_corner_misses_follow_from_the_contact_law(example, drops, impacts):
         expected = abs(jn[0] @ i.v_plus) / np.sqrt(i.v_minus @ m @ i.v_minus)
         assert inelastic["normal miss"][k] == pytest.approx(expected, rel=1e-6, abs=1e-9)
     assert np.median(bouncing["normal miss"][one]) < 0.25 * np.median(inelastic["normal miss"][one])
+
+
+def test_the_sweep_prints_one_row_per_e(example, capsys):
+    assert example.main(["--small", "--sweep", "0,0.5"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0.")]
+    assert [row.split(" | ")[0] for row in rows] == ["| 0.000", "| 0.500"]
