@@ -1,7 +1,7 @@
 """Restitution in the Python package (issue 32): ``Problem.from_arrays(...,
 restitution=)``, ``Problem.restitution``, ``Problem.with_restitution``, the
-robot importers' ``restitution=`` option, the per-sample ``energy_guard``
-and the summary's ``energy_guards``.
+robot importers' ``restitution=`` option, batches (``reach``), the
+per-sample ``energy_guard`` and the summary's ``energy_guards``.
 
 The expected values are derived here, not read from the code:
 
@@ -213,6 +213,22 @@ def test_a_problem_file_with_a_bad_coefficient_names_the_field(tmp_path):
     path.write_text(path.read_text().replace('"restitution": 0.5', '"restitution": 2.0'))
     with pytest.raises(ValueError, match=r"restitution"):
         impactset.Problem.load(path)
+
+
+def test_a_batch_of_bouncing_balls_rebounds_at_e_times_each_landing_speed():
+    """impactset.reach over landing velocities of a frictionless ball with
+    e = 0.5: each state's normal velocity after is 0.5 times its landing
+    speed, every sample is labelled 'rebounds', and the tangential velocity
+    is untouched."""
+    ball = impactset.Problem.from_arrays(
+        np.eye(2), [0.0, -1.0], [[0.0, 1.0]], [[1.0, 0.0]], [0.0], restitution=0.5, name="ball"
+    )
+    landing = np.array([[0.2, -1.0], [0.0, -2.0], [-0.7, -0.25]])
+    t = impactset.reach(ball, 64, velocities=landing).table
+    np.testing.assert_allclose(t["A_normal_min"], -0.5 * landing[:, 1], rtol=1e-12)
+    np.testing.assert_allclose(t["A_normal_max"], -0.5 * landing[:, 1], rtol=1e-12)
+    np.testing.assert_allclose(t["A_tangent_max"], landing[:, 0], rtol=0, atol=1e-12)
+    assert np.all(t["A_rebounds"] == 1.0) and np.all(t["A_separates"] == 0.0)
 
 
 # The robot importers, on the models their own tests use.
