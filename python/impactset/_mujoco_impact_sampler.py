@@ -100,6 +100,11 @@ class ImpactSampler:
     step_size, steps
         The impulse step ``h`` (default the library's) and the step cap ``K``
         (default :data:`IMPACT_STEP_CAP`) of each impact's sampling.
+    restitution
+        One coefficient of restitution for every contact of every impact
+        (Stronge's energetic ``e``, ``0 ≤ e ≤ 1``, docs/model.md §4b;
+        default the library's, 0: inelastic). One number, since the
+        contacts change from impact to impact; checked here by the core.
     attempts
         Samples tried per impact before giving up (default 4); an impact none
         of them resolves is left to MuJoCo and counted in :attr:`unresolved`.
@@ -134,6 +139,7 @@ class ImpactSampler:
         distance: float = DEFAULT_DISTANCE,
         step_size: float | None = None,
         steps: int | None = None,
+        restitution: float | None = None,
         attempts: int = 4,
         records: int = 1000,
     ) -> None:
@@ -148,6 +154,14 @@ class ImpactSampler:
         self.seed = int(seed)
         self.selection = selection
         self.step_size = step_size
+        if restitution is not None:
+            if isinstance(restitution, bool) or not isinstance(restitution, (int, float, np.integer, np.floating)):
+                raise TypeError(f"restitution: expected one number for every contact, got {type(restitution).__name__}")
+            # The core's check, on a one-contact problem: a bad e would
+            # otherwise make every impact's problem fail, and every impact
+            # be left to MuJoCo.
+            Problem.from_arrays(np.eye(1), [-1.0], [[1.0]], [[0.0]], [0.0], restitution=restitution)
+        self.restitution = restitution
         self.cap = IMPACT_STEP_CAP if steps is None else steps
         self.attempts = _whole(attempts, "attempts")
         self.history: collections.deque[ImpactRecord] = collections.deque(maxlen=_whole(records, "records", 0))
@@ -320,6 +334,7 @@ class ImpactSampler:
                 bodies=bodies,
                 steps=self.cap,
                 step_size=self.step_size,
+                restitution=self.restitution,
             )
         except ValueError:
             return None, None

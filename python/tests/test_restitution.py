@@ -1,6 +1,7 @@
 """Restitution in the Python package (issue 32): ``Problem.from_arrays(...,
 restitution=)``, ``Problem.restitution``, ``Problem.with_restitution``, the
-robot importers' ``restitution=`` option, batches (``reach``), the
+robot importers' and the MuJoCo impact sampler's ``restitution=`` option,
+batches (``reach``), the
 per-sample ``energy_guard`` and the summary's ``energy_guards``.
 
 The expected values are derived here, not read from the code:
@@ -280,6 +281,36 @@ def test_mujoco_importer_and_command_line_take_restitution(tmp_path):
     assert imj.main([str(xml), "--out", str(out), "--qvel", "0,0,-1,0,0,0", "--restitution", "0.4"]) == 0
     assert impactset.Problem.load(out).restitution.tolist() == [0.4]
     assert imj.main([str(xml), "--out", str(out), "--restitution", "1.4"]) == 2
+
+
+DROP = """<mujoco><option timestep="0.001"/><worldbody>
+  <geom name="floor" type="plane" size="1 1 .1" friction=".5"/>
+  <body pos="0 0 .3"><freejoint/><geom name="ball" type="sphere" size=".05" mass="1"/></body>
+</worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("e", [0.0, 0.5])
+def test_the_impact_sampler_bounces_a_dropped_ball_at_e(e):
+    """A ball falling straight onto MuJoCo's floor, stepped by ImpactSampler
+    with restitution e: its first impact leaves it at e times its landing
+    speed (no tangential motion, so friction plays no part), keeping e² of
+    its kinetic energy."""
+    mujoco = pytest.importorskip("mujoco")
+    imj = pytest.importorskip("impactset.mujoco")
+    model = mujoco.MjModel.from_xml_string(DROP)
+    data = mujoco.MjData(model)
+    sampler = imj.ImpactSampler(model, restitution=e)
+    while sampler.impacts == 0 and data.time < 1.0:
+        sampler.step(model, data)
+    assert sampler.impacts == 1 and sampler.unresolved == 0
+    first = sampler.history[0]
+    assert first.v_minus[2] < -2.0  # fallen about 0.25 m
+    assert first.v_plus[2] == pytest.approx(-e * first.v_minus[2], rel=1e-9, abs=1e-9)
+    assert first.energy_after == pytest.approx(e * e * first.energy_before, rel=1e-9, abs=1e-12)
+    with pytest.raises(ValueError, match=r"^restitution: 1.5 is not a coefficient of restitution"):
+        imj.ImpactSampler(model, restitution=1.5)
+    with pytest.raises(TypeError, match=r"^restitution: expected one number"):
+        imj.ImpactSampler(model, restitution=[0.5])
 
 
 def test_pinocchio_importer_takes_restitution_and_elastic_feet_keep_the_energy():
