@@ -207,9 +207,9 @@ fn no_sample_of_any_scene_gains_energy() {
                     s.energy_after
                 );
             }
-            if e == 0.0 {
+            if e == 0.0 && !scene.problem.has_restitution() {
                 let plain = sample_set(&scene.problem, &options);
-                assert_eq!(plain, set, "{id}");
+                assert!(plain == set, "{id}: e = 0 changed the outputs");
             }
             let accepted = set.accepted_count();
             eprintln!("{id}, e = {e}: {accepted}/128 accepted, {} guards", set.tally().energy_guards);

@@ -11,10 +11,13 @@
 //! | `corner-point` | 1 | 10 | 2^10 |
 //! | `two-link-arm` | 1 | 10 | 2^10 |
 //! | `cube-flat`, `cube-edge` | 0.2 | 10 | 2^12 |
+//! | `rocking-block-bouncing` | 0.3 | 20 | 2^14 |
+//! | `cradle` | 0.25 | 40 | 2^14 |
 
 mod analytic;
 mod box_wall;
 mod compass_gait;
+mod cradle;
 mod cubes;
 mod disk_stack;
 mod ramone;
@@ -28,8 +31,9 @@ use super::{Mirror, Model, Scene, SceneInfo, planar::PlanarSystem, spatial::Spat
 type Entry = (SceneInfo, fn() -> Scene);
 
 /// The built-in scenes, in catalogue order.
-pub(super) static CATALOG: [Entry; 12] = [
+pub(super) static CATALOG: [Entry; 14] = [
     (rocking_block::INFO, rocking_block::build),
+    (rocking_block::BOUNCING, rocking_block::build_bouncing),
     (compass_gait::INFO, compass_gait::build),
     (box_wall::INFO, box_wall::build),
     (ramone::INFO, ramone::build),
@@ -41,11 +45,12 @@ pub(super) static CATALOG: [Entry; 12] = [
     (analytic::ARM, analytic::two_link_arm),
     (cubes::FLAT, cubes::cube_flat),
     (cubes::EDGE, cubes::cube_edge),
+    (cradle::INFO, cradle::build),
 ];
 
 /// The ids of [`CATALOG`], in order.
-pub(super) static IDS: [&str; 12] = {
-    let mut ids = [""; 12];
+pub(super) static IDS: [&str; 14] = {
+    let mut ids = [""; 14];
     let mut i = 0;
     while i < ids.len() {
         ids[i] = CATALOG[i].0.id;

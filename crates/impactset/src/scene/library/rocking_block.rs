@@ -17,6 +17,14 @@ pub(super) const INFO: SceneInfo = SceneInfo {
     dimension: Dimension::Planar,
 };
 
+pub(super) const BOUNCING: SceneInfo = SceneInfo {
+    id: "rocking-block-bouncing",
+    description: "the rocking block with restitution e = 0.5 at both corners (it bounces; docs/model.md §4b)",
+    n: 3,
+    m: 2,
+    dimension: Dimension::Planar,
+};
+
 /// Impact speed `v₀ = √(2 · 9.81 · 0.01)` (dropped from 1 cm).
 pub(super) fn drop_speed() -> f64 {
     (2.0 * 9.81 * 0.01f64).sqrt()
@@ -35,4 +43,15 @@ pub(super) fn build() -> Scene {
     let h = (10.0 * mass * v0 / 2.0).ceil() / 10.0;
     let mirror = Mirror { velocity: reflect_floating(), contacts: vec![1, 0] };
     planar(INFO, system, q, v, Sampling { h, steps: 10, samples: 1 << 14 }, Some(mirror))
+}
+
+/// `rocking-block` with `e = 0.5` at both corners and twice its step cap
+/// (the expansion takes about half the impulse the compression takes).
+pub(super) fn build_bouncing() -> Scene {
+    let mut scene = build();
+    scene.id = BOUNCING.id;
+    scene.description = BOUNCING.description;
+    scene.steps = 20;
+    scene.problem = scene.problem.with_restitution(&[0.5, 0.5]).expect("e = 0.5 is a coefficient of restitution");
+    scene
 }

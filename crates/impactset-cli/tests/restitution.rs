@@ -1,0 +1,58 @@
+//! Restitution from the command line (docs/model.md §4b): the built-in
+//! bouncing scenes run as documented without advice to change them, a bad
+//! coefficient is named, and the GPU refuses what its shaders do not model.
+
+use std::process::{Command, Output};
+
+fn impactset(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn the_bouncing_scenes_run_as_documented_and_every_sample_rebounds_or_holds() {
+    for scene in ["rocking-block-bouncing", "cradle"] {
+        let out = impactset(&["sample", scene, "-n", "512", "--selection", "random-lemke"]);
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{scene}: {stderr}");
+        assert!(stdout.contains("accepted 512 / terminated 512"), "{scene}: {stdout}");
+        assert!(!stderr.contains("raise"), "{scene}: advice on a built-in scene run as documented: {stderr}");
+    }
+    let (stdout, _) = text(&impactset(&["modes", "rocking-block-bouncing", "-n", "256"]));
+    assert!(stdout.contains("A rebounds, B rebounds"), "{stdout}");
+}
+
+#[test]
+fn show_prints_the_coefficients_and_a_bad_one_is_named() {
+    let (stdout, _) = text(&impactset(&["show", "cradle"]));
+    assert!(stdout.contains("restitution"), "{stdout}");
+    let dir = std::env::temp_dir().join(format!("impactset-restitution-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.json");
+    std::fs::write(
+        &path,
+        r#"{"mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1],
+            "contacts": [{"normal": [0, 1], "tangent": [1, 0], "friction": 0.5, "restitution": 1.5}]}"#,
+    )
+    .unwrap();
+    let out = impactset(&["show", path.to_str().unwrap()]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("contacts[0].restitution") && stderr.contains("1.5"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn the_gpu_refuses_restitution_and_auto_runs_it_on_the_cpu() {
+    let out = impactset(&["sample", "cradle", "-n", "16", "--backend", "gpu"]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success(), "the GPU ran a problem with restitution");
+    assert!(stderr.contains("restitution"), "{stderr}");
+    let out = impactset(&["sample", "cradle", "-n", "16", "--backend", "auto"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("cpu backend"), "{stdout}");
+}
