@@ -24,6 +24,9 @@ pub(super) struct Reach {
     normal: Vec<f64>,
     /// `κ_i = √λmax(W_(t,t),ii)`.
     tangent: Vec<f64>,
+    /// `Λ_T = λmax` of every contact's tangential rows of `W` together:
+    /// `Σ_i ‖δu_t,i‖² ≤ Λ_T Q`.
+    tangent_all: f64,
 }
 
 impl Reach {
@@ -43,7 +46,17 @@ impl Reach {
                 largest.max(0.0).sqrt()
             })
             .collect();
-        Reach { normal, tangent }
+        let rows: Vec<usize> = (0..red.m).flat_map(|i| (1..s).map(move |a| i * s + a)).collect();
+        let block = nalgebra::DMatrix::from_fn(rows.len(), rows.len(), |r, c| w(rows[r], rows[c]));
+        // Gershgorin's bound where the eigenvalues do not converge.
+        let gershgorin = (0..rows.len()).map(|r| block.row(r).iter().map(|x| x.abs()).sum::<f64>()).fold(0.0, f64::max);
+        let tangent_all = if rows.is_empty() {
+            0.0
+        } else {
+            nalgebra::linalg::SymmetricEigen::try_new(block, 5.0 * f64::EPSILON, 10_000)
+                .map_or(gershgorin, |e| e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)) * (1.0 + 1e-12))
+        };
+        Reach { normal, tangent, tangent_all }
     }
 }
 
@@ -168,7 +181,7 @@ impl Bound {
         // impulse; repeat while that shrinks the reach.
         let mut reach_s;
         loop {
-            reach_s = self.reach(reach, slack, 1.0, |_| true);
+            reach_s = self.reach(reach, slack, 1.0, |_| true).min(self.joint_reach(reach, slack, 1.0, |_| true));
             let mut changed = false;
             for (i, &cap) in caps.iter().enumerate() {
                 if self.known[i] {
@@ -195,7 +208,8 @@ impl Bound {
         // In exact arithmetic (no slack, the contacts whose a_i is 0 left
         // out, a_i and the dead zones widened against rounding) √Q ≤ 0.
         let exact_zero = std::mem::take(&mut self.exact_zero);
-        let unique = self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
+        let unique = self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0
+            || self.joint_reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
         self.exact_zero = exact_zero;
         // The modes whose velocity conditions may hold within the reach.
         for i in 0..m {
@@ -224,6 +238,37 @@ impl Bound {
             }
         }
         if unique { Verdict::Unique } else { Verdict::Bounded }
+    }
+
+    /// The largest `q = √Q` with `q² ≤ max_S ‖a_S‖ √(Λ_T q² − ‖r_S‖²) + K`
+    /// over the sets `S` of contacts whose `‖δu_t,i‖` passes its dead zone
+    /// (with `Σ_i ‖δu_t,i‖² ≤ Λ_T q²`: `Σ_S a_i (‖δu_t,i‖ − r_i)` is at most
+    /// that by Cauchy–Schwarz), for at most 12 contacts with `a_i > 0`
+    /// (else infinite: the per-contact reach alone bounds).
+    fn joint_reach(&mut self, reach: &Reach, slack: f64, widen: f64, use_contact: impl Fn(usize) -> bool) -> f64 {
+        let k = slack + (0..self.k.len()).filter(|&i| use_contact(i)).map(|i| self.k[i]).sum::<f64>();
+        let active: Vec<usize> = (0..self.a.len()).filter(|&i| use_contact(i) && self.a[i] > 0.0).collect();
+        if active.len() > 12 {
+            return f64::INFINITY;
+        }
+        let lambda = reach.tangent_all * widen;
+        let mut largest = k.sqrt();
+        for set in 1u32..(1 << active.len()) {
+            let (mut a2, mut r2) = (0.0, 0.0);
+            for (b, &i) in active.iter().enumerate() {
+                if set & (1 << b) != 0 {
+                    a2 += (self.a[i] * widen).powi(2);
+                    r2 += (self.dead[i] / widen).powi(2);
+                }
+            }
+            // x = q²: (x − K)² ≤ a² (Λ x − R²), its largest root.
+            let p = 2.0 * k + a2 * lambda;
+            let disc = p * p - 4.0 * (k * k + a2 * r2);
+            if disc >= 0.0 {
+                largest = largest.max((0.5 * (p + disc.sqrt())).sqrt());
+            }
+        }
+        if k == 0.0 && largest == 0.0 { 0.0 } else { largest }
     }
 
     /// The largest `q = √Q` with `q² ≤ Σ_i a_i max(0, κ_i q − r_i) + K`
