@@ -1,8 +1,8 @@
 """Restitution in the Python package (issue 32): ``Problem.from_arrays(...,
 restitution=)``, ``Problem.restitution``, ``Problem.with_restitution``, the
 robot importers' and the MuJoCo impact sampler's ``restitution=`` option,
-batches (``reach``), the
-per-sample ``energy_guard`` and the summary's ``energy_guards``.
+batches (``reach``), the per-sample ``energy_guard`` and the summary's
+``energy_guards``.
 
 The expected values are derived here, not read from the code:
 
