@@ -2,17 +2,18 @@
 //! bound from one Lemke solve, searched in full, or cut short by the node
 //! budget (docs/model.md §5b), on one thread.
 //!
-//!     cargo run --release --example all_shares -- <scene id | problem file> [samples]
+//!     cargo run --release --example all_shares -- <scene id | problem file> [samples] [--no-bound]
 //!
 //! Walks Algorithm 1 with one [`StepEnumerator`]: caps `h·U[0, 1)` (the
 //! uniform law) at the problem's default step size (a file's own `h` when it
 //! gives one), up to 64 steps, a uniformly drawn solution each step, from
-//! `v⁻`. Prints the shares of steps and the mean time of a step.
+//! `v⁻`. Prints the shares of steps and the mean time of a step; with
+//! `--no-bound`, of the search alone (the same solutions).
 
 use std::time::Instant;
 
 use impactset::ImpactProblem;
-use impactset::impact::StepEnumerator;
+use impactset::impact::{EnumeratorOptions, StepEnumerator};
 use nalgebra::DVector;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -24,6 +25,7 @@ fn main() {
         std::process::exit(2);
     };
     let samples: usize = args.next().map_or(64, |s| s.parse().expect("samples: a count"));
+    let bound = args.next().as_deref() != Some("--no-bound");
     let (problem, step_size): (ImpactProblem, f64) = match impactset::scene::builtin(&source) {
         Some(scene) => (scene.problem, scene.step_size),
         None => {
@@ -35,7 +37,8 @@ fn main() {
     let ops = problem.operators();
     let (m, size) = (ops.m, ops.step_size_n());
     let scale = problem.velocity_scale();
-    let mut enumerator = StepEnumerator::new(ops);
+    let options = EnumeratorOptions { bound, ..EnumeratorOptions::default() };
+    let mut enumerator = StepEnumerator::with_options(ops, options);
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let mut b = vec![0.0; size];
     let start = Instant::now();
