@@ -23,7 +23,12 @@ fn impactset(args: &[&str]) {
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// The scene ids of `impactset scenes`.
+/// Scenes added after the reference files were written: the ones that
+/// bounce (restitution, checked against closed forms and conservation laws
+/// in `crates/impactset/tests/restitution.rs`).
+const NEWER: [&str; 2] = ["rocking-block-bouncing", "cradle"];
+
+/// The scene ids of `impactset scenes` that have reference files.
 fn scenes() -> Vec<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_impactset")).arg("scenes").output().unwrap();
     String::from_utf8(out.stdout)
@@ -31,6 +36,7 @@ fn scenes() -> Vec<String> {
         .lines()
         .skip(1)
         .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .filter(|id| !NEWER.contains(&id.as_str()))
         .collect()
 }
 

@@ -47,11 +47,20 @@ fn sizes_and_sampling_parameters_follow_scenes_md() {
         ("two-link-arm", 2, 1),
         ("cube-flat", 6, 4),
         ("cube-edge", 6, 2),
+        ("rocking-block-bouncing", 3, 2),
+        ("cradle", 15, 4),
     ];
     for (id, n, m) in others {
         let s = scene(id);
         assert_eq!((s.problem.n(), s.problem.m()), (n, m), "{id}");
     }
+    // The scenes that bounce (docs/scenes.md): their coefficients and step caps.
+    let bouncing = scene("rocking-block-bouncing");
+    assert!(bouncing.problem.contacts().iter().all(|c| c.restitution == 0.5));
+    assert_eq!((bouncing.step_size, bouncing.steps, bouncing.samples), (0.3, 20, 1 << 14));
+    let cradle = scene("cradle");
+    assert!(cradle.problem.contacts().iter().all(|c| c.restitution == 1.0 && c.friction == 0.0));
+    assert_eq!((cradle.step_size, cradle.steps, cradle.samples), (0.25, 40, 1 << 14));
     assert_eq!(scene::ids().len(), paper.len() + others.len());
     assert!(scene::builtin("no-such-scene").is_none());
 }
@@ -251,7 +260,7 @@ fn mirror_maps_are_symmetries() {
             assert!((tangent + &c.tangents[0]).amax() < 1e-12, "{} contact {}: tangent row", s.id, c.name);
         }
     }
-    assert_eq!(mirrored, ["rocking-block", "disk-stack"]);
+    assert_eq!(mirrored, ["rocking-block", "rocking-block-bouncing", "disk-stack"]);
 }
 
 #[test]
