@@ -247,10 +247,15 @@ impl Bound {
     /// (else infinite: the per-contact reach alone bounds).
     fn joint_reach(&mut self, reach: &Reach, slack: f64, widen: f64, use_contact: impl Fn(usize) -> bool) -> f64 {
         let k = slack + (0..self.k.len()).filter(|&i| use_contact(i)).map(|i| self.k[i]).sum::<f64>();
-        let active: Vec<usize> = (0..self.a.len()).filter(|&i| use_contact(i) && self.a[i] > 0.0).collect();
-        if active.len() > 12 {
-            return f64::INFINITY;
+        let (mut active, mut count) = ([0usize; 12], 0);
+        for i in (0..self.a.len()).filter(|&i| use_contact(i) && self.a[i] > 0.0) {
+            if count == active.len() {
+                return f64::INFINITY;
+            }
+            active[count] = i;
+            count += 1;
         }
+        let active = &active[..count];
         let lambda = reach.tangent_all * widen;
         let mut largest = k.sqrt();
         for set in 1u32..(1 << active.len()) {
