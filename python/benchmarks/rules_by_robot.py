@@ -1,6 +1,8 @@
 """Each selection rule on the robots our users study: samples per second on
-one thread, mean steps, and under ``all`` the steps whose contact-mode search
-hit its budget (completed by Lemke solves: not exhaustive).
+one thread, mean steps, and under ``all`` the share of steps certified
+unique by the bound from one Lemke solve (docs/model.md §5b; where the
+summary reports ``certified_steps``), searched in full, and cut short by the
+search's budget (completed by Lemke solves: not exhaustive).
 
     .venv/bin/python python/benchmarks/rules_by_robot.py [--seconds 20]
 
@@ -71,6 +73,10 @@ def measure(problem: impactset.Problem, rule: str, seconds: float) -> dict[str, 
                 "per_s": n / elapsed,
                 "steps": summary["mean_steps"],
                 "fallback_share": summary["fallback_steps"] / steps if steps else 0.0,
+                # Absent from summaries that do not count certified steps.
+                "certified_share": summary["certified_steps"] / steps
+                if steps and "certified_steps" in summary
+                else None,
                 "accepted": summary["accepted"] / n,
             }
         n *= 2
@@ -88,18 +94,28 @@ def main() -> None:
         humanoid_feet_flat(),
     ]
     print(
-        "| problem | contacts | rule | samples/s (1 thread) | × random-lemke's cost | mean steps | `all` steps not exhaustive | accepted |"
+        "| problem | contacts | rule | samples/s (1 thread) | × random-lemke's cost | mean steps "
+        "| `all` steps certified unique | searched | not exhaustive (budget) | accepted |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for p in problems:
         rows = {rule: measure(p, rule, args.seconds / 6) for rule in RULES}
         for rule in RULES:
             r = rows[rule]
             ratio = rows["random-lemke"]["per_s"] / r["per_s"]
-            fallback = f"{100 * r['fallback_share']:.1f} %" if rule == "all" else ""
+            shares = ["", "", ""]
+            if rule == "all":
+                certified = r["certified_share"]
+                fallback = r["fallback_share"]
+                shares = [
+                    "—" if certified is None else f"{100 * certified:.1f} %",
+                    "—" if certified is None else f"{100 * (1 - certified - fallback):.1f} %",
+                    f"{100 * fallback:.1f} %",
+                ]
             print(
-                f"| {p.name} | {p.m} | {rule} | {r['per_s']:.3g} | {ratio:.1f} | {r['steps']:.2f} | {fallback} | "
-                f"{100 * r['accepted']:.1f} % ({r['samples']} samples) |",
+                f"| {p.name} | {p.m} | {rule} | {r['per_s']:.3g} | {ratio:.1f} | {r['steps']:.2f} | "
+                + " | ".join(shares)
+                + f" | {100 * r['accepted']:.1f} % ({r['samples']} samples) |",
                 flush=True,
             )
 
