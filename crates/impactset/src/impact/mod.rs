@@ -2,6 +2,7 @@
 //! (§3), the discrete Routh step (§4) and the choice among step solutions (§5b).
 
 mod enumerate;
+mod outcome;
 mod routh_step;
 mod selection;
 mod sequential;
@@ -10,13 +11,11 @@ mod simultaneous;
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
 pub use enumerate::{EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};
+pub use outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
 pub use routh_step::{
     ENUMERATED_VIOLATION, LemkeUnits, StepOutcome, StepScales, StepWorkspace, delassus_scale, lemke_scale, routh_step,
     step_violation,
 };
 pub use selection::Selection;
 pub use sequential::{MAX_ROUNDS, sequential, sequential_from};
-pub use simultaneous::{
-    ImpactOutcome, MAX_ENUMERATED_SIMULTANEOUS, OUTCOME_TOLERANCE, SimultaneousOutcomes, SolutionMethod, is_admissible,
-    simultaneous,
-};
+pub use simultaneous::{MAX_ENUMERATED_SIMULTANEOUS, OUTCOME_TOLERANCE, is_admissible, simultaneous};

@@ -2,7 +2,8 @@
 
 use nalgebra::DVector;
 
-use super::simultaneous::{ImpactOutcome, apply_impulse, is_admissible, simultaneous_lcp};
+use super::outcome::ImpactOutcome;
+use super::simultaneous::{apply_impulse, is_admissible, simultaneous_lcp};
 use crate::ImpactProblem;
 use crate::lcp::{LemkeOptions, LemkeWorkspace};
 

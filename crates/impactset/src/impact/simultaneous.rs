@@ -7,69 +7,15 @@ use crate::ImpactProblem;
 use crate::lcp::{LemkeOptions, LemkeWorkspace, basic_solutions};
 use crate::problem::ContactOperators;
 
+use super::outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
+
 /// Largest simultaneous LCP whose complementary index sets are enumerated
 /// (`2^N` small solves); larger ones get the Lemke solution only.
 pub const MAX_ENUMERATED_SIMULTANEOUS: usize = 20;
 
-/// One predicted post-impact state.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct ImpactOutcome {
-    /// What produced it (e.g. `simultaneous 1/3`, `sequential from B`).
-    pub label: String,
-    /// The post-impact velocity `v⁺`.
-    pub v_plus: Vec<f64>,
-    /// Normal contact velocities `Jn v⁺`.
-    pub normal_velocities: Vec<f64>,
-    /// Tangential contact velocities `Jt v⁺`.
-    pub tangent_velocities: Vec<f64>,
-    /// Kinetic energy `½ v⁺ᵀ M v⁺`.
-    pub energy: f64,
-}
-
-impl ImpactOutcome {
-    pub(crate) fn new(problem: &ImpactProblem, label: String, v: DVector<f64>) -> Self {
-        ImpactOutcome {
-            label,
-            normal_velocities: problem.normal_velocities(&v).as_slice().to_vec(),
-            tangent_velocities: problem.tangent_velocities(&v).as_slice().to_vec(),
-            energy: problem.kinetic_energy(&v),
-            v_plus: v.as_slice().to_vec(),
-        }
-    }
-}
-
-/// How the simultaneous outcomes were found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SolutionMethod {
-    /// Every complementary index set was tried: the list is complete.
-    Enumerated,
-    /// The LCP was too large to enumerate: the single Lemke solution.
-    Lemke,
-    /// With restitution: the distinct outcomes of several runs of the
-    /// simultaneous process under the `all` rule, some step of which had
-    /// several solutions (`crate::sampling::simultaneous_with_restitution`).
-    Sampled,
-    /// The LCP was too large to enumerate and no Lemke solve ended at a
-    /// solution ([`SimultaneousOutcomes::failure`] says why): no outcome.
-    Failed,
-}
-
 /// Covering vectors tried, after `1`, when Lemke's solve of a simultaneous
 /// LCP too large to enumerate ends off a solution (docs/model.md §2).
 pub const LEMKE_RETRIES: u64 = 16;
-
-/// The simultaneous LCP's distinct post-impact velocities.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct SimultaneousOutcomes {
-    /// How they were found.
-    pub method: SolutionMethod,
-    /// One per distinct `v⁺`.
-    pub outcomes: Vec<ImpactOutcome>,
-    /// With [`SolutionMethod::Failed`]: why there is no outcome.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure: Option<String>,
-}
 
 /// The LCP of docs/model.md §2 restricted to `contacts`, for pre-impact `v`:
 /// unknowns `[λn; λD; γ]` of those contacts, `A` row-major.
