@@ -10,7 +10,7 @@ mod simultaneous;
 
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
-pub use enumerate::{EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};
+pub use enumerate::{EnumerationCounts, EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};
 pub use outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
 pub use routh_step::{
     ENUMERATED_VIOLATION, LemkeUnits, StepOutcome, StepScales, StepWorkspace, delassus_scale, lemke_scale, routh_step,
