@@ -53,6 +53,9 @@ fn summary_results(path: &Path) -> serde_json::Value {
     let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let fields = value.as_object_mut().unwrap();
     fields.remove("elapsed_s");
+    // How `all` solved its steps (some certified unique by a bound the
+    // reference releases did not have), not what the steps gave.
+    fields.remove("certified_steps");
     if let Some(schedule) = fields.remove("schedule") {
         assert_eq!(schedule, "uniform", "{}", path.display());
     }

@@ -274,6 +274,7 @@ impl SampleSet {
                     energy_before: 0.0,
                     energy_after: 0.0,
                     fallback_steps: 0,
+                    certified_steps: 0,
                     energy_guard: false,
                     lcp_failure: None,
                 }

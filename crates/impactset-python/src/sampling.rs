@@ -331,6 +331,7 @@ fn summary_dict<'py>(
     d.set_item("mean_steps", s.mean_steps)?;
     d.set_item("max_residual", s.max_residual)?;
     d.set_item("fallback_steps", s.fallback_steps)?;
+    d.set_item("certified_steps", s.certified_steps)?;
     d.set_item("energy_guards", s.energy_guards)?;
     d.set_item("max_energy_ratio", s.max_energy_ratio)?;
     d.set_item("seed", s.seed)?;

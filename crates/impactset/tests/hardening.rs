@@ -300,6 +300,7 @@ fn summaries_write_infinite_residuals_as_strings_and_advise_on_rejections() {
         mean_steps: 10.0,
         max_residual: f64::INFINITY,
         fallback_steps: 0,
+        certified_steps: 0,
         energy_guards: 0,
         max_energy_ratio: 0.5,
         seed: 0,

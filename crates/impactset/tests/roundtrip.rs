@@ -124,6 +124,7 @@ proptest! {
                 energy_before: 1.0,
                 energy_after: 0.5,
                 fallback_steps: 0,
+                certified_steps: 0,
                 energy_guard: false,
                 lcp_failure: None,
             })

@@ -86,6 +86,10 @@ pub struct StepOutcome {
     /// and for `all` when the search ran out of node budget and was completed
     /// by randomized Lemke solves (see [`crate::impact::StepEnumerator`]).
     pub exhaustive: bool,
+    /// `all` only: the step's `Δv` was certified unique by the bound from
+    /// one Lemke solve (docs/model.md §5b), so the search stopped at its
+    /// first solution.
+    pub certified: bool,
 }
 
 /// The units the step LCP's unknowns are measured in: residuals are judged
@@ -298,6 +302,7 @@ pub fn routh_step(
                 pivots: sol.pivots,
                 choices: 1,
                 exhaustive: false,
+                certified: false,
             }
         };
     let outcome = match selection {
@@ -331,7 +336,8 @@ pub fn routh_step(
                 let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];
                 lambda.copy_from_slice(&ws.enumerator.solution(k)[impulses]);
                 let exhaustive = ws.enumerator.exhaustive();
-                StepOutcome { residual, pivots: 0, choices, exhaustive }
+                let certified = ws.enumerator.certified();
+                StepOutcome { residual, pivots: 0, choices, exhaustive, certified }
             }
         }
     };

@@ -32,6 +32,10 @@ pub struct RunSummary {
     /// Steps where `all` could not enumerate exhaustively within its budget
     /// and completed its list with Lemke solves.
     pub fallback_steps: u64,
+    /// `all`: steps whose `Δv` the bound from one Lemke solve certified
+    /// unique (docs/model.md §5b). Not written when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub certified_steps: u64,
     /// Restitution: samples whose expansion the energy guard cut
     /// (docs/model.md §4b). Not written when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -87,6 +91,7 @@ impl RunSummary {
             max_residual: tally.max_residual,
             fallback_steps: tally.fallback_steps,
             energy_guards: tally.energy_guards,
+            certified_steps: tally.certified_steps,
             max_energy_ratio: tally.max_energy_ratio,
             seed: options.seed,
             selection: options.selection.name().to_string(),

@@ -34,6 +34,8 @@ pub struct FlatSamples {
     pub fallback_steps: Vec<u32>,
     /// Why a step LCP failed, per sample (empty: none failed).
     pub lcp_failure: Vec<Option<LcpFailure>>,
+    /// `all`: steps certified unique, per sample (empty: none for every sample).
+    pub certified_steps: Vec<u32>,
     /// Restitution's energy guard fired, per sample (empty: for none).
     pub energy_guard: Vec<bool>,
 }
@@ -53,6 +55,7 @@ impl FlatSamples {
             energy_after: Vec::with_capacity(capacity),
             fallback_steps: Vec::new(),
             lcp_failure: Vec::new(),
+            certified_steps: Vec::new(),
             energy_guard: Vec::new(),
         }
     }
@@ -85,6 +88,7 @@ impl FlatSamples {
             energy_before: self.energy_before[i],
             energy_after: self.energy_after[i],
             fallback_steps: self.fallback_steps.get(i).copied().unwrap_or(0),
+            certified_steps: self.certified_steps.get(i).copied().unwrap_or(0),
             energy_guard: self.energy_guard.get(i).copied().unwrap_or(false),
             lcp_failure: self.lcp_failure.get(i).copied().flatten(),
         }
@@ -112,6 +116,9 @@ impl FlatSamples {
         if set.samples.iter().any(|s| s.fallback_steps != 0) {
             flat.fallback_steps = set.samples.iter().map(|s| s.fallback_steps).collect();
         }
+        if set.samples.iter().any(|s| s.certified_steps != 0) {
+            flat.certified_steps = set.samples.iter().map(|s| s.certified_steps).collect();
+        }
         if set.samples.iter().any(|s| s.energy_guard) {
             flat.energy_guard = set.samples.iter().map(|s| s.energy_guard).collect();
         }
@@ -137,6 +144,7 @@ impl FlatSamples {
             energy_before: self.energy_before.split_off(at),
             energy_after: self.energy_after.split_off(at),
             fallback_steps: split(&mut self.fallback_steps),
+            certified_steps: split(&mut self.certified_steps),
             lcp_failure,
             energy_guard: if self.energy_guard.is_empty() { Vec::new() } else { self.energy_guard.split_off(at) },
         }
@@ -153,6 +161,11 @@ impl FlatSamples {
             self.fallback_steps.resize(self.len(), 0);
             other.fallback_steps.resize(other.len(), 0);
             self.fallback_steps.append(&mut other.fallback_steps);
+        }
+        if !other.certified_steps.is_empty() || !self.certified_steps.is_empty() {
+            self.certified_steps.resize(self.len(), 0);
+            other.certified_steps.resize(other.len(), 0);
+            self.certified_steps.append(&mut other.certified_steps);
         }
         if !other.energy_guard.is_empty() || !self.energy_guard.is_empty() {
             self.energy_guard.resize(self.len(), false);
@@ -202,6 +215,7 @@ impl FlatSamples {
         }
         tally.fallback_steps = self.fallback_steps.iter().map(|&k| k as u64).sum();
         tally.energy_guards = self.energy_guard.iter().filter(|&&g| g).count() as u64;
+        tally.certified_steps = self.certified_steps.iter().map(|&k| k as u64).sum();
         for failure in self.lcp_failure.iter().flatten() {
             match failure {
                 LcpFailure::Ray => tally.lcp_rays += 1,

@@ -34,6 +34,11 @@ pub struct Sample {
     /// Steps where `all` selection could not enumerate exhaustively within its
     /// budget and completed the solution list with Lemke solves (0 otherwise).
     pub fallback_steps: u32,
+    /// `all` only: steps whose `Δv` the bound from one Lemke solve
+    /// certified unique (docs/model.md §5b). Counted in summaries, not
+    /// written per sample.
+    #[serde(skip)]
+    pub certified_steps: u32,
     /// Restitution only: the energy guard fired (an expansion step would
     /// have raised the kinetic energy above `E⁻`; docs/model.md §4b), so
     /// that step and the rest of the sample were taken without expansion.
@@ -216,6 +221,7 @@ pub(crate) fn run_sample_from(
     let mut max_residual: f64 = 0.0;
     let mut steps = 0u32;
     let mut fallback_steps = 0u32;
+    let mut certified_steps = 0u32;
     let mut lcp_failure = None;
     let mut current = match source {
         CapSource::Sequential(start) => start,
@@ -306,6 +312,7 @@ pub(crate) fn run_sample_from(
         if options.selection == Selection::All && !outcome.exhaustive {
             fallback_steps += 1;
         }
+        certified_steps += u32::from(outcome.certified);
         if let Some(records) = record.as_mut() {
             records.push(StepRecord {
                 p: ws.p.clone(),
@@ -327,6 +334,7 @@ pub(crate) fn run_sample_from(
         energy_before: ws.energy_before,
         energy_after,
         fallback_steps,
+        certified_steps,
         energy_guard: elastic && ws.expansion.was_cut(),
         lcp_failure,
     }
@@ -356,7 +364,8 @@ fn elastic_step(
         ws.lambda.fill(0.0);
         ws.expansion.measure(&ops.delassus, u_n, &ws.lambda.as_slice()[..m]);
         ws.expansion.commit(&ws.lambda.as_slice()[..m]);
-        return Ok(StepOutcome { residual: 0.0, pivots: 0, choices: 1, exhaustive: selection == Selection::All });
+        let all = selection == Selection::All;
+        return Ok(StepOutcome { residual: 0.0, pivots: 0, choices: 1, exhaustive: all, certified: false });
     }
     let words = planned.then(|| streams.clone());
     let solve = |ws: &mut SampleWorkspace, streams: &mut SampleStreams, offset: bool| {

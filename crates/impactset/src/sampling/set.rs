@@ -100,6 +100,8 @@ pub struct SetTally {
     pub max_energy_ratio: f64,
     /// Steps where `all` fell back to Lemke solves.
     pub fallback_steps: u64,
+    /// `all`: steps certified unique (docs/model.md §5b).
+    pub certified_steps: u64,
     /// Samples whose expansion the energy guard cut (restitution,
     /// docs/model.md §4b).
     pub energy_guards: u64,
@@ -125,6 +127,7 @@ impl SetTally {
             }
             self.fallback_steps += s.fallback_steps as u64;
             self.energy_guards += u64::from(s.energy_guard);
+            self.certified_steps += u64::from(s.certified_steps);
             match s.lcp_failure {
                 Some(LcpFailure::Ray) => self.lcp_rays += 1,
                 Some(LcpFailure::PivotCap) => self.lcp_pivot_caps += 1,
