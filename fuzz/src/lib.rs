@@ -119,10 +119,19 @@ pub fn routh_step(data: &[u8]) {
             let mut row = || DVector::from_fn(n, |_, _| r.value());
             let normal = row();
             let tangents = if spatial { vec![row(), row()] } else { vec![row()] };
-            impactset::Contact { name: String::new(), normal, tangents, friction: r.value() }
+            impactset::Contact { name: String::new(), normal, tangents, friction: r.value(), restitution: 0.0 }
+        })
+        .collect::<Vec<_>>();
+    let d = spatial.then(|| 4 + 2 * (r.byte() as usize % 4));
+    // Restitution last, so the saved corpus decodes as before: each
+    // contact's coefficient one of 0, 1/3, 2/3, 1 (0 where the input ends).
+    let contacts = contacts
+        .into_iter()
+        .map(|c| {
+            let e = f64::from(r.byte() % 4) / 3.0;
+            c.with_restitution(e)
         })
         .collect();
-    let d = spatial.then(|| 4 + 2 * (r.byte() as usize % 4));
     let Ok(problem) = impactset::ImpactProblem::with_friction_directions(mass, velocity, contacts, d) else { return };
     let h = problem.default_step_size();
     sample_briefly(&problem, Some(h));
