@@ -95,25 +95,16 @@ fn a_point_on_a_slope_slides_then_sticks_as_routh_says() {
     }
 }
 
-/// Five equal balls in a row on a frictionless table, touching; the first
-/// strikes the others at speed 1 along the row, e = 1 at every contact.
-/// Velocities `(x_0, y_0, x_1, y_1, …)`; each contact's tangent is the
-/// table's other direction (frictionless, so it only gives the cone a
-/// direction to act in).
+/// The built-in `cradle`: five unit discs touching in a row on a
+/// frictionless table, the first striking the others at 1 along the row,
+/// e = 1 at every contact; velocities `(ẋ, ẏ, θ̇)` per disc.
 fn cradle() -> ImpactProblem {
-    let balls = 5;
-    let n = 2 * balls;
-    let contacts = (0..balls - 1)
-        .map(|i| {
-            let (mut normal, mut tangent) = (DVector::zeros(n), DVector::zeros(n));
-            (normal[2 * i], normal[2 * i + 2]) = (-1.0, 1.0);
-            (tangent[2 * i + 1], tangent[2 * i + 3]) = (-1.0, 1.0);
-            Contact::planar(format!("{i}"), normal, tangent, 0.0).with_restitution(1.0)
-        })
-        .collect();
-    let mut v = DVector::zeros(n);
-    v[0] = 1.0;
-    ImpactProblem::new(DMatrix::identity(n, n), v, contacts).unwrap()
+    impactset::scene::builtin("cradle").expect("a built-in scene").problem
+}
+
+/// The discs' velocities along the row.
+fn along(v: &[f64]) -> Vec<f64> {
+    v.iter().step_by(3).copied().collect()
 }
 
 /// Every sample keeps the energy and the momentum. The wave (the last
@@ -127,7 +118,6 @@ fn cradle() -> ImpactProblem {
 #[test]
 fn the_cradle_keeps_energy_and_momentum_and_reaches_the_wave_and_the_block() {
     let p = cradle();
-    let along = |v: &[f64]| -> Vec<f64> { v.iter().step_by(2).copied().collect() };
     for rule in RULES {
         let set = sample_set(&p, &options(rule, Schedule::Mixed, 256, 0.1, 400));
         for s in &set.samples {
@@ -225,7 +215,6 @@ fn no_sample_of_any_scene_gains_energy() {
 #[test]
 fn the_baselines_follow_the_same_law() {
     let p = cradle();
-    let along = |v: &[f64]| -> Vec<f64> { v.iter().step_by(2).copied().collect() };
     let close = |v: &[f64], w: &[f64]| v.iter().zip(w).all(|(a, b)| (a - b).abs() <= 1e-12);
     let sim = impactset::impact::simultaneous(&p);
     assert_eq!(sim.outcomes.len(), 1, "{sim:?}");

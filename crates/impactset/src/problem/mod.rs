@@ -14,7 +14,8 @@ pub use operators::{ContactOperators, StepLayout};
 
 use nalgebra::{DMatrix, DVector};
 use validate::{
-    check_blocked_contacts, check_contacts, check_directions, check_finite, check_symmetric, tangent_field,
+    check_blocked_contacts, check_contacts, check_directions, check_finite, check_restitution, check_symmetric,
+    tangent_field,
 };
 
 /// One active contact: its Jacobian rows, friction and restitution
@@ -231,9 +232,7 @@ impl ImpactProblem {
     pub fn with_restitution(self, e: &[f64]) -> Result<Self, ProblemError> {
         assert_eq!(e.len(), self.m(), "one coefficient of restitution per contact");
         for (i, &value) in e.iter().enumerate() {
-            if !(0.0..=1.0).contains(&value) {
-                return Err(ProblemError::Restitution { contact: i, value });
-            }
+            check_restitution(i, value)?;
         }
         let mut problem = self;
         for (c, &value) in problem.contacts.iter_mut().zip(e) {

@@ -96,14 +96,17 @@ pub(super) fn check_contacts(contacts: &[Contact], n: usize) -> Result<Dimension
         if c.friction < 0.0 {
             return Err(ProblemError::NegativeFriction { contact: i, value: c.friction });
         }
-        if !(0.0..=1.0).contains(&c.restitution) {
-            return Err(ProblemError::Restitution { contact: i, value: c.restitution });
-        }
+        check_restitution(i, c.restitution)?;
         if c.normal.amax() == 0.0 {
             return Err(ProblemError::ZeroNormal { contact: i });
         }
     }
     Ok(dimension)
+}
+
+/// A coefficient of restitution in `[0, 1]` (not a NaN).
+pub(super) fn check_restitution(contact: usize, value: f64) -> Result<(), ProblemError> {
+    if (0.0..=1.0).contains(&value) { Ok(()) } else { Err(ProblemError::Restitution { contact, value }) }
 }
 
 pub(super) fn check_symmetric(mass: &DMatrix<f64>) -> Result<(), ProblemError> {

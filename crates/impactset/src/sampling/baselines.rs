@@ -33,7 +33,8 @@ fn first_step_size(problem: &ImpactProblem) -> f64 {
 }
 
 fn run(problem: &ImpactProblem, selection: Selection, index: u64, source: CapSource<'_>) -> (Sample, Vec<StepRecord>) {
-    let mut h = first_step_size(problem);
+    let first = first_step_size(problem);
+    let mut h = first;
     let key = stream::stream_key(0);
     let mut ws = SampleWorkspace::new(problem);
     loop {
@@ -47,7 +48,7 @@ fn run(problem: &ImpactProblem, selection: Selection, index: u64, source: CapSou
         let mut records = Vec::new();
         let sample = run_sample_from(problem, &options, &key, index, &mut ws, Some(&mut records), source);
         let bound = records.iter().any(|r| r.lambda_n.iter().zip(&r.p).any(|(l, p)| *p > 0.0 && *l >= 0.5 * h * p));
-        if !bound || h > first_step_size(problem) * 64f64.powi(2) {
+        if !bound || h > first * 64f64.powi(2) {
             return (sample, records);
         }
         h *= 64.0;

@@ -127,6 +127,7 @@ impl SampleWorkspace {
     pub(crate) fn new(problem: &ImpactProblem) -> Self {
         let ops = problem.operators();
         let impulses = ops.m + ops.m * ops.d;
+        let energy_before = problem.kinetic_energy(problem.velocity());
         SampleWorkspace {
             step: StepWorkspace::new(ops),
             v: DVector::zeros(ops.n),
@@ -137,10 +138,10 @@ impl SampleWorkspace {
             schedule: SampleSchedule::new(ops.m),
             approaching: vec![false; ops.m],
             active: vec![false; ops.m],
-            expansion: Expansion::new(problem, problem.kinetic_energy(problem.velocity())),
+            expansion: Expansion::new(problem, energy_before),
             v_next: DVector::zeros(ops.n),
             mv: DVector::zeros(ops.n),
-            energy_before: problem.kinetic_energy(problem.velocity()),
+            energy_before,
         }
     }
 }
@@ -369,13 +370,13 @@ fn elastic_step(
     }
     let words = planned.then(|| streams.clone());
     let solve = |ws: &mut SampleWorkspace, streams: &mut SampleStreams, offset: bool| {
-        let offset = offset.then(|| ws.expansion.offset().to_vec());
+        let offset = offset.then_some(ws.expansion.offset());
         let mut at = |selection, streams: &mut SampleStreams| {
             routh_step(
                 ops,
                 ws.u.as_slice(),
                 &ws.caps,
-                offset.as_deref(),
+                offset,
                 scales,
                 selection,
                 streams,
