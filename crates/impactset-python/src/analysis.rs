@@ -74,9 +74,12 @@ fn clouds(
 /// (Anitescu–Potra LCP, labels ``simultaneous k/N``) and one sequential
 /// outcome per starting contact (``sequential from A``, …), as a dict with
 /// ``labels`` (list), ``v_plus`` (b, n), ``energy`` (b,) and
-/// ``simultaneous_method``: ``"enumerated"`` (every solution), ``"lemke"``
-/// (one solution of an LCP too large to enumerate) or ``"failed"`` (none
-/// could be computed: a ``UserWarning`` says why).
+/// ``simultaneous_method``: ``"enumerated"`` (every solution),
+/// ``"searched"`` (the solutions the contact-mode search found within its
+/// budget, possibly not all), ``"lemke"`` (one solution of an LCP too large
+/// to enumerate whose contacts cannot all separate), ``"sampled"`` (with
+/// restitution, the distinct outcomes of branching runs) or ``"failed"``
+/// (none could be computed: a ``UserWarning`` says why).
 ///
 /// >>> import impactset
 /// >>> b = impactset.baseline(impactset.Problem.scene("slope-point"))
@@ -97,6 +100,7 @@ pub fn baseline<'py>(py: Python<'py>, problem: &Bound<'py, PyAny>) -> PyResult<B
     let method = match simultaneous.method {
         SolutionMethod::Enumerated => "enumerated",
         SolutionMethod::Lemke => "lemke",
+        SolutionMethod::Searched => "searched",
         SolutionMethod::Sampled => "sampled",
         SolutionMethod::Failed => "failed",
     };

@@ -354,21 +354,21 @@ fn npy_headers_match_npyz() {
 }
 
 /// A measured cube toss landing on four corners (0.37 kg, side 0.1048 m,
-/// μ = 0.18): its simultaneous LCP (40 unknowns, too large to enumerate) is
-/// degenerate, and Lemke with covering vector 1 ended off a solution, so the
-/// baseline came back empty without a word. It is now computed (another
-/// covering vector), and is a possible outcome: the four corners at rest
-/// along the normal, energy lost.
+/// μ = 0.18): its simultaneous LCP (40 unknowns) is degenerate, and Lemke
+/// with covering vector 1 ended off a solution, so the baseline came back
+/// empty without a word. It is now computed, and each outcome is a
+/// possible one: no corner approaching, energy lost.
 #[test]
 fn a_degenerate_simultaneous_lcp_is_solved_not_dropped() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube-four-corner-landing.json");
     let problem = impactset::io::load_problem(&path).unwrap().problem;
     let sim = impactset::impact::simultaneous(&problem);
-    assert_eq!(sim.method, impactset::impact::SolutionMethod::Lemke, "{:?}", sim.failure);
-    assert_eq!(sim.outcomes.len(), 1);
-    let o = &sim.outcomes[0];
+    assert_ne!(sim.method, impactset::impact::SolutionMethod::Failed, "{:?}", sim.failure);
+    assert!(!sim.outcomes.is_empty());
     let scale = problem.velocity_scale();
-    assert!(o.normal_velocities.iter().all(|&u| u >= -1e-9 * scale), "{:?}", o.normal_velocities);
-    assert!(o.energy < problem.kinetic_energy(problem.velocity()));
+    for o in &sim.outcomes {
+        assert!(o.normal_velocities.iter().all(|&u| u >= -1e-9 * scale), "{:?}", o.normal_velocities);
+        assert!(o.energy < problem.kinetic_energy(problem.velocity()));
+    }
     assert!(sim.failure.is_none());
 }

@@ -52,6 +52,9 @@ pub fn run(args: BaselineArgs) -> Result<()> {
     let method = match view.simultaneous_method {
         SolutionMethod::Enumerated => "every LCP solution, by enumeration".to_string(),
         SolutionMethod::Lemke => "the Lemke solution only (LCP too large to enumerate)".to_string(),
+        SolutionMethod::Searched => {
+            "the solutions the contact-mode search found within its budget (possibly not all)".to_string()
+        }
         SolutionMethod::Sampled => format!(
             "with restitution: the distinct outcomes of {} runs of the simultaneous process, whose steps branch",
             impactset::sampling::SIMULTANEOUS_RUNS

@@ -2,6 +2,7 @@
 //! (§3), the discrete Routh step (§4) and the choice among step solutions (§5b).
 
 mod enumerate;
+mod impulse_bound;
 mod outcome;
 mod routh_step;
 mod selection;

@@ -38,10 +38,15 @@ impl ImpactOutcome {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SolutionMethod {
-    /// Every complementary index set was tried: the list is complete.
+    /// Every solution: every complementary index set was tried, or the
+    /// contact-mode search was exhaustive. The list is complete.
     Enumerated,
     /// The LCP was too large to enumerate: the single Lemke solution.
     Lemke,
+    /// The contact-mode search of the simultaneous LCP (docs/model.md §2)
+    /// ran out of its budget: the solutions it found, completed by Lemke
+    /// solves, possibly not all.
+    Searched,
     /// With restitution: the distinct outcomes of several runs of the
     /// simultaneous process under the `all` rule, some step of which had
     /// several solutions (`crate::sampling::simultaneous_with_restitution`).

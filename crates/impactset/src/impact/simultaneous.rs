@@ -7,7 +7,9 @@ use crate::ImpactProblem;
 use crate::lcp::{LemkeOptions, LemkeWorkspace, basic_solutions};
 use crate::problem::ContactOperators;
 
+use super::impulse_bound::normal_impulse_bound;
 use super::outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
+use super::{ENUMERATED_VIOLATION, MAX_SEARCH_CONTACTS, StepEnumerator, StepScales, step_violation};
 
 /// Largest simultaneous LCP whose complementary index sets are enumerated
 /// (`2^N` small solves); larger ones get the Lemke solution only.
@@ -66,10 +68,14 @@ pub(crate) fn apply_impulse(ops: &ContactOperators, contacts: &[usize], z: &[f64
 /// Every distinct post-impact velocity of the simultaneous LCP (docs/model.md §2).
 ///
 /// The LCP `w = A z + b ≥ 0 ⊥ z ≥ 0` with `z = [λn; λD; γ]` can have several
-/// solutions; each is a legitimate prediction. Up to
+/// solutions; each is a legitimate prediction. Where the contacts can be
+/// separated ([`normal_impulse_bound`]), every solution is a solution of one
+/// Routh step whose caps no solution reaches, and the step's contact-mode
+/// search finds them all ([`SolutionMethod::Enumerated`], or
+/// [`SolutionMethod::Searched`] when it ran out of budget). Otherwise, up to
 /// [`MAX_ENUMERATED_SIMULTANEOUS`] unknowns every complementary index set is
-/// solved (`2^N` small systems; about a second at `N = 20`) and the distinct
-/// `v⁺` kept; beyond, the Lemke solution alone ([`SolutionMethod::Lemke`]).
+/// solved (`2^N` small systems) and beyond, the Lemke solution alone
+/// ([`SolutionMethod::Lemke`]).
 pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
     if problem.has_restitution() {
         return crate::sampling::simultaneous_with_restitution(problem);
@@ -77,15 +83,27 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
     let ops = problem.operators();
     let contacts: Vec<usize> = (0..ops.m).collect();
     let v = problem.velocity();
-    let (a, b) = simultaneous_lcp(ops, &contacts, v);
-    let size = b.len();
-    let (method, velocities, failure) = if size <= MAX_ENUMERATED_SIMULTANEOUS {
-        let z = enumerate_solutions(problem, &a, &b);
-        (SolutionMethod::Enumerated, z.into_iter().map(|z| apply_impulse(ops, &contacts, &z, v)).collect(), None)
-    } else {
-        match lemke_outcome(problem, &a, &b, &contacts) {
-            Ok(v) => (SolutionMethod::Lemke, vec![v], None),
-            Err(why) => (SolutionMethod::Failed, Vec::new(), Some(why)),
+    let searched = (ops.m <= MAX_SEARCH_CONTACTS)
+        .then(|| normal_impulse_bound(problem))
+        .flatten()
+        .and_then(|bound| search(problem, bound));
+    let (method, velocities, failure) = match searched {
+        Some((method, velocities)) => (method, velocities, None),
+        None => {
+            let (a, b) = simultaneous_lcp(ops, &contacts, v);
+            if b.len() <= MAX_ENUMERATED_SIMULTANEOUS {
+                let z = enumerate_solutions(problem, &a, &b);
+                (
+                    SolutionMethod::Enumerated,
+                    z.into_iter().map(|z| apply_impulse(ops, &contacts, &z, v)).collect(),
+                    None,
+                )
+            } else {
+                match lemke_outcome(problem, &a, &b, &contacts) {
+                    Ok(v) => (SolutionMethod::Lemke, vec![v], None),
+                    Err(why) => (SolutionMethod::Failed, Vec::new(), Some(why)),
+                }
+            }
         }
     };
     let verified = velocities.into_iter().filter(|v| is_admissible(problem, v)).collect();
@@ -97,6 +115,48 @@ pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
         .map(|(k, v)| ImpactOutcome::new(problem, format!("simultaneous {}/{count}", k + 1), v))
         .collect();
     SimultaneousOutcomes { method, outcomes, failure }
+}
+
+/// Every solution of the simultaneous LCP as the solutions of one Routh
+/// step (docs/model.md §2): with every cap `h = 2Λ` above the bound `Λ` on
+/// `Σ λn` ([`normal_impulse_bound`]), no step solution takes its cap, so
+/// `σ = 0` and the step LCP is the simultaneous LCP; the contact-mode
+/// enumerator (§5b) lists one solution per distinct `Δv`. Solutions are
+/// kept at step violation [`ENUMERATED_VIOLATION`] in the velocity scale
+/// and the largest single-contact plastic impulse. `None` if the search
+/// kept none (round-off hid every vertex): the caller falls back.
+fn search(problem: &ImpactProblem, bound: f64) -> Option<(SolutionMethod, Vec<DVector<f64>>)> {
+    let ops = problem.operators();
+    let layout = ops.layout();
+    let (m, size) = (ops.m, layout.size());
+    let cap = 2.0 * bound;
+    let u = &ops.j * problem.velocity();
+    let mut b = vec![0.0; size];
+    b[..m].fill(cap);
+    b[m..size - m].copy_from_slice(u.as_slice());
+    let mut enumerator = StepEnumerator::new(ops);
+    let count = enumerator.enumerate(ops, &b);
+    let scales = StepScales { velocity: problem.velocity_scale(), impulse: 2.0 * problem.default_step_size() };
+    let mut w = vec![0.0; size];
+    let velocities: Vec<DVector<f64>> = (0..count)
+        .map(|k| enumerator.solution(k))
+        .filter(|z| {
+            for (r, wr) in w.iter_mut().enumerate() {
+                *wr = b[r] + (0..size).map(|c| ops.step_matrix[r * size + c] * z[c]).sum::<f64>();
+            }
+            // A capped contact would contradict the bound: such a vertex is
+            // round-off of a degenerate mode system, not a solution.
+            let uncapped = z[layout.impulses()].iter().take(m).all(|&l| l < 0.5 * cap);
+            uncapped && step_violation(layout, z, &w, scales) <= ENUMERATED_VIOLATION
+        })
+        .map(|z| {
+            let mut v = problem.velocity().clone();
+            v.gemv(1.0, &ops.minv_jt, &DVector::from_column_slice(&z[layout.impulses()]), 1.0);
+            v
+        })
+        .collect();
+    let method = if enumerator.exhaustive() { SolutionMethod::Enumerated } else { SolutionMethod::Searched };
+    (!velocities.is_empty()).then_some((method, velocities))
 }
 
 /// The Lemke solution of the simultaneous LCP `(A, b)` as an admissible
