@@ -1,6 +1,7 @@
 //! Restitution from the command line (docs/model.md §4b): the built-in
 //! bouncing scenes run as documented without advice to change them, a bad
-//! coefficient is named, and the GPU refuses what its shaders do not model.
+//! coefficient is named, and the GPU refuses what its shaders do not model
+//! (restitution under `all`).
 
 use std::process::{Command, Output};
 
@@ -46,12 +47,13 @@ fn show_prints_the_coefficients_and_a_bad_one_is_named() {
 }
 
 #[test]
-fn the_gpu_refuses_restitution_and_auto_runs_it_on_the_cpu() {
-    let out = impactset(&["sample", "cradle", "-n", "16", "--backend", "gpu"]);
+fn the_gpu_refuses_restitution_under_all_and_auto_runs_it_on_the_cpu() {
+    let all = ["--selection", "all"];
+    let out = impactset(&[&["sample", "cradle", "-n", "16", "--backend", "gpu"][..], &all].concat());
     let (_, stderr) = text(&out);
-    assert!(!out.status.success(), "the GPU ran a problem with restitution");
+    assert!(!out.status.success(), "the GPU ran a problem with restitution under `all`");
     assert!(stderr.contains("restitution"), "{stderr}");
-    let out = impactset(&["sample", "cradle", "-n", "16", "--backend", "auto"]);
+    let out = impactset(&[&["sample", "cradle", "-n", "16", "--backend", "auto"][..], &all].concat());
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("cpu backend"), "{stdout}");

@@ -1,7 +1,9 @@
 // Algorithm 1 (docs/model.md §5), one sample per invocation: the same steps, in
 // the same order and with the same random words, as `run_sample` in
 // src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl,
-// schedule.wgsl, lemke.wgsl and enumerate.wgsl (selection `all`).
+// schedule.wgsl, lemke.wgsl, enumerate.wgsl (selection `all`) and
+// restitution.wgsl (a problem with restitution, `params.elastic`: every
+// step is restitution.wgsl's `elastic_step`, Lemke rules only).
 //
 // Bindings (group 0):
 //   0  params      RouthParams     sizes, step cap, rule, cap law, batch, offsets
@@ -34,6 +36,8 @@
 //                                  count, selection word and kept tuples
 //   6  state_keys    array<u32>    per state, its ChaCha8 key
 //                                  (stream_key(seed)) as 8 little-endian words
+//  10  expansion_state array<scalar> restitution: per sample, its works
+//                                  (restitution.wgsl)
 //
 // States of equal sizes are packed: a dispatch runs `count / row_samples`
 // rows of `row_samples` samples, row r for state `state_first + r`, so that
@@ -177,6 +181,11 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     var max_residual = scalar(0.0);
     var energy_before = scalar(0.0);
     var steps = 0u;
+    let elastic = params.elastic != 0u;
+    var guarded = (flags & FLAG_GUARDED) != 0u;
+    if elastic {
+        load_expansion(i, m, (flags & FLAG_STARTED) != 0u);
+    }
     if (flags & FLAG_STARTED) == 0u {
         for (var k = 0u; k < n && k < MAX_DOF; k++) {
             v[k] = constant(params.off_v + k);
@@ -209,7 +218,13 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
             for (var c = 1u; c < m && c < MAX_N; c++) {
                 min_normal = min(min_normal, u[c]);
             }
-            if min_normal >= term {
+            // With restitution the impact also goes on while a contact
+            // owes expansion work.
+            var owes_work = false;
+            if elastic {
+                owes_work = any_expanding(m);
+            }
+            if min_normal >= term && !owes_work {
                 flags |= FLAG_TERMINATED | FLAG_DONE;
                 break;
             }
@@ -230,9 +245,35 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
             for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
                 approaching[c] = u[c] < term;
             }
+            if elastic {
+                // The caps are drawn for the contacts approaching or still
+                // owing expansion work.
+                for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+                    contact_approaching[c] = approaching[c];
+                    approaching[c] = approaching[c] || expanding(c, m);
+                }
+            }
             schedule_draw(&caps, key, lo, hi, steps, m);
             for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
                 lcp_q[c] = h * cap_value(step_caps[c]);
+            }
+            if elastic {
+                for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+                    step_cap_values[c] = lcp_q[c];
+                }
+                let outcome = elastic_step(n, m, size, impulses, tol, tie, velocity_scale, h, &choice, &guarded);
+                steps += 1u;
+                taken += 1u;
+                if outcome.status == ELASTIC_HOST {
+                    flags |= FLAG_HOST | FLAG_DONE;
+                    break;
+                }
+                if outcome.status != ELASTIC_SOLVED {
+                    flags |= FLAG_LCP_FAILED | FLAG_DONE;
+                    break;
+                }
+                max_residual = max(max_residual, outcome.residual);
+                continue;
             }
         } else {
             resume_enumeration(i, m);
@@ -318,6 +359,16 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     if probe != params.probe {
         flags |= FLAG_LOOP_LIMIT;
+        if elastic {
+            // Restitution: the host runs the sample again on the CPU.
+            flags |= FLAG_HOST | FLAG_DONE;
+        }
+    }
+    if elastic {
+        store_expansion(i, m);
+        if guarded {
+            flags |= FLAG_GUARDED;
+        }
     }
     out_words[2u * i] = steps;
     out_words[2u * i + 1u] = flags;

@@ -20,7 +20,7 @@ const MAX_DOF: u32 = 64u;
 // every N ≤ MAX_N. Mirrors `MAX_PIVOTS`.
 const MAX_PIVOTS: u32 = 10000u;
 
-// Mirrors `gpu::types::RouthParams` (192 bytes).
+// Mirrors `gpu::types::RouthParams` (200 bytes).
 struct RouthParams {
     n: u32,            // generalized velocities
     m: u32,            // contacts
@@ -69,6 +69,9 @@ struct RouthParams {
     inequalities: u32, // inequalities in the table
     filter_chunk: u32, // root-filter probes per dispatch (CPU adapters; 0: all)
     mode_start: array<u32, 4>, // first mode of contact i; mode_start[m] = all modes
+    // Restitution only (restitution.wgsl; zero otherwise).
+    elastic: u32,      // 1: some contact has e > 0, every step is `elastic_step`
+    off_restitution: u32, // E⁻, the works' slack, e_i² (m), W_nn (m × m)
 }
 
 // Mirrors `gpu::types::TestParams` (48 bytes): the Lemke and ChaCha test kernels.
@@ -89,6 +92,8 @@ const FLAG_DONE: u32 = 16u;       // Algorithm 1 has stopped
 const FLAG_LOOP_LIMIT: u32 = 32u; // the driver cut a loop short
 const FLAG_ENUMERATING: u32 = 64u; // a step's enumeration is in progress (`all`)
 const FLAG_TOO_MANY_SOLUTIONS: u32 = 128u; // a step had more distinct solutions than `kept_cap`
+const FLAG_GUARDED: u32 = 256u;   // restitution: the energy guard fired in this sample
+const FLAG_HOST: u32 = 512u;      // restitution: the host runs this sample again on the CPU
 
 // Selection rules (`RouthParams::selection`).
 const SELECTION_LEMKE: u32 = 0u;

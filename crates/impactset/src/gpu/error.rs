@@ -77,10 +77,10 @@ pub enum GpuError {
         /// [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS).
         max: usize,
     },
-    /// The shaders model inelastic impacts only: a problem with a
-    /// coefficient of restitution above 0 runs on the CPU.
+    /// Restitution (a contact with `e > 0`) runs on the GPU under the Lemke
+    /// rules only: under `all` it runs on the CPU.
     #[error(
-        "restitution (a contact with e > 0) is not modelled by the GPU shaders yet: use the CPU backend, which `auto` picks for such problems"
+        "restitution (a contact with e > 0) under selection `all` is not modelled by the GPU shaders: use the CPU backend (which `auto` picks for it), or lemke / random-lemke"
     )]
     Restitution,
     /// Something the GPU backend does not do (yet).

@@ -10,10 +10,12 @@
 //!   building blocks alone, for parity tests.
 //!
 //! The selection rules `lemke` and `random-lemke` run for any problem the
-//! shaders hold; `all` for at most [`MAX_GPU_ALL_CONTACTS`] contacts (every
-//! mode tuple of a step is tried, `shaders/enumerate.wgsl`).
+//! shaders hold, with restitution too (`shaders/restitution.wgsl`); `all`
+//! for at most [`MAX_GPU_ALL_CONTACTS`] contacts (every mode tuple of a step
+//! is tried, `shaders/enumerate.wgsl`), inelastic problems only.
 //!
-//! Shaders live in `shaders/` (types, chacha, schedule, lemke, enumerate, routh, tests).
+//! Shaders live in `shaders/` (types, chacha, schedule, lemke, enumerate,
+//! restitution, routh, tests).
 
 mod context;
 mod enumerate;
@@ -25,6 +27,7 @@ mod plan;
 mod plan_setup;
 mod precision;
 mod readback;
+mod rerun;
 mod sampler;
 mod shaders;
 mod state;
@@ -40,7 +43,8 @@ pub use options::{
 };
 pub use plan::GpuPlan;
 pub use precision::{
-    F32_TIE_TOLERANCE, Precision, UnknownPrecision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance,
+    F32_TIE_TOLERANCE, F32_WORK_TOL, Precision, UnknownPrecision, pivot_tolerance, relative_pivot_tolerance,
+    tie_tolerance,
 };
 pub use sampler::{sample_set_gpu, sample_set_gpu_with};
 pub(crate) use state::StateBlock;

@@ -2,9 +2,13 @@
 //! read-back slots, and the batches it runs. Built in `plan_setup.rs`, run
 //! in `sampler.rs`, read back in `readback.rs`.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
 use super::context::GpuContext;
 use super::precision::Precision;
 use super::types::RouthParams;
+use crate::{ImpactProblem, SamplerOptions};
 
 /// Algorithm 2 on the GPU for one problem and one set of sampler options, or
 /// for many states of equal sizes packed together, prepared once: the
@@ -49,6 +53,13 @@ pub struct GpuPlan<'c> {
     pub(super) enum_words: wgpu::Buffer,
     pub(super) bind_group: wgpu::BindGroup,
     pub(super) slots: [ReadbackSlot; 2],
+    /// Restitution: each state's problem and options, for the samples the
+    /// host runs again on the CPU (`None` for an inelastic state).
+    pub(super) cpu_states: Vec<Option<Arc<(ImpactProblem, SamplerOptions)>>>,
+    /// Samples run again on the CPU so far, and those of them whose
+    /// dispatch the driver's loop limiter cut short.
+    pub(super) host_reruns: AtomicU64,
+    pub(super) loop_limit_reruns: AtomicU64,
 }
 
 /// Mappable copies of one batch's outputs, and its timestamp queries.

@@ -111,6 +111,8 @@ impl<'c> GpuPlan<'c> {
         // `all`'s per-sample scratch (enumerate.wgsl).
         let (value_stride, word_stride) =
             if all { (enumerate::value_stride(n), enumerate::word_stride()) } else { (0, 0) };
+        // Restitution's per-sample works A_i, X_i (restitution.wgsl).
+        let expansion_stride = if params.elastic != 0 { 2 * params.m as usize } else { 0 };
         let default_batch = if cpu_adapter { DEFAULT_BATCH } else { DEFAULT_GPU_BATCH };
         let batch = run
             .batch_size
@@ -119,6 +121,7 @@ impl<'c> GpuPlan<'c> {
             .min(per_sample_limit(tableau_bytes))
             .min(per_sample_limit(value_stride as u64 * scalar))
             .min(per_sample_limit(word_stride as u64 * 4))
+            .min(per_sample_limit(expansion_stride as u64 * scalar))
             .min(limit_by_dispatch)
             .max(1);
 
@@ -160,6 +163,7 @@ impl<'c> GpuPlan<'c> {
         let tableau = ctx.storage_out("tableau", b * tableau_bytes);
         let enum_values = ctx.storage_out("enumeration values", b * value_stride as u64 * scalar);
         let enum_words = ctx.storage_out("enumeration words", b * word_stride as u64 * 4);
+        let expansion_state = ctx.storage_out("expansion works", b * expansion_stride as u64 * scalar);
         let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("routh_sample"),
             layout: &pipeline.get_bind_group_layout(0),
@@ -174,6 +178,7 @@ impl<'c> GpuPlan<'c> {
                 (7, &tableau),
                 (8, &enum_values),
                 (9, &enum_words),
+                (10, &expansion_state),
             ]
             .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }),
         });
@@ -208,6 +213,9 @@ impl<'c> GpuPlan<'c> {
             enum_words,
             bind_group,
             slots,
+            cpu_states: blocks.iter().map(|b| b.cpu.clone()).collect(),
+            host_reruns: std::sync::atomic::AtomicU64::new(0),
+            loop_limit_reruns: std::sync::atomic::AtomicU64::new(0),
         })
     }
 }

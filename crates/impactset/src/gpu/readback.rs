@@ -7,7 +7,7 @@ use super::enumerate::MAX_GPU_ALL_SOLUTIONS;
 use super::plan::{GpuPlan, Rows};
 use super::precision::Precision;
 use super::types::{
-    FLAG_ACCEPTED, FLAG_DONE, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS,
+    FLAG_ACCEPTED, FLAG_DONE, FLAG_GUARDED, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS,
 };
 use crate::sampling::FlatSamples;
 
@@ -74,6 +74,11 @@ impl GpuPlan<'_> {
             let enum_words: &[u32] = bytemuck::cast_slice(&mapped.views[next]);
             out.fallback_steps.extend((0..count).map(|i| enum_words[i * stride + 3]));
         }
+        if (0..count).any(|i| flags(i) & FLAG_GUARDED != 0) {
+            out.energy_guard.extend((0..count).map(|i| flags(i) & FLAG_GUARDED != 0));
+        }
+        // Restitution: the samples flagged FLAG_HOST run again on the CPU.
+        self.rerun_on_host(rows, &flags, &mut out);
         Ok(out)
     }
 }

@@ -12,6 +12,7 @@ const MODE_SYSTEM: &str = include_str!("../../shaders/mode_system.wgsl");
 const ROOT_FILTER: &str = include_str!("../../shaders/root_filter.wgsl");
 const REBUILD: &str = include_str!("../../shaders/rebuild.wgsl");
 const ENUMERATE: &str = include_str!("../../shaders/enumerate.wgsl");
+const RESTITUTION: &str = include_str!("../../shaders/restitution.wgsl");
 const ROUTH: &str = include_str!("../../shaders/routh.wgsl");
 const TESTS: &str = include_str!("../../shaders/tests.wgsl");
 
@@ -36,7 +37,8 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
     };
     match module {
         Module::Routh => {
-            [types.as_str(), CHACHA, SCHEDULE, LEMKE, MODE_SYSTEM, ROOT_FILTER, REBUILD, ENUMERATE, ROUTH].join("\n")
+            [types.as_str(), CHACHA, SCHEDULE, LEMKE, MODE_SYSTEM, ROOT_FILTER, REBUILD, ENUMERATE, RESTITUTION, ROUTH]
+                .join("\n")
         }
         Module::Tests => [types.as_str(), CHACHA, SCHEDULE, LEMKE, TESTS].join("\n"),
     }

@@ -4,6 +4,8 @@
 //! enumerator's tables laid out in one block. States whose blocks have the
 //! same layout share a plan and a dispatch (packed states, [`super::GpuPlan`]).
 
+use std::sync::Arc;
+
 use super::GpuError;
 use super::context::GpuContext;
 use super::enumerate::{self, MAX_GPU_ALL_CONTACTS};
@@ -28,6 +30,9 @@ pub(crate) struct StateBlock {
     pub params: RouthParams,
     /// The ChaCha8 key of the state's seed, as little-endian words.
     pub key: [u32; 8],
+    /// Restitution: the problem and options, for the samples the host runs
+    /// again on the CPU (`FLAG_HOST`, shaders/restitution.wgsl).
+    pub cpu: Option<Arc<(ImpactProblem, SamplerOptions)>>,
 }
 
 impl StateBlock {
@@ -58,7 +63,7 @@ impl StateBlock {
         if size > MAX_LCP_SIZE {
             return Err(GpuError::LcpTooLarge { size, m, d, max: MAX_LCP_SIZE });
         }
-        if problem.has_restitution() {
+        if problem.has_restitution() && selection == SELECTION_ALL {
             return Err(GpuError::Restitution);
         }
         if n > MAX_VELOCITIES {
@@ -135,6 +140,18 @@ impl StateBlock {
             &mut [h, -termination_tol * s, tolerance, residual_tol, tie_tolerance(precision), s, relative_tolerance]
                 .into_iter(),
         );
+        // Restitution (shaders/restitution.wgsl): E⁻, the works' slack, e_i²,
+        // W_nn.
+        let elastic = problem.has_restitution();
+        let off_restitution = if elastic {
+            let energy = problem.kinetic_energy(problem.velocity());
+            let e2 = problem.contacts().iter().map(|c| c.restitution * c.restitution);
+            let w_nn = (0..m * m).map(|k| ops.delassus[(k / m, k % m)]);
+            let slack = precision.work_tolerance() * energy;
+            push(&mut [energy, slack].into_iter().chain(e2).chain(w_nn))
+        } else {
+            0
+        };
         // The fields of `all` (zero for the other rules).
         let mut params = RouthParams::default();
         if options.selection == Selection::All {
@@ -164,9 +181,12 @@ impl StateBlock {
             off_v,
             off_scalars,
             off_scale,
+            elastic: elastic as u32,
+            off_restitution,
             ..params
         };
-        Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)) })
+        let cpu = elastic.then(|| Arc::new((problem.clone(), options.clone())));
+        Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu })
     }
 
     /// Whether `other` can run in the same dispatch as this state: the same

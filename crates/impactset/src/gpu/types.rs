@@ -79,6 +79,8 @@ pub(crate) struct RouthParams {
     pub inequalities: u32,
     pub filter_chunk: u32,
     pub mode_start: [u32; 4],
+    pub elastic: u32,
+    pub off_restitution: u32,
 }
 
 /// Mirrors `TestParams` in `shaders/types.wgsl`.
@@ -92,7 +94,7 @@ pub(crate) struct TestParams {
     pub key: [u32; 8],
 }
 
-const _: () = assert!(std::mem::size_of::<RouthParams>() == 192);
+const _: () = assert!(std::mem::size_of::<RouthParams>() == 200);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 
 /// Selection rules of `RouthParams::selection`, mirroring `SELECTION_*` in `types.wgsl`.
@@ -126,6 +128,8 @@ pub(crate) const FLAG_LCP_FAILED: u32 = 4;
 pub(crate) const FLAG_DONE: u32 = 16;
 pub(crate) const FLAG_LOOP_LIMIT: u32 = 32;
 pub(crate) const FLAG_TOO_MANY_SOLUTIONS: u32 = 128;
+pub(crate) const FLAG_GUARDED: u32 = 256;
+pub(crate) const FLAG_HOST: u32 = 512;
 
 /// Lemke status codes, mirroring `LEMKE_*`.
 pub(crate) const LEMKE_SOLVED: u32 = 0;
@@ -178,10 +182,25 @@ mod tests {
             pivot_cap, v_stride, off_a, off_j, off_minv_jt, off_mass, off_v, off_scalars, steps_per_dispatch, probe,
             interleave, off_scale, state_stride, row_samples, state_first, off_enum_scalars, off_w, off_b, off_recovery, off_dirs, off_mu, off_modes,
             off_ineq, s, dim, rank, tuples, tuples_per_dispatch, kept_cap, enum_value_stride, enum_word_stride,
-            inequalities, filter_chunk, mode_start);
+            inequalities, filter_chunk, mode_start, elastic, off_restitution);
         assert_eq!(wgsl_struct(&module, "RouthParams"), (routh, std::mem::size_of::<RouthParams>() as u32));
         let test = offsets!(TestParams; count, size, pivot_cap, interleave, key);
         assert_eq!(wgsl_struct(&module, "TestParams"), (test, std::mem::size_of::<TestParams>() as u32));
+    }
+
+    /// restitution.wgsl's constants are the CPU's (`sampling::restitution`,
+    /// `sampling::sample`), read from the assembled sampler module.
+    #[test]
+    fn restitution_constants_are_the_cpus() {
+        let source = crate::gpu::shaders::source(crate::gpu::shaders::Module::Routh, crate::gpu::Precision::F32);
+        let module = naga::front::wgsl::parse_str(&source).expect("the sampler module parses");
+        for (name, value) in [
+            ("EXPANSION_CORRECTIONS", crate::sampling::CORRECTIONS),
+            ("GUARD_ROUNDS", crate::sampling::GUARD_ROUNDS),
+            ("ELASTIC_ENUMERATION_CONTACTS", crate::sampling::ELASTIC_ENUMERATION_CONTACTS),
+        ] {
+            assert_eq!(wgsl_u32(&module, name), value as u32, "{name}");
+        }
     }
 
     #[test]
@@ -217,6 +236,8 @@ mod tests {
             ("FLAG_DONE", FLAG_DONE),
             ("FLAG_LOOP_LIMIT", FLAG_LOOP_LIMIT),
             ("FLAG_TOO_MANY_SOLUTIONS", FLAG_TOO_MANY_SOLUTIONS),
+            ("FLAG_GUARDED", FLAG_GUARDED),
+            ("FLAG_HOST", FLAG_HOST),
             ("LEMKE_SOLVED", LEMKE_SOLVED),
             ("LEMKE_RAY", LEMKE_RAY),
             ("LEMKE_LOOP_EXHAUSTED", LEMKE_LOOP_EXHAUSTED),

@@ -124,7 +124,7 @@ impl Backend {
         }
         let m = problem.contacts().len();
         let all = selection == Selection::All;
-        if problem.has_restitution() {
+        if problem.has_restitution() && all {
             if choice == BackendChoice::Auto {
                 return Ok((Backend::cpu(threads)?, BackendReason::Restitution));
             }
@@ -198,8 +198,9 @@ pub enum BackendReason {
         /// The problem's contacts.
         m: usize,
     },
-    /// `auto` runs on the CPU: the problem has restitution, which the GPU
-    /// shaders do not model yet.
+    /// `auto` runs on the CPU: the problem has restitution and the rule is
+    /// `all`, which the GPU shaders model for inelastic problems only (the
+    /// Lemke rules run restitution on the GPU).
     #[cfg(feature = "gpu")]
     Restitution,
     /// `auto` runs on the CPU: no GPU adapter could be opened.
@@ -235,8 +236,10 @@ impl BackendReason {
             }
             #[cfg(feature = "gpu")]
             BackendReason::Restitution => {
-                "restitution (a contact with e > 0) runs on the CPU: the GPU shaders model inelastic impacts only"
-                    .into()
+                format!(
+                    "restitution (a contact with e > 0) under {} runs on the CPU: the GPU shaders model it for lemke and random-lemke only",
+                    option("selection", "all")
+                )
             }
             #[cfg(feature = "gpu")]
             BackendReason::NoGpu(e) => format!("no GPU ({e})"),
