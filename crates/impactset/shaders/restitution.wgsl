@@ -314,7 +314,8 @@ fn elastic_step(n: u32, m: u32, size: u32, impulses: u32, tol: scalar, tie: scal
         for (var round = 0u; round <= EXPANSION_CORRECTIONS; round++) {
             measure_expansion(m);
             // Two tests, not `||`: correct_expansion changes the offsets, and
-            // naga evaluates both operands of `||`.
+            // both operands of `||` were evaluated on lavapipe
+            // (docs/gpu-lavapipe.md).
             if round == EXPANSION_CORRECTIONS {
                 break;
             }

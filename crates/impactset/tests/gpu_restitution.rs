@@ -185,3 +185,39 @@ fn all_with_restitution_runs_on_the_cpu() {
         Backend::open(BackendChoice::Auto, None, &scene.problem, Selection::Lemke, Some(1)).expect("a backend");
     assert!(!backend.is_cpu(), "auto runs restitution under lemke on the GPU");
 }
+
+/// Packed states (`GpuPlan::packed`, as `reach` runs them): each state's
+/// samples, the ones the host runs again included, are that state's CPU
+/// samples.
+#[test]
+fn packed_states_with_restitution_are_each_states_samples() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    if !ctx.supports_f64() {
+        eprintln!("notice: {} has no f64, packed comparison skipped", ctx.describe());
+        return;
+    }
+    let scene = scene::builtin("cradle").expect("built-in scene");
+    let options: Vec<SamplerOptions> = (0..3)
+        .map(|seed| SamplerOptions {
+            samples: 96,
+            step_size: Some(scene.step_size),
+            steps: scene.steps,
+            selection: Selection::RandomLemke,
+            seed,
+            ..Default::default()
+        })
+        .collect();
+    let states: Vec<(&ImpactProblem, &SamplerOptions)> = options.iter().map(|o| (&scene.problem, o)).collect();
+    let mut plan = GpuPlan::packed(&ctx, &states, Precision::F64, &GpuRunOptions::default()).expect("a plan");
+    let flats = plan.sample_states(0, 96, &|_| {}, &|| false).expect("GPU run").expect("not cancelled");
+    eprintln!("packed cradle: host re-runs {}", plan.host_reruns());
+    assert!(plan.host_reruns() > 0, "the case runs the host path");
+    for (flat, options) in flats.into_iter().zip(&options) {
+        let gpu = flat.into_sample_set();
+        let cpu = sample_set(&scene.problem, options);
+        let (worst, share) = deviations(&scene.problem, &cpu, &gpu, 1e-9);
+        assert!(share == 1.0, "seed {}: max deviation {worst:e}", options.seed);
+        let guards = |s: &SampleSet| s.samples.iter().map(|s| s.energy_guard).collect::<Vec<_>>();
+        assert_eq!(guards(&cpu), guards(&gpu), "seed {}", options.seed);
+    }
+}
