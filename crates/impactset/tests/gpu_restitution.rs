@@ -221,3 +221,26 @@ fn packed_states_with_restitution_are_each_states_samples() {
         assert_eq!(guards(&cpu), guards(&gpu), "seed {}", options.seed);
     }
 }
+
+/// How a run is split (batches, steps per dispatch) changes nothing: the
+/// works kept between dispatches resume each sample where it stopped.
+#[test]
+fn restitution_runs_do_not_depend_on_the_split() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let precision = ctx.default_precision();
+    let scene = scene::builtin("rocking-block-bouncing").expect("built-in scene");
+    let options = SamplerOptions {
+        samples: 200,
+        step_size: Some(scene.step_size),
+        steps: scene.steps,
+        selection: Selection::RandomLemke,
+        ..Default::default()
+    };
+    let whole = sample_set_gpu(&ctx, &scene.problem, &options, precision).expect("GPU run");
+    for (batch, steps) in [(64, Some(3)), (37, Some(1)), (200, Some(scene.steps))] {
+        let run = GpuRunOptions { batch_size: Some(batch), steps_per_dispatch: steps, ..Default::default() };
+        let split = impactset::gpu::sample_set_gpu_with(&ctx, &scene.problem, &options, precision, &run, &|_| {})
+            .expect("GPU run");
+        assert_eq!(whole.samples, split.samples, "batch {batch}, {steps:?} steps per dispatch");
+    }
+}
