@@ -52,7 +52,16 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// "same velocity change" `10⁻⁴` and the violation filter a tenth of the f32
 /// residual tolerance (docs/gpu-lavapipe.md).
 ///
-/// Errors: [`GpuError::TooManyContactsForAll`] for [`Selection::All`](crate::Selection::All) on more
+/// A problem with restitution (docs/model.md §4b) runs under the Lemke
+/// rules: `shaders/restitution.wgsl` takes each step's expansion, its
+/// corrections and the energy guard as the CPU does; a sample whose step
+/// the shader cannot finish as the CPU would (a failed Lemke solve, which
+/// the CPU retries with the enumerator, or a dispatch the driver's loop
+/// limiter cut) is run again on the CPU by the host
+/// ([`GpuPlan::host_reruns`]).
+///
+/// Errors: [`GpuError::Restitution`] for [`Selection::All`](crate::Selection::All) on a problem
+/// with restitution; [`GpuError::TooManyContactsForAll`] for [`Selection::All`](crate::Selection::All) on more
 /// than three contacts, [`GpuError::TooManySolutions`] when one of its steps
 /// has more than [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS) distinct solutions,
 /// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`](super::MAX_GPU_STEPS); [`GpuError::LcpTooLarge`] /
