@@ -19,18 +19,19 @@
 //! 1. One Lemke solve and the bound it puts on every other solution
 //!    (`bound.rs`): the modes no solution can have, and whether `Δv` is
 //!    certified unique (the search then stops at its first solution).
-//! 2. A depth-first search over contacts in index order: fixing a mode is
-//!    a block elimination on an affine tableau (`tableau.rs`), and a
-//!    subtree is pruned when a fixed contact's inequality fails for every
-//!    admissible impulse of the free contacts, by a margin 1000 times the
-//!    acceptance tolerance (a root filter, each node, and forward checks of
-//!    the free contacts' modes). Tuples with more equations than `rank W`
-//!    are skipped; a contact whose block is singular is deferred and the
-//!    leaves below are solved directly (`gauss.rs`). The tableaux are kept
-//!    per mode prefix from step to step where they fit (`cache/`,
-//!    `depth_first.rs`), else computed from the parent's
-//!    (`direct_tableau.rs`, `direct.rs`); both give the same values bit for
-//!    bit.
+//! 2. A depth-first search over contacts in index order (`depth_first.rs`):
+//!    fixing a mode is a block elimination on an affine tableau
+//!    (`tableau.rs`, `eliminate.rs`), and a subtree is pruned when a fixed
+//!    contact's inequality fails for every admissible impulse of the free
+//!    contacts, by a margin 1000 times the acceptance tolerance (a root
+//!    filter, each node, and forward checks of the free contacts' modes).
+//!    Tuples with more equations than `rank W` are skipped; a contact whose
+//!    block is singular is deferred and the leaves below are solved
+//!    directly (`gauss.rs`). The search reads its tableaux through one
+//!    interface (`strategy.rs`): replayed from fixed-mode records kept per
+//!    mode prefix from step to step where they fit (`recorded.rs`,
+//!    `cache/`), else computed from the parent's (`direct.rs`,
+//!    `direct_tableau.rs`); both give the same values bit for bit.
 //! 3. Past [`EnumeratorOptions::node_budget`] mode fixes, or beyond
 //!    [`MAX_SEARCH_CONTACTS`], Lemke solves complete the list
 //!    (`fallback.rs`) and [`StepEnumerator::exhaustive`] is `false`.
@@ -63,12 +64,15 @@ mod cache;
 mod depth_first;
 mod direct;
 mod direct_tableau;
+mod eliminate;
 mod fallback;
 mod gauss;
 mod modes;
 mod options;
 mod rebuild;
+mod recorded;
 mod scratch;
+mod strategy;
 mod tableau;
 
 #[cfg(test)]

@@ -15,11 +15,11 @@ impl StepEnumerator {
         let z = &mut sc.z;
         z.iter_mut().for_each(|v| *v = 0.0);
         for i in 0..red.m {
-            let mode = &red.table.modes[sc.choice[i]];
+            let mode = &red.table.modes[sc.domains.choice[i]];
             let cap = sc.caps[i];
             let mu = red.friction[i];
-            let x = &sc.x[i * s..(i + 1) * s];
-            let up = &sc.up[i * s..(i + 1) * s];
+            let x = &sc.leaf.x[i * s..(i + 1) * s];
+            let up = &sc.leaf.up[i * s..(i + 1) * s];
             let along = |k: usize| -> f64 { (0..s - 1).map(|a| dirs[k][a] * up[1 + a]).sum() };
             let lambda_n = match mode.normal {
                 Normal::Open => 0.0,

@@ -1,6 +1,6 @@
 //! The reduced step problem and its tableau algebra: fixing a contact's
-//! mode as a block elimination, and the exact bounds the search prunes with
-//! (the search itself is `depth_first.rs`).
+//! mode as a block elimination (written in `eliminate.rs`), and the exact
+//! bounds the search prunes with (the search itself is `depth_first.rs`).
 //!
 //! Unknowns are the reduced impulses `x = (x_0, …, x_(m−1))`,
 //! `x_i = (λn_i, f_i)` (`s = 1 + t` each, `D = m·s` in all), and the step
@@ -119,144 +119,6 @@ impl Reduced {
             let row = &mut tab[(dim + r) * st..(dim + r + 1) * st];
             row[..dim].copy_from_slice(&self.w[r * dim..(r + 1) * dim]);
             row[dim] = u[r];
-        }
-    }
-
-    /// Fixes contact `i` in `mode` on the tableau `src`, writing the result
-    /// to `dst`: substitutes `x_i = cap x₀ + G y` and eliminates `y` with
-    /// `C u⁺_i = 0`. Only the rows of the contacts in the bit set `rows` (their
-    /// `x` and `u⁺` rows; it must hold `i`) are written: every row is updated
-    /// on its own, so the rows written equal those of the whole elimination
-    /// bit for bit. Returns `false` when the mode's block `C W⁽ˡ⁾ G` is
-    /// singular (`dst` is then unusable). Columns before `from` must be zero in
-    /// every row (the contacts fixed before). `eq` needs `3·(D + 1)` entries,
-    /// `r` 9.
-    ///
-    /// With `resume`, the elimination is taken as solved by a previous call on
-    /// the same `src`, `from`, contact, mode and cap (whose `rows` held `i` and
-    /// which returned `true`; `eq` untouched since), and only the rows `rows`
-    /// are written: a search writes the rows of the contact it tests first
-    /// and the others only when that contact's inequalities may hold.
-    #[allow(clippy::too_many_arguments)]
-    pub fn fix(
-        &self,
-        src: &[f64],
-        dst: &mut [f64],
-        from: usize,
-        i: usize,
-        mode: &Mode,
-        cap: f64,
-        rows: u64,
-        eq: &mut [f64],
-        r: &mut [f64],
-        resume: bool,
-    ) -> bool {
-        debug_assert!(resume || rows & (1 << i) != 0, "the rows of the contact fixed");
-        // Compiled per number of reduced coordinates, so the substitution
-        // unrolls.
-        match self.s {
-            2 => self.fix_s::<2>(src, dst, from, i, mode, cap, rows, eq, r, resume),
-            3 => self.fix_s::<3>(src, dst, from, i, mode, cap, rows, eq, r, resume),
-            s => unreachable!("{s} reduced coordinates per contact"),
-        }
-    }
-
-    /// Calls `f` on each tableau row of the contacts in the bit set `rows`:
-    /// their `x` rows, then their `u⁺` rows.
-    #[inline(always)]
-    pub(super) fn for_rows(&self, rows: u64, mut f: impl FnMut(usize)) {
-        let (s, dim) = (self.s, self.dim);
-        let rows = rows & low_bits(self.m);
-        for half in [0, dim] {
-            let mut rest = rows;
-            while rest != 0 {
-                let c = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                for a in 0..s {
-                    f(half + c * s + a);
-                }
-            }
-        }
-    }
-
-    /// [`fix`](Self::fix) for `s = S`.
-    #[allow(clippy::too_many_arguments)]
-    fn fix_s<const S: usize>(
-        &self,
-        src: &[f64],
-        dst: &mut [f64],
-        from: usize,
-        i: usize,
-        mode: &Mode,
-        cap: f64,
-        rows: u64,
-        eq: &mut [f64],
-        r: &mut [f64],
-        resume: bool,
-    ) -> bool {
-        let (dim, st, s, q) = (self.dim, self.stride(), S, mode.params);
-        let l0 = i * s;
-        self.for_rows(rows, |row| {
-            let (src, dst) = (&src[row * st..(row + 1) * st], &mut dst[row * st..(row + 1) * st]);
-            let (konst, y) = substitute::<S>(&src[l0..l0 + S], src[dim], mode, cap);
-            dst.copy_from_slice(src);
-            dst[dim] = konst;
-            for c in 0..S {
-                dst[l0 + c] = if c < q { y[c] } else { 0.0 };
-            }
-        });
-        if q == 0 {
-            return true;
-        }
-        // The equations C u⁺_i = 0, written as R y = −(the rest), on the
-        // columns `from..` (stride `w`).
-        let w = st - from;
-        if !resume {
-            for k in 0..q {
-                let e = &mut eq[k * w..(k + 1) * w];
-                e.iter_mut().for_each(|v| *v = 0.0);
-                for c in 0..s {
-                    let ck = mode.rows[k][c];
-                    if ck != 0.0 {
-                        let urow = &dst[(dim + l0 + c) * st + from..(dim + l0 + c + 1) * st];
-                        e.iter_mut().zip(urow).for_each(|(v, u)| *v -= ck * u);
-                    }
-                }
-                for kk in 0..q {
-                    r[k * q + kk] = -e[l0 - from + kk];
-                    e[l0 - from + kk] = 0.0;
-                }
-            }
-            if !solve_in_place(r, q, eq, w, self.singular) {
-                return false;
-            }
-        }
-        self.for_rows(rows, |row| {
-            let row = &mut dst[row * st..(row + 1) * st];
-            let mut a = [0.0; 3];
-            a[..q].copy_from_slice(&row[l0..l0 + q]);
-            if a.iter().all(|&v| v == 0.0) {
-                return;
-            }
-            row[l0..l0 + q].iter_mut().for_each(|v| *v = 0.0);
-            for (k, &ak) in a.iter().enumerate().take(q) {
-                if ak != 0.0 {
-                    row[from..].iter_mut().zip(&eq[k * w..(k + 1) * w]).for_each(|(v, e)| *v += ak * e);
-                }
-            }
-        });
-        true
-    }
-
-    /// The substitution `x_i = cap x₀ + G y` on one row of contact `i`'s
-    /// columns `row` (`s` entries): the shift per unit cap (the row's
-    /// constant becomes `konst + cap · shift`) and the coefficients of `y`,
-    /// as [`fix`](Self::fix) computes them.
-    pub fn substitution(&self, row: &[f64], mode: &Mode) -> (f64, [f64; 3]) {
-        match self.s {
-            2 => substitution::<2>(row, mode),
-            3 => substitution::<3>(row, mode),
-            s => unreachable!("{s} reduced coordinates per contact"),
         }
     }
 
@@ -440,31 +302,4 @@ impl Reduced {
 /// The bit set `{0, …, k − 1}`.
 pub(super) fn low_bits(k: usize) -> u64 {
     if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
-}
-
-/// The substitution `x_i = cap x₀ + G y` on one row, given its `S` entries
-/// in contact `i`'s columns and its constant: the row's new constant
-/// `konst + cap · (row_i · x₀)` and the coefficients of `y`.
-#[inline(always)]
-pub(super) fn substitute<const S: usize>(row: &[f64], konst: f64, mode: &Mode, cap: f64) -> (f64, [f64; 3]) {
-    let (shift, y) = substitution::<S>(row, mode);
-    (konst + cap * shift, y)
-}
-
-/// [`substitute`]'s shift `row_i · x₀` and coefficients of `y`.
-#[inline(always)]
-fn substitution<const S: usize>(row: &[f64], mode: &Mode) -> (f64, [f64; 3]) {
-    let q = mode.params;
-    let mut shift = 0.0;
-    let mut y = [0.0; 3];
-    for c in 0..S {
-        let a = row[c];
-        if a != 0.0 {
-            shift += a * mode.offset[c];
-            for (yk, g) in y.iter_mut().zip(&mode.basis).take(q) {
-                *yk += a * g[c];
-            }
-        }
-    }
-    (shift, y)
 }

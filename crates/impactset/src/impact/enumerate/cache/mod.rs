@@ -4,7 +4,7 @@
 //! A node's tableau, apart from its constant column, depends on `W` and on
 //! the modes fixed so far only, not on the contact velocities `u` or the caps
 //! (the elimination's columns are independent, and its pivots are chosen on
-//! the mode block alone, `tableau.rs`). Fixing contact `i` in a mode on a
+//! the mode block alone, `eliminate.rs`). Fixing contact `i` in a mode on a
 //! node's tableau is therefore recorded once, as a [`Fixed`]: per tableau row
 //! the substitution's shift and coefficients `y` (the constant becomes
 //! `c + cap · shift + Σ_k y_k e_k`), the mode block `R` (`e` solves
@@ -21,6 +21,7 @@
 //! once full, further nodes are computed into per-level scratch records and
 //! not kept, and the next enumeration starts from an empty tree.
 
+use super::eliminate::Columns;
 use super::gauss::{solve_len, solve_plan};
 use super::tableau::{Reduced, StepData, low_bits};
 
@@ -101,13 +102,6 @@ const SCRATCH: u32 = 1 << 31;
 enum Place {
     Tree(usize),
     Scratch(usize),
-}
-
-impl View<'_> {
-    /// The contacts free in the record's bounds.
-    pub fn free(&self) -> u64 {
-        self.free
-    }
 }
 
 impl Slot {
@@ -232,11 +226,6 @@ impl FixedCache {
             self.bytes = self.tree[0].bytes();
             self.tree[0].children.iter_mut().for_each(|c| *c = NONE);
         }
-    }
-
-    /// The hull bits of the origin and every vertex (all a bound reads).
-    pub fn every_vertex(&self) -> u64 {
-        self.every_vertex
     }
 
     /// Sets every inequality's pruning slack for the step `step`
@@ -398,7 +387,7 @@ impl FixedCache {
         let mode = &red.table.modes[g];
         // The parent's eliminated contacts' columns are zero.
         let from = (!parent.eliminated).trailing_zeros() as usize * red.s;
-        let regular = red.fix(&parent.tableau, tab, from, i, mode, 0.0, low_bits(red.m), eq, r, false);
+        let regular = red.fix(&parent.tableau, tab, i, mode, 0.0, low_bits(red.m), Columns::From(from), eq, r, false);
         if !regular {
             tab.copy_from_slice(&parent.tableau);
         }
