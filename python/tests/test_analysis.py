@@ -85,6 +85,23 @@ def test_baselines_are_admissible_outcomes() -> None:
     assert np.allclose(energy, b["energy"]) and np.all(energy <= 0.5 * p.v @ p.M @ p.v + 1e-12)
 
 
+def test_the_simultaneous_baseline_lists_every_outcome_of_a_large_lcp() -> None:
+    """A measured cube landing on four corners: its simultaneous LCP has 40
+    unknowns, beyond the brute force, and the step enumerator lists every
+    solution (docs/model.md §2); each solves the LCP's velocity conditions
+    (no corner approaching) and loses energy."""
+    path = Path(__file__).parents[2] / "crates/impactset/tests/data/cube-four-corner-landing.json"
+    p = impactset.Problem.load(path)
+    b = impactset.baseline(p)
+    assert b["simultaneous_method"] == "enumerated"
+    sim = [i for i, label in enumerate(b["labels"]) if label.startswith("simultaneous")]
+    assert len(sim) >= 1
+    v = b["v_plus"][sim]
+    scale = np.abs(p.v @ p.Jn.T).max()
+    assert np.all(v @ p.Jn.T >= -1e-9 * scale)
+    assert np.all(0.5 * np.einsum("ij,jk,ik->i", v, p.M, v) < 0.5 * p.v @ p.M @ p.v)
+
+
 def test_sample_arrays_are_consistent() -> None:
     p = impactset.Problem.scene("ramone")
     s = impactset.sample(p, 500, seed=4, selection="random-lemke")
