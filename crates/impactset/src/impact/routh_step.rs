@@ -228,6 +228,20 @@ pub fn step_violation(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScal
     block(violation, size - m..size, velocity, impulse)
 }
 
+/// [`step_violation`] of `z` as a solution of the step LCP
+/// `w = A_R z + b` (`w` written), as `all` judges an enumerated solution.
+pub(crate) fn solution_violation(
+    a_r: &LcpMatrix,
+    b: &[f64],
+    z: &[f64],
+    w: &mut [f64],
+    layout: StepLayout,
+    scales: StepScales,
+) -> f64 {
+    LcpResidual::compute_transposed(a_r.column_major(), b, z, w);
+    step_violation(layout, z, w, scales)
+}
+
 /// Solves one Routh step LCP and writes the impulse `λ = [λn; λD]` it takes.
 ///
 /// `u = J v` holds the current contact velocities (`m + m·d`), `caps` the
@@ -321,8 +335,7 @@ pub fn routh_step(
             let a_r = ws.unscaled.as_ref().unwrap_or(&ws.matrix);
             ws.valid.clear();
             for k in 0..count {
-                LcpResidual::compute_transposed(a_r.column_major(), &ws.b, ws.enumerator.solution(k), &mut ws.w);
-                let violation = step_violation(layout, ws.enumerator.solution(k), &ws.w, scales);
+                let violation = solution_violation(a_r, &ws.b, ws.enumerator.solution(k), &mut ws.w, layout, scales);
                 if violation <= ENUMERATED_VIOLATION {
                     ws.valid.push((k, violation));
                 }

@@ -4,12 +4,13 @@
 use nalgebra::DVector;
 
 use crate::ImpactProblem;
-use crate::lcp::{LemkeOptions, LemkeWorkspace, basic_solutions};
+use crate::lcp::{LcpMatrix, LemkeOptions, LemkeWorkspace, basic_solutions};
 use crate::problem::ContactOperators;
 
 use super::impulse_bound::normal_impulse_bound;
 use super::outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
-use super::{ENUMERATED_VIOLATION, MAX_SEARCH_CONTACTS, StepEnumerator, StepScales, step_violation};
+use super::routh_step::solution_violation;
+use super::{ENUMERATED_VIOLATION, MAX_SEARCH_CONTACTS, StepEnumerator, StepScales};
 
 /// Largest simultaneous LCP whose complementary index sets are enumerated
 /// (`2^N` small solves); larger ones get the Lemke solution only.
@@ -137,17 +138,15 @@ fn search(problem: &ImpactProblem, bound: f64) -> Option<(SolutionMethod, Vec<DV
     let mut enumerator = StepEnumerator::new(ops);
     let count = enumerator.enumerate(ops, &b);
     let scales = StepScales { velocity: problem.velocity_scale(), impulse: 2.0 * problem.default_step_size() };
+    let a_r = LcpMatrix::from_row_major(size, &ops.step_matrix).expect("the step matrix is size × size");
     let mut w = vec![0.0; size];
     let velocities: Vec<DVector<f64>> = (0..count)
         .map(|k| enumerator.solution(k))
         .filter(|z| {
-            for (r, wr) in w.iter_mut().enumerate() {
-                *wr = b[r] + (0..size).map(|c| ops.step_matrix[r * size + c] * z[c]).sum::<f64>();
-            }
             // A capped contact would contradict the bound: such a vertex is
             // round-off of a degenerate mode system, not a solution.
             let uncapped = z[layout.impulses()].iter().take(m).all(|&l| l < 0.5 * cap);
-            uncapped && step_violation(layout, z, &w, scales) <= ENUMERATED_VIOLATION
+            uncapped && solution_violation(&a_r, &b, z, &mut w, layout, scales) <= ENUMERATED_VIOLATION
         })
         .map(|z| {
             let mut v = problem.velocity().clone();
