@@ -162,7 +162,7 @@ impl ContactOperators {
 /// λD  |  0   JD M⁻¹Jnᵀ  JD M⁻¹JDᵀ E |
 /// γ   |  0   U          −Eᵀ       0 |
 /// ```
-fn step_matrix(delassus: &DMatrix<f64>, friction: &[f64], layout: StepLayout) -> Vec<f64> {
+pub(crate) fn step_matrix(delassus: &DMatrix<f64>, friction: &[f64], layout: StepLayout) -> Vec<f64> {
     let StepLayout { m, d } = layout;
     let size = layout.size();
     let mut a = vec![0.0; size * size];

@@ -32,7 +32,11 @@
 //!    mode prefix from step to step where they fit (`recorded.rs`,
 //!    `cache/`), else computed from the parent's (`direct.rs`,
 //!    `direct_tableau.rs`); both give the same values bit for bit.
-//! 3. Past [`EnumeratorOptions::node_budget`] mode fixes, or beyond
+//! 3. A step whose friction cone a prescribed normal impulse widens
+//!    (`b_γ ≠ 0`, restitution's expansion) is, unless the bound certifies
+//!    it, the step of a problem with a friction-only twin per widened
+//!    contact (`widened.rs`).
+//! 4. Past [`EnumeratorOptions::node_budget`] mode fixes, or beyond
 //!    [`MAX_SEARCH_CONTACTS`], Lemke solves complete the list
 //!    (`fallback.rs`) and [`StepEnumerator::exhaustive`] is `false`.
 //!
@@ -74,6 +78,7 @@ mod recorded;
 mod scratch;
 mod strategy;
 mod tableau;
+mod widened;
 
 #[cfg(test)]
 mod bound_tests;
@@ -81,6 +86,8 @@ mod bound_tests;
 pub(crate) mod brute_force;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod widened_tests;
 
 use crate::lcp::{LemkeOptions, LemkeWorkspace};
 use crate::problem::ContactOperators;
@@ -175,6 +182,9 @@ pub struct StepEnumerator {
     scales: StepScales,
     lemke: LemkeWorkspace,
     counts: EnumerationCounts,
+    /// The enumerators of widened steps, one per set of contacts with a
+    /// prescribed normal impulse, built when first needed (`widened.rs`).
+    widened: Vec<widened::Widened>,
 }
 
 impl StepEnumerator {
@@ -185,6 +195,12 @@ impl StepEnumerator {
 
     /// An enumerator for the step LCPs of `ops`.
     pub fn with_options(ops: &ContactOperators, options: EnumeratorOptions) -> Self {
+        Self::with_prescribed(ops, options, &[])
+    }
+
+    /// As [`with_options`](Self::with_options), the contacts `i` where
+    /// `prescribed[i]` having only capped modes (`widened.rs`).
+    fn with_prescribed(ops: &ContactOperators, options: EnumeratorOptions, prescribed: &[bool]) -> Self {
         let (m, d, n) = (ops.m, ops.d, ops.n);
         let searchable = m <= MAX_SEARCH_CONTACTS;
         let t = ops.dimension.tangents();
@@ -234,7 +250,7 @@ impl StepEnumerator {
                 }
             })
             .collect();
-        let table = modes::ModeTable::new(t, &ops.directions, &ops.friction);
+        let table = modes::ModeTable::with_prescribed(t, &ops.directions, &ops.friction, prescribed);
         let reduced = Reduced {
             m,
             t,
@@ -272,6 +288,7 @@ impl StepEnumerator {
             scales: StepScales::default(),
             lemke: LemkeWorkspace::new(size),
             counts: EnumerationCounts::default(),
+            widened: Vec::new(),
         }
     }
 
@@ -303,7 +320,8 @@ impl StepEnumerator {
         self.scales = self.step_scales(&scratch.u, &scratch.caps);
         self.verdict = Verdict::None;
         // A friction cone widened by `b_γ` (a prescribed normal impulse) is
-        // outside the contact modes: only the bound can settle such a step.
+        // outside the contact modes: a certified step keeps its Lemke
+        // solution, any other is searched as a twinned step (`widened.rs`).
         let widened = b[self.size - m..].iter().any(|&g| g != 0.0);
         if m > MAX_SEARCH_CONTACTS {
             self.exhaustive = false;
@@ -319,7 +337,7 @@ impl StepEnumerator {
                 }
                 self.keep(&scratch.z, &scratch.dv, normal_scale);
             } else {
-                self.exhaustive = false;
+                self.exhaustive = self.enumerate_widened(ops, b);
             }
         }
         if !self.exhaustive {

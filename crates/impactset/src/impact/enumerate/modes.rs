@@ -140,13 +140,26 @@ pub(crate) struct ModeTable {
 impl ModeTable {
     /// The modes of `m` contacts with `t` tangents, the `d` directions
     /// `directions` and friction `friction`.
+    #[cfg(test)]
     pub fn new(t: usize, directions: &[[f64; 2]], friction: &[f64]) -> Self {
+        Self::with_prescribed(t, directions, friction, &[])
+    }
+
+    /// As [`new`](Self::new), with the contacts `i` where `prescribed[i]`
+    /// (missing entries: `false`) given only the capped modes: the friction
+    /// of a prescribed normal impulse, whose normal row is zero
+    /// (`widened.rs`).
+    pub fn with_prescribed(t: usize, directions: &[[f64; 2]], friction: &[f64], prescribed: &[bool]) -> Self {
         assert!(directions.len() <= 62, "at most 62 friction directions");
         let mut table = ModeTable { modes: Vec::new(), start: vec![0], inequalities: Vec::new() };
         let edges = polygon_edges(t, directions);
-        for &mu in friction {
-            table.push(Normal::Open, Tangential::None, mu, t, directions, &edges);
-            for normal in [Normal::Closed, Normal::Capped] {
+        for (i, &mu) in friction.iter().enumerate() {
+            let capped_only = prescribed.get(i).copied().unwrap_or(false);
+            if !capped_only {
+                table.push(Normal::Open, Tangential::None, mu, t, directions, &edges);
+            }
+            let normals: &[Normal] = if capped_only { &[Normal::Capped] } else { &[Normal::Closed, Normal::Capped] };
+            for &normal in normals {
                 if mu == 0.0 {
                     table.push(normal, Tangential::Free, mu, t, directions, &edges);
                     continue;

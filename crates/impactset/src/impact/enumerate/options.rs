@@ -26,9 +26,10 @@ pub struct EnumeratorOptions {
     /// Whether a step starts with one Lemke solve and the bound it puts on
     /// every other solution (docs/model.md §5b): the modes no solution can
     /// have are not searched, and a step whose `Δv` it proves unique stops
-    /// at the first solution. The solutions do not depend on it (except on
-    /// a step whose friction cone is widened, `b_γ ≠ 0`, which only the
-    /// bound can settle). Default `true`.
+    /// at the first solution. The velocity changes found do not depend on
+    /// it (a step whose friction cone is widened, `b_γ ≠ 0`, always starts
+    /// with the bound, and when it certifies the step keeps that Lemke
+    /// solution). Default `true`.
     pub bound: bool,
     /// The fewest mode tuples (the product of the contacts' mode counts)
     /// for which a step starts with the bound: below, searching costs less
@@ -75,7 +76,7 @@ pub struct EnumerationCounts {
     /// Steps searched to the end, not certified.
     pub enumerated: u64,
     /// Steps not exhaustive: the search hit its budget (or could not run:
-    /// more than 64 contacts, or `b_γ ≠ 0` without the certificate) and
+    /// more than 64 contacts with their twins, `widened.rs`) and
     /// Lemke solves completed the list.
     pub not_exhaustive: u64,
 }

@@ -1,0 +1,82 @@
+//! Tests of the widened steps (`widened.rs`): every solution of a step
+//! whose friction cone a prescribed normal impulse widens, against the
+//! brute-force oracle on the widened LCP itself.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{EnumeratorOptions, StepEnumerator, brute_force};
+use crate::lcp::LcpResidual;
+use crate::scene::random::{coupled_problem, random_step_rhs};
+
+/// A friction cone widened by a prescribed normal impulse (`b_γ = μ o`,
+/// the step of `y = λn − o`, `b = b_R + A_R [0; o; 0; 0]`): the enumerator
+/// finds exactly the oracle's velocity changes (both inclusions), each a
+/// solution of the widened LCP to round-off, and says it was exhaustive,
+/// with the bound (certified or searched) and without it (searched).
+#[test]
+fn a_widened_step_has_exactly_the_oracles_solutions() {
+    let mut rng = ChaCha8Rng::seed_from_u64(43);
+    let (mut certified, mut several, mut steps) = (0, 0, 0);
+    for case in 0..600 {
+        let (n, m, spatial) = match case % 3 {
+            0 => (6, 1, Some(4)),
+            1 => (6, 2, Some(4)),
+            _ => (5, 3, None),
+        };
+        // Three problems in four coupled with high friction: steps with
+        // several solutions.
+        let problem = if case % 4 == 0 {
+            coupled_problem(&mut rng, n, m, spatial, f64::INFINITY, 0.1..1.0)
+        } else {
+            coupled_problem(&mut rng, n, m, spatial, 0.6, 2.0..4.0)
+        };
+        let ops = problem.operators();
+        let size = ops.step_size_n();
+        let mut b = random_step_rhs(&mut rng, &problem);
+        // o_i ∈ [0, 0.3 h p_i] on some contacts: the remaining cap h p_i − o_i.
+        for i in 0..m {
+            if rng.random_bool(0.25) {
+                continue;
+            }
+            let o = b[i] * rng.random_range(0.0..0.3);
+            for (r, x) in b.iter_mut().enumerate() {
+                *x += ops.step_matrix[r * size + m + i] * o;
+            }
+        }
+        assert!(b[size - m..].iter().all(|&g| g >= 0.0));
+        let expected: Vec<_> = brute_force::solutions(ops, &b).into_iter().map(|(_, dv)| dv).collect();
+        let s = expected.iter().fold(1e-300f64, |a, dv| a.max(dv.amax()));
+        let scale = b.iter().fold(0.0f64, |a, x| a.max(x.abs())) * (1.0 + ops.delassus.amax()) + 1e-300;
+        for bound in [true, false] {
+            let options = EnumeratorOptions { bound, bound_min_tuples: 0.0, ..EnumeratorOptions::default() };
+            let mut e = StepEnumerator::with_options(ops, options);
+            let count = e.enumerate(ops, &b);
+            assert!(e.exhaustive(), "case {case}: not exhaustive");
+            let found: Vec<&[f64]> = (0..count).map(|k| e.velocity_change(k)).collect();
+            let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-7 * s);
+            for (k, dv) in found.iter().enumerate() {
+                assert!(
+                    expected.iter().any(|o| same(o.as_slice(), dv)),
+                    "case {case}: solution {k} is not the oracle's"
+                );
+                let mut w = vec![0.0; size];
+                let r = LcpResidual::compute(&ops.step_matrix, &b, e.solution(k), &mut w);
+                assert!(r.violation() <= 1e-9 * scale * scale.max(1.0), "case {case}: solution {k} residual {r:?}");
+            }
+            for (k, o) in expected.iter().enumerate() {
+                assert!(
+                    found.iter().any(|dv| same(o.as_slice(), dv)),
+                    "case {case}: the oracle's solution {k} is missed"
+                );
+            }
+            if bound {
+                steps += 1;
+                certified += usize::from(e.certified());
+                several += usize::from(count > 1);
+            }
+        }
+    }
+    println!("{steps} widened steps: {certified} certified, {several} with several solutions");
+    assert!(certified >= 30 && several >= 8, "{certified} certified, {several} several");
+}
