@@ -14,7 +14,8 @@
 // works' slack (WORK_TOL · E⁻ in f64), e_i² (m), W_nn (m × m, row-major).
 //
 // A step that the CPU would finish differently from what a shader can do
-// (a Lemke solve that fails: the CPU retries it with the `all` enumerator)
+// (a Lemke solve that fails, or ends outside the run's residual tolerance:
+// the CPU retries it with the `all` enumerator)
 // flags its sample FLAG_HOST: the host runs that sample again on the CPU.
 
 @group(0) @binding(10) var<storage, read_write> expansion_state: array<scalar>;
@@ -275,6 +276,11 @@ fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scala
         return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
     }
     let residual = step_residual(size, m, velocity_scale, h);
+    // A solution outside the run's residual tolerance: the CPU retries the
+    // step with `all` (sample.rs, `elastic_step`), so the host runs it.
+    if residual > constant(params.off_scalars + 3u) && m <= ELASTIC_ENUMERATION_CONTACTS {
+        return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
+    }
     if with_offset {
         for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
             lcp_z[m + c] += expansion_offset[c];

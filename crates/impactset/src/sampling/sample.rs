@@ -282,7 +282,7 @@ pub(crate) fn run_sample_from(
             ws.caps[i] = h * ws.p[i];
         }
         let outcome = if elastic {
-            elastic_step(problem, options.selection, scales, &mut streams, ws)
+            elastic_step(problem, options.selection, options.residual_tol, scales, &mut streams, ws)
         } else {
             let outcome = routh_step(
                 ops,
@@ -351,6 +351,7 @@ pub(crate) fn run_sample_from(
 fn elastic_step(
     problem: &ImpactProblem,
     selection: Selection,
+    residual_tol: f64,
     scales: StepScales,
     streams: &mut SampleStreams,
     ws: &mut SampleWorkspace,
@@ -384,13 +385,14 @@ fn elastic_step(
                 ws.lambda.as_mut_slice(),
             )
         };
+        let retry = selection != Selection::All && ops.m <= ELASTIC_ENUMERATION_CONTACTS;
         match at(selection, streams) {
-            // Lemke's method can end on a ray on the nearly degenerate
-            // steps of an expansion (a contact pushed into approach by
+            // Lemke's method can end on a ray, or on a solution outside the
+            // sample's residual tolerance, on the nearly degenerate steps
+            // of an expansion (a contact pushed into approach by
             // round-off): the enumerator solves them exactly.
-            Err(_) if selection != Selection::All && ops.m <= ELASTIC_ENUMERATION_CONTACTS => {
-                at(Selection::All, streams)
-            }
+            Err(_) if retry => at(Selection::All, streams),
+            Ok(outcome) if retry && outcome.residual > residual_tol => at(Selection::All, streams),
             other => other,
         }
     };
@@ -417,7 +419,8 @@ fn elastic_step(
 }
 
 /// Up to this many contacts, a Lemke solve that fails in a step with
-/// restitution is retried by the enumerator (the `all` rule's search).
+/// restitution, or ends outside the sample's residual tolerance, is
+/// retried by the enumerator (the `all` rule's search).
 pub const ELASTIC_ENUMERATION_CONTACTS: usize = 8;
 
 /// The kinetic energy after the step just solved (`ws.lambda`).
