@@ -2,7 +2,7 @@
 //! steps, their corrections and the energy guard of `shaders/restitution.wgsl`
 //! against the CPU sample by sample, under `lemke` and `random-lemke`: f64
 //! within 1e-9 of ‖v⁻‖_M, f32 ≥ 99 % of samples within 1e-3 (the cradle:
-//! 85 %, see `gpu_f32_restitution_agrees_within_1e3_on_99_percent`); no GPU sample
+//! 85 %, see `gpu_f32_restitution_agrees_within_1e3_on_99_percent` and docs/gpu.md); no GPU sample
 //! ends above `E⁻`; `e = 0` is the inelastic GPU path bit for bit; `all`
 //! with restitution is refused (and `auto` runs it on the CPU). Samples the
 //! shader hands to the host (`FLAG_HOST`) are counted and printed.
@@ -141,7 +141,10 @@ fn gpu_f64_restitution_matches_cpu_sample_by_sample() {
 /// against f64's 1e-9) and work slack (`F32_WORK_TOL`) decide differently
 /// whether a contact approaches or still expands, and the caps are
 /// renormalized over other contacts: measured 86–89 % (its inelastic
-/// version, all `e = 0`, agrees on 100 %). Its floor is 85 %.
+/// version, all `e = 0`, agrees on 100 %). Its floor is 85 %: on the f64
+/// CPU alone the f32 termination floor leaves 98 % within 1e-3, and
+/// velocities moved by f32's rounding 36–47 % (`examples/f32_sensitivity.rs`,
+/// docs/gpu.md), so 99 % is out of reach for this scene in f32.
 #[test]
 fn gpu_f32_restitution_agrees_within_1e3_on_99_percent() {
     compare(Precision::F32, 1e-3, 0.99, 0.85, 1e-4);
