@@ -81,7 +81,7 @@ fn main() {
                 .count();
             close as f64 / samples as f64
         };
-        let mut mean = |perturb: &mut dyn FnMut() -> ImpactProblem| {
+        let mean = |perturb: &mut dyn FnMut() -> ImpactProblem| {
             (0..DRAWS).map(|_| share(&sample_set(&perturb(), &options))).sum::<f64>() / DRAWS as f64
         };
         let relative = mean(&mut || {
