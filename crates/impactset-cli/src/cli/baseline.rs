@@ -50,6 +50,10 @@ pub fn run(args: BaselineArgs) -> Result<()> {
     }
     println!("{}: contacts {}; energy before {:.6}", view.problem, view.contacts.join(", "), view.energy_before);
     let method = match view.simultaneous_method {
+        SolutionMethod::Enumerated if p.has_restitution() => {
+            "with restitution: the one outcome of the simultaneous process, every step of which has a single solution"
+                .to_string()
+        }
         SolutionMethod::Enumerated => "every LCP solution, by enumeration".to_string(),
         SolutionMethod::Lemke => "the Lemke solution only (LCP too large to enumerate)".to_string(),
         SolutionMethod::Searched => {
