@@ -23,8 +23,12 @@
 //! (model.md §5b). The twinned step is an ordinary one (`b_γ = 0`), so its
 //! search, bound, certificate and budget are the enumerator's own.
 
-use super::StepEnumerator;
+use super::{EnumeratorOptions, StepEnumerator};
 use crate::problem::ContactOperators;
+
+/// The most sets of widened contacts whose twinned enumerators are kept
+/// (the oldest is dropped for a new one).
+const KEPT: usize = 8;
 
 /// The enumerator of the steps widened at one set of contacts.
 #[derive(Clone, Debug)]
@@ -47,7 +51,7 @@ pub(super) struct Widened {
 }
 
 impl Widened {
-    fn new(ops: &ContactOperators, mask: u64, options: super::EnumeratorOptions) -> Self {
+    fn new(ops: &ContactOperators, mask: u64, options: EnumeratorOptions) -> Self {
         let contacts = (0..ops.m).map(|i| (i, false));
         let twins = (0..ops.m).filter(|&i| mask >> i & 1 == 1).map(|i| (i, true));
         let source: Vec<(usize, bool)> = contacts.chain(twins).collect();
@@ -125,7 +129,14 @@ impl StepEnumerator {
         let slot = match self.widened.iter().position(|w| w.mask == mask) {
             Some(k) => k,
             None => {
-                self.widened.push(Widened::new(ops, mask, self.options));
+                // At most `KEPT` sets of widened contacts, each with an
+                // eighth of the records' store: their records together
+                // take no more than the enumerator's own.
+                if self.widened.len() == KEPT {
+                    self.widened.remove(0);
+                }
+                let cache_bytes = self.options.cache_bytes / KEPT;
+                self.widened.push(Widened::new(ops, mask, EnumeratorOptions { cache_bytes, ..self.options }));
                 self.widened.len() - 1
             }
         };
