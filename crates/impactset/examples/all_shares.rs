@@ -2,13 +2,14 @@
 //! bound from one Lemke solve, searched in full, or cut short by the node
 //! budget (docs/model.md §5b), on one thread.
 //!
-//!     cargo run --release --example all_shares -- <scene id | problem file> [samples] [--no-bound]
+//!     cargo run --release --example all_shares -- <scene id | problem file> [samples] [--no-bound] [--budget N]
 //!
 //! Walks Algorithm 1 with one [`StepEnumerator`]: caps `h·U[0, 1)` (the
 //! uniform law) at the problem's default step size (a file's own `h` when it
 //! gives one), up to 64 steps, a uniformly drawn solution each step, from
 //! `v⁻`. Prints the shares of steps and the mean time of a step; with
-//! `--no-bound`, of the search alone (the same solutions).
+//! `--no-bound`, of the search alone (the same solutions); `--budget N`
+//! sets the search's node budget (default 100 000 mode fixes).
 
 use std::time::Instant;
 
@@ -25,7 +26,9 @@ fn main() {
         std::process::exit(2);
     };
     let samples: usize = args.next().map_or(64, |s| s.parse().expect("samples: a count"));
-    let bound = args.next().as_deref() != Some("--no-bound");
+    let rest: Vec<String> = args.collect();
+    let bound = !rest.iter().any(|a| a == "--no-bound");
+    let budget = rest.iter().position(|a| a == "--budget").map(|k| rest[k + 1].parse().expect("--budget: a count"));
     let (problem, step_size): (ImpactProblem, f64) = match impactset::scene::builtin(&source) {
         Some(scene) => (scene.problem, scene.step_size),
         None => {
@@ -37,7 +40,8 @@ fn main() {
     let ops = problem.operators();
     let (m, size) = (ops.m, ops.step_size_n());
     let scale = problem.velocity_scale();
-    let options = EnumeratorOptions { bound, ..EnumeratorOptions::default() };
+    let defaults = EnumeratorOptions::default();
+    let options = EnumeratorOptions { bound, node_budget: budget.unwrap_or(defaults.node_budget), ..defaults };
     let mut enumerator = StepEnumerator::with_options(ops, options);
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let mut b = vec![0.0; size];
