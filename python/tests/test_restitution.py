@@ -146,6 +146,24 @@ def test_no_sample_gains_energy_and_the_guard_is_counted(e):
         assert int(s.energy_guard.sum()) == s.summary["energy_guards"]
 
 
+def test_all_stays_exhaustive_while_frictional_contacts_expand():
+    """Under ``all``, a step in which a frictional contact expands is
+    searched in full (its friction as a twin contact, docs/model.md §5b):
+    the bouncing rocking block and the box-wall with e = 0.5 have no
+    fallback step. The block's steps have one solution each, so ``all``
+    and ``random-lemke`` give the same outcomes to round-off."""
+    for scene in ["rocking-block-bouncing", "box-wall"]:
+        p = impactset.Problem.scene(scene)
+        if not p.restitution.any():
+            p = p.with_restitution(0.5)
+        s = impactset.sample(p, 512, seed=3, selection="all")
+        assert s.summary["fallback_steps"] == 0, scene
+    block = impactset.Problem.scene("rocking-block-bouncing")
+    s = impactset.sample(block, 512, seed=3, selection="all")
+    r = impactset.sample(block, 512, seed=3, selection="random-lemke")
+    np.testing.assert_allclose(s.v_plus, r.v_plus, rtol=0, atol=1e-12)
+
+
 def test_frictionless_elastic_contacts_keep_the_energy():
     """The rocking block without friction and e = 1 at both corners: every
     sample keeps E⁻ to round-off, and the corners separate (v_n⁺ ≥ 0)."""
