@@ -393,3 +393,26 @@ fn an_expansion_step_outside_the_residual_tolerance_is_solved_again() {
         assert!(set.max_residual() <= options.residual_tol, "{rule:?}: residual {}", set.max_residual());
     }
 }
+
+/// The cradle under `all`: a resting contact left at `u_n⁺ ≈ −10⁻¹⁰` in
+/// its open mode is the first solution the search meets, and the exact
+/// closed-mode one with the same `Δv` comes later; the enumerator keeps the
+/// more accurate, so `all`'s check (step violation ≤ 10⁻¹⁰) passes it and no
+/// step falls back to Lemke (before: 23 fallback steps in these 512
+/// samples).
+#[test]
+fn all_keeps_the_accurate_solution_of_a_resting_contact() {
+    let scene = impactset::scene::builtin("cradle").unwrap();
+    let options = SamplerOptions {
+        samples: 512,
+        step_size: Some(scene.step_size),
+        steps: scene.steps,
+        selection: Selection::All,
+        seed: 7,
+        ..Default::default()
+    };
+    let set = sample_set(&scene.problem, &options);
+    let fallback: u32 = set.samples.iter().map(|s| s.fallback_steps).sum();
+    assert_eq!(fallback, 0, "{fallback} fallback steps");
+    assert_eq!(set.accepted_count(), 512);
+}

@@ -8,6 +8,7 @@ mod routh_step;
 mod selection;
 mod sequential;
 mod simultaneous;
+mod violation;
 
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};

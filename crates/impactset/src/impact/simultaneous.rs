@@ -9,7 +9,7 @@ use crate::problem::ContactOperators;
 
 use super::impulse_bound::normal_impulse_bound;
 use super::outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
-use super::routh_step::solution_violation;
+use super::violation::solution_violation;
 use super::{ENUMERATED_VIOLATION, MAX_SEARCH_CONTACTS, StepEnumerator, StepScales};
 
 /// Largest simultaneous LCP whose complementary index sets are enumerated

@@ -238,7 +238,7 @@ impl StepEnumerator {
             let row = &self.dv_map[r * dim..][..dim];
             *dv = (0..dim).map(|c| row[c] * x[c]).sum();
         }
-        self.keep(&sc.z, &sc.dv, normal_scale);
+        self.keep(ops, &sc.z, &sc.dv, normal_scale);
     }
 }
 

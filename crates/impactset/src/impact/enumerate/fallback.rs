@@ -28,7 +28,7 @@ impl StepEnumerator {
             for (r, v) in dv.iter_mut().enumerate() {
                 *v = impulses.clone().map(|c| ops.minv_jt[(r, c - ops.m)] * z[c]).sum();
             }
-            self.keep(z, dv, b[..ops.m].iter().fold(0.0f64, |a, x| a.max(x.abs())));
+            self.keep(ops, z, dv, b[..ops.m].iter().fold(0.0f64, |a, x| a.max(x.abs())));
         }
     }
 }

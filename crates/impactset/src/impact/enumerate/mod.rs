@@ -45,7 +45,9 @@
 //! Mode tuples in lexicographic order, contact 0 most significant; each
 //! contact's modes open, closed × (stick, vertex `0..d`, edge `0..d`),
 //! capped × (the same). Solutions come in the order of the first tuple
-//! giving each distinct `Δv`; pruning does not change it, so an
+//! giving each distinct `Δv` (its solution the first met, or a later more
+//! accurate one when the first's step violation exceeds `10⁻¹¹`,
+//! `keep.rs`); pruning does not change it, so an
 //! implementation trying every tuple (the GPU, up to three contacts)
 //! returns the same list up to round-off at the tolerance boundaries.
 //!
@@ -71,6 +73,7 @@ mod direct_tableau;
 mod eliminate;
 mod fallback;
 mod gauss;
+mod keep;
 mod modes;
 mod options;
 mod rebuild;
@@ -171,6 +174,11 @@ pub struct StepEnumerator {
     solutions: Vec<f64>,
     /// Their velocity changes, `n` entries each.
     changes: Vec<f64>,
+    /// Their step violations (`keep.rs`).
+    violations: Vec<f64>,
+    /// The step's right-hand side `b`, and `w = A_R z + b` of a candidate.
+    rhs: Vec<f64>,
+    w: Vec<f64>,
     count: usize,
     exhaustive: bool,
     nodes: usize,
@@ -280,6 +288,9 @@ impl StepEnumerator {
             scratch: Some(Box::new(scratch)),
             solutions: Vec::with_capacity(RESERVED * size),
             changes: Vec::with_capacity(RESERVED * n),
+            violations: Vec::with_capacity(RESERVED),
+            rhs: vec![0.0; size],
+            w: vec![0.0; size],
             count: 0,
             exhaustive: true,
             nodes: 0,
@@ -305,6 +316,8 @@ impl StepEnumerator {
         assert_eq!(b.len(), self.size, "right-hand side of the wrong size");
         self.solutions.clear();
         self.changes.clear();
+        self.violations.clear();
+        self.rhs.copy_from_slice(b);
         self.count = 0;
         self.exhaustive = true;
         self.nodes = 0;
@@ -335,7 +348,7 @@ impl StepEnumerator {
                 for (r, v) in scratch.dv.iter_mut().enumerate() {
                     *v = impulses.clone().map(|c| ops.minv_jt[(r, c - ops.m)] * scratch.z[c]).sum();
                 }
-                self.keep(&scratch.z, &scratch.dv, normal_scale);
+                self.keep(ops, &scratch.z, &scratch.dv, normal_scale);
             } else {
                 self.exhaustive = self.enumerate_widened(ops, b);
             }
@@ -468,23 +481,6 @@ impl StepEnumerator {
             velocity: u_max.max(red.s as f64 * red.w_max * impulse_scale),
             impulse: impulse_scale,
             normal: normal_scale,
-        }
-    }
-
-    /// Appends `(z, Δv)` unless an equal `Δv` is already kept (`normal_scale`:
-    /// `max_i h p_i`).
-    fn keep(&mut self, z: &[f64], dv: &[f64], normal_scale: f64) {
-        let n = self.n;
-        let floor = 1e-3 * SAME_DV * self.dv_map_max * normal_scale;
-        let norm = dv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let duplicate = self.changes.chunks_exact(n).any(|other| {
-            let scale = other.iter().fold(norm, |a, x| a.max(x.abs()));
-            other.iter().zip(dv).all(|(a, b)| (a - b).abs() <= SAME_DV * scale + floor)
-        });
-        if !duplicate {
-            self.solutions.extend_from_slice(z);
-            self.changes.extend_from_slice(dv);
-            self.count += 1;
         }
     }
 }

@@ -175,7 +175,7 @@ impl StepEnumerator {
                     z[layout.gamma(i)] = z[layout.gamma(i)].max(za[twinned.gamma(p)]);
                 }
                 dv.copy_from_slice(enumerator.velocity_change(k));
-                self.keep(z, dv, normal_scale);
+                self.keep(ops, z, dv, normal_scale);
             }
         }
         self.widened = widened;

@@ -1,0 +1,69 @@
+//! The list of solutions: one per distinct velocity change, each the most
+//! accurate the search met.
+
+use super::{SAME_DV, StepEnumerator};
+use crate::impact::violation::{ENUMERATED_VIOLATION, StepScales, step_violation};
+use crate::problem::ContactOperators;
+
+/// A kept solution whose step violation exceeds this is replaced by a later
+/// one with the same `Δv` and a smaller violation: a mode system solved at a
+/// degenerate boundary can leave a contact at `u_n⁺ = −10⁻¹⁰` in its open
+/// mode, where the closed mode met later solves the LCP to round-off, and
+/// `all` drops solutions above [`ENUMERATED_VIOLATION`]. Below it, the
+/// first solution met is kept (every true solution sits far below).
+const REPLACED_ABOVE: f64 = 0.1 * ENUMERATED_VIOLATION;
+
+impl StepEnumerator {
+    /// Appends `(z, Δv)` unless an equal `Δv` is already kept (`normal_scale`:
+    /// `max_i h p_i`); an equal one kept with a step violation above
+    /// [`REPLACED_ABOVE`] is replaced when `z`'s is smaller.
+    pub(super) fn keep(&mut self, ops: &ContactOperators, z: &[f64], dv: &[f64], normal_scale: f64) {
+        let n = self.n;
+        let floor = 1e-3 * SAME_DV * self.dv_map_max * normal_scale;
+        let norm = dv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let duplicate = self.changes.chunks_exact(n).position(|other| {
+            let scale = other.iter().fold(norm, |a, x| a.max(x.abs()));
+            other.iter().zip(dv).all(|(a, b)| (a - b).abs() <= SAME_DV * scale + floor)
+        });
+        match duplicate {
+            None => {
+                self.solutions.extend_from_slice(z);
+                self.changes.extend_from_slice(dv);
+                // Measured when a duplicate first needs it.
+                self.violations.push(f64::NAN);
+                self.count += 1;
+            }
+            Some(k) => {
+                let size = self.size;
+                if self.violations[k].is_nan() {
+                    let kept = std::mem::take(&mut self.solutions);
+                    self.violations[k] = self.violation(ops, &kept[k * size..(k + 1) * size]);
+                    self.solutions = kept;
+                }
+                if self.violations[k] > REPLACED_ABOVE {
+                    let violation = self.violation(ops, z);
+                    if violation < self.violations[k] {
+                        self.solutions[k * size..(k + 1) * size].copy_from_slice(z);
+                        self.changes[k * n..(k + 1) * n].copy_from_slice(dv);
+                        self.violations[k] = violation;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The step violation of `z` (docs/model.md §10) in the step's own
+    /// scales: its velocity scale and largest cap.
+    fn violation(&mut self, ops: &ContactOperators, z: &[f64]) -> f64 {
+        let size = self.size;
+        for (r, w) in self.w.iter_mut().enumerate() {
+            let row = &ops.step_matrix[r * size..(r + 1) * size];
+            *w = self.rhs[r] + row.iter().zip(z).map(|(a, x)| a * x).sum::<f64>();
+        }
+        let scales = StepScales {
+            velocity: self.scales.velocity.max(f64::MIN_POSITIVE),
+            impulse: self.scales.normal.max(f64::MIN_POSITIVE),
+        };
+        step_violation(ops.layout(), z, &self.w, scales)
+    }
+}
