@@ -1,8 +1,10 @@
 //! The list of solutions: one per distinct velocity change, each the most
 //! accurate the search met.
 
+use super::tableau::StepScales as TableauScales;
 use super::{SAME_DV, StepEnumerator};
 use crate::impact::violation::{ENUMERATED_VIOLATION, StepScales, step_violation};
+use crate::lcp::LcpResidual;
 use crate::problem::ContactOperators;
 
 /// A kept solution whose step violation exceeds this is replaced by a later
@@ -36,34 +38,27 @@ impl StepEnumerator {
             Some(k) => {
                 let size = self.size;
                 if self.violations[k].is_nan() {
-                    let kept = std::mem::take(&mut self.solutions);
-                    self.violations[k] = self.violation(ops, &kept[k * size..(k + 1) * size]);
-                    self.solutions = kept;
+                    let kept = &self.solutions[k * size..(k + 1) * size];
+                    self.violations[k] = violation(ops, &self.rhs, kept, &mut self.w, self.scales);
                 }
                 if self.violations[k] > REPLACED_ABOVE {
-                    let violation = self.violation(ops, z);
-                    if violation < self.violations[k] {
+                    let v = violation(ops, &self.rhs, z, &mut self.w, self.scales);
+                    if v < self.violations[k] {
                         self.solutions[k * size..(k + 1) * size].copy_from_slice(z);
                         self.changes[k * n..(k + 1) * n].copy_from_slice(dv);
-                        self.violations[k] = violation;
+                        self.violations[k] = v;
                     }
                 }
             }
         }
     }
+}
 
-    /// The step violation of `z` (docs/model.md §10) in the step's own
-    /// scales: its velocity scale and largest cap.
-    fn violation(&mut self, ops: &ContactOperators, z: &[f64]) -> f64 {
-        let size = self.size;
-        for (r, w) in self.w.iter_mut().enumerate() {
-            let row = &ops.step_matrix[r * size..(r + 1) * size];
-            *w = self.rhs[r] + row.iter().zip(z).map(|(a, x)| a * x).sum::<f64>();
-        }
-        let scales = StepScales {
-            velocity: self.scales.velocity.max(f64::MIN_POSITIVE),
-            impulse: self.scales.normal.max(f64::MIN_POSITIVE),
-        };
-        step_violation(ops.layout(), z, &self.w, scales)
-    }
+/// The step violation of `z` for `w = A_R z + b` (`w` written) in the step's
+/// own scales, its velocity scale and largest cap.
+fn violation(ops: &ContactOperators, b: &[f64], z: &[f64], w: &mut [f64], step: TableauScales) -> f64 {
+    LcpResidual::compute(&ops.step_matrix, b, z, w);
+    let scales =
+        StepScales { velocity: step.velocity.max(f64::MIN_POSITIVE), impulse: step.normal.max(f64::MIN_POSITIVE) };
+    step_violation(ops.layout(), z, w, scales)
 }

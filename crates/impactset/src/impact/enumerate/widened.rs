@@ -121,8 +121,11 @@ impl StepEnumerator {
     pub(super) fn enumerate_widened(&mut self, ops: &ContactOperators, b: &[f64]) -> bool {
         let (m, d) = (ops.m, ops.d);
         let layout = ops.layout();
+        // The sampler's `b_γ,i = μ_i o_i` is nonzero only where `μ_i > 0`;
+        // a frictionless contact given a widened cone has no twin to carry
+        // it (the caller's Lemke fallback then completes the list).
         let g = &b[layout.gamma(0)..];
-        if m >= 64 || (0..m).any(|i| g[i] != 0.0 && ops.friction[i] <= 0.0) {
+        if (0..m).any(|i| g[i] != 0.0 && ops.friction[i] <= 0.0) {
             return false;
         }
         let mask = (0..m).filter(|&i| g[i] != 0.0).fold(0u64, |a, i| a | 1 << i);
