@@ -278,7 +278,7 @@ fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scala
     let residual = step_residual(size, m, velocity_scale, h);
     // A solution outside the run's residual tolerance: the CPU retries the
     // step with `all` (sample.rs, `elastic_step`), so the host runs it.
-    if residual > constant(params.off_scalars + 3u) && m <= ELASTIC_ENUMERATION_CONTACTS {
+    if residual > residual_tolerance() && m <= ELASTIC_ENUMERATION_CONTACTS {
         return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
     }
     if with_offset {

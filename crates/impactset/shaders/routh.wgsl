@@ -66,6 +66,13 @@ fn constant(k: u32) -> scalar {
     return constants[state_base + k];
 }
 
+// The run's step residual tolerance (the state's scalars, see the bindings):
+// a sample is accepted below it, and restitution.wgsl hands a step above it
+// to the host.
+fn residual_tolerance() -> scalar {
+    return constant(params.off_scalars + 3u);
+}
+
 // The step matrix A_R, read by lemke.wgsl.
 fn lcp_matrix(r: u32, c: u32, n: u32) -> scalar {
     return constant(params.off_a + r * n + c);
@@ -173,7 +180,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let h = constant(params.off_scalars);
     let term = constant(params.off_scalars + 1u);
     let tol = constant(params.off_scalars + 2u);
-    let residual_tol = constant(params.off_scalars + 3u);
+    let residual_tol = residual_tolerance();
     let tie = constant(params.off_scalars + 4u);
     let velocity_scale = constant(params.off_scalars + 5u);
     lemke_relative_tol = constant(params.off_scalars + 6u);
