@@ -94,6 +94,37 @@ impl FlatSamples {
         }
     }
 
+    /// Sample `i` replaced by `sample` (an optional column is grown when
+    /// `sample` needs it).
+    pub(crate) fn set(&mut self, i: usize, sample: &Sample) {
+        let (n, len) = (self.n, self.len());
+        if self.has_velocities() {
+            self.v_plus[i * n..(i + 1) * n].copy_from_slice(&sample.v_plus);
+        }
+        self.steps[i] = sample.steps;
+        self.terminated[i] = sample.terminated;
+        self.accepted[i] = sample.accepted;
+        self.max_residual[i] = sample.max_residual;
+        self.energy_before[i] = sample.energy_before;
+        self.energy_after[i] = sample.energy_after;
+        if sample.fallback_steps > 0 || !self.fallback_steps.is_empty() {
+            self.fallback_steps.resize(len, 0);
+            self.fallback_steps[i] = sample.fallback_steps;
+        }
+        if sample.certified_steps > 0 || !self.certified_steps.is_empty() {
+            self.certified_steps.resize(len, 0);
+            self.certified_steps[i] = sample.certified_steps;
+        }
+        if sample.lcp_failure.is_some() || !self.lcp_failure.is_empty() {
+            self.lcp_failure.resize(len, None);
+            self.lcp_failure[i] = sample.lcp_failure;
+        }
+        if sample.energy_guard || !self.energy_guard.is_empty() {
+            self.energy_guard.resize(len, false);
+            self.energy_guard[i] = sample.energy_guard;
+        }
+    }
+
     /// The same samples as a [`SampleSet`].
     pub fn into_sample_set(self) -> SampleSet {
         SampleSet { n: self.n, samples: (0..self.len()).map(|i| self.sample(i)).collect() }

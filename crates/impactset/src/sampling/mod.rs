@@ -35,4 +35,4 @@ pub use set::{
     DEFAULT_CHUNK, DEFAULT_CHUNK_BYTES, SampleSet, SetTally, chunks, default_chunk, sample_set, sample_set_chunks,
     sample_set_with_progress,
 };
-pub(crate) use set::{in_pool, sample_range};
+pub(crate) use set::{in_pool, sample_range, samples_at};

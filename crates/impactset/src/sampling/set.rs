@@ -246,6 +246,16 @@ pub(crate) fn in_pool<T: Send>(threads: Option<usize>, run: impl FnOnce() -> T +
     }
 }
 
+/// Samples `indices` of the run `options` on the current rayon pool, in
+/// that order, one workspace per worker (the GPU's host re-runs).
+pub(crate) fn samples_at(problem: &ImpactProblem, options: &SamplerOptions, indices: &[u64]) -> Vec<Sample> {
+    let key = stream::stream_key(options.seed);
+    indices
+        .par_iter()
+        .map_init(|| SampleWorkspace::new(problem), |ws, &index| run_sample(problem, options, &key, index, ws, None))
+        .collect()
+}
+
 /// Samples `first .. first + total` of the run `options` on the current
 /// rayon pool, in index order; `None` as soon as `cancel` is set (checked
 /// before every sample).
