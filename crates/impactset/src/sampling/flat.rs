@@ -95,7 +95,8 @@ impl FlatSamples {
     }
 
     /// Sample `i` replaced by `sample` (an optional column is grown when
-    /// `sample` needs it).
+    /// `sample` needs it; the GPU's host re-runs).
+    #[cfg(feature = "gpu")]
     pub(crate) fn set(&mut self, i: usize, sample: &Sample) {
         let (n, len) = (self.n, self.len());
         if self.has_velocities() {

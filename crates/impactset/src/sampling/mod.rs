@@ -35,4 +35,6 @@ pub use set::{
     DEFAULT_CHUNK, DEFAULT_CHUNK_BYTES, SampleSet, SetTally, chunks, default_chunk, sample_set, sample_set_chunks,
     sample_set_with_progress,
 };
-pub(crate) use set::{in_pool, sample_range, samples_at};
+pub(crate) use set::{in_pool, sample_range};
+#[cfg(feature = "gpu")]
+pub(crate) use set::samples_at;

@@ -248,6 +248,7 @@ pub(crate) fn in_pool<T: Send>(threads: Option<usize>, run: impl FnOnce() -> T +
 
 /// Samples `indices` of the run `options` on the current rayon pool, in
 /// that order, one workspace per worker (the GPU's host re-runs).
+#[cfg(feature = "gpu")]
 pub(crate) fn samples_at(problem: &ImpactProblem, options: &SamplerOptions, indices: &[u64]) -> Vec<Sample> {
     let key = stream::stream_key(options.seed);
     indices

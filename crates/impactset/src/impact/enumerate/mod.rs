@@ -88,6 +88,8 @@ mod bound_tests;
 #[cfg(test)]
 pub(crate) mod brute_force;
 #[cfg(test)]
+mod store_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod widened_tests;

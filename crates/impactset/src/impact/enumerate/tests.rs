@@ -4,8 +4,7 @@ use nalgebra::DVector;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::scratch::{Scratch, Search};
-use super::{EnumeratorOptions, RecordPolicy, StepEnumerator, brute_force};
+use super::{EnumeratorOptions, StepEnumerator, brute_force};
 use crate::lcp::{LcpResidual, LemkeOptions, LemkeWorkspace};
 use crate::scene::random::{coupled_problem, random_step_rhs as random_b};
 use crate::{Contact, ImpactProblem};
@@ -479,46 +478,4 @@ fn ramone_all_is_complete_without_fallback() {
         several += usize::from(count > 1);
     }
     assert!(several >= 100, "only {several} first steps had several solutions");
-}
-
-/// The fixed-mode records kept from step to step change nothing: an
-/// enumerator that keeps them, one that keeps none (the direct search, every
-/// tableau computed from its parent's) and one whose small store fills and
-/// is emptied again and again return the same solutions bit for bit, with
-/// the same node counts.
-#[test]
-fn kept_records_give_bit_identical_results() {
-    let mut rng = ChaCha8Rng::seed_from_u64(29);
-    let bits = |e: &StepEnumerator, count: usize| -> Vec<u64> {
-        (0..count).flat_map(|k| e.solution(k).iter().map(|x| x.to_bits()).collect::<Vec<_>>()).collect()
-    };
-    let mut evictions = 0;
-    for (n, m, spatial, coupled) in [(4, 2, None, true), (6, 3, None, true), (8, 4, None, false), (6, 2, Some(4), true)]
-    {
-        let problem = random_problem(&mut rng, n, m, spatial, coupled);
-        let ops = problem.operators();
-        // Records kept whenever the store allows, so that the small store
-        // fills and starts afresh.
-        let with = |cache_bytes| {
-            StepEnumerator::with_options(
-                ops,
-                EnumeratorOptions { cache_bytes, records: RecordPolicy::Always, ..Default::default() },
-            )
-        };
-        let (mut kept, mut none, mut small) = (with(64 << 20), with(0), with(24 << 10));
-        for _ in 0..60 {
-            let b = random_b(&mut rng, &problem);
-            let count = kept.enumerate(ops, &b);
-            assert_eq!(none.enumerate(ops, &b), count);
-            assert_eq!(small.enumerate(ops, &b), count);
-            let full = |sc: &Scratch| matches!(&sc.search, Search::Recorded(tableaux) if tableaux.is_full());
-            evictions += usize::from(small.scratch.as_deref().is_some_and(full));
-            let reference = bits(&kept, count);
-            assert_eq!(bits(&none, count), reference);
-            assert_eq!(bits(&small, count), reference);
-            assert_eq!((none.nodes(), small.nodes()), (kept.nodes(), kept.nodes()));
-            assert_eq!(none.exhaustive(), kept.exhaustive());
-        }
-    }
-    assert!(evictions > 0, "the small store never filled");
 }
