@@ -43,7 +43,7 @@ pub(super) struct Widened {
     source: Vec<(usize, bool)>,
     ops: ContactOperators,
     enumerator: StepEnumerator,
-    /// The twinned step's right-hand side.
+    /// The twinned step's right-hand side (its `b_γ` rows stay 0).
     b: Vec<f64>,
     /// A solution mapped back to the widened step, and its `Δv`.
     z: Vec<f64>,
@@ -154,7 +154,6 @@ impl StepEnumerator {
             for k in 0..d {
                 tb[twinned.lambda_d(p, k)] = b[layout.lambda_d(i, k)];
             }
-            tb[twinned.gamma(p)] = 0.0;
         }
         let count = enumerator.enumerate(twinned_ops, tb);
         self.nodes += enumerator.nodes();
