@@ -31,10 +31,10 @@ pub(crate) use sample::{SampleWorkspace, run_sample};
 pub use schedule::{
     CAP_FLOOR, CAP_ONE, Schedule, UnknownSchedule, extreme_cap, finish_step, hold_steps, ordered_rate, renormalize,
 };
+#[cfg(feature = "gpu")]
+pub(crate) use set::samples_at;
 pub use set::{
     DEFAULT_CHUNK, DEFAULT_CHUNK_BYTES, SampleSet, SetTally, chunks, default_chunk, sample_set, sample_set_chunks,
     sample_set_with_progress,
 };
 pub(crate) use set::{in_pool, sample_range};
-#[cfg(feature = "gpu")]
-pub(crate) use set::samples_at;
