@@ -50,6 +50,11 @@ pub fn sample_set_from_state(py: Python<'_>, state: &Bound<'_, PyDict>) -> PyRes
             threads: item(&options, "threads")?.extract()?,
             termination_tol: item(&options, "termination_tol")?.extract()?,
             residual_tol: item(&options, "residual_tol")?.extract()?,
+            // Sets pickled before `work_tol` existed ran with the default.
+            work_tol: match options.get_item("work_tol")? {
+                Some(x) => x.extract()?,
+                None => SamplerOptions::default().work_tol,
+            },
         },
         v_plus: array(state, "v_plus")?,
         accepted: array(state, "accepted")?,

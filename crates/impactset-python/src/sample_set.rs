@@ -229,6 +229,7 @@ impl SampleSet {
         options.set_item("threads", o.threads)?;
         options.set_item("termination_tol", o.termination_tol)?;
         options.set_item("residual_tol", o.residual_tol)?;
+        options.set_item("work_tol", o.work_tol)?;
         d.set_item("options", options)?;
         d.set_item("v_plus", self.v_plus.clone_ref(py))?;
         d.set_item("accepted", self.accepted.clone_ref(py))?;

@@ -3,7 +3,7 @@
 //! share of samples within `1e-3 ‖v⁻‖_M` of the plain run, the yardstick
 //! the GPU's f32 parity is judged by (docs/gpu.md).
 //!
-//!     cargo run --release --example f32_sensitivity -- <scene id> [samples] [e]
+//!     cargo run --release --features gpu --example f32_sensitivity -- <scene id> [samples] [e]
 //!
 //! Runs against the plain one, same seed, under `lemke` and `random-lemke`
 //! (`u = 2⁻²⁴`, f32's unit round-off; each perturbation the mean over
@@ -16,13 +16,17 @@
 //! * `tol 2u`, `tol 32u`, `tol 512u`: the termination tolerance `ε_term`
 //!   (model.md §10) at those multiples of `u` instead of `10⁻⁹`; `512u` is
 //!   the f32 GPU's floor (`F32_TERMINATION_FLOOR`), and none can go below
-//!   f32's own rounding of `Jn v`, about `2u`.
+//!   f32's own rounding of `Jn v`, about `2u`;
+//! * `work f32`: restitution's works' slack at the f32 GPU's
+//!   `F32_WORK_TOL` instead of `WORK_TOL` (`SamplerOptions::work_tol`;
+//!   the same as the plain run where no contact has restitution).
 //!
 //! A share below 99 % in a run that only changes the tolerance says that
 //! an f32 run cannot be expected to land within `1e-3` of the f64 one on
 //! 99 % of the samples, whatever its arithmetic: the scene's outcome is
 //! decided by differences at f32's resolution.
 
+use impactset::gpu::F32_WORK_TOL;
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set};
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
@@ -58,7 +62,7 @@ fn main() {
     };
     let scale = problem.energy_norm(&v);
     println!("{id}, {samples} samples, share within 1e-3 ‖v⁻‖_M of the plain f64 run (u = 2⁻²⁴):");
-    println!("  rule          v⁻ rel  v⁻ abs  M       tol 2u  tol 32u tol 512u");
+    println!("  rule          v⁻ rel  v⁻ abs  M       tol 2u  tol 32u tol 512u work f32");
     for selection in [Selection::Lemke, Selection::RandomLemke] {
         let options = SamplerOptions {
             samples,
@@ -101,8 +105,9 @@ fn main() {
         });
         let tolerance =
             |k: f64| share(&sample_set(&problem, &SamplerOptions { termination_tol: k * unit, ..options.clone() }));
+        let work = share(&sample_set(&problem, &SamplerOptions { work_tol: F32_WORK_TOL, ..options.clone() }));
         println!(
-            "  {:<13} {relative:.4}  {absolute:.4}  {mass:.4}  {:.4}  {:.4}  {:.4}",
+            "  {:<13} {relative:.4}  {absolute:.4}  {mass:.4}  {:.4}  {:.4}  {:.4}  {work:.4}",
             selection.to_string(),
             tolerance(2.0),
             tolerance(32.0),

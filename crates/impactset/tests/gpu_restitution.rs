@@ -1,15 +1,16 @@
 //! Restitution on the GPU (docs/model.md §4b, docs/gpu.md): the expansion
 //! steps, their corrections and the energy guard of `shaders/restitution.wgsl`
 //! against the CPU sample by sample, under `lemke` and `random-lemke`: f64
-//! within 1e-9 of ‖v⁻‖_M, f32 ≥ 99 % of samples within 1e-3 (the cradle:
-//! 85 %, see `gpu_f32_restitution_agrees_within_1e3_on_99_percent` and docs/gpu.md); no GPU sample
+//! within 1e-9 of ‖v⁻‖_M, f32 ≥ 99 % of samples within 1e-3 of the CPU
+//! (of the plain run or of the run at f32's floors; the cradle 85 %, see
+//! `gpu_f32_restitution_agrees_within_1e3_on_99_percent` and docs/gpu.md); no GPU sample
 //! ends above `E⁻`; `e = 0` is the inelastic GPU path bit for bit; `all`
 //! with restitution is refused (and `auto` runs it on the CPU). Samples the
 //! shader hands to the host (`FLAG_HOST`) are counted and printed.
 
 mod common;
 
-use impactset::gpu::{GpuContext, GpuError, GpuPlan, GpuRunOptions, Precision, sample_set_gpu};
+use impactset::gpu::{F32_TERMINATION_FLOOR, GpuContext, GpuError, GpuPlan, GpuRunOptions, Precision, sample_set_gpu};
 use impactset::run::{Backend, BackendChoice, BackendReason};
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set, scene};
 
@@ -41,25 +42,43 @@ fn cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
 }
 
 /// The largest deviation `‖v_gpu − v_cpu‖_M / ‖v⁻‖_M` and the share of
-/// samples within `tolerance`.
-fn deviations(problem: &ImpactProblem, cpu: &SampleSet, gpu: &SampleSet, tolerance: f64) -> (f64, f64) {
+/// samples within `tolerance`, each GPU sample held to the nearest of the
+/// CPU runs `cpus` (samples farther than that from all are printed when
+/// `print`).
+fn deviations(
+    problem: &ImpactProblem,
+    cpus: &[&SampleSet],
+    gpu: &SampleSet,
+    tolerance: f64,
+    print: bool,
+) -> (f64, f64) {
     let scale = problem.energy_norm(problem.velocity());
     let mut worst: f64 = 0.0;
     let mut close = 0;
-    for (c, g) in cpu.samples.iter().zip(&gpu.samples) {
-        assert_eq!(c.index, g.index);
-        let d = nalgebra::DVector::from_iterator(c.v_plus.len(), c.v_plus.iter().zip(&g.v_plus).map(|(a, b)| a - b));
-        let deviation = problem.energy_norm(&d) / scale;
+    for (k, g) in gpu.samples.iter().enumerate() {
+        let (deviation, c) = cpus
+            .iter()
+            .map(|cpu| {
+                let c = &cpu.samples[k];
+                assert_eq!(c.index, g.index);
+                let d = nalgebra::DVector::from_iterator(
+                    c.v_plus.len(),
+                    c.v_plus.iter().zip(&g.v_plus).map(|(a, b)| a - b),
+                );
+                (problem.energy_norm(&d) / scale, c)
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .expect("a CPU run");
         worst = worst.max(deviation);
         close += usize::from(deviation <= tolerance);
-        if deviation > tolerance {
+        if print && deviation > tolerance {
             eprintln!(
                 "  sample {}: deviation {deviation:.2e}, steps cpu {} gpu {}, guard cpu {} gpu {}, residual cpu {:.1e} gpu {:.1e}",
                 c.index, c.steps, g.steps, c.energy_guard, g.energy_guard, c.max_residual, g.max_residual
             );
         }
     }
-    (worst, close as f64 / cpu.samples.len() as f64)
+    (worst, close as f64 / gpu.samples.len() as f64)
 }
 
 /// A GPU run through a plan, with the samples the host ran again on the CPU
@@ -76,9 +95,32 @@ fn gpu_run(
     (set, (plan.host_reruns(), plan.loop_limit_reruns()))
 }
 
-/// Every case under both Lemke rules in `precision`: the share within
-/// `tolerance` at least `floor` (`cradle_floor` on the cradle), and no
-/// sample above `E⁻` beyond `slack · E⁻`.
+/// The CPU runs the GPU's samples are held to in `precision`: f64 the run
+/// itself; f32 also the same model at f32's floors, the termination
+/// tolerance at [`F32_TERMINATION_FLOOR`] and the works' slack at
+/// [`F32_WORK_TOL`](impactset::gpu::F32_WORK_TOL), as the shaders run it
+/// (`GpuPlan` raises both; a sample the host runs again is the plain
+/// run's), so that what is left is the arithmetic.
+fn references(options: &SamplerOptions, precision: Precision) -> Vec<SamplerOptions> {
+    let mut runs = vec![options.clone()];
+    if precision == Precision::F32 {
+        runs.push(SamplerOptions {
+            termination_tol: options.termination_tol.max(F32_TERMINATION_FLOOR),
+            work_tol: precision.work_tolerance(options.work_tol),
+            ..options.clone()
+        });
+    }
+    runs
+}
+
+/// Every case under both Lemke rules in `precision`: the share of GPU
+/// samples within `tolerance` of one of the CPU runs of [`references`] at
+/// least `floor` (`cradle_floor` on the cradle), and no sample above `E⁻`
+/// beyond `slack · E⁻`. In f32 the shares against each run are printed
+/// too: the floors alone move some scenes' samples (docs/gpu.md). A case
+/// whose every sample the host ran again (a driver's loop limiter cut
+/// them: lavapipe on `cube-flat`) is said so, since it checks nothing of
+/// the shaders.
 fn compare(precision: Precision, tolerance: f64, floor: f64, cradle_floor: f64, slack: f64) {
     let Some(ctx) = common::gpu::gpu() else { return };
     if precision == Precision::F64 && !ctx.supports_f64() {
@@ -89,22 +131,33 @@ fn compare(precision: Precision, tolerance: f64, floor: f64, cradle_floor: f64, 
     for (name, problem, options) in cases() {
         for selection in [Selection::Lemke, Selection::RandomLemke] {
             let options = SamplerOptions { selection, seed: 5, ..options.clone() };
-            let cpu = sample_set(&problem, &options);
+            let runs: Vec<SampleSet> =
+                references(&options, precision).iter().map(|options| sample_set(&problem, options)).collect();
+            let cpu = &runs[0];
             let (gpu, reruns) = gpu_run(&ctx, &problem, &options, precision);
-            let (worst, share) = deviations(&problem, &cpu, &gpu, tolerance);
+            let (worst, share) = deviations(&problem, &runs.iter().collect::<Vec<_>>(), &gpu, tolerance, true);
             let guards = |s: &SampleSet| s.samples.iter().filter(|s| s.energy_guard).count();
             let accepted = |s: &SampleSet| s.samples.iter().filter(|s| s.accepted).count();
+            let each = if runs.len() > 1 {
+                let share = |run: &SampleSet| deviations(&problem, &[run], &gpu, tolerance, false).1;
+                format!(" (plain run {:.4}, at f32's floors {:.4})", share(&runs[0]), share(&runs[1]))
+            } else {
+                String::new()
+            };
             eprintln!(
-                "{name} {selection} {precision}: max deviation {worst:.2e}, {share:.4} within {tolerance:e}, \
+                "{name} {selection} {precision}: max deviation {worst:.2e}, {share:.4} within {tolerance:e}{each}, \
                  host re-runs {}/{} ({} loop-limited), guards cpu {} gpu {}, accepted cpu {} gpu {}",
                 reruns.0,
                 options.samples,
                 reruns.1,
-                guards(&cpu),
+                guards(cpu),
                 guards(&gpu),
-                accepted(&cpu),
+                accepted(cpu),
                 accepted(&gpu)
             );
+            if reruns.1 == options.samples as u64 {
+                eprintln!("notice: {name} {selection} {precision}: every sample ran on the host ({})", ctx.describe());
+            }
             let floor = if name == "cradle" { cradle_floor } else { floor };
             if share < floor {
                 short.push(format!("{name} {selection} {precision}: {share} within {tolerance:e} (max {worst:e})"));
@@ -134,17 +187,18 @@ fn gpu_f64_restitution_matches_cpu_sample_by_sample() {
     compare(Precision::F64, 1e-9, 1.0, 1.0, 1e-10);
 }
 
-/// f32: ≥ 99 % within 1e-3 on every case but the cradle (measured on
-/// lavapipe: 100 %). The frictionless cradle with `e = 1` hands its
-/// impulse down a chain of contacts that rest at `Jn v ≈ 0`, where f32's
-/// termination floor (`F32_TERMINATION_FLOOR`, 3e-5 of the velocity scale
-/// against f64's 1e-9) and work slack (`F32_WORK_TOL`) decide differently
-/// whether a contact approaches or still expands, and the caps are
-/// renormalized over other contacts: measured 86–89 % (its inelastic
-/// version, all `e = 0`, agrees on 100 %). Its floor is 85 %: on the f64
-/// CPU alone the f32 termination floor leaves 98 % within 1e-3, and
-/// velocities moved by f32's rounding 36–47 % (`examples/f32_sensitivity.rs`,
-/// docs/gpu.md), so 99 % is out of reach for this scene in f32.
+/// f32: ≥ 99 % of the samples within 1e-3 of the plain CPU run or of its
+/// run at f32's floors ([`references`]), on every case but the cradle.
+/// The floors alone move samples of two cases against the plain run:
+/// `cube-flat` with `e = 0.5` (87.5 % on an NVIDIA H100, exactly the eight
+/// samples the f64 CPU moves with `work_tol = F32_WORK_TOL`) and the
+/// cradle. The frictionless cradle with `e = 1` hands its impulse down a
+/// chain of contacts resting at `Jn v ≈ 0`, where the caps are
+/// renormalized over other contacts, so its outcome also turns on f32's
+/// rounding of the velocities: on the f64 CPU alone, moving them by that
+/// rounding keeps 36–47 % within 1e-3 (`examples/f32_sensitivity.rs`,
+/// docs/gpu.md). Its floor stays 85 %, as before the floors' reference
+/// (measured on lavapipe: 97.3–97.7 %, 86–89 % against the plain run).
 #[test]
 fn gpu_f32_restitution_agrees_within_1e3_on_99_percent() {
     compare(Precision::F32, 1e-3, 0.99, 0.85, 1e-4);
@@ -218,7 +272,7 @@ fn packed_states_with_restitution_are_each_states_samples() {
     for (flat, options) in flats.into_iter().zip(&options) {
         let gpu = flat.into_sample_set();
         let cpu = sample_set(&scene.problem, options);
-        let (worst, share) = deviations(&scene.problem, &cpu, &gpu, 1e-9);
+        let (worst, share) = deviations(&scene.problem, &[&cpu], &gpu, 1e-9, true);
         assert!(share == 1.0, "seed {}: max deviation {worst:e}", options.seed);
         let guards = |s: &SampleSet| s.samples.iter().map(|s| s.energy_guard).collect::<Vec<_>>();
         assert_eq!(guards(&cpu), guards(&gpu), "seed {}", options.seed);

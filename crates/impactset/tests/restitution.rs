@@ -169,6 +169,35 @@ fn frictionless_elastic_impacts_conserve_energy() {
     }
 }
 
+/// The works' slack is the run's (`SamplerOptions::work_tol`, the f32 GPU's
+/// `1e-6` here): frictionless with e = 1, a sample ends with at most that
+/// slack unreleased at each contact and at most that above `E⁻` (the
+/// energy guard's), so `|E⁺ − E⁻| ≤ (m + 1) · work_tol · E⁻`; and the
+/// coarser slack is not met with the default's `1e-11`, or the option
+/// would not reach the sampler.
+#[test]
+fn the_works_slack_bounds_the_energy_a_sample_leaves_unreleased() {
+    let work_tol = 1e-6;
+    let mut coarser = 0;
+    for seed in 0..8u64 {
+        let p = common::random_problem(seed, 3 + seed as usize % 4, 2 + seed as usize % 3, false, 0.0);
+        let contacts =
+            p.contacts().iter().map(|c| Contact { friction: 0.0, ..c.clone() }.with_restitution(1.0)).collect();
+        let p = ImpactProblem::new(p.mass().clone(), p.velocity().clone(), contacts).unwrap();
+        let bound = (p.m() + 1) as f64 * work_tol;
+        let h = p.default_step_size();
+        for rule in RULES {
+            let set = sample_set(&p, &SamplerOptions { work_tol, ..options(rule, Schedule::Mixed, 64, h, 400) });
+            for s in set.samples.iter().filter(|s| s.accepted) {
+                let gap = (s.energy_after - s.energy_before).abs() / s.energy_before;
+                assert!(gap <= bound, "seed {seed}, {rule}: |E⁺ − E⁻| = {gap:e} E⁻ > {bound:e}: {s:?}");
+                coarser += usize::from(gap > 1e-11);
+            }
+        }
+    }
+    assert!(coarser > 0, "no sample used the coarser slack");
+}
+
 /// With friction and any e, no sample gains kinetic energy, on every
 /// built-in scene; with e = 0 the outputs are the inelastic model's, bit
 /// for bit (restitution 0 takes the same code path as no restitution).

@@ -38,15 +38,16 @@ impl Precision {
     }
 
     /// Restitution's slack for the works and the energy guard, relative to
-    /// `E⁻` (docs/model.md §4b): f64 the CPU's
-    /// [`WORK_TOL`](crate::sampling::WORK_TOL); f32 [`F32_WORK_TOL`], above
-    /// the round-off of an f32 energy, so that a step conserving energy
+    /// `E⁻` (docs/model.md §4b), for a run asking for `work_tol`
+    /// ([`SamplerOptions::work_tol`](crate::SamplerOptions::work_tol)): f64
+    /// `work_tol`, as the CPU; f32 at least [`F32_WORK_TOL`], above the
+    /// round-off of an f32 energy, so that a step conserving energy
     /// (`e = 1`) does not fire the guard on round-off alone and a contact's
     /// account can be settled in f32.
-    pub fn work_tolerance(self) -> f64 {
+    pub fn work_tolerance(self, work_tol: f64) -> f64 {
         match self {
-            Precision::F32 => F32_WORK_TOL,
-            Precision::F64 => crate::sampling::WORK_TOL,
+            Precision::F32 => work_tol.max(F32_WORK_TOL),
+            Precision::F64 => work_tol,
         }
     }
 }

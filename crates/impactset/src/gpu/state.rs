@@ -147,7 +147,7 @@ impl StateBlock {
             let energy = problem.kinetic_energy(problem.velocity());
             let e2 = problem.contacts().iter().map(|c| c.restitution * c.restitution);
             let w_nn = (0..m * m).map(|k| ops.delassus[(k / m, k % m)]);
-            let slack = precision.work_tolerance() * energy;
+            let slack = precision.work_tolerance(options.work_tol) * energy;
             push(&mut [energy, slack].into_iter().chain(e2).chain(w_nn))
         } else {
             0

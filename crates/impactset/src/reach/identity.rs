@@ -139,6 +139,7 @@ impl BatchIdentity {
         s.floats(&[
             sampler.termination_tol,
             sampler.residual_tol,
+            sampler.work_tol,
             options.modes.separation_tol,
             options.modes.slip_tol,
         ]);

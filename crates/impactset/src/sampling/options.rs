@@ -57,6 +57,13 @@ pub struct SamplerOptions {
     /// violation ([`LcpResidual::violation`](crate::lcp::LcpResidual::violation),
     /// relative to the size of `z` and `b`) is at most this (default 1e-9).
     pub residual_tol: f64,
+    /// Restitution (docs/model.md §4b): a contact owes expansion work only
+    /// above `work_tol · E⁻`, and no step may end above `E⁻ (1 + work_tol)`
+    /// (default [`WORK_TOL`](super::WORK_TOL), `1e-12`: the round-off of
+    /// the works' sums in f64; the f32 GPU raises it to
+    /// [`F32_WORK_TOL`](crate::gpu::F32_WORK_TOL), as it raises
+    /// `termination_tol` to its floor).
+    pub work_tol: f64,
 }
 
 impl Default for SamplerOptions {
@@ -72,6 +79,7 @@ impl Default for SamplerOptions {
             threads: None,
             termination_tol: 1e-9,
             residual_tol: 1e-9,
+            work_tol: super::WORK_TOL,
         }
     }
 }
@@ -118,7 +126,11 @@ impl SamplerOptions {
                 &format!("with {} samples the indices would pass 2⁶⁴ and wrap", self.samples),
             );
         }
-        for (field, x) in [("termination_tol", self.termination_tol), ("residual_tol", self.residual_tol)] {
+        for (field, x) in [
+            ("termination_tol", self.termination_tol),
+            ("residual_tol", self.residual_tol),
+            ("work_tol", self.work_tol),
+        ] {
             if !(x.is_finite() && x >= 0.0) {
                 return err(field, x.to_string(), "must be a finite non-negative number");
             }
@@ -153,5 +165,22 @@ mod tests {
         assert!(last.validate(&p).is_ok());
         let past = SamplerOptions { first_index: u64::MAX - 8, samples: 10, ..Default::default() };
         assert_eq!(past.validate(&p).unwrap_err().field, "first_index");
+    }
+
+    #[test]
+    fn a_tolerance_outside_its_domain_is_named() {
+        let p = point();
+        for field in ["termination_tol", "residual_tol", "work_tol"] {
+            for bad in [-1e-9, f64::NAN, f64::INFINITY] {
+                let mut o = SamplerOptions::default();
+                match field {
+                    "termination_tol" => o.termination_tol = bad,
+                    "residual_tol" => o.residual_tol = bad,
+                    _ => o.work_tol = bad,
+                }
+                assert_eq!(o.validate(&p).unwrap_err().field, field, "{bad}");
+            }
+        }
+        assert_eq!(SamplerOptions::default().work_tol, crate::sampling::WORK_TOL);
     }
 }

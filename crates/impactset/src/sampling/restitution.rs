@@ -19,7 +19,8 @@ use crate::ImpactProblem;
 
 /// Expansion work below `WORK_TOL · E⁻` is not owed: the round-off of the
 /// works' sums, a few units of `f64` epsilon times the energies they add up
-/// (the same slack bounds the energy guard).
+/// (the same slack bounds the energy guard). The default of
+/// [`SamplerOptions::work_tol`](super::SamplerOptions::work_tol).
 pub const WORK_TOL: f64 = 1e-12;
 
 /// Re-solves of one step that bring each contact finishing its expansion
@@ -49,7 +50,7 @@ pub(crate) struct Expansion {
     offset: Vec<f64>,
     /// The step's `ũ_i = (Jn v)_i + ½ (W_nn λn)_i`.
     mean: Vec<f64>,
-    /// `WORK_TOL · E⁻`.
+    /// The run's `work_tol · E⁻` ([`SamplerOptions::work_tol`](super::SamplerOptions::work_tol)).
     tol: f64,
     /// `E⁻`.
     energy_before: f64,
@@ -85,8 +86,10 @@ impl Expansion {
         self.enabled
     }
 
-    /// A new sample: nothing absorbed, nothing released.
-    pub(crate) fn start(&mut self) {
+    /// A new sample of a run whose works' slack is `work_tol · E⁻`:
+    /// nothing absorbed, nothing released.
+    pub(crate) fn start(&mut self, work_tol: f64) {
+        self.tol = work_tol * self.energy_before;
         self.absorbed.fill(0.0);
         self.released.fill(0.0);
         self.cut = false;
@@ -194,7 +197,7 @@ impl Expansion {
     }
 
     /// Whether a velocity of energy `energy` breaks the guard `E ≤ E⁻`
-    /// (with the round-off slack [`WORK_TOL`]).
+    /// (with the run's slack `work_tol · E⁻`).
     pub(crate) fn gains_energy(&self, energy: f64) -> bool {
         energy > self.energy_before + self.tol
     }
@@ -230,7 +233,7 @@ impl Expansion {
         self.energy_before
     }
 
-    /// The works' round-off slack `WORK_TOL · E⁻`.
+    /// The works' slack `work_tol · E⁻`.
     pub(crate) fn tolerance(&self) -> f64 {
         self.tol
     }

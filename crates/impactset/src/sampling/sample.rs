@@ -230,7 +230,7 @@ pub(crate) fn run_sample_from(
     };
     let elastic = ws.expansion.enabled();
     if elastic {
-        ws.expansion.start();
+        ws.expansion.start(options.work_tol);
     }
     let terminated = loop {
         ws.u.gemv(1.0, &ops.j, &ws.v, 0.0);
