@@ -49,7 +49,7 @@ fn run(precision: Precision, tolerance: f64) -> Option<Vec<(String, Comparison)>
             eprintln!(
                 "{id} {selection} {precision}: {:.4} within {tolerance:e}, max deviation {:.2e}, hausdorff {:.2e} \
                  (covering {:.2e} / {:.2e}), mismatches termination {} acceptance {}, accepted {}/{}, \
-                 mean steps {:.2}/{:.2}",
+                 mean steps {:.2}/{:.2}, host re-runs {}",
                 c.agreement_fraction,
                 c.max_deviation,
                 c.hausdorff,
@@ -60,7 +60,8 @@ fn run(precision: Precision, tolerance: f64) -> Option<Vec<(String, Comparison)>
                 c.accepted_cpu,
                 c.accepted_gpu,
                 c.mean_steps_cpu,
-                c.mean_steps_gpu
+                c.mean_steps_gpu,
+                c.host_reruns
             );
             out.push((format!("{id} {selection}"), c));
         }
@@ -93,31 +94,33 @@ fn sampling_resolution(id: &str, selection: Selection) -> f64 {
     hausdorff(&set(3), &set(4)) / scene.problem.energy_norm(scene.problem.velocity())
 }
 
-/// f32 against the f64 CPU. Where the Hausdorff distance exceeds 1%, the
-/// cause measured on lavapipe (1024 samples, seed 0, random-lemke) is a
-/// handful of samples, not a bias of the set:
-/// * disk-stack: 2 samples fail in f32 (a secondary ray) and 2 follow another
-///   solution of a degenerate step (deviations 2.1e-2 and 1.1e-2); the
-///   missing CPU outcome farthest from the GPU set (2.05e-2) is exactly as
-///   far from every *other* CPU outcome — an isolated point of a sparse
-///   sample, whose two independent 1024-sample sets are 7.7e-2 apart;
-/// * cube-flat: 4 samples are rejected for an f32 step residual of 1e-2 to
-///   4e-2 at N = 44; the farthest missing outcome (1.8e-2) again lies as far
-///   from every other CPU outcome.
+/// f32 against the f64 CPU. A sample that ends unaccepted in f32 (an f32
+/// step residual above its floor, a failed LCP, no termination) is run
+/// again on the host, so every sample the CPU accepts the GPU accepts
+/// (before, `cube-flat` under the default law lost 1.5 % of its samples
+/// that way: its `extreme` and `ordered` samples, whose caps span up to
+/// 2¹⁶ between contacts, end 40-row f32 tableaus with residuals of 1e-2;
+/// measured on lavapipe, 512 samples, seed 3: random-lemke 98.0 %, and on
+/// an NVIDIA H100, 4096 samples: 98.8 %). Where the Hausdorff distance
+/// exceeds 1%, the cause measured on lavapipe (1024 samples, seed 0,
+/// random-lemke) was a handful of samples, not a bias of the set: on the
+/// disk stack 2 samples followed another solution of a degenerate step
+/// (deviations 2.1e-2 and 1.1e-2); the CPU outcome farthest from the GPU
+/// set (2.05e-2) is exactly as far from every *other* CPU outcome — an
+/// isolated point of a sparse sample, whose two independent 1024-sample
+/// sets are 7.7e-2 apart.
 ///
-/// So the test pins: agreement ≥ 99%, and Hausdorff below 1% or below half
-/// the resolution of the sample itself (two CPU seeds). On cube-flat the
-/// default law's `extreme` and `ordered` samples, whose caps span up to 2¹⁶
-/// between contacts, fail in f32 more often than uniform caps (measured on
-/// lavapipe, 512 samples, seed 3: random-lemke 98.0%, lemke 99.2%;
-/// `tests/gpu_schedule.rs` per law): there the floor is 97%.
+/// So the test pins: agreement ≥ 99%, no sample accepted by the CPU and
+/// not by the GPU, and Hausdorff below 1% or below half the resolution of
+/// the sample itself (two CPU seeds).
 #[test]
 fn gpu_f32_matches_cpu_on_builtin_scenes() {
     let Some(results) = run(Precision::F32, 1e-3) else { return };
     assert_eq!(results.len(), 2 * inelastic_scenes(), "every inelastic scene, two rules each");
     for (name, c) in &results {
-        let floor = if name.starts_with("cube-flat ") { 0.97 } else { 0.99 };
-        assert!(c.agreement_fraction >= floor, "{name}: {c:?}");
+        assert!(c.agreement_fraction >= 0.99, "{name}: {c:?}");
+        // Mismatches a + b (CPU only, GPU only) equal b − a only if a = 0.
+        assert_eq!(c.acceptance_mismatches + c.accepted_cpu, c.accepted_gpu, "{name}: accepted by the CPU only: {c:?}");
         if c.hausdorff >= 0.01 {
             let (id, rule) = name.split_once(' ').expect("scene and rule");
             let selection = if rule == "lemke" { Selection::Lemke } else { Selection::RandomLemke };

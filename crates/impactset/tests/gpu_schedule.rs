@@ -105,12 +105,14 @@ fn gpu_schedules_match_cpu_on_the_rocking_block() {
 /// laws other than `uniform` reach the extremes (issue 31). In f32 the step
 /// LCPs of `extreme` and `ordered`, whose caps span up to 2¹⁶ between
 /// contacts, fail or miss the residual tolerance more often than uniform
-/// caps do (docs/gpu.md): the f32 floor is 97 %, not 99 %.
+/// caps do; such samples run again on the host (docs/gpu.md), so the f32
+/// floor is the project's 99 % (measured on lavapipe: 99.6–100 % per law
+/// and rule; 97.5–99.4 % before the host re-ran them).
 #[test]
 fn gpu_schedules_match_cpu_on_cube_flat() {
     let Some(ctx) = common::gpu::gpu() else { return };
     for selection in [Selection::Lemke, Selection::RandomLemke] {
-        check_scene(&ctx, "cube-flat", 512, selection, 0.97);
+        check_scene(&ctx, "cube-flat", 512, selection, 0.99);
     }
 }
 

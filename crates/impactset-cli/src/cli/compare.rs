@@ -99,11 +99,12 @@ fn print_table(r: &Report) {
         r.scene, c.samples, r.selection, r.seed, r.step_size, r.steps
     );
     println!("  GPU {} ({})", c.adapter, c.precision);
-    let rows: [(&str, String); 10] = [
+    let rows: [(&str, String); 11] = [
         ("agreement", format!("{:.4} within {:e} of ‖v⁻‖_M", c.agreement_fraction, c.tolerance)),
         ("max deviation", format!("{:.3e}", c.max_deviation)),
         ("termination mismatches", c.termination_mismatches.to_string()),
         ("acceptance mismatches", c.acceptance_mismatches.to_string()),
+        ("host re-runs", c.host_reruns.to_string()),
         ("accepted (cpu / gpu)", format!("{} / {}", c.accepted_cpu, c.accepted_gpu)),
         ("mean steps (cpu / gpu)", format!("{:.3} / {:.3}", c.mean_steps_cpu, c.mean_steps_gpu)),
         ("hausdorff", format!("{:.3e}", c.hausdorff)),

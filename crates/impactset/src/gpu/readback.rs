@@ -77,7 +77,8 @@ impl GpuPlan<'_> {
         if (0..count).any(|i| flags(i) & FLAG_GUARDED != 0) {
             out.energy_guard.extend((0..count).map(|i| flags(i) & FLAG_GUARDED != 0));
         }
-        // Restitution: the samples flagged FLAG_HOST run again on the CPU.
+        // The samples flagged FLAG_HOST (restitution) and, in f32, the
+        // unaccepted ones run again on the CPU.
         self.rerun_on_host(rows, &flags, &mut out);
         Ok(out)
     }

@@ -1,41 +1,48 @@
-//! Restitution's host re-runs: the samples a shader flags `FLAG_HOST` (a
-//! step the CPU would finish differently from what the shader can do, or a
-//! dispatch the driver's loop limiter cut short) run again on the CPU, so
-//! every sample of a GPU run with restitution is the CPU's sample, up to
-//! round-off, or the CPU's sample itself.
+//! The host's re-runs: the samples a shader flags `FLAG_HOST` (restitution:
+//! a step the CPU would finish differently from what the shader can do, or
+//! a dispatch the driver's loop limiter cut short) and, in f32, the samples
+//! that end unaccepted (an LCP that failed or was cut short, a residual
+//! above the f32 floor, no termination within the step cap) run again on
+//! the CPU, so such a sample is the CPU's sample itself: f32's resolution
+//! does not drop from the set a sample the CPU accepts (docs/gpu.md).
 
 use std::sync::atomic::Ordering;
 
 use super::plan::{GpuPlan, Rows};
+use super::precision::Precision;
 use super::types::{FLAG_HOST, FLAG_LOOP_LIMIT};
 use crate::sampling::{FlatSamples, samples_at};
 
 impl GpuPlan<'_> {
     /// Samples of this plan's runs so far that the host ran again on the
-    /// CPU (restitution only; docs/gpu.md).
+    /// CPU (restitution's `FLAG_HOST`, f32's unaccepted samples; docs/gpu.md).
     pub fn host_reruns(&self) -> u64 {
         self.host_reruns.load(Ordering::Relaxed)
     }
 
     /// Of [`host_reruns`](Self::host_reruns), those whose dispatch the
     /// driver's loop limiter cut short (lavapipe, docs/gpu-lavapipe.md);
-    /// the others are steps whose Lemke solve failed, which the CPU retries
-    /// with the enumerator.
+    /// the others are restitution's steps whose Lemke solve failed, which
+    /// the CPU retries with the enumerator, and f32's unaccepted samples.
     pub fn loop_limit_reruns(&self) -> u64 {
         self.loop_limit_reruns.load(Ordering::Relaxed)
     }
 
     /// Runs the samples of the batch `rows` whose flags (`flags(i)`) ask
-    /// for it again on the CPU and writes them into `out`.
+    /// for it, and in f32 those `out` holds unaccepted, again on the CPU and
+    /// writes them into `out`.
     pub(super) fn rerun_on_host(&self, rows: &Rows, flags: &dyn Fn(usize) -> u32, out: &mut FlatSamples) {
-        let flagged: Vec<usize> = (0..rows.count()).filter(|&i| flags(i) & FLAG_HOST != 0).collect();
+        let f32 = self.precision == Precision::F32;
+        let flagged: Vec<usize> =
+            (0..rows.count()).filter(|&i| flags(i) & FLAG_HOST != 0 || f32 && !out.accepted[i]).collect();
         let cut = flagged.iter().filter(|&&i| flags(i) & FLAG_LOOP_LIMIT != 0).count();
         self.loop_limit_reruns.fetch_add(cut as u64, Ordering::Relaxed);
         self.host_reruns.fetch_add(flagged.len() as u64, Ordering::Relaxed);
         // Rows in order, so each state's samples are one run of `flagged`.
         for group in flagged.chunk_by(|&a, &b| a / rows.row_samples == b / rows.row_samples) {
             let state = rows.state + group[0] / rows.row_samples;
-            let cpu = self.cpu_states[state].as_ref().expect("only a state with restitution flags FLAG_HOST");
+            let cpu =
+                self.cpu_states[state].as_ref().expect("a state with restitution, or any in f32, keeps its CPU run");
             let (problem, options) = &**cpu;
             let indices: Vec<u64> =
                 group.iter().map(|&i| rows.first.wrapping_add((i % rows.row_samples) as u64)).collect();

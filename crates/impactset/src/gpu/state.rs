@@ -30,8 +30,9 @@ pub(crate) struct StateBlock {
     pub params: RouthParams,
     /// The ChaCha8 key of the state's seed, as little-endian words.
     pub key: [u32; 8],
-    /// Restitution: the problem and options, for the samples the host runs
-    /// again on the CPU (`FLAG_HOST`, shaders/restitution.wgsl).
+    /// Restitution or f32: the problem and options, for the samples the
+    /// host runs again on the CPU (`FLAG_HOST`, shaders/restitution.wgsl;
+    /// f32 samples that end unaccepted, docs/gpu.md).
     pub cpu: Option<Arc<(ImpactProblem, SamplerOptions)>>,
 }
 
@@ -185,7 +186,7 @@ impl StateBlock {
             off_restitution,
             ..params
         };
-        let cpu = elastic.then(|| Arc::new((problem.clone(), options.clone())));
+        let cpu = (elastic || precision == Precision::F32).then(|| Arc::new((problem.clone(), options.clone())));
         Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu })
     }
 

@@ -5,7 +5,7 @@ use nalgebra::DVector;
 use serde::Serialize;
 
 use crate::analysis::{Metric, covering_radius, hausdorff};
-use crate::gpu::{GpuContext, GpuError, Precision, sample_set_gpu};
+use crate::gpu::{GpuContext, GpuError, GpuPlan, GpuRunOptions, Precision};
 use crate::{ImpactProblem, SampleSet, SamplerOptions, sample_set};
 
 /// The outcome of [`compare_backends`]. Distances are in the energy norm
@@ -28,6 +28,10 @@ pub struct Comparison {
     pub termination_mismatches: usize,
     /// Samples accepted on one backend and not on the other.
     pub acceptance_mismatches: usize,
+    /// GPU samples the host ran again on the CPU ([`crate::gpu::GpuPlan::host_reruns`]:
+    /// restitution's hand-offs, f32's unaccepted samples), which are the
+    /// CPU's own.
+    pub host_reruns: u64,
     /// Mean steps per sample on the CPU.
     pub mean_steps_cpu: f64,
     /// Mean steps per sample on the GPU.
@@ -46,7 +50,7 @@ pub struct Comparison {
     pub covering_gpu_by_cpu: f64,
 }
 
-/// Runs [`crate::sample_set`] and [`sample_set_gpu`] with the same `options`
+/// Runs [`crate::sample_set`] and [`crate::gpu::sample_set_gpu`] with the same `options`
 /// (seed, sample indices, step size and cap, selection rule) and compares
 /// them sample by sample. `tolerance` is relative to `‖v⁻‖_M`; the project's
 /// parity targets are 99.9% within `1e-9` in f64 and 99% within `1e-3` in f32.
@@ -70,7 +74,7 @@ pub struct Comparison {
 /// # Ok::<(), impactset::gpu::GpuError>(())
 /// ```
 ///
-/// Errors: those of [`sample_set_gpu`] (e.g.
+/// Errors: those of [`crate::gpu::sample_set_gpu`] (e.g.
 /// [`GpuError::TooManyContactsForAll`] for [`crate::Selection::All`] on more
 /// than three contacts).
 pub fn compare_backends(
@@ -80,9 +84,12 @@ pub fn compare_backends(
     precision: Precision,
     tolerance: f64,
 ) -> Result<Comparison, GpuError> {
-    let gpu = sample_set_gpu(ctx, problem, options, precision)?;
+    let mut plan = GpuPlan::new(ctx, problem, options, precision, &GpuRunOptions::default())?;
+    let gpu = plan.sample_range(options.first_index, options.samples, &|_| {})?;
     let cpu = sample_set(problem, options);
-    Ok(compare_sets(problem, &cpu, &gpu, precision, ctx.describe(), tolerance))
+    let mut comparison = compare_sets(problem, &cpu, &gpu, precision, ctx.describe(), tolerance);
+    comparison.host_reruns = plan.host_reruns();
+    Ok(comparison)
 }
 
 /// The comparison of two sets of the same samples (`cpu` and `gpu` in the
@@ -128,6 +135,7 @@ fn compare_sets(
         agreement_fraction: close as f64 / samples.max(1) as f64,
         max_deviation,
         termination_mismatches,
+        host_reruns: 0,
         acceptance_mismatches,
         mean_steps_cpu: mean_steps(cpu),
         mean_steps_gpu: mean_steps(gpu),
