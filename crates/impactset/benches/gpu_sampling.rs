@@ -11,7 +11,9 @@
 //! wall and kernel milliseconds of `GpuPlan` runs for every combination of
 //! batch size, workgroup size, tableau layout and steps per dispatch
 //! (compass-gait, rocking-block and box-wall, random-lemke, both
-//! precisions): the measurements behind the GPU defaults.
+//! precisions): the measurements behind the GPU defaults. With
+//! `GPU_PROBE=<samples>` it times one scene in f32 under one change at a
+//! time (rule, cap law, equilibration, workgroup size, layout).
 
 use criterion::{Criterion, Throughput, criterion_group};
 use impactset::gpu::{GpuContext, GpuPlan, GpuRunOptions, TableauLayout, sample_set_gpu};
@@ -64,14 +66,26 @@ fn time_runs(
     precision: impactset::gpu::Precision,
     run: &GpuRunOptions,
 ) -> Option<(f64, f64, usize)> {
+    time_runs_with(ctx, id, samples, precision, run, &|o| o)
+}
+
+/// [`time_runs`] with the sampler's options changed by `with`.
+fn time_runs_with(
+    ctx: &GpuContext,
+    id: &str,
+    samples: usize,
+    precision: impactset::gpu::Precision,
+    run: &GpuRunOptions,
+    with: &dyn Fn(SamplerOptions) -> SamplerOptions,
+) -> Option<(f64, f64, usize)> {
     let s = scene::builtin(id).unwrap();
-    let o = SamplerOptions {
+    let o = with(SamplerOptions {
         samples,
         step_size: Some(s.step_size),
         steps: s.steps,
         selection: Selection::RandomLemke,
         ..Default::default()
-    };
+    });
     let once = || -> Option<(f64, usize)> {
         let start = std::time::Instant::now();
         let mut plan = GpuPlan::new(ctx, &s.problem, &o, precision, run).ok()?;
@@ -131,6 +145,65 @@ fn sweep(samples: usize) {
     }
 }
 
+/// With `GPU_PROBE=<samples>`: one scene in f32 (`GPU_PROBE_SCENE`, default
+/// compass-gait) under one change at a time — rule, cap law, equilibration,
+/// workgroup size, layout — against the same scene in f64 and the rocking
+/// block: where an f32 kernel's time goes when one scene is slower than
+/// the others (docs/performance.md, GPU).
+fn probe(samples: usize) {
+    use impactset::gpu::Precision;
+    use impactset::sampling::Schedule;
+    let ctx = GpuContext::new().expect("a GPU adapter");
+    let id = std::env::var("GPU_PROBE_SCENE").unwrap_or_else(|_| "compass-gait".into());
+    println!("GPU: {}  samples: {samples}", ctx.describe());
+    println!("case wall_ms kernel_ms accepted");
+    let plain = GpuRunOptions::default();
+    let same = |o: SamplerOptions| o;
+    let lemke = |o: SamplerOptions| SamplerOptions { selection: Selection::Lemke, ..o };
+    let uniform = |o: SamplerOptions| SamplerOptions { schedule: Schedule::Uniform, ..o };
+    let extreme = |o: SamplerOptions| SamplerOptions { schedule: Schedule::Extreme, ..o };
+    let no_equilibration = GpuRunOptions { equilibrate: false, ..Default::default() };
+    let cases: Vec<(String, &str, Precision, GpuRunOptions, &dyn Fn(SamplerOptions) -> SamplerOptions)> = vec![
+        (format!("{id} f32"), &id, Precision::F32, plain.clone(), &same),
+        (format!("{id} f64"), &id, Precision::F64, plain.clone(), &same),
+        ("rocking-block f32".into(), "rocking-block", Precision::F32, plain.clone(), &same),
+        (format!("{id} f32 lemke"), &id, Precision::F32, plain.clone(), &lemke),
+        (format!("{id} f32 uniform"), &id, Precision::F32, plain.clone(), &uniform),
+        (format!("{id} f32 extreme"), &id, Precision::F32, plain.clone(), &extreme),
+        (format!("{id} f32 no equilibration"), &id, Precision::F32, no_equilibration, &same),
+        (
+            format!("{id} f32 wg 32"),
+            &id,
+            Precision::F32,
+            GpuRunOptions { workgroup_size: Some(32), ..Default::default() },
+            &same,
+        ),
+        (
+            format!("{id} f32 wg 256"),
+            &id,
+            Precision::F32,
+            GpuRunOptions { workgroup_size: Some(256), ..Default::default() },
+            &same,
+        ),
+        (
+            format!("{id} f32 contiguous"),
+            &id,
+            Precision::F32,
+            GpuRunOptions { tableau_layout: Some(TableauLayout::Contiguous), ..Default::default() },
+            &same,
+        ),
+    ];
+    for (name, scene_id, precision, run, with) in cases {
+        if precision == Precision::F64 && !ctx.supports_f64() {
+            continue;
+        }
+        match time_runs_with(&ctx, scene_id, samples, precision, &run, with) {
+            Some((w, k, a)) => println!("{name}: {w:.2} {k:.2} {a}"),
+            None => println!("{name}: failed"),
+        }
+    }
+}
+
 /// A batch of states: packed into shared dispatches vs one plan per state.
 fn batch_gpu(c: &mut Criterion) {
     let Ok(ctx) = GpuContext::new() else { return };
@@ -185,6 +258,10 @@ criterion_group!(benches, algorithm_2_gpu, batch_gpu);
 fn main() {
     if let Some(samples) = std::env::var("GPU_SWEEP").ok().and_then(|s| s.parse().ok()) {
         sweep(samples);
+        return;
+    }
+    if let Some(samples) = std::env::var("GPU_PROBE").ok().and_then(|s| s.parse().ok()) {
+        probe(samples);
         return;
     }
     benches();
