@@ -76,7 +76,7 @@ fn time_runs_with(
     samples: usize,
     precision: impactset::gpu::Precision,
     run: &GpuRunOptions,
-    with: &dyn Fn(SamplerOptions) -> SamplerOptions,
+    with: &Change,
 ) -> Option<(f64, f64, usize)> {
     let s = scene::builtin(id).unwrap();
     let o = with(SamplerOptions {
@@ -145,6 +145,9 @@ fn sweep(samples: usize) {
     }
 }
 
+/// A change of the sampler's options.
+type Change = dyn Fn(SamplerOptions) -> SamplerOptions;
+
 /// With `GPU_PROBE=<samples>`: one scene in f32 (`GPU_PROBE_SCENE`, default
 /// compass-gait) under one change at a time — rule, cap law, equilibration,
 /// workgroup size, layout — against the same scene in f64 and the rocking
@@ -163,7 +166,7 @@ fn probe(samples: usize) {
     let uniform = |o: SamplerOptions| SamplerOptions { schedule: Schedule::Uniform, ..o };
     let extreme = |o: SamplerOptions| SamplerOptions { schedule: Schedule::Extreme, ..o };
     let no_equilibration = GpuRunOptions { equilibrate: false, ..Default::default() };
-    let cases: Vec<(String, &str, Precision, GpuRunOptions, &dyn Fn(SamplerOptions) -> SamplerOptions)> = vec![
+    let cases: Vec<(String, &str, Precision, GpuRunOptions, &Change)> = vec![
         (format!("{id} f32"), &id, Precision::F32, plain.clone(), &same),
         (format!("{id} f64"), &id, Precision::F64, plain.clone(), &same),
         ("rocking-block f32".into(), "rocking-block", Precision::F32, plain.clone(), &same),
