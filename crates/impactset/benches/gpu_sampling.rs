@@ -167,12 +167,12 @@ fn probe(samples: usize) {
     let extreme = |o: SamplerOptions| SamplerOptions { schedule: Schedule::Extreme, ..o };
     let no_equilibration = GpuRunOptions { equilibrate: false, ..Default::default() };
     let cases: Vec<(String, &str, Precision, GpuRunOptions, &Change)> = vec![
-        (format!("{id} f32"), &id, Precision::F32, plain.clone(), &same),
-        (format!("{id} f64"), &id, Precision::F64, plain.clone(), &same),
-        ("rocking-block f32".into(), "rocking-block", Precision::F32, plain.clone(), &same),
-        (format!("{id} f32 lemke"), &id, Precision::F32, plain.clone(), &lemke),
-        (format!("{id} f32 uniform"), &id, Precision::F32, plain.clone(), &uniform),
-        (format!("{id} f32 extreme"), &id, Precision::F32, plain.clone(), &extreme),
+        (format!("{id} f32"), &id, Precision::F32, plain, &same),
+        (format!("{id} f64"), &id, Precision::F64, plain, &same),
+        ("rocking-block f32".into(), "rocking-block", Precision::F32, plain, &same),
+        (format!("{id} f32 lemke"), &id, Precision::F32, plain, &lemke),
+        (format!("{id} f32 uniform"), &id, Precision::F32, plain, &uniform),
+        (format!("{id} f32 extreme"), &id, Precision::F32, plain, &extreme),
         (format!("{id} f32 no equilibration"), &id, Precision::F32, no_equilibration, &same),
         (
             format!("{id} f32 wg 32"),
