@@ -17,7 +17,7 @@
 //! | §12 batches of pre-impact states, one table row each | [`reach`] |
 //! | problem files and outputs | [`io`] |
 //! | §6 ε-nets, Hausdorff, contact modes | [`analysis`] |
-//! | figures (SVG/PNG) | [`plot`] |
+//! | figures (SVG/PNG) | `plot` (the `plot` feature) |
 //!
 //! ```
 //! use impactset::{Contact, ImpactProblem, SamplerOptions, sample_set};

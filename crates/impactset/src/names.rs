@@ -16,7 +16,7 @@
 /// ```
 /// A choice a user names by a word: what front ends need to offer, parse
 /// and print every such enum the same way (implemented by
-/// [`named_choices!`]).
+/// `named_choices!`).
 pub trait NamedChoice: Copy + Send + Sync + std::str::FromStr + 'static {
     /// Every choice, in the order front ends list them.
     fn choices() -> &'static [Self];

@@ -77,7 +77,7 @@ impl StepWorkspace {
 /// What one step did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepOutcome {
-    /// The residual violation of the LCP solution taken (see [`LcpResidual::violation`]).
+    /// The residual violation of the LCP solution taken (see [`LcpResidual::violation`](crate::lcp::LcpResidual::violation)).
     pub residual: f64,
     /// Lemke pivots (0 for `all`).
     pub pivots: usize,

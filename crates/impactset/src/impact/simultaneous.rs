@@ -70,7 +70,7 @@ pub(crate) fn apply_impulse(ops: &ContactOperators, contacts: &[usize], z: &[f64
 ///
 /// The LCP `w = A z + b ≥ 0 ⊥ z ≥ 0` with `z = [λn; λD; γ]` can have several
 /// solutions; each is a legitimate prediction. Where the contacts can be
-/// separated ([`normal_impulse_bound`]), every solution is a solution of one
+/// separated (`normal_impulse_bound`), every solution is a solution of one
 /// Routh step whose caps no solution reaches, and the step's contact-mode
 /// search finds them all ([`SolutionMethod::Enumerated`], or
 /// [`SolutionMethod::Searched`] when it ran out of budget). Otherwise, up to

@@ -18,7 +18,8 @@ pub const MAX_THREADS: usize = 1024;
 #[derive(Clone, Debug, Error, PartialEq)]
 #[error("{field} {value}: {why}")]
 pub struct OptionsError {
-    /// The field (`samples`, `steps`, `step_size`, `threads`, `first_index`).
+    /// The field (`samples`, `steps`, `step_size`, `threads`, `first_index`,
+    /// `termination_tol`, `residual_tol`, `work_tol`).
     pub field: &'static str,
     /// Its value, as given.
     pub value: String,
@@ -60,9 +61,8 @@ pub struct SamplerOptions {
     /// Restitution (docs/model.md §4b): a contact owes expansion work only
     /// above `work_tol · E⁻`, and no step may end above `E⁻ (1 + work_tol)`
     /// (default [`WORK_TOL`](super::WORK_TOL), `1e-12`: the round-off of
-    /// the works' sums in f64; the f32 GPU raises it to
-    /// [`F32_WORK_TOL`](crate::gpu::F32_WORK_TOL), as it raises
-    /// `termination_tol` to its floor).
+    /// the works' sums in f64; the f32 GPU raises it to `F32_WORK_TOL`,
+    /// `1e-6`, as it raises `termination_tol` to its floor; docs/gpu.md).
     pub work_tol: f64,
 }
 
