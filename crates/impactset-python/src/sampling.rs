@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use impactset::analysis::{ContactMode, ModeClassifier, ModeOptions};
-use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
+use impactset::run::{Backend, ChunkedRun, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::MAX_THREADS;
 use impactset::sampling::SetTally;
 use impactset::{ImpactProblem, SampleSet as RustSampleSet, SamplerOptions};
@@ -42,7 +42,7 @@ struct Collected {
     mode_list: Vec<Vec<ContactMode>>,
     mode_counts: Vec<usize>,
     tally: SetTally,
-    elapsed_s: f64,
+    run: ChunkedRun,
 }
 
 /// Bytes of the result buffers per sample of a problem with `n`
@@ -78,7 +78,7 @@ impl Collected {
             mode_list: Vec::new(),
             mode_counts: Vec::new(),
             tally: SetTally::default(),
-            elapsed_s: 0.0,
+            run: ChunkedRun::default(),
         })
     }
 
@@ -138,11 +138,10 @@ fn run_chunks(
 ) -> Result<Collected, RunError> {
     let classifier = ModeClassifier::new(problem, &ModeOptions::default());
     let run = RunControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
-    let elapsed = sample_chunks(backend, problem, options, CHUNK, &run, &mut |chunk| {
+    collected.run = sample_chunks(backend, problem, options, CHUNK, &run, &mut |chunk| {
         collected.add(&chunk, &classifier);
         Ok::<_, RunError>(())
     })?;
-    collected.elapsed_s = elapsed;
     collected.sort_modes();
     Ok(collected)
 }
@@ -233,8 +232,7 @@ pub fn sample_native(
                 RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
                 other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
             })?;
-    let summary =
-        RunSummary::new(&spec.name, &collected.tally, &options, &backend, &backend_reason, collected.elapsed_s);
+    let summary = RunSummary::new(&spec.name, &collected.tally, &options, &backend, &backend_reason, &collected.run);
     if let Some(advice) = summary.advice(&keyword_name)
         && !spec.runs_as_documented(&options)
     {
@@ -342,6 +340,7 @@ fn summary_dict<'py>(
     d.set_item("precision", &s.precision)?;
     d.set_item("threads", s.threads)?;
     d.set_item("elapsed_s", s.elapsed_s)?;
+    d.set_item("host_reruns", s.host_reruns)?;
     d.set_item("step_size", s.step_size)?;
     d.set_item("steps", s.steps)?;
     d.set_item("first_index", s.first_index)?;

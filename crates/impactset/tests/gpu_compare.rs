@@ -151,3 +151,32 @@ fn gpu_f32_without_equilibration_refuses_ramone() {
     let set = sample_set_gpu_with(&ctx, &scene.problem, &options, Precision::F32, &GpuRunOptions::default(), &|_| {});
     assert!(set.is_ok_and(|s| s.samples.len() == options.samples));
 }
+
+/// The host's re-runs reach the run's summary: a chunked f32 run of
+/// `cube-flat` (whose 40-row f32 tableaus leave some samples unaccepted)
+/// counts the samples the host ran again, as many as one plan running the
+/// same samples at once, and every one of them accepted as on the CPU; on
+/// the CPU the count is 0.
+#[test]
+fn the_run_summary_counts_the_host_reruns() {
+    use impactset::run::{Backend, RunControl, RunError, RunSummary, sample_chunks};
+    use std::sync::Arc;
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let scene = scene::builtin("cube-flat").expect("built-in scene");
+    let options = options(&scene, Selection::RandomLemke, 3);
+    let whole = compare_backends(&ctx, &scene.problem, &options, Precision::F32, 1e-3).expect("a comparison");
+    let gpu = Backend::gpu(Arc::new(ctx), Some(Precision::F32));
+    let cpu = Backend::cpu(Some(1)).expect("a CPU backend");
+    for (backend, expected) in [(&gpu, whole.host_reruns), (&cpu, 0)] {
+        let mut tally = impactset::sampling::SetTally::default();
+        let run = sample_chunks(backend, &scene.problem, &options, 100, &RunControl::default(), &mut |set| {
+            tally.add(&set);
+            Ok::<_, RunError>(())
+        })
+        .expect("a run");
+        let summary = RunSummary::new("cube-flat", &tally, &options, backend, "", &run);
+        assert_eq!(summary.host_reruns, expected, "{}", backend.name());
+        assert_eq!(summary.accepted, whole.accepted_cpu, "{}", backend.name());
+    }
+    assert!(whole.host_reruns > 0, "no f32 sample of cube-flat ran on the host: {whole:?}");
+}

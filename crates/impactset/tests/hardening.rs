@@ -311,6 +311,7 @@ fn summaries_write_infinite_residuals_as_strings_and_advise_on_rejections() {
         precision: "f64".into(),
         threads: 1,
         elapsed_s: 0.0,
+        host_reruns: 0,
         step_size: 0.1,
         steps: 10,
         first_index: 0,
@@ -318,6 +319,10 @@ fn summaries_write_infinite_residuals_as_strings_and_advise_on_rejections() {
     let json = serde_json::to_value(&summary).unwrap();
     assert_eq!(json["max_residual"], "inf");
     assert_eq!(json["max_energy_ratio"], 0.5);
+    // Counts that are 0 on most runs are not written then.
+    assert!(json.get("host_reruns").is_none() && json.get("certified_steps").is_none(), "{json}");
+    let written = serde_json::to_value(Summary { host_reruns: 3, ..summary.clone() }).unwrap();
+    assert_eq!(written["host_reruns"], 3);
     let advice = summary.advice(&|name| format!("--{}", name.replace('_', "-"))).unwrap();
     assert!(advice.contains("88") && advice.contains("--steps"), "{advice}");
     assert!(Summary { accepted: 100, ..summary }.advice(&|name| name.to_string()).is_none());

@@ -217,7 +217,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     let mut first_chunk: Option<SampleSet> = None;
     let progress = |k: usize| bar.inc(k as u64);
     let control = RunControl { progress: &progress, cancel: None };
-    let elapsed_s = sample_chunks::<anyhow::Error>(&backend, problem, &options, chunk, &control, &mut |chunk| {
+    let run = sample_chunks::<anyhow::Error>(&backend, problem, &options, chunk, &control, &mut |chunk| {
         tally.add(&chunk);
         mode_tally.add_accepted(&chunk);
         if let Some(writer) = &mut writer {
@@ -239,7 +239,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if let Some(writer) = writer {
         writer.finish()?;
     }
-    let summary = RunSummary::new(&spec.name, &tally, &options, &backend, &backend_reason, elapsed_s);
+    let summary = RunSummary::new(&spec.name, &tally, &options, &backend, &backend_reason, &run);
     let modes = mode_tally.histogram();
     // The baselines (the simultaneous enumeration takes seconds on large
     // problems) are computed once, only if the summary or the plot needs them.
@@ -336,6 +336,9 @@ fn print_summary(s: &RunSummary) {
         s.mean_steps, s.max_residual, s.max_energy_ratio, s.fallback_steps
     );
     println!("  h = {}, K = {}, seed {}", s.step_size, s.steps, s.seed);
+    if s.host_reruns > 0 {
+        println!("  host re-runs: {} samples ran again on the CPU (docs/gpu.md)", s.host_reruns);
+    }
     if !s.backend_reason.is_empty() {
         println!("  backend: {}", s.backend_reason);
     }

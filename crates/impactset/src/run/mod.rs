@@ -109,12 +109,22 @@ pub fn sample(
     backend.plan(problem, options)?.sample_range(options.first_index, options.samples, control)
 }
 
+/// What a run of [`sample_chunks`] spent, besides its samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ChunkedRun {
+    /// Seconds spent sampling (without the sink's time).
+    pub elapsed_s: f64,
+    /// GPU samples the host ran again on the CPU ([`Plan::host_reruns`]);
+    /// 0 on the CPU.
+    pub host_reruns: u64,
+}
+
 /// Algorithm 2 on `backend` in consecutive chunks of at most `chunk` samples
 /// (at least 1): `sink` receives each chunk in index order and may drop it,
 /// so a run of any size holds one chunk at a time. The samples are those of
-/// [`sample`], whatever `chunk`. Returns the seconds spent sampling (without
-/// the sink's time). Stops at the first error, of the run (converted into
-/// `E`) or of `sink`.
+/// [`sample`], whatever `chunk`. Returns the time spent sampling and the
+/// samples the host ran again. Stops at the first error, of the run
+/// (converted into `E`) or of `sink`.
 pub fn sample_chunks<E: From<RunError>>(
     backend: &Backend,
     problem: &ImpactProblem,
@@ -122,16 +132,16 @@ pub fn sample_chunks<E: From<RunError>>(
     chunk: usize,
     control: &RunControl,
     sink: &mut dyn FnMut(SampleSet) -> Result<(), E>,
-) -> Result<f64, E> {
+) -> Result<ChunkedRun, E> {
     let mut plan = backend.plan(problem, options)?;
-    let mut elapsed = 0.0;
+    let mut elapsed_s = 0.0;
     for part in chunks(options, chunk) {
         let start = Instant::now();
         let set = plan.sample_range(part.first_index, part.samples, control)?;
-        elapsed += start.elapsed().as_secs_f64();
+        elapsed_s += start.elapsed().as_secs_f64();
         sink(set)?;
     }
-    Ok(elapsed)
+    Ok(ChunkedRun { elapsed_s, host_reruns: plan.host_reruns() })
 }
 
 #[cfg(test)]

@@ -43,6 +43,17 @@ impl<'b> Plan<'b> {
         Ok(Plan { problem, options: options.clone(), kind })
     }
 
+    /// Samples of this plan's runs so far that the host ran again on the
+    /// CPU ([`crate::gpu::GpuPlan::host_reruns`]: restitution's hand-offs,
+    /// f32's unaccepted samples; docs/gpu.md); 0 on the CPU.
+    pub fn host_reruns(&self) -> u64 {
+        match &self.kind {
+            Kind::Cpu { .. } => 0,
+            #[cfg(feature = "gpu")]
+            Kind::Gpu(plan) => plan.host_reruns(),
+        }
+    }
+
     /// Samples `first_index .. first_index + samples` of the run, in index
     /// order.
     pub fn sample_range(

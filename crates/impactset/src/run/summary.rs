@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::Backend;
+use super::{Backend, ChunkedRun};
 use crate::SamplerOptions;
 use crate::io::finite_or_string;
 use crate::sampling::SetTally;
@@ -60,6 +60,11 @@ pub struct RunSummary {
     pub threads: usize,
     /// Wall time of the sampling.
     pub elapsed_s: f64,
+    /// GPU samples the host ran again on the CPU, which are the CPU's own
+    /// (restitution's hand-offs, f32's unaccepted samples; docs/gpu.md).
+    /// Not written when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub host_reruns: u64,
     /// Impulse step `h`.
     pub step_size: f64,
     /// Step cap `K`.
@@ -70,15 +75,15 @@ pub struct RunSummary {
 
 impl RunSummary {
     /// The summary of a run of `options` on `backend` named `problem`, from
-    /// its `tally`; `elapsed_s` is the sampling's wall time and
-    /// `backend_reason` why the run went to `backend`.
+    /// its `tally`; `run` is what the sampling spent ([`sample_chunks`](super::sample_chunks))
+    /// and `backend_reason` why the run went to `backend`.
     pub fn new(
         problem: &str,
         tally: &SetTally,
         options: &SamplerOptions,
         backend: &Backend,
         backend_reason: &str,
-        elapsed_s: f64,
+        run: &ChunkedRun,
     ) -> RunSummary {
         RunSummary {
             problem: problem.to_string(),
@@ -100,7 +105,8 @@ impl RunSummary {
             backend_reason: backend_reason.to_string(),
             precision: backend.precision_name().to_string(),
             threads: options.threads.unwrap_or_else(rayon::current_num_threads),
-            elapsed_s,
+            elapsed_s: run.elapsed_s,
+            host_reruns: run.host_reruns,
             step_size: options.step_size.unwrap_or(f64::NAN),
             steps: options.steps,
             first_index: options.first_index,
