@@ -247,10 +247,12 @@ fn bench_writes_rows_with_the_documented_keys() {
             "samples_per_s",
             "wall_ms",
             "kernel_ms",
+            "host_reruns",
         ] {
             assert!(row.get(key).is_some(), "row lacks {key}");
         }
         assert!(row["kernel_ms"].is_null(), "a CPU row has no kernel time");
+        assert!(row["host_reruns"].is_null(), "a CPU row has no host re-runs");
         // The bench's LCPs per sample are the mean steps of the same run
         // (seed 0, the scene's step size and cap) made by `sample`.
         let sample = impactset(&["sample", "rocking-block", "-n", "512", "--selection", "random-lemke", "--json"]);

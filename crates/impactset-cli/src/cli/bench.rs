@@ -66,6 +66,10 @@ struct Row {
     /// to last pass's end per submission), median; `null` for the CPU and
     /// where the device has no timestamp queries.
     kernel_ms: Option<f64>,
+    /// GPU samples of one run the host ran again on the CPU (restitution's
+    /// hand-offs, f32's unaccepted samples; docs/gpu.md), included in the
+    /// wall time; `null` for the CPU.
+    host_reruns: Option<u64>,
 }
 
 /// The whole report.
@@ -115,7 +119,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         println!("GPU: {adapter} ({precision})");
     }
     println!(
-        "{:<14} {:<5} {:>7} {:>8} {:>11} {:>11} {:>12} {:>15} {:>9} {:>9} {:>9}",
+        "{:<14} {:<5} {:>7} {:>8} {:>11} {:>11} {:>12} {:>15} {:>9} {:>9} {:>9} {:>7}",
         "scene",
         "back.",
         "threads",
@@ -126,7 +130,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
         "spread (min–max)",
         "speed-up",
         "wall ms",
-        "kernel ms"
+        "kernel ms",
+        "host"
     );
     let mut rows = Vec::new();
     for spec in &specs {
@@ -148,17 +153,18 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 Backend::Gpu { context, .. } => context.take_kernel_time(),
                 Backend::Cpu { .. } => None,
             };
-            // The mean LCP steps per sample of one run (the GPU's samples read
-            // into columns, the CPU's as a SampleSet).
+            // The mean LCP steps per sample of one run and the samples the
+            // host ran again (the GPU's samples read into columns, the CPU's
+            // as a SampleSet).
             let run = || {
                 let control = RunControl::default();
                 let steps = if backend.is_cpu() {
-                    run::sample(&backend, &spec.problem, &options, &control).map(|set| set.mean_steps())
+                    run::sample(&backend, &spec.problem, &options, &control).map(|set| (set.mean_steps(), None))
                 } else {
-                    backend
-                        .plan(&spec.problem, &options)
-                        .and_then(|mut plan| plan.sample_range_flat(options.first_index, options.samples, &control))
-                        .map(|flat| flat.mean_steps())
+                    backend.plan(&spec.problem, &options).and_then(|mut plan| {
+                        let flat = plan.sample_range_flat(options.first_index, options.samples, &control)?;
+                        Ok((flat.mean_steps(), Some(plan.host_reruns())))
+                    })
                 };
                 steps.map_err(|e| anyhow::anyhow!("{}: {name}: {e}", spec.name))
             };
@@ -185,7 +191,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             }
             let row = Row { speedup_vs_cpu1: cpu1_rate.map(|r| row.samples_per_s / r), ..row };
             println!(
-                "{:<14} {:<5} {:>7} {:>8.3} {:>11.3} {:>11.3} {:>12.0} {:>15} {:>9} {:>9.2} {:>9}",
+                "{:<14} {:<5} {:>7} {:>8.3} {:>11.3} {:>11.3} {:>12.0} {:>15} {:>9} {:>9.2} {:>9} {:>7}",
                 row.scene,
                 row.backend,
                 if row.threads == 0 { "–".to_string() } else { row.threads.to_string() },
@@ -197,6 +203,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 row.speedup_vs_cpu1.map_or("–".into(), |s| format!("{s:.2}×")),
                 row.wall_ms,
                 row.kernel_ms.map_or("–".into(), |k| format!("{k:.2}")),
+                row.host_reruns.map_or("–".into(), |k| k.to_string()),
             );
             rows.push(row);
         }
@@ -209,7 +216,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
 
 /// One warm-up run, then `repetitions` timed runs (wall time, transfers
 /// included); `kernel_time` returns the device time spent since its previous
-/// call (timestamp queries), `None` where there is none.
+/// call (timestamp queries), `None` where there is none; `run` returns the
+/// mean LCP steps per sample and, on the GPU, the host re-runs of one run.
 #[allow(clippy::too_many_arguments)]
 fn measure(
     scene: &str,
@@ -219,9 +227,9 @@ fn measure(
     options: &SamplerOptions,
     repetitions: usize,
     kernel_time: &dyn Fn() -> Option<f64>,
-    mut run: impl FnMut() -> Result<f64>,
+    mut run: impl FnMut() -> Result<(f64, Option<u64>)>,
 ) -> Result<Row> {
-    let lcps_per_sample = run()?;
+    let (lcps_per_sample, host_reruns) = run()?;
     let mut rates: Vec<f64> = Vec::with_capacity(repetitions);
     let mut kernel: Vec<f64> = Vec::with_capacity(repetitions);
     kernel_time();
@@ -251,6 +259,7 @@ fn measure(
         speedup_vs_cpu1: None,
         wall_ms: 1e3 * options.samples as f64 / median,
         kernel_ms: kernel.get(kernel.len() / 2).map(|k| 1e3 * k),
+        host_reruns,
     })
 }
 
