@@ -10,8 +10,8 @@
 
 mod common;
 
-use impactset::gpu::{F32_TERMINATION_FLOOR, GpuContext, GpuError, GpuPlan, GpuRunOptions, Precision, sample_set_gpu};
-use impactset::run::{Backend, BackendChoice, BackendReason};
+use impactset::gpu::{GpuContext, GpuError, GpuPlan, GpuRunOptions, Precision, sample_set_gpu};
+use impactset::run::{Backend, BackendChoice, BackendReason, compare_backends};
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set, scene};
 
 /// The cases: a built-in scene with its own restitution, or with the given
@@ -96,19 +96,14 @@ fn gpu_run(
 }
 
 /// The CPU runs the GPU's samples are held to in `precision`: f64 the run
-/// itself; f32 also the same model at f32's floors, the termination
-/// tolerance at [`F32_TERMINATION_FLOOR`] and the works' slack at
-/// [`F32_WORK_TOL`](impactset::gpu::F32_WORK_TOL), as the shaders run it
-/// (`GpuPlan` raises both; a sample the host runs again is the plain
-/// run's), so that what is left is the arithmetic.
+/// itself; f32 also the same model at f32's floors
+/// ([`Precision::model_options`]: the termination tolerance and the works'
+/// slack as the shaders run them; a sample the host runs again is the
+/// plain run's), so that what is left is the arithmetic.
 fn references(options: &SamplerOptions, precision: Precision) -> Vec<SamplerOptions> {
     let mut runs = vec![options.clone()];
     if precision == Precision::F32 {
-        runs.push(SamplerOptions {
-            termination_tol: options.termination_tol.max(F32_TERMINATION_FLOOR),
-            work_tol: precision.work_tolerance(options.work_tol),
-            ..options.clone()
-        });
+        runs.push(precision.model_options(options));
     }
     runs
 }
@@ -157,6 +152,11 @@ fn compare(precision: Precision, tolerance: f64, floor: f64, cradle_floor: f64, 
             );
             if reruns.1 == options.samples as u64 {
                 eprintln!("notice: {name} {selection} {precision}: every sample ran on the host ({})", ctx.describe());
+            }
+            if precision == Precision::F32 && name == "cradle" {
+                // `impactset compare` reports the same share.
+                let c = compare_backends(&ctx, &problem, &options, precision, tolerance).expect("a comparison");
+                assert_eq!(c.agreement_at_floors, Some(share), "{name} {selection}");
             }
             let floor = if name == "cradle" { cradle_floor } else { floor };
             if share < floor {

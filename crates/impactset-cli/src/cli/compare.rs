@@ -99,8 +99,13 @@ fn print_table(r: &Report) {
         r.scene, c.samples, r.selection, r.seed, r.step_size, r.steps
     );
     println!("  GPU {} ({})", c.adapter, c.precision);
-    let rows: [(&str, String); 11] = [
+    let rows: [(&str, String); 12] = [
         ("agreement", format!("{:.4} within {:e} of ‖v⁻‖_M", c.agreement_fraction, c.tolerance)),
+        (
+            "agreement (f32 floors)",
+            c.agreement_at_floors
+                .map_or("–".into(), |a| format!("{a:.4} with the plain CPU run or its run at f32's floors")),
+        ),
         ("max deviation", format!("{:.3e}", c.max_deviation)),
         ("termination mismatches", c.termination_mismatches.to_string()),
         ("acceptance mismatches", c.acceptance_mismatches.to_string()),

@@ -2,6 +2,7 @@
 //! to its round-off and the conversion of host `f64` data to the shader's
 //! bytes. The sampler and the single-solve kernels both take them from here.
 
+use crate::SamplerOptions;
 use crate::lcp::{DEFAULT_TIE_TOLERANCE, norms};
 
 /// Floating-point precision of a GPU run.
@@ -34,6 +35,25 @@ impl Precision {
         match self {
             Precision::F32 => 4,
             Precision::F64 => 8,
+        }
+    }
+
+    /// The run's options as the shaders run the model in this precision:
+    /// f64 as given; f32 with the termination tolerance at least
+    /// [`F32_TERMINATION_FLOOR`](super::F32_TERMINATION_FLOOR) and the works'
+    /// slack at least [`F32_WORK_TOL`] ([`work_tolerance`](Self::work_tolerance)).
+    /// The CPU run of these options is what an f32 GPU run can agree with
+    /// beyond its arithmetic: the floors alone move some samples of a scene
+    /// (docs/gpu.md). (The f32 residual tolerance's floor, which depends on
+    /// the step matrix, decides acceptance only and is left out.)
+    pub fn model_options(self, options: &SamplerOptions) -> SamplerOptions {
+        match self {
+            Precision::F64 => options.clone(),
+            Precision::F32 => SamplerOptions {
+                termination_tol: options.termination_tol.max(super::F32_TERMINATION_FLOOR),
+                work_tol: self.work_tolerance(options.work_tol),
+                ..options.clone()
+            },
         }
     }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::GpuError;
 use super::context::GpuContext;
 use super::enumerate::{self, MAX_GPU_ALL_CONTACTS};
-use super::options::{F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
+use super::options::{GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 use super::precision::{Precision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance};
 use super::types::{
     MAX_LCP_SIZE, MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words,
@@ -111,8 +111,11 @@ impl StateBlock {
 
         let h = options.step_size_for(problem);
         let s = problem.velocity_scale();
-        let (termination_tol, residual_tol) = match precision {
-            Precision::F64 => (options.termination_tol, options.residual_tol),
+        // The termination tolerance and the works' slack at the precision's
+        // floors (`Precision::model_options`), the residual tolerance below.
+        let model = precision.model_options(options);
+        let residual_tol = match precision {
+            Precision::F64 => options.residual_tol,
             Precision::F32 => {
                 // The step residual is evaluated in the problem's units, so f32
                 // round-off bounds it by a multiple of ε_f32 ‖A_R‖∞. Where that
@@ -122,9 +125,10 @@ impl StateBlock {
                 let well_scaled = pivot_tolerance(&ops.step_matrix, size, precision) <= MAX_F32_PIVOT_TOLERANCE;
                 let a_norm = if well_scaled { &ops.step_matrix } else { &scaled_a };
                 let floor = 1024.0 * f32::EPSILON as f64 * norms::infinity_norm(a_norm, size).max(1.0);
-                (options.termination_tol.max(F32_TERMINATION_FLOOR), options.residual_tol.max(floor))
+                options.residual_tol.max(floor)
             }
         };
+        let termination_tol = model.termination_tol;
         let mut constants: Vec<f64> = Vec::new();
         let mut push = |values: &mut dyn Iterator<Item = f64>| {
             let offset = constants.len() as u32;
@@ -148,7 +152,7 @@ impl StateBlock {
             let energy = problem.kinetic_energy(problem.velocity());
             let e2 = problem.contacts().iter().map(|c| c.restitution * c.restitution);
             let w_nn = (0..m * m).map(|k| ops.delassus[(k / m, k % m)]);
-            let slack = precision.work_tolerance(options.work_tol) * energy;
+            let slack = model.work_tol * energy;
             push(&mut [energy, slack].into_iter().chain(e2).chain(w_nn))
         } else {
             0

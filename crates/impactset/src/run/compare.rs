@@ -22,6 +22,12 @@ pub struct Comparison {
     pub tolerance: f64,
     /// Fraction of samples whose `v⁺` agree within `tolerance · ‖v⁻‖_M`.
     pub agreement_fraction: f64,
+    /// f32: the same fraction against the CPU run of the model at f32's
+    /// floors ([`Precision::model_options`]), each GPU sample held to the
+    /// nearer of the two CPU runs: what f32's arithmetic leaves once the
+    /// floors' own effect is set aside (docs/gpu.md). `None` (JSON `null`)
+    /// in f64.
+    pub agreement_at_floors: Option<f64>,
     /// Largest `‖v⁺_cpu − v⁺_gpu‖_M / ‖v⁻‖_M` over all samples.
     pub max_deviation: f64,
     /// Samples terminated on one backend and not on the other.
@@ -89,7 +95,25 @@ pub fn compare_backends(
     let cpu = sample_set(problem, options);
     let mut comparison = compare_sets(problem, &cpu, &gpu, precision, ctx.describe(), tolerance);
     comparison.host_reruns = plan.host_reruns();
+    if precision == Precision::F32 {
+        let floored = sample_set(problem, &precision.model_options(options));
+        let close = |a: &crate::Sample, b: &crate::Sample| deviation(problem, a, b) <= tolerance;
+        let agree = (gpu.samples.iter().zip(&cpu.samples).zip(&floored.samples))
+            .filter(|((g, c), f)| close(c, g) || close(f, g))
+            .count();
+        comparison.agreement_at_floors = Some(agree as f64 / gpu.samples.len().max(1) as f64);
+    }
     Ok(comparison)
+}
+
+/// `‖v⁺_a − v⁺_b‖_M / ‖v⁻‖_M` (`‖v⁻‖_M` taken as 1 where it is 0); a NaN
+/// counts as a disagreement and as infinitely large.
+fn deviation(problem: &ImpactProblem, a: &crate::Sample, b: &crate::Sample) -> f64 {
+    let scale = problem.energy_norm(problem.velocity());
+    let scale = if scale > 0.0 { scale } else { 1.0 };
+    let diff = DVector::from_column_slice(&a.v_plus) - DVector::from_column_slice(&b.v_plus);
+    let dev = problem.energy_norm(&diff) / scale;
+    if dev.is_nan() { f64::INFINITY } else { dev }
 }
 
 /// The comparison of two sets of the same samples (`cpu` and `gpu` in the
@@ -110,10 +134,7 @@ fn compare_sets(
     let (mut termination_mismatches, mut acceptance_mismatches) = (0, 0);
     for (c, g) in cpu.samples.iter().zip(&gpu.samples) {
         debug_assert_eq!(c.index, g.index);
-        let diff = DVector::from_column_slice(&c.v_plus) - DVector::from_column_slice(&g.v_plus);
-        let dev = problem.energy_norm(&diff) / scale;
-        // A NaN deviation counts as a disagreement and as infinitely large.
-        let dev = if dev.is_nan() { f64::INFINITY } else { dev };
+        let dev = deviation(problem, c, g);
         max_deviation = max_deviation.max(dev);
         close += (dev <= tolerance) as usize;
         termination_mismatches += (c.terminated != g.terminated) as usize;
@@ -136,6 +157,7 @@ fn compare_sets(
         max_deviation,
         termination_mismatches,
         host_reruns: 0,
+        agreement_at_floors: None,
         acceptance_mismatches,
         mean_steps_cpu: mean_steps(cpu),
         mean_steps_gpu: mean_steps(gpu),
