@@ -38,13 +38,11 @@ pub use enumerate::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
 pub use error::GpuError;
 pub use kernels::{CapQuery, GpuLcp, GpuLcpSolution, chacha_words_gpu, schedule_caps_gpu, solve_lcps_gpu};
 pub use layout::TableauLayout;
-pub use options::{
-    DEFAULT_BATCH, DEFAULT_GPU_BATCH, F32_TERMINATION_FLOOR, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS,
-};
+pub use options::{DEFAULT_BATCH, DEFAULT_GPU_BATCH, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 pub use plan::GpuPlan;
 pub use precision::{
-    F32_TIE_TOLERANCE, F32_WORK_TOL, Precision, UnknownPrecision, pivot_tolerance, relative_pivot_tolerance,
-    tie_tolerance,
+    F32_TERMINATION_FLOOR, F32_TIE_TOLERANCE, F32_WORK_TOL, Precision, UnknownPrecision, pivot_tolerance,
+    relative_pivot_tolerance, tie_tolerance,
 };
 pub use sampler::{sample_set_gpu, sample_set_gpu_with};
 pub(crate) use state::StateBlock;

@@ -14,11 +14,6 @@ pub const DEFAULT_BATCH: usize = 1 << 16;
 /// and dispatch limits allow): large enough to fill a large GPU.
 pub const DEFAULT_GPU_BATCH: usize = 1 << 18;
 
-/// Single-precision floor of the termination tolerance (relative to the
-/// velocity scale): `256 · ε_f32 ≈ 3.1e-5`. Round-off in `J v` is of order
-/// `ε_f32 · s`, so the f64 default `1e-9` could never be met.
-pub const F32_TERMINATION_FLOOR: f64 = 256.0 * f32::EPSILON as f64;
-
 /// How a GPU run is split (results do not depend on it), and whether an f32
 /// run equilibrates the step LCP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

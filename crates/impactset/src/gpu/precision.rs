@@ -40,7 +40,7 @@ impl Precision {
 
     /// The run's options as the shaders run the model in this precision:
     /// f64 as given; f32 with the termination tolerance at least
-    /// [`F32_TERMINATION_FLOOR`](super::F32_TERMINATION_FLOOR) and the works'
+    /// [`F32_TERMINATION_FLOOR`] and the works'
     /// slack at least [`F32_WORK_TOL`] ([`work_tolerance`](Self::work_tolerance)).
     /// The CPU run of these options is what an f32 GPU run can agree with
     /// beyond its arithmetic: the floors alone move some samples of a scene
@@ -50,7 +50,7 @@ impl Precision {
         match self {
             Precision::F64 => options.clone(),
             Precision::F32 => SamplerOptions {
-                termination_tol: options.termination_tol.max(super::F32_TERMINATION_FLOOR),
+                termination_tol: options.termination_tol.max(F32_TERMINATION_FLOOR),
                 work_tol: self.work_tolerance(options.work_tol),
                 ..options.clone()
             },
@@ -71,6 +71,11 @@ impl Precision {
         }
     }
 }
+
+/// Single-precision floor of the termination tolerance (relative to the
+/// velocity scale): `256 · ε_f32 ≈ 3.1e-5`. Round-off in `J v` is of order
+/// `ε_f32 · s`, so the f64 default `1e-9` could never be met.
+pub const F32_TERMINATION_FLOOR: f64 = 256.0 * f32::EPSILON as f64;
 
 /// The f32 slack of restitution's works and energy guard, relative to `E⁻`:
 /// `1e-6 ≈ 8 ε_f32` ([`Precision::work_tolerance`]). Measured on lavapipe
