@@ -40,8 +40,11 @@ impl Precision {
 
     /// The run's options as the shaders run the model in this precision:
     /// f64 as given; f32 with the termination tolerance at least
-    /// [`F32_TERMINATION_FLOOR`] and the works'
-    /// slack at least [`F32_WORK_TOL`] ([`work_tolerance`](Self::work_tolerance)).
+    /// [`F32_TERMINATION_FLOOR`] and restitution's works' slack
+    /// ([`SamplerOptions::work_tol`], which also bounds the energy guard)
+    /// at least [`F32_WORK_TOL`], above the round-off of an f32 energy, so
+    /// that a step conserving energy (`e = 1`) does not fire the guard on
+    /// round-off alone and a contact's account can be settled in f32.
     /// The CPU run of these options is what an f32 GPU run can agree with
     /// beyond its arithmetic: the floors alone move some samples of a scene
     /// (docs/gpu.md). (The f32 residual tolerance's floor, which depends on
@@ -51,23 +54,9 @@ impl Precision {
             Precision::F64 => options.clone(),
             Precision::F32 => SamplerOptions {
                 termination_tol: options.termination_tol.max(F32_TERMINATION_FLOOR),
-                work_tol: self.work_tolerance(options.work_tol),
+                work_tol: options.work_tol.max(F32_WORK_TOL),
                 ..options.clone()
             },
-        }
-    }
-
-    /// Restitution's slack for the works and the energy guard, relative to
-    /// `E⁻` (docs/model.md §4b), for a run asking for `work_tol`
-    /// ([`SamplerOptions::work_tol`](crate::SamplerOptions::work_tol)): f64
-    /// `work_tol`, as the CPU; f32 at least [`F32_WORK_TOL`], above the
-    /// round-off of an f32 energy, so that a step conserving energy
-    /// (`e = 1`) does not fire the guard on round-off alone and a contact's
-    /// account can be settled in f32.
-    pub fn work_tolerance(self, work_tol: f64) -> f64 {
-        match self {
-            Precision::F32 => work_tol.max(F32_WORK_TOL),
-            Precision::F64 => work_tol,
         }
     }
 }
@@ -78,7 +67,7 @@ impl Precision {
 pub const F32_TERMINATION_FLOOR: f64 = 256.0 * f32::EPSILON as f64;
 
 /// The f32 slack of restitution's works and energy guard, relative to `E⁻`:
-/// `1e-6 ≈ 8 ε_f32` ([`Precision::work_tolerance`]). Measured on lavapipe
+/// `1e-6 ≈ 8 ε_f32` ([`Precision::model_options`]). Measured on lavapipe
 /// (tests/gpu_restitution.rs, 256 samples per case): at `1e-7` the rocking
 /// block with `e = 1` agreed with the CPU within 1e-3 on 97.7 % of samples
 /// (round-off kept contacts expanding), at `1e-5` the cradle on 82 %, at

@@ -97,7 +97,8 @@ pub fn compare_backends(
     comparison.host_reruns = plan.host_reruns();
     if precision == Precision::F32 {
         let floored = sample_set(problem, &precision.model_options(options));
-        let close = |a: &crate::Sample, b: &crate::Sample| deviation(problem, a, b) <= tolerance;
+        let scale = velocity_norm(problem);
+        let close = |a: &crate::Sample, b: &crate::Sample| deviation(problem, scale, a, b) <= tolerance;
         let agree = (gpu.samples.iter().zip(&cpu.samples).zip(&floored.samples))
             .filter(|((g, c), f)| close(c, g) || close(f, g))
             .count();
@@ -106,11 +107,15 @@ pub fn compare_backends(
     Ok(comparison)
 }
 
-/// `‖v⁺_a − v⁺_b‖_M / ‖v⁻‖_M` (`‖v⁻‖_M` taken as 1 where it is 0); a NaN
-/// counts as a disagreement and as infinitely large.
-fn deviation(problem: &ImpactProblem, a: &crate::Sample, b: &crate::Sample) -> f64 {
+/// `‖v⁻‖_M`, the comparison's unit (1 where it is 0).
+fn velocity_norm(problem: &ImpactProblem) -> f64 {
     let scale = problem.energy_norm(problem.velocity());
-    let scale = if scale > 0.0 { scale } else { 1.0 };
+    if scale > 0.0 { scale } else { 1.0 }
+}
+
+/// `‖v⁺_a − v⁺_b‖_M / scale`; a NaN counts as a disagreement and as
+/// infinitely large.
+fn deviation(problem: &ImpactProblem, scale: f64, a: &crate::Sample, b: &crate::Sample) -> f64 {
     let diff = DVector::from_column_slice(&a.v_plus) - DVector::from_column_slice(&b.v_plus);
     let dev = problem.energy_norm(&diff) / scale;
     if dev.is_nan() { f64::INFINITY } else { dev }
@@ -126,15 +131,14 @@ fn compare_sets(
     adapter: String,
     tolerance: f64,
 ) -> Comparison {
-    let scale = problem.energy_norm(problem.velocity());
-    let scale = if scale > 0.0 { scale } else { 1.0 };
+    let scale = velocity_norm(problem);
     let samples = cpu.samples.len().min(gpu.samples.len());
     let mut close = 0usize;
     let mut max_deviation: f64 = 0.0;
     let (mut termination_mismatches, mut acceptance_mismatches) = (0, 0);
     for (c, g) in cpu.samples.iter().zip(&gpu.samples) {
         debug_assert_eq!(c.index, g.index);
-        let dev = deviation(problem, c, g);
+        let dev = deviation(problem, scale, c, g);
         max_deviation = max_deviation.max(dev);
         close += (dev <= tolerance) as usize;
         termination_mismatches += (c.terminated != g.terminated) as usize;
