@@ -5,7 +5,10 @@
 //! only for a deliberate, documented change of results). The reference runs
 //! use `--schedule uniform`, the law of the caps of those releases. The
 //! summaries' baselines are compared to round-off (see
-//! `assert_same_baselines`).
+//! `assert_same_baselines`), and so are `all`'s outputs: a step `all`
+//! certifies unique keeps its Lemke solution, where the reference releases
+//! searched for the same `Δv` (`assert_same_npy_numbers`; bytes still equal
+//! on every scene whose steps are too small for the bound).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,6 +49,65 @@ fn assert_same_bytes(new: &Path, reference: &Path) {
     let a = std::fs::read(new).unwrap();
     let b = std::fs::read(reference).unwrap_or_else(|e| panic!("{}: {e}", reference.display()));
     assert!(a == b, "{} differs from {}", new.display(), reference.display());
+}
+
+/// Round-off, as a share of the largest number a file holds.
+const ROUND_OFF: f64 = 1e-12;
+
+/// Two NPY files of `f64`s with the same header hold the same numbers to
+/// [`ROUND_OFF`] of the reference's largest (bytes equal where the
+/// arithmetic is the same).
+fn assert_same_npy_numbers(new: &Path, reference: &Path) {
+    let (a, b) = (std::fs::read(new).unwrap(), std::fs::read(reference).unwrap());
+    if a == b {
+        return;
+    }
+    // NPY 1.0: magic, version, header length (u16 LE), header, data.
+    let data = |bytes: &[u8]| -> (Vec<u8>, Vec<f64>) {
+        assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00", "{}: NPY 1.0", new.display());
+        let start = 10 + u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        let header = bytes[..start].to_vec();
+        assert!(String::from_utf8_lossy(&header).contains("'<f8'"), "{}: f64 data", new.display());
+        (header, bytes[start..].chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect())
+    };
+    let ((ha, va), (hb, vb)) = (data(&a), data(&b));
+    assert!(ha == hb && va.len() == vb.len(), "{} differs in shape from {}", new.display(), reference.display());
+    let scale = vb.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    for (k, (x, y)) in va.iter().zip(&vb).enumerate() {
+        assert!((x - y).abs() <= ROUND_OFF * scale, "{}: entry {k} {x} vs {y}", new.display());
+    }
+}
+
+/// Two JSON values with the same structure and strings, their numbers
+/// equal to [`ROUND_OFF`] of the reference's largest.
+fn assert_same_json_numbers(new: &serde_json::Value, reference: &serde_json::Value, stem: &str) {
+    fn largest(v: &serde_json::Value) -> f64 {
+        match v {
+            serde_json::Value::Number(x) => x.as_f64().unwrap().abs(),
+            serde_json::Value::Array(a) => a.iter().map(largest).fold(0.0, f64::max),
+            serde_json::Value::Object(o) => o.values().map(largest).fold(0.0, f64::max),
+            _ => 0.0,
+        }
+    }
+    fn walk(a: &serde_json::Value, b: &serde_json::Value, tol: f64, at: &str) {
+        use serde_json::Value::{Array, Number, Object};
+        match (a, b) {
+            (Number(x), Number(y)) => {
+                let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                assert!((x - y).abs() <= tol, "{at}: {x} vs {y}");
+            }
+            (Array(x), Array(y)) => {
+                assert_eq!(x.len(), y.len(), "{at}: lengths");
+                x.iter().zip(y).enumerate().for_each(|(k, (x, y))| walk(x, y, tol, &format!("{at}[{k}]")));
+            }
+            (Object(x), Object(y)) => {
+                assert_eq!(x.keys().collect::<Vec<_>>(), y.keys().collect::<Vec<_>>(), "{at}: fields");
+                x.iter().for_each(|(k, v)| walk(v, &y[k], tol, &format!("{at}.{k}")));
+            }
+            _ => assert_eq!(a, b, "{at}"),
+        }
+    }
+    walk(new, reference, ROUND_OFF * largest(reference), stem);
 }
 
 /// A summary without the fields that measure the run rather than its results,
@@ -132,12 +194,24 @@ fn sample_outputs_match_the_reference_files() {
                 "--trajectory-count",
                 "2",
             ]);
-            assert_same_bytes(&npy, &golden().join(format!("{stem}.npy")));
-            assert_same_bytes(&trajectories, &golden().join(format!("{stem}.trajectories.json")));
             let reference = golden().join(format!("{stem}.summary.json"));
             let (mut new, mut reference) = (summary_results(&summary), summary_results(&reference));
             assert_same_baselines(&mut new, &mut reference, &stem);
-            assert_eq!(new, reference, "{stem}: summary");
+            if rule == "all" {
+                // A step `all` certifies unique keeps its Lemke solution
+                // where the reference releases searched for it: the same
+                // outcomes to round-off (docs/model.md §5b).
+                assert_same_npy_numbers(&npy, &golden().join(format!("{stem}.npy")));
+                let json =
+                    |p: &Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+                let trajectories_reference = golden().join(format!("{stem}.trajectories.json"));
+                assert_same_json_numbers(&json(&trajectories), &json(&trajectories_reference), &stem);
+                assert_same_json_numbers(&new, &reference, &stem);
+            } else {
+                assert_same_bytes(&npy, &golden().join(format!("{stem}.npy")));
+                assert_same_bytes(&trajectories, &golden().join(format!("{stem}.trajectories.json")));
+                assert_eq!(new, reference, "{stem}: summary");
+            }
         }
         let csv = dir.join(format!("{scene}.csv"));
         impactset(&[

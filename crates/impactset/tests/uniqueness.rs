@@ -6,7 +6,7 @@
 //!   complementary index set, `lcp::basic_solutions`), the enumerator finds
 //!   exactly its distinct velocity changes, both inclusions;
 //! * everywhere, it returns the solutions of the same search without the
-//!   bound bit for bit, each a solution of the LCP, and a certified step has
+//!   bound bit for bit (a certified step its Lemke solution: the same `Δv` to round-off), each a solution of the LCP, and a certified step has
 //!   exactly one.
 
 use impactset::impact::{EnumeratorOptions, StepEnumerator};
@@ -88,7 +88,15 @@ fn walk(problem: &ImpactProblem, rng: &mut ChaCha8Rng, count: &mut Count) {
             assert_eq!(found, reference, "b = {b:?}");
         }
         let bits = |e: &StepEnumerator, k: usize| e.solution(k).iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        if with.exhaustive() && without.exhaustive() {
+        if with.certified() && with.exhaustive() && without.exhaustive() {
+            // A certified step keeps its Lemke solution: the search's `Δv`
+            // to round-off of the step's scale.
+            let cap = b[..m].iter().fold(0.0f64, |a, x| a.max(*x));
+            let (a, r) = (with.velocity_change(0), without.velocity_change(0));
+            let scale = a.iter().chain(r).fold(ops.minv_jt.amax() * cap, |x, v| x.max(v.abs()));
+            let gap = a.iter().zip(r).fold(0.0f64, |x, (p, q)| x.max((p - q).abs()));
+            assert!(gap <= 1e-12 * scale, "certified Δv {gap:e} from the search's of {scale:e}; b = {b:?}");
+        } else if with.exhaustive() && without.exhaustive() {
             for k in 0..found {
                 assert_eq!(bits(&with, k), bits(&without, k), "solution {k}; b = {b:?}");
             }

@@ -14,6 +14,7 @@
 //! `Δv` is unique. Either way, a mode whose velocity conditions fail
 //! everywhere within the reach holds no solution and is not searched.
 
+use super::linear_form::{DvMetric, LinearForm, StepFacts};
 use super::tableau::{Reduced, StepScales};
 use super::{ACCEPT, PRUNE};
 
@@ -27,10 +28,13 @@ pub(super) struct Reach {
     /// `Λ_T = λmax` of every contact's tangential rows of `W` together:
     /// `Σ_i ‖δu_t,i‖² ≤ Λ_T Q`.
     tangent_all: f64,
+    /// How far apart two velocity changes are (the second certificate's).
+    dv: DvMetric,
 }
 
 impl Reach {
-    pub fn new(red: &Reduced) -> Self {
+    /// `mass_inv`: `M⁻¹`; `dv_map`: `B = M⁻¹ [Jn; Jt]ᵀ` row-major (`Δv = B x`).
+    pub fn new(red: &Reduced, mass_inv: &nalgebra::DMatrix<f64>, dv_map: &[f64]) -> Self {
         let (s, dim) = (red.s, red.dim);
         let w = |r: usize, c: usize| red.w[r * dim + c];
         let normal = (0..red.m).map(|i| w(i * s, i * s).max(0.0).sqrt()).collect();
@@ -56,7 +60,7 @@ impl Reach {
             nalgebra::linalg::SymmetricEigen::try_new(block, 5.0 * f64::EPSILON, 10_000)
                 .map_or(gershgorin, |e| e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)) * (1.0 + 1e-12))
         };
-        Reach { normal, tangent, tangent_all }
+        Reach { normal, tangent, tangent_all, dv: DvMetric::new(mass_inv.diagonal().as_slice(), dv_map) }
     }
 }
 
@@ -90,6 +94,8 @@ pub(super) struct Bound {
     exact_zero: Vec<bool>,
     /// The pieces of [`Bound::reach`]: breakpoint, `a κ`, `a r`.
     terms: Vec<(f64, f64, f64)>,
+    /// The second certificate (`linear_form.rs`).
+    form: LinearForm,
 }
 
 impl Bound {
@@ -104,6 +110,7 @@ impl Bound {
             terms: Vec::with_capacity(red.m),
             known: vec![false; red.m],
             exact_zero: vec![false; red.m],
+            form: LinearForm::default(),
         }
     }
 
@@ -161,7 +168,7 @@ impl Bound {
             let mut alpha = f64::INFINITY;
             if slip <= sticking && rho > 0.0 {
                 let used: f64 = (0..d).map(|k| z[2 * m + i * d + k].abs()).sum();
-                alpha = general - (1.0 - (used / rho).min(1.0)) * rho;
+                alpha = used.min(rho) - g[i];
                 if alpha <= 0.0 {
                     self.exact_zero[i] = true;
                     (self.a[i], self.k[i]) = (0.0, (mu * cap + g[i] + rho.abs()) * slip);
@@ -211,6 +218,20 @@ impl Bound {
         let unique = self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0
             || self.joint_reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
         self.exact_zero = exact_zero;
+        let unique = unique || {
+            let facts = StepFacts {
+                x: &self.x,
+                u,
+                up: &self.up,
+                caps,
+                g,
+                lambda_d: &z[2 * m..2 * m + m * d],
+                known: &self.known,
+                normal_scale: scales.normal,
+                tangent: &reach.tangent,
+            };
+            self.form.certifies(red, &reach.dv, &facts)
+        };
         // The modes whose velocity conditions may hold within the reach.
         for i in 0..m {
             let rn = reach.normal[i] * reach_s + margin;

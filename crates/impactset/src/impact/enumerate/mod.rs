@@ -74,6 +74,7 @@ mod eliminate;
 mod fallback;
 mod gauss;
 mod keep;
+mod linear_form;
 mod modes;
 mod options;
 mod rebuild;
@@ -186,6 +187,11 @@ pub struct StepEnumerator {
     nodes: usize,
     /// What the bound from a Lemke solution said of the last step.
     verdict: Verdict,
+    /// Some contacts are a widened step's twins (`widened.rs`): a Lemke
+    /// solution of this step may leave a twin below its cap, which is no
+    /// solution of the widened step, so a certified step is searched to
+    /// its first solution instead of keeping it.
+    twinned: bool,
     /// Per contact, how far `u⁺` moves per unit of the bound (`bound.rs`).
     reach: Reach,
     /// The scales of the step being enumerated.
@@ -276,7 +282,7 @@ impl StepEnumerator {
         };
         let size = ops.layout().size();
         let scratch = Scratch::new(&reduced, &options, searchable, size, n);
-        let reach = if searchable { Reach::new(&reduced) } else { Reach::default() };
+        let reach = if searchable { Reach::new(&reduced, &ops.mass_inv, &dv_map) } else { Reach::default() };
         const RESERVED: usize = 16;
         StepEnumerator {
             reduced,
@@ -297,6 +303,7 @@ impl StepEnumerator {
             exhaustive: true,
             nodes: 0,
             verdict: Verdict::None,
+            twinned: prescribed.iter().any(|&p| p),
             reach,
             scales: StepScales::default(),
             lemke: LemkeWorkspace::new(size),
@@ -334,23 +341,25 @@ impl StepEnumerator {
         }
         self.scales = self.step_scales(&scratch.u, &scratch.caps);
         self.verdict = Verdict::None;
-        // A friction cone widened by `b_γ` (a prescribed normal impulse) is
-        // outside the contact modes: a certified step keeps its Lemke
-        // solution, any other is searched as a twinned step (`widened.rs`).
+        // A step certified to have one `Δv` keeps its Lemke solution (a
+        // twinned step's is searched to its first solution). Any other is
+        // searched; a friction cone widened by `b_γ` (a prescribed normal
+        // impulse) is outside the contact modes, so such a step is searched
+        // as a twinned step (`widened.rs`).
         let widened = b[self.size - m..].iter().any(|&g| g != 0.0);
         if m > MAX_SEARCH_CONTACTS {
             self.exhaustive = false;
         } else {
             self.bound_step(ops, b, widened, &mut scratch);
-            if !widened {
-                self.search(ops, &mut scratch);
-            } else if self.verdict == Verdict::Unique {
+            if self.verdict == Verdict::Unique && !self.twinned {
                 let normal_scale = scratch.caps.iter().fold(0.0f64, |a, x| a.max(x.abs()));
                 let impulses = ops.layout().impulses();
                 for (r, v) in scratch.dv.iter_mut().enumerate() {
                     *v = impulses.clone().map(|c| ops.minv_jt[(r, c - ops.m)] * scratch.z[c]).sum();
                 }
                 self.keep(ops, &scratch.z, &scratch.dv, normal_scale);
+            } else if !widened {
+                self.search(ops, &mut scratch);
             } else {
                 self.exhaustive = self.enumerate_widened(ops, b);
             }
@@ -402,9 +411,9 @@ impl StepEnumerator {
         }
     }
 
-    /// Whether the search may stop: the step's `Δv` is certified unique and
-    /// a solution is found (the first in the search's order, as a complete
-    /// search would return it).
+    /// Whether the search may stop: a twinned step's `Δv` is certified
+    /// unique and a solution is found (the first in the search's order, as
+    /// a complete search would return it).
     #[inline]
     fn settled(&self) -> bool {
         self.verdict == Verdict::Unique && self.count > 0

@@ -1,0 +1,245 @@
+//! The second certificate of a step's uniqueness: friction's linear form
+//! (docs/model.md §5b, "The certificate from friction's linear form").
+//!
+//! For a solution `x` of a step and the Lemke solution `x*` (`δ = x − x*`,
+//! `δu = W δ`, `Q = δᵀWδ = Σ_i (δλn_i δu_n,i + δf_iᵀ δu_t,i)`), pick per
+//! contact a `p̃_i ∈ 𝒫` (`f*_i`'s share of its cone, or where the cone is
+//! shut a maximizer of `(−u*_t,i)ᵀp`). Contact `i`'s laws at `x` give
+//!
+//! ```text
+//! δλn δu_n   ≤ λn* max(u*_n, 0) + (cap − λn*) max(−u*_n, 0)
+//! δfᵀ δu_t   ≤ μ δλn p̃ᵀδu_t − r*ᵀδu_t + ρ e,     r* = f* − ρ* p̃,
+//!              e = h(−u*_t) − p̃ᵀ(−u*_t) ≥ 0
+//! ```
+//!
+//! whatever `x` is; the right-hand terms other than the first vanish where
+//! `x*` solves the step exactly. So `Q ≤ δᵀ B δ + ‖r*‖ terms + x*'s defects`
+//! with `B` fixed by `x*`. On the coordinates `V` a second solution can move
+//! (the normal impulses the reach leaves unknown, the friction of every
+//! contact that can carry some), `B`'s symmetric part below `c W`, `c < 1`,
+//! bounds `√Q`: by `0` where `x*` is exact and `W` regular on `V`. Where `W`
+//! is singular on `V` (redundant contacts: a flat box's four corners), the
+//! part of `δ` in its null space is bounded by the impulse boxes and what it
+//! adds to `δᵀBδ` is bounded too. The step is certified when the bound
+//! leaves every other solution's `Δv` closer to `Δv*` than the search tells
+//! velocity changes apart (`keep.rs`): the full search keeps one `Δv`.
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+
+use super::SAME_DV;
+use super::tableau::Reduced;
+
+/// `c` must stay below this: `Q ≤ c Q` then leaves no room to round-off.
+const CONTRACTION: f64 = 1.0 - 1e-6;
+
+/// A defect of `x*`'s laws below this fraction of the works it sums is its
+/// round-off (a few thousand units of `f64` epsilon).
+const ROUNDOFF: f64 = 1e-12;
+
+/// An eigenvalue of `W` on `V` at most this fraction of its largest counts
+/// as null (the bound below holds whichever way one is counted).
+const NULL: f64 = 1e-10;
+
+/// How far apart two velocity changes are, per problem.
+#[derive(Clone, Debug, Default)]
+pub(super) struct DvMetric {
+    /// `max_r √(M⁻¹)_rr`: `‖Δv − Δv*‖∞ ≤` this `× √Q`.
+    velocity_per_q: f64,
+    /// `Δv = B x`, `B = M⁻¹ [Jn; Jt]ᵀ` row-major (`n ×` the reduced
+    /// dimension), and `max |B|`.
+    dv_map: Vec<f64>,
+    dv_map_max: f64,
+    /// Generalized velocities.
+    n: usize,
+}
+
+impl DvMetric {
+    /// `mass_inv_diagonal`: the diagonal of `M⁻¹`; `dv_map`: `B` (above).
+    pub fn new(mass_inv_diagonal: &[f64], dv_map: &[f64]) -> Self {
+        DvMetric {
+            velocity_per_q: mass_inv_diagonal.iter().fold(0.0f64, |a, &x| a.max(x.max(0.0).sqrt())),
+            dv_map: dv_map.to_vec(),
+            dv_map_max: dv_map.iter().fold(0.0f64, |a, x| a.max(x.abs())),
+            n: mass_inv_diagonal.len(),
+        }
+    }
+
+    /// What the search tells apart from `Δv = B x` (`keep.rs`): `SAME_DV`
+    /// of its largest entry plus the floor of a step whose largest cap is
+    /// `normal_scale`.
+    fn apart(&self, x: &[f64], normal_scale: f64) -> f64 {
+        let dim = x.len();
+        let dv = (0..self.n)
+            .map(|r| (0..dim).map(|a| self.dv_map[r * dim + a] * x[a]).sum::<f64>().abs())
+            .fold(0.0f64, f64::max);
+        SAME_DV * dv + 1e-3 * SAME_DV * self.dv_map_max * normal_scale
+    }
+}
+
+/// The buffers of the certificate, per problem.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LinearForm {
+    /// `p*_i` per contact.
+    p: Vec<[f64; 2]>,
+    /// The reduced coordinates in `V`, and per coordinate a bound on `|δ_r|`.
+    idx: Vec<usize>,
+    spread: Vec<f64>,
+    /// `W` on the last few `V`s met, with its eigendecomposition (`W` is the
+    /// problem's: only `V` changes from step to step).
+    kept: Vec<(Vec<usize>, SymmetricEigen<f64, nalgebra::Dyn>)>,
+}
+
+/// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
+const KEPT: usize = 8;
+
+/// What the certificate reads of the bound's work on one step.
+pub(super) struct StepFacts<'a> {
+    /// `x*` in reduced coordinates (`λn`, `f` per contact).
+    pub x: &'a [f64],
+    /// `u`, the step's contact velocities before it, and `u*⁺ = u + W x*`.
+    pub u: &'a [f64],
+    pub up: &'a [f64],
+    pub caps: &'a [f64],
+    /// `b_γ`: the friction cone of contact `i` is `μ_i λn_i + g_i`.
+    pub g: &'a [f64],
+    /// `λD*` (`d` per contact).
+    pub lambda_d: &'a [f64],
+    /// Per contact: its normal impulse is the same in every solution.
+    pub known: &'a [bool],
+    /// `max_i h p_i`.
+    pub normal_scale: f64,
+    /// `κ_i = √λmax(W_(t,t),ii)`: `‖δu_t,i‖ ≤ κ_i √Q`.
+    pub tangent: &'a [f64],
+}
+
+impl LinearForm {
+    /// Whether every solution of the step has the `Δv` of `x*` (up to what
+    /// the search tells apart), by friction's linear form.
+    pub fn certifies(&mut self, red: &Reduced, metric: &DvMetric, step: &StepFacts) -> bool {
+        let (m, s, t, dim, d) = (red.m, red.s, red.t, red.dim, red.directions.len());
+        let w = |r: usize, c: usize| red.w[r * dim + c];
+        self.p.clear();
+        self.idx.clear();
+        self.spread.clear();
+        // What x* misses of its laws: a constant and a multiple of √Q.
+        let (mut constant, mut linear) = (0.0, 0.0);
+        for i in 0..m {
+            let (mu, cap, g, lam) = (red.friction[i], step.caps[i], step.g[i], step.x[i * s]);
+            let f = &step.x[i * s + 1..(i + 1) * s];
+            let up = &step.up[i * s..(i + 1) * s];
+            let rho = (mu * lam + g).max(0.0);
+            let spread = lam.abs().max((cap - lam).abs());
+            // Normal law: (λ − λ*)(u_n − u*_n) ≤ λ* max(u*_n, 0) + (cap − λ*) max(−u*_n, 0).
+            if !step.known[i] {
+                constant += lam.max(0.0) * up[0].max(0.0) + (cap - lam).max(0.0) * (-up[0]).max(0.0);
+            }
+            // p̃ ∈ 𝒫: f*'s share of the cone (λD* ≥ 0 over max(ρ*, Σ λD*)),
+            // or where the cone is shut a maximizer of (−u*_t)ᵀp.
+            let along = |p: &[f64; 2]| -(0..t).map(|a| p[a] * up[1 + a]).sum::<f64>();
+            let mut p = [0.0; 2];
+            if mu > 0.0 {
+                let lambda_d = &step.lambda_d[i * d..(i + 1) * d];
+                let used: f64 = lambda_d.iter().map(|x| x.max(0.0)).sum();
+                if rho > 0.0 {
+                    let scale = rho.max(used);
+                    for (k, dk) in red.directions.iter().enumerate() {
+                        (0..t).for_each(|a| p[a] += lambda_d[k].max(0.0) / scale * dk[a]);
+                    }
+                } else if (0..t).any(|a| up[1 + a] != 0.0) {
+                    p = *red.directions.iter().max_by(|a, b| along(a).total_cmp(&along(b))).expect("directions");
+                }
+                // δfᵀδu_t ≤ μ δλn p̃ᵀδu_t − r*ᵀδu_t + ρ e, r* = f* − ρ* p̃,
+                // e = h(−u*_t) − p̃ᵀ(−u*_t) ≥ 0 (both 0 where x* is exact).
+                let support = red.directions.iter().map(along).fold(f64::NEG_INFINITY, f64::max);
+                let e = (support - along(&p)).max(0.0);
+                let r = (0..t).map(|a| (f[a] - rho * p[a]).powi(2)).sum::<f64>().sqrt();
+                let delta = if step.known[i] { 0.0 } else { spread };
+                constant += (rho + mu * delta) * e;
+                linear += r * step.tangent[i];
+            }
+            self.p.push(p);
+            if !step.known[i] {
+                self.idx.push(i * s);
+                self.spread.push(spread);
+            }
+            let never_pushes = step.known[i] && (cap == 0.0 || up[0] > 0.0);
+            if mu > 0.0 && !(never_pushes && g == 0.0) {
+                for (a, fa) in f.iter().enumerate() {
+                    self.idx.push(i * s + 1 + a);
+                    self.spread.push(mu * cap.max(0.0) + g + fa.abs());
+                }
+            }
+        }
+        let k = self.idx.len();
+        // δᵀBδ = Σ_i μ_i δλn_i p̃_iᵀ (Wδ)_t,i: B's rows are the unknown normals'.
+        let b = |r: usize, c: usize| {
+            if r % s != 0 || step.known[r / s] {
+                return 0.0;
+            }
+            let i = r / s;
+            red.friction[i] * (0..t).map(|a| self.p[i][a] * w(i * s + 1 + a, c)).sum::<f64>()
+        };
+        let idx = &self.idx;
+        let sym = DMatrix::from_fn(k, k, |r, c| 0.5 * (b(idx[r], idx[c]) + b(idx[c], idx[r])));
+        let slot = match self.kept.iter().position(|(v, _)| v == idx) {
+            Some(slot) => slot,
+            None => {
+                let w_v = DMatrix::from_fn(k, k, |r, c| w(idx[r], idx[c]));
+                let Some(eigen) = SymmetricEigen::try_new(w_v, 1e-15, 10_000) else {
+                    return false;
+                };
+                if self.kept.len() == KEPT {
+                    self.kept.remove(0);
+                }
+                self.kept.push((idx.clone(), eigen));
+                self.kept.len() - 1
+            }
+        };
+        let eigen = &self.kept[slot].1;
+        let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
+        let (range, null): (Vec<usize>, Vec<usize>) = (0..k).partition(|&j| eigen.eigenvalues[j] > NULL * largest);
+        // S in a W-orthonormal basis of W's range on V: c is its largest
+        // eigenvalue.
+        let scaled = DMatrix::from_fn(k, range.len(), |r, a| {
+            eigen.eigenvectors[(r, range[a])] / eigen.eigenvalues[range[a]].sqrt()
+        });
+        let c = if range.is_empty() {
+            0.0
+        } else {
+            match SymmetricEigen::try_new(scaled.transpose() * &sym * &scaled, 1e-15, 10_000) {
+                Some(e) => e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)),
+                None => return false,
+            }
+        };
+        if c >= CONTRACTION {
+            return false;
+        }
+        // δ = δ₁ + Σ_j t_j e_j (e_j the null directions, |t_j| ≤ T_j from the
+        // boxes), Q ≥ Q₁ = δ₁ᵀWδ₁: δᵀSδ ≤ c Q + 2 Σ_j T_j ‖ℓ_j‖ √Q
+        // + Σ_jl T_j T_l |e_jᵀ S e_l| (ℓ_j = e_jᵀS on the range, in W's norm).
+        let spread = DVector::from_column_slice(&self.spread);
+        let t_of =
+            |j: usize| eigen.eigenvectors.column(j).iter().zip(spread.iter()).map(|(e, x)| e.abs() * x).sum::<f64>();
+        for &j in &null {
+            let tj = t_of(j);
+            let sej = &sym * eigen.eigenvectors.column(j);
+            linear += 2.0 * tj * (scaled.transpose() * &sej).norm();
+            for &l in &null {
+                constant += tj * t_of(l) * eigen.eigenvectors.column(l).dot(&sej).abs();
+            }
+        }
+        // Q ≤ c Q + linear √Q + constant. A constant at the round-off of the
+        // works it sums is x*'s rounding, not a defect (x* is taken exact
+        // there, as the first certificate takes it).
+        let work = (0..m).map(|i| step.caps[i].abs() * (1.0 + red.friction[i]) + step.g[i].abs()).sum::<f64>();
+        let velocity = step.up.iter().chain(step.u).fold(0.0f64, |a, x| a.max(x.abs()));
+        if constant <= ROUNDOFF * work * velocity {
+            constant = 0.0;
+        }
+        let slack = 1.0 - c.max(0.0);
+        let q = (linear + (linear * linear + 4.0 * slack * constant).sqrt()) / (2.0 * slack);
+        // ‖Δv − Δv*‖∞ ≤ max_r √(M⁻¹)_rr √Q: within what the search tells
+        // apart (`keep.rs`) of Δv*, every solution has the one `Δv`.
+        q * metric.velocity_per_q <= 0.4 * metric.apart(step.x, step.normal_scale)
+    }
+}
