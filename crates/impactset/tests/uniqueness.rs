@@ -91,9 +91,12 @@ fn walk(problem: &ImpactProblem, rng: &mut ChaCha8Rng, count: &mut Count) {
         if with.certified() && with.exhaustive() && without.exhaustive() {
             // A certified step keeps its Lemke solution: the search's `Δv`
             // to round-off of the step's scale.
+            // (The step's scale: `max |M⁻¹Jᵀ|` times its largest cap or the
+            // impulse its largest contact velocity takes.)
             let cap = b[..m].iter().fold(0.0f64, |a, x| a.max(*x));
+            let impulse = cap.max(b[m..].iter().fold(0.0f64, |a, x| a.max(x.abs())) / ops.delassus.amax());
             let (a, r) = (with.velocity_change(0), without.velocity_change(0));
-            let scale = a.iter().chain(r).fold(ops.minv_jt.amax() * cap, |x, v| x.max(v.abs()));
+            let scale = a.iter().chain(r).fold(ops.minv_jt.amax() * impulse, |x, v| x.max(v.abs()));
             let gap = a.iter().zip(r).fold(0.0f64, |x, (p, q)| x.max((p - q).abs()));
             assert!(gap <= 1e-12 * scale, "certified Δv {gap:e} from the search's of {scale:e}; b = {b:?}");
         } else if with.exhaustive() && without.exhaustive() {

@@ -185,40 +185,41 @@ impl Bound {
             }
         }
         // Contacts whose u*_n lies beyond the reach keep their normal
-        // impulse; repeat while that shrinks the reach.
-        let mut reach_s;
-        loop {
-            reach_s = self.reach(reach, slack, 1.0, |_| true).min(self.joint_reach(reach, slack, 1.0, |_| true));
-            let mut changed = false;
-            for (i, &cap) in caps.iter().enumerate() {
-                if self.known[i] {
-                    continue;
+        // impulse; repeat while that shrinks the reach. Friction's linear
+        // form (`linear_form.rs`) may certify the step, or bound it tighter:
+        // then the contacts are looked at again (twice at most).
+        let (mut reach_s, mut form_reach, mut form_unique) = (f64::INFINITY, f64::INFINITY, false);
+        for round in 0..3 {
+            loop {
+                let bound = self.reach(reach, slack, 1.0, |_| true).min(self.joint_reach(reach, slack, 1.0, |_| true));
+                reach_s = bound.min(form_reach);
+                let mut changed = false;
+                for (i, &cap) in caps.iter().enumerate() {
+                    if self.known[i] {
+                        continue;
+                    }
+                    let radius = reach.normal[i] * reach_s + margin;
+                    let un = self.up[i * s];
+                    let lam_known = if un > radius {
+                        0.0
+                    } else if un < -radius {
+                        cap
+                    } else {
+                        continue;
+                    };
+                    self.known[i] = true;
+                    self.exact_zero[i] = true;
+                    (self.a[i], self.k[i], self.dead[i]) =
+                        (red.friction[i] * (lam_known - self.x[i * s]).abs(), 0.0, 0.0);
+                    changed = true;
                 }
-                let radius = reach.normal[i] * reach_s + margin;
-                let un = self.up[i * s];
-                let lam_known = if un > radius {
-                    0.0
-                } else if un < -radius {
-                    cap
-                } else {
-                    continue;
-                };
-                self.known[i] = true;
-                self.exact_zero[i] = true;
-                (self.a[i], self.k[i], self.dead[i]) = (red.friction[i] * (lam_known - self.x[i * s]).abs(), 0.0, 0.0);
-                changed = true;
+                if !changed {
+                    break;
+                }
             }
-            if !changed {
+            if round == 2 {
                 break;
             }
-        }
-        // In exact arithmetic (no slack, the contacts whose a_i is 0 left
-        // out, a_i and the dead zones widened against rounding) √Q ≤ 0.
-        let exact_zero = std::mem::take(&mut self.exact_zero);
-        let unique = self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0
-            || self.joint_reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
-        self.exact_zero = exact_zero;
-        let unique = unique || {
             let facts = StepFacts {
                 x: &self.x,
                 u,
@@ -229,9 +230,22 @@ impl Bound {
                 known: &self.known,
                 normal_scale: scales.normal,
                 tangent: &reach.tangent,
+                slack,
             };
-            self.form.certifies(red, &reach.dv, &facts)
-        };
+            let form = self.form.bound(red, &reach.dv, &facts);
+            form_unique = form.unique;
+            if form_unique || form.reach >= 0.5 * reach_s {
+                break;
+            }
+            form_reach = form.reach;
+        }
+        // In exact arithmetic (no slack, the contacts whose a_i is 0 left
+        // out, a_i and the dead zones widened against rounding) √Q ≤ 0.
+        let exact_zero = std::mem::take(&mut self.exact_zero);
+        let unique = form_unique
+            || self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0
+            || self.joint_reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
+        self.exact_zero = exact_zero;
         // The modes whose velocity conditions may hold within the reach.
         for i in 0..m {
             let rn = reach.normal[i] * reach_s + margin;

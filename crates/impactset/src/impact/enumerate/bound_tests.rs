@@ -38,10 +38,14 @@ fn oracle(ops: &ContactOperators, b: &[f64]) -> Vec<DVector<f64>> {
 }
 
 /// Two velocity changes of the step `b` agree to `10⁻¹²` of the step's
-/// scale (`max |M⁻¹Jᵀ|` times its largest cap, or the larger change).
+/// scale: `max |M⁻¹Jᵀ|` times its largest impulse (its largest cap, or the
+/// impulse `max |u| / max |W|` that its largest contact velocity takes),
+/// or the larger change.
 fn assert_same_change(ops: &ContactOperators, b: &[f64], a: &[f64], reference: &[f64]) {
     let cap = b[..ops.m].iter().fold(0.0f64, |x, c| x.max(c.abs()));
-    let scale = reference.iter().chain(a).fold(ops.minv_jt.amax() * cap, |x, v| x.max(v.abs()));
+    let velocity = b[ops.m..].iter().fold(0.0f64, |x, c| x.max(c.abs()));
+    let impulse = cap.max(velocity / ops.delassus.amax());
+    let scale = reference.iter().chain(a).fold(ops.minv_jt.amax() * impulse, |x, v| x.max(v.abs()));
     let gap = a.iter().zip(reference).fold(0.0f64, |x, (p, q)| x.max((p - q).abs()));
     assert!(gap <= 1e-12 * scale, "Δv {a:?} vs the search's {reference:?}: {gap:e} of {scale:e}; b = {b:?}");
 }

@@ -27,6 +27,7 @@
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 use super::SAME_DV;
+
 use super::tableau::Reduced;
 
 /// `c` must stay below this: `Q ≤ c Q` then leaves no room to round-off.
@@ -110,12 +111,27 @@ pub(super) struct StepFacts<'a> {
     pub normal_scale: f64,
     /// `κ_i = √λmax(W_(t,t),ii)`: `‖δu_t,i‖ ≤ κ_i √Q`.
     pub tangent: &'a [f64],
+    /// How far the laws of a solution the search accepts may miss, summed
+    /// (the first bound's `K`).
+    pub slack: f64,
+}
+
+/// What friction's linear form says of a step.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FormBound {
+    /// Every solution has `x*`'s `Δv` (up to what the search tells apart).
+    pub unique: bool,
+    /// `√Q` of every solution the search accepts is at most this (infinite
+    /// where the form is no contraction).
+    pub reach: f64,
 }
 
 impl LinearForm {
     /// Whether every solution of the step has the `Δv` of `x*` (up to what
-    /// the search tells apart), by friction's linear form.
-    pub fn certifies(&mut self, red: &Reduced, metric: &DvMetric, step: &StepFacts) -> bool {
+    /// the search tells apart), and how far from `x*` any solution the
+    /// search accepts lies, by friction's linear form.
+    pub fn bound(&mut self, red: &Reduced, metric: &DvMetric, step: &StepFacts) -> FormBound {
+        const NONE: FormBound = FormBound { unique: false, reach: f64::INFINITY };
         let (m, s, t, dim, d) = (red.m, red.s, red.t, red.dim, red.directions.len());
         let w = |r: usize, c: usize| red.w[r * dim + c];
         self.p.clear();
@@ -171,6 +187,10 @@ impl LinearForm {
             }
         }
         let k = self.idx.len();
+        if k == 0 {
+            // Nothing a second solution could move.
+            return FormBound { unique: true, reach: 0.0 };
+        }
         // δᵀBδ = Σ_i μ_i δλn_i p̃_iᵀ (Wδ)_t,i: B's rows are the unknown normals'.
         let b = |r: usize, c: usize| {
             if r % s != 0 || step.known[r / s] {
@@ -186,7 +206,7 @@ impl LinearForm {
             None => {
                 let w_v = DMatrix::from_fn(k, k, |r, c| w(idx[r], idx[c]));
                 let Some(eigen) = SymmetricEigen::try_new(w_v, 1e-15, 10_000) else {
-                    return false;
+                    return NONE;
                 };
                 if self.kept.len() == KEPT {
                     self.kept.remove(0);
@@ -208,11 +228,11 @@ impl LinearForm {
         } else {
             match SymmetricEigen::try_new(scaled.transpose() * &sym * &scaled, 1e-15, 10_000) {
                 Some(e) => e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)),
-                None => return false,
+                None => return NONE,
             }
         };
         if c >= CONTRACTION {
-            return false;
+            return NONE;
         }
         // δ = δ₁ + Σ_j t_j e_j (e_j the null directions, |t_j| ≤ T_j from the
         // boxes), Q ≥ Q₁ = δ₁ᵀWδ₁: δᵀSδ ≤ c Q + 2 Σ_j T_j ‖ℓ_j‖ √Q
@@ -233,13 +253,17 @@ impl LinearForm {
         // there, as the first certificate takes it).
         let work = (0..m).map(|i| step.caps[i].abs() * (1.0 + red.friction[i]) + step.g[i].abs()).sum::<f64>();
         let velocity = step.up.iter().chain(step.u).fold(0.0f64, |a, x| a.max(x.abs()));
+        let root = |constant: f64| {
+            let gap = 1.0 - c.max(0.0);
+            (linear + (linear * linear + 4.0 * gap * constant).sqrt()) / (2.0 * gap)
+        };
+        let reach = root(constant + step.slack);
         if constant <= ROUNDOFF * work * velocity {
             constant = 0.0;
         }
-        let slack = 1.0 - c.max(0.0);
-        let q = (linear + (linear * linear + 4.0 * slack * constant).sqrt()) / (2.0 * slack);
+        let q = root(constant);
         // ‖Δv − Δv*‖∞ ≤ max_r √(M⁻¹)_rr √Q: within what the search tells
         // apart (`keep.rs`) of Δv*, every solution has the one `Δv`.
-        q * metric.velocity_per_q <= 0.4 * metric.apart(step.x, step.normal_scale)
+        FormBound { unique: q * metric.velocity_per_q <= 0.4 * metric.apart(step.x, step.normal_scale), reach }
     }
 }
