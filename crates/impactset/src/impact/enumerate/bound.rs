@@ -229,6 +229,7 @@ impl Bound {
                 lambda_d: &z[2 * m..2 * m + m * d],
                 known: &self.known,
                 normal_scale: scales.normal,
+                normal: &reach.normal,
                 tangent: &reach.tangent,
                 slack,
             };

@@ -109,7 +109,9 @@ pub(super) struct StepFacts<'a> {
     pub known: &'a [bool],
     /// `max_i h p_i`.
     pub normal_scale: f64,
-    /// `κ_i = √λmax(W_(t,t),ii)`: `‖δu_t,i‖ ≤ κ_i √Q`.
+    /// `ν_i = √W_(n,n),ii` and `κ_i = √λmax(W_(t,t),ii)`: `|δu_n,i| ≤ ν_i √Q`,
+    /// `‖δu_t,i‖ ≤ κ_i √Q`.
+    pub normal: &'a [f64],
     pub tangent: &'a [f64],
     /// How far the laws of a solution the search accepts may miss, summed
     /// (the first bound's `K`).
@@ -146,7 +148,13 @@ impl LinearForm {
             let rho = (mu * lam + g).max(0.0);
             let spread = lam.abs().max((cap - lam).abs());
             // Normal law: (λ − λ*)(u_n − u*_n) ≤ λ* max(u*_n, 0) + (cap − λ*) max(−u*_n, 0).
-            if !step.known[i] {
+            // A known impulse λ° moves by λ° − λ* (round-off of x*) in every
+            // solution: at most |λ° − λ*| (ν + μ κ) √Q.
+            let never_pushes = step.known[i] && (cap == 0.0 || up[0] > 0.0);
+            if step.known[i] {
+                let known = if never_pushes { 0.0 } else { cap };
+                linear += (known - lam).abs() * (step.normal[i] + mu * step.tangent[i]);
+            } else {
                 constant += lam.max(0.0) * up[0].max(0.0) + (cap - lam).max(0.0) * (-up[0]).max(0.0);
             }
             // p̃ ∈ 𝒫: f*'s share of the cone (λD* ≥ 0 over max(ρ*, Σ λD*)),
@@ -178,7 +186,6 @@ impl LinearForm {
                 self.idx.push(i * s);
                 self.spread.push(spread);
             }
-            let never_pushes = step.known[i] && (cap == 0.0 || up[0] > 0.0);
             if mu > 0.0 && !(never_pushes && g == 0.0) {
                 for (a, fa) in f.iter().enumerate() {
                     self.idx.push(i * s + 1 + a);
