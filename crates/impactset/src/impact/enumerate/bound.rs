@@ -14,7 +14,7 @@
 //! `Δv` is unique. Either way, a mode whose velocity conditions fail
 //! everywhere within the reach holds no solution and is not searched.
 
-use super::linear_form::{DvMetric, LinearForm, StepFacts};
+use super::linear_form::{LinearForm, StepFacts};
 use super::tableau::{Reduced, StepScales};
 use super::{ACCEPT, PRUNE};
 
@@ -28,13 +28,14 @@ pub(super) struct Reach {
     /// `Λ_T = λmax` of every contact's tangential rows of `W` together:
     /// `Σ_i ‖δu_t,i‖² ≤ Λ_T Q`.
     tangent_all: f64,
-    /// How far apart two velocity changes are (the second certificate's).
-    dv: DvMetric,
+    /// `max_r √(M⁻¹)_rr`: `‖Δv − Δv*‖∞ ≤` this `× √Q`.
+    velocity_per_q: f64,
 }
 
 impl Reach {
-    /// `mass_inv`: `M⁻¹`; `dv_map`: `B = M⁻¹ [Jn; Jt]ᵀ` row-major (`Δv = B x`).
-    pub fn new(red: &Reduced, mass_inv: &nalgebra::DMatrix<f64>, dv_map: &[f64]) -> Self {
+    /// The reach of the reduced step `red` of a problem whose inverse
+    /// inertia is `mass_inv`.
+    pub fn new(red: &Reduced, mass_inv: &nalgebra::DMatrix<f64>) -> Self {
         let (s, dim) = (red.s, red.dim);
         let w = |r: usize, c: usize| red.w[r * dim + c];
         let normal = (0..red.m).map(|i| w(i * s, i * s).max(0.0).sqrt()).collect();
@@ -60,7 +61,8 @@ impl Reach {
             nalgebra::linalg::SymmetricEigen::try_new(block, 5.0 * f64::EPSILON, 10_000)
                 .map_or(gershgorin, |e| e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)) * (1.0 + 1e-12))
         };
-        Reach { normal, tangent, tangent_all, dv: DvMetric::new(mass_inv.diagonal().as_slice(), dv_map) }
+        let velocity_per_q = mass_inv.diagonal().iter().fold(0.0f64, |a, &x| a.max(x.max(0.0).sqrt()));
+        Reach { normal, tangent, tangent_all, velocity_per_q }
     }
 }
 
@@ -129,6 +131,7 @@ impl Bound {
         z: &[f64],
         d: usize,
         scales: StepScales,
+        apart: f64,
     ) -> Verdict {
         let (m, s, t) = (red.m, red.s, red.t);
         if caps.iter().any(|&c| c.is_nan() || c < 0.0) || z.iter().any(|v| !v.is_finite()) {
@@ -228,12 +231,13 @@ impl Bound {
                 g,
                 lambda_d: &z[2 * m..2 * m + m * d],
                 known: &self.known,
-                normal_scale: scales.normal,
                 normal: &reach.normal,
                 tangent: &reach.tangent,
                 slack,
+                velocity_per_q: reach.velocity_per_q,
+                apart,
             };
-            let form = self.form.bound(red, &reach.dv, &facts);
+            let form = self.form.bound(red, &facts);
             form_unique = form.unique;
             if form_unique || form.reach >= 0.5 * reach_s {
                 break;

@@ -21,11 +21,11 @@ impl StepEnumerator {
     /// [`REPLACED_ABOVE`] is replaced when `z`'s is smaller.
     pub(super) fn keep(&mut self, ops: &ContactOperators, z: &[f64], dv: &[f64], normal_scale: f64) {
         let n = self.n;
-        let floor = 1e-3 * SAME_DV * self.dv_map_max * normal_scale;
         let norm = dv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let duplicate = self.changes.chunks_exact(n).position(|other| {
             let scale = other.iter().fold(norm, |a, x| a.max(x.abs()));
-            other.iter().zip(dv).all(|(a, b)| (a - b).abs() <= SAME_DV * scale + floor)
+            let apart = self.apart(scale, normal_scale);
+            other.iter().zip(dv).all(|(a, b)| (a - b).abs() <= apart)
         });
         match duplicate {
             None => {
@@ -51,6 +51,17 @@ impl StepEnumerator {
                 }
             }
         }
+    }
+}
+
+impl StepEnumerator {
+    /// How far apart two velocity changes of largest entry `scale` must be
+    /// for the search to keep both, in a step whose largest cap is
+    /// `normal_scale`: [`SAME_DV`] of `scale` plus a floor of `max |B|`
+    /// times the cap (also the second certificate's yardstick,
+    /// `linear_form.rs`).
+    pub(super) fn apart(&self, scale: f64, normal_scale: f64) -> f64 {
+        SAME_DV * scale + 1e-3 * SAME_DV * self.dv_map_max * normal_scale
     }
 }
 

@@ -26,8 +26,6 @@
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-use super::SAME_DV;
-
 use super::tableau::Reduced;
 
 /// `c` must stay below this: `Q ≤ c Q` then leaves no room to round-off.
@@ -40,42 +38,6 @@ const ROUNDOFF: f64 = 1e-12;
 /// An eigenvalue of `W` on `V` at most this fraction of its largest counts
 /// as null (the bound below holds whichever way one is counted).
 const NULL: f64 = 1e-10;
-
-/// How far apart two velocity changes are, per problem.
-#[derive(Clone, Debug, Default)]
-pub(super) struct DvMetric {
-    /// `max_r √(M⁻¹)_rr`: `‖Δv − Δv*‖∞ ≤` this `× √Q`.
-    velocity_per_q: f64,
-    /// `Δv = B x`, `B = M⁻¹ [Jn; Jt]ᵀ` row-major (`n ×` the reduced
-    /// dimension), and `max |B|`.
-    dv_map: Vec<f64>,
-    dv_map_max: f64,
-    /// Generalized velocities.
-    n: usize,
-}
-
-impl DvMetric {
-    /// `mass_inv_diagonal`: the diagonal of `M⁻¹`; `dv_map`: `B` (above).
-    pub fn new(mass_inv_diagonal: &[f64], dv_map: &[f64]) -> Self {
-        DvMetric {
-            velocity_per_q: mass_inv_diagonal.iter().fold(0.0f64, |a, &x| a.max(x.max(0.0).sqrt())),
-            dv_map: dv_map.to_vec(),
-            dv_map_max: dv_map.iter().fold(0.0f64, |a, x| a.max(x.abs())),
-            n: mass_inv_diagonal.len(),
-        }
-    }
-
-    /// What the search tells apart from `Δv = B x` (`keep.rs`): `SAME_DV`
-    /// of its largest entry plus the floor of a step whose largest cap is
-    /// `normal_scale`.
-    fn apart(&self, x: &[f64], normal_scale: f64) -> f64 {
-        let dim = x.len();
-        let dv = (0..self.n)
-            .map(|r| (0..dim).map(|a| self.dv_map[r * dim + a] * x[a]).sum::<f64>().abs())
-            .fold(0.0f64, f64::max);
-        SAME_DV * dv + 1e-3 * SAME_DV * self.dv_map_max * normal_scale
-    }
-}
 
 /// The buffers of the certificate, per problem.
 #[derive(Clone, Debug, Default)]
@@ -107,8 +69,6 @@ pub(super) struct StepFacts<'a> {
     pub lambda_d: &'a [f64],
     /// Per contact: its normal impulse is the same in every solution.
     pub known: &'a [bool],
-    /// `max_i h p_i`.
-    pub normal_scale: f64,
     /// `ν_i = √W_(n,n),ii` and `κ_i = √λmax(W_(t,t),ii)`: `|δu_n,i| ≤ ν_i √Q`,
     /// `‖δu_t,i‖ ≤ κ_i √Q`.
     pub normal: &'a [f64],
@@ -116,6 +76,11 @@ pub(super) struct StepFacts<'a> {
     /// How far the laws of a solution the search accepts may miss, summed
     /// (the first bound's `K`).
     pub slack: f64,
+    /// `max_r √(M⁻¹)_rr`: `‖Δv − Δv*‖∞ ≤` this `× √Q`.
+    pub velocity_per_q: f64,
+    /// How far from `Δv*` a velocity change must be for the search to keep
+    /// it apart (`keep.rs`).
+    pub apart: f64,
 }
 
 /// What friction's linear form says of a step.
@@ -132,7 +97,7 @@ impl LinearForm {
     /// Whether every solution of the step has the `Δv` of `x*` (up to what
     /// the search tells apart), and how far from `x*` any solution the
     /// search accepts lies, by friction's linear form.
-    pub fn bound(&mut self, red: &Reduced, metric: &DvMetric, step: &StepFacts) -> FormBound {
+    pub fn bound(&mut self, red: &Reduced, step: &StepFacts) -> FormBound {
         const NONE: FormBound = FormBound { unique: false, reach: f64::INFINITY };
         let (m, s, t, dim, d) = (red.m, red.s, red.t, red.dim, red.directions.len());
         let w = |r: usize, c: usize| red.w[r * dim + c];
@@ -271,6 +236,6 @@ impl LinearForm {
         let q = root(constant);
         // ‖Δv − Δv*‖∞ ≤ max_r √(M⁻¹)_rr √Q: within what the search tells
         // apart (`keep.rs`) of Δv*, every solution has the one `Δv`.
-        FormBound { unique: q * metric.velocity_per_q <= 0.4 * metric.apart(step.x, step.normal_scale), reach }
+        FormBound { unique: q * step.velocity_per_q <= 0.4 * step.apart, reach }
     }
 }

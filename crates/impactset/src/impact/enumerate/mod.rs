@@ -282,7 +282,7 @@ impl StepEnumerator {
         };
         let size = ops.layout().size();
         let scratch = Scratch::new(&reduced, &options, searchable, size, n);
-        let reach = if searchable { Reach::new(&reduced, &ops.mass_inv, &dv_map) } else { Reach::default() };
+        let reach = if searchable { Reach::new(&reduced, &ops.mass_inv) } else { Reach::default() };
         const RESERVED: usize = 16;
         StepEnumerator {
             reduced,
@@ -352,12 +352,7 @@ impl StepEnumerator {
         } else {
             self.bound_step(ops, b, widened, &mut scratch);
             if self.verdict == Verdict::Unique && !self.twinned {
-                let normal_scale = scratch.caps.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-                let impulses = ops.layout().impulses();
-                for (r, v) in scratch.dv.iter_mut().enumerate() {
-                    *v = impulses.clone().map(|c| ops.minv_jt[(r, c - ops.m)] * scratch.z[c]).sum();
-                }
-                self.keep(ops, &scratch.z, &scratch.dv, normal_scale);
+                self.keep(ops, &scratch.z, &scratch.dv, self.scales.normal);
             } else if !widened {
                 self.search(ops, &mut scratch);
             } else {
@@ -381,7 +376,8 @@ impl StepEnumerator {
 
     /// One Lemke solve (covering vector 1) and the bound it puts on every
     /// solution of the step (`bound.rs`): the modes the search may skip, and
-    /// whether `Δv` is unique. Leaves the Lemke solution in `sc.z`.
+    /// whether `Δv` is unique. Leaves the Lemke solution in `sc.z` and its
+    /// `Δv` in `sc.dv`.
     fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], widened: bool, sc: &mut Scratch) {
         let m = self.reduced.m;
         let tuples = (0..m).map(|i| self.reduced.table.of(i).len() as f64).product::<f64>();
@@ -401,8 +397,14 @@ impl StepEnumerator {
                 } =>
             {
                 sc.z.copy_from_slice(sol.z);
+                let impulses = ops.layout().impulses();
+                for (r, v) in sc.dv.iter_mut().enumerate() {
+                    *v = impulses.clone().map(|c| ops.minv_jt[(r, c - m)] * sc.z[c]).sum();
+                }
+                let apart = self.apart(sc.dv.iter().fold(0.0f64, |a, x| a.max(x.abs())), self.scales.normal);
                 let g = &b[self.size - m..];
-                sc.bound.compute(&self.reduced, &self.reach, &sc.u, &sc.caps, g, &sc.z, self.d, self.scales)
+                let (reduced, reach, d, scales) = (&self.reduced, &self.reach, self.d, self.scales);
+                sc.bound.compute(reduced, reach, &sc.u, &sc.caps, g, &sc.z, d, scales, apart)
             }
             _ => Verdict::None,
         };
