@@ -308,6 +308,8 @@ fn solve_covered(n: u32, lex_offset: u32, tol: scalar, tie: scalar, cap: u32) ->
     if all_nonnegative {
         for (var j = 0u; j < n && j < MAX_N; j++) {
             lcp_z[j] = scalar(0.0);
+            // The initial basis, every w (continuation.wgsl reads it).
+            basis[j] = j;
         }
         return PivotResult(0u, LEMKE_SOLVED);
     }

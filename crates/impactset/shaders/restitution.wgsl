@@ -161,6 +161,24 @@ fn measure_expansion(m: u32) {
     }
 }
 
+// `Expansion::needs_correction`: some contact's work overshot what it owes,
+// or missed it while finishing.
+fn needs_correction(m: u32) -> bool {
+    let tol = work_tolerance();
+    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+        let o = expansion_offset[c];
+        if o == scalar(0.0) {
+            continue;
+        }
+        let due = owed(c, m);
+        let work = o * expansion_mean[c];
+        if work > due + tol || (o < step_cap_values[c] && abs(work - due) > tol) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // `Expansion::correct`: whether some prescribed impulse changed.
 fn correct_expansion(m: u32) -> bool {
     let tol = work_tolerance();
@@ -227,6 +245,23 @@ fn step_energy(n: u32, m: u32, impulses: u32) -> scalar {
     return scalar(0.5) * e;
 }
 
+// `shift_by_offset`: lcp_q moved by A_R's λn columns times the prescribed
+// impulses, outside the cap rows.
+fn shift_by_offset(m: u32, size: u32) {
+    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+        let o = expansion_offset[c];
+        if o == scalar(0.0) {
+            continue;
+        }
+        // A_R's column m + c, from the scaled matrix (exact: the scales
+        // are powers of two).
+        let column = m + c;
+        for (var r = m; r < size && r < MAX_N; r++) {
+            lcp_q[r] += lcp_matrix(r, column, size) / (row_scale(r) * col_scale(column)) * o;
+        }
+    }
+}
+
 // One solve of the step LCP (`routh_step` under lemke / random-lemke) from
 // u and the step's caps, with the prescribed impulses when `with_offset`:
 // b moved by A_R's λn columns outside the cap rows (`shift_by_offset`),
@@ -244,18 +279,7 @@ fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scala
         lcp_q[c] = scalar(0.0);
     }
     if with_offset {
-        for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-            let o = expansion_offset[c];
-            if o == scalar(0.0) {
-                continue;
-            }
-            // A_R's column m + c, from the scaled matrix (exact: the
-            // scales are powers of two).
-            let column = m + c;
-            for (var r = m; r < size && r < MAX_N; r++) {
-                lcp_q[r] += lcp_matrix(r, column, size) / (row_scale(r) * col_scale(column)) * o;
-            }
-        }
+        shift_by_offset(m, size);
     }
     var offset = 0u;
     if params.selection == SELECTION_RANDOM_LEMKE {
@@ -325,7 +349,18 @@ fn elastic_step(n: u32, m: u32, size: u32, impulses: u32, tol: scalar, tie: scal
             if round == EXPANSION_CORRECTIONS {
                 break;
             }
-            if !correct_expansion(m) {
+            if !needs_correction(m) {
+                break;
+            }
+            // The coupled correction, continued on the solution's support
+            // where it stays a solution; else solved again.
+            if coupled_correction(m, size) {
+                var residual = scalar(0.0);
+                if continue_step(m, size, impulses, velocity_scale, h, &residual) {
+                    outcome = ElasticOutcome(ELASTIC_SOLVED, residual);
+                    continue;
+                }
+            } else if !correct_expansion(m) {
                 break;
             }
             *choice = words;

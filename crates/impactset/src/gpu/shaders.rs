@@ -1,6 +1,7 @@
 //! Assembling WGSL modules from the files in `shaders/`. WGSL has no
 //! includes, so a module is the concatenation of its files; the only text
-//! replaced is the scalar alias (`scalar`: f32 or f64).
+//! replaced is the scalar alias (`scalar`: f32 or f64), followed by the
+//! scalar's own constants.
 
 use super::Precision;
 
@@ -13,6 +14,7 @@ const ROOT_FILTER: &str = include_str!("../../shaders/root_filter.wgsl");
 const REBUILD: &str = include_str!("../../shaders/rebuild.wgsl");
 const ENUMERATE: &str = include_str!("../../shaders/enumerate.wgsl");
 const RESTITUTION: &str = include_str!("../../shaders/restitution.wgsl");
+const CONTINUATION: &str = include_str!("../../shaders/continuation.wgsl");
 const ROUTH: &str = include_str!("../../shaders/routh.wgsl");
 const TESTS: &str = include_str!("../../shaders/tests.wgsl");
 
@@ -31,15 +33,41 @@ pub(crate) enum Module {
 /// The WGSL source of `module` in `precision`.
 pub(crate) fn source(module: Module, precision: Precision) -> String {
     assert!(TYPES.contains(SCALAR_LINE), "types.wgsl must declare `{SCALAR_LINE}`");
-    let types = match precision {
-        Precision::F32 => TYPES.to_string(),
-        Precision::F64 => TYPES.replacen(SCALAR_LINE, "alias scalar = f64;", 1),
+    // The scalar's own constants: its ε and least normal number, and the
+    // violation below which a step continued on its support
+    // (continuation.wgsl) is taken: the CPU's `ENUMERATED_VIOLATION` in
+    // f64, the run's residual tolerance alone in f32.
+    let scalar_line = match precision {
+        Precision::F32 => format!(
+            "{SCALAR_LINE}\nconst SCALAR_EPSILON: scalar = {:e};\nconst SCALAR_MIN_POSITIVE: scalar = {:e};\n\
+             const CONTINUATION_VIOLATION: scalar = -1.0;",
+            f32::EPSILON,
+            f32::MIN_POSITIVE
+        ),
+        Precision::F64 => format!(
+            "alias scalar = f64;\nconst SCALAR_EPSILON: scalar = scalar({:e});\n\
+             const SCALAR_MIN_POSITIVE: scalar = scalar({:e});\nconst CONTINUATION_VIOLATION: scalar = scalar({:e});",
+            f64::EPSILON,
+            f64::MIN_POSITIVE,
+            crate::impact::ENUMERATED_VIOLATION
+        ),
     };
+    let types = TYPES.replacen(SCALAR_LINE, &scalar_line, 1);
     match module {
-        Module::Routh => {
-            [types.as_str(), CHACHA, SCHEDULE, LEMKE, MODE_SYSTEM, ROOT_FILTER, REBUILD, ENUMERATE, RESTITUTION, ROUTH]
-                .join("\n")
-        }
+        Module::Routh => [
+            types.as_str(),
+            CHACHA,
+            SCHEDULE,
+            LEMKE,
+            MODE_SYSTEM,
+            ROOT_FILTER,
+            REBUILD,
+            ENUMERATE,
+            RESTITUTION,
+            CONTINUATION,
+            ROUTH,
+        ]
+        .join("\n"),
         Module::Tests => [types.as_str(), CHACHA, SCHEDULE, LEMKE, TESTS].join("\n"),
     }
 }

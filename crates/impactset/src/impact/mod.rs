@@ -1,6 +1,7 @@
 //! Impact laws: the simultaneous LCP (docs/model.md §2), sequential resolution
 //! (§3), the discrete Routh step (§4) and the choice among step solutions (§5b).
 
+mod basis;
 mod enumerate;
 mod impulse_bound;
 mod outcome;
@@ -10,13 +11,14 @@ mod sequential;
 mod simultaneous;
 mod violation;
 
+pub(crate) use basis::{lu_in_place, lu_solve};
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
 pub use enumerate::{EnumerationCounts, EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};
 pub use outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
 pub use routh_step::{
-    ENUMERATED_VIOLATION, LemkeUnits, StepOutcome, StepScales, StepWorkspace, delassus_scale, lemke_scale, routh_step,
-    step_violation,
+    ENUMERATED_VIOLATION, LemkeUnits, StepOutcome, StepScales, StepWorkspace, continue_step, delassus_scale,
+    factor_support, lemke_scale, offset_response, routh_step, step_violation,
 };
 pub use selection::Selection;
 pub use sequential::{MAX_ROUNDS, sequential, sequential_from};

@@ -6,6 +6,7 @@ use crate::problem::ContactOperators;
 use crate::problem::operators::StepLayout;
 use crate::stream::{self, SampleStreams};
 
+use super::basis::StepBasis;
 use super::violation::solution_violation;
 pub use super::violation::{ENUMERATED_VIOLATION, StepScales, step_violation};
 use super::{Selection, StepEnumerator};
@@ -35,6 +36,14 @@ pub struct StepWorkspace {
     w: Vec<f64>,
     /// The enumerated solutions kept (index, step violation).
     valid: Vec<(usize, f64)>,
+    /// The whole solution `z` of the last step solved with an offset (its
+    /// support is what [`factor_support`] factors).
+    solved: Vec<f64>,
+    /// Its support: the basic `z_j` of a Lemke solution, `z_j > 0` of an
+    /// enumerated one.
+    support: Vec<bool>,
+    /// `A_R` factored on `support`.
+    basis: StepBasis,
 }
 
 impl StepWorkspace {
@@ -70,6 +79,9 @@ impl StepWorkspace {
             cover: vec![0.0; size],
             w: vec![0.0; size],
             valid: Vec::new(),
+            solved: vec![0.0; size],
+            support: vec![false; size],
+            basis: StepBasis::default(),
         }
     }
 }
@@ -227,14 +239,8 @@ pub fn routh_step(
     lambda: &mut [f64],
 ) -> Result<StepOutcome, LcpError> {
     let layout = ops.layout();
-    let size = layout.size();
     let m = ops.m;
-    ws.b[..m].copy_from_slice(caps);
-    ws.b[m..size - m].copy_from_slice(u);
-    ws.b[size - m..].iter_mut().for_each(|x| *x = 0.0);
-    if let Some(o) = offset {
-        shift_by_offset(ops, o, &mut ws.b);
-    }
+    step_rhs(ops, u, caps, offset, &mut ws.b);
     let options = ws.lemke_options;
     let impulses = layout.impulses();
     if ws.units.0 != scales.velocity {
@@ -250,32 +256,48 @@ pub fn routh_step(
     let b_lemke = if scaled { &ws.b_scaled } else { &ws.b };
     // A Lemke solution, multiplied back from Lemke's units (nothing to do
     // unscaled), and its outcome.
-    let lemke_outcome =
-        |sol: crate::lcp::LcpSolution, z: &mut [f64], w: &mut [f64], lambda: &mut [f64]| -> StepOutcome {
-            let (z, w) = if !scaled {
-                (sol.z, sol.w)
-            } else {
-                units.out_of_lemke_units(layout, sol.z, sol.w, z, w);
-                (&*z, &*w)
-            };
-            lambda.copy_from_slice(&z[impulses.clone()]);
-            StepOutcome {
-                residual: step_violation(layout, z, w, scales),
-                pivots: sol.pivots,
-                choices: 1,
-                exhaustive: false,
-                certified: false,
-            }
+    let keep = offset.is_some();
+    let lemke_outcome = |sol: crate::lcp::LcpSolution,
+                         z: &mut [f64],
+                         w: &mut [f64],
+                         solved: &mut [f64],
+                         lambda: &mut [f64]|
+     -> StepOutcome {
+        let (z, w) = if !scaled {
+            (sol.z, sol.w)
+        } else {
+            units.out_of_lemke_units(layout, sol.z, sol.w, z, w);
+            (&*z, &*w)
         };
+        if keep {
+            solved.copy_from_slice(z);
+        }
+        lambda.copy_from_slice(&z[impulses.clone()]);
+        StepOutcome {
+            residual: step_violation(layout, z, w, scales),
+            pivots: sol.pivots,
+            choices: 1,
+            exhaustive: false,
+            certified: false,
+        }
+    };
     let outcome = match selection {
         Selection::Lemke => {
             let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, None, 0, &options))?;
-            lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda)
+            let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
+            if keep {
+                ws.lemke.basic_z(&mut ws.support);
+            }
+            outcome
         }
         Selection::RandomLemke => {
             let offset = streams.random_cover(&mut ws.cover);
             let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, Some(&ws.cover), offset, &options))?;
-            lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda)
+            let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
+            if keep {
+                ws.lemke.basic_z(&mut ws.support);
+            }
+            outcome
         }
         Selection::All => {
             let word = streams.selection_word();
@@ -291,10 +313,20 @@ pub fn routh_step(
             if ws.valid.is_empty() {
                 // Round-off hid every vertex: fall back to the deterministic rule.
                 let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, None, 0, &options))?;
-                lemke_outcome(sol, &mut ws.z, &mut ws.w, lambda)
+                let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
+                if keep {
+                    ws.lemke.basic_z(&mut ws.support);
+                }
+                outcome
             } else {
                 let choices = ws.valid.len();
                 let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];
+                if keep {
+                    ws.solved.copy_from_slice(ws.enumerator.solution(k));
+                    for (s, &z) in ws.support.iter_mut().zip(&ws.solved) {
+                        *s = z > 0.0;
+                    }
+                }
                 lambda.copy_from_slice(&ws.enumerator.solution(k)[impulses]);
                 let exhaustive = ws.enumerator.exhaustive();
                 let certified = ws.enumerator.certified();
@@ -308,6 +340,79 @@ pub fn routh_step(
         }
     }
     Ok(outcome)
+}
+
+/// The step LCP's right-hand side `b_R = [h·p; u; 0]`, moved by the
+/// prescribed impulses `offset` ([`shift_by_offset`]), into `b`.
+fn step_rhs(ops: &ContactOperators, u: &[f64], caps: &[f64], offset: Option<&[f64]>, b: &mut [f64]) {
+    let (size, m) = (ops.layout().size(), ops.m);
+    b[..m].copy_from_slice(caps);
+    b[m..size - m].copy_from_slice(u);
+    b[size - m..].iter_mut().for_each(|x| *x = 0.0);
+    if let Some(o) = offset {
+        shift_by_offset(ops, o, b);
+    }
+}
+
+/// After a [`routh_step`] with an offset: factors `A_R` on the support of
+/// the solution the step took (docs/model.md §4b). Returns whether that
+/// matrix is regular; [`offset_response`] and [`continue_step`] need it.
+pub fn factor_support(ops: &ContactOperators, ws: &mut StepWorkspace) -> bool {
+    ws.basis.factor(&ops.step_matrix, ops.layout().size(), &ws.support)
+}
+
+/// After [`factor_support`]: how the step's normal impulses `λn = o + y`
+/// move with contact `k`'s prescribed impulse while the support stays,
+/// `∂λn/∂o_k = e_k − A_SS⁻¹ (A_R's column m + k outside the cap rows)` on
+/// the `y` rows, into `out` (`m`).
+pub fn offset_response(ops: &ContactOperators, ws: &mut StepWorkspace, k: usize, out: &mut [f64]) {
+    let (size, m) = (ops.layout().size(), ops.m);
+    let column = m + k;
+    for (r, x) in ws.w.iter_mut().enumerate() {
+        *x = if r < m { 0.0 } else { ops.step_matrix[r * size + column] };
+    }
+    ws.basis.solve(&ws.w, &mut ws.z);
+    for (j, x) in out.iter_mut().enumerate() {
+        *x = ws.z[m + j] + if j == k { 1.0 } else { 0.0 };
+    }
+}
+
+/// The step at the prescribed impulses `offset` on the support
+/// [`factor_support`] factored, without solving the LCP again: the
+/// solution is taken (into `lambda`, `o` included) when it is one of the
+/// step LCP there, within `ENUMERATED_VIOLATION.min(residual_tol)`;
+/// `None` when the support changes (a `z_S` or a `w` off `S` turns
+/// negative). The outcome is `first`'s with the new residual and no pivots.
+#[allow(clippy::too_many_arguments)]
+pub fn continue_step(
+    ops: &ContactOperators,
+    u: &[f64],
+    caps: &[f64],
+    offset: &[f64],
+    scales: StepScales,
+    residual_tol: f64,
+    first: StepOutcome,
+    ws: &mut StepWorkspace,
+    lambda: &mut [f64],
+) -> Option<StepOutcome> {
+    let layout = ops.layout();
+    let size = layout.size();
+    step_rhs(ops, u, caps, Some(offset), &mut ws.b);
+    ws.basis.solve(&ws.b, &mut ws.z);
+    for (r, w) in ws.w.iter_mut().enumerate() {
+        let row = &ops.step_matrix[r * size..(r + 1) * size];
+        *w = ws.b[r] + row.iter().zip(&ws.z).map(|(a, z)| a * z).sum::<f64>();
+    }
+    let residual = step_violation(layout, &ws.z, &ws.w, scales);
+    if residual.is_nan() || residual > ENUMERATED_VIOLATION.min(residual_tol) {
+        return None;
+    }
+    ws.solved.copy_from_slice(&ws.z);
+    lambda.copy_from_slice(&ws.z[layout.impulses()]);
+    for (l, o) in lambda[..ops.m].iter_mut().zip(offset) {
+        *l += o;
+    }
+    Some(StepOutcome { residual, pivots: 0, ..first })
 }
 
 /// `b += A_R [0; o; 0; 0]` outside the cap rows: the step LCP of the

@@ -196,6 +196,19 @@ impl LemkeWorkspace {
         }
     }
 
+    /// Marks in `basic` (size `n`) the `z_j` that are basic at the last
+    /// solution (the final complementary basis: `A` on them is regular,
+    /// `z_j ≥ 0`, zero where degenerate).
+    pub fn basic_z(&self, basic: &mut [bool]) {
+        let n = self.n;
+        basic.iter_mut().for_each(|b| *b = false);
+        for &b in &self.basis[..n] {
+            if (n..2 * n).contains(&b) {
+                basic[b - n] = true;
+            }
+        }
+    }
+
     /// Sets how many pivots run in product form before the dense tableau is
     /// built (at least 1; default `N`). Results do not depend on it; it
     /// exists to measure the two phases.
@@ -268,6 +281,8 @@ impl LemkeWorkspace {
         let offset = lex_offset % n.max(1);
         let pivots = if q.iter().all(|&x| x >= 0.0) {
             self.z.iter_mut().for_each(|z| *z = 0.0);
+            // The initial basis, every `w` (what [`basic_z`](Self::basic_z) reads).
+            self.basis.iter_mut().enumerate().for_each(|(i, b)| *b = i);
             0
         } else {
             let problem = LcpData { at, q, cover };

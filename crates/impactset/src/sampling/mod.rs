@@ -2,6 +2,7 @@
 //! Algorithm 2 (the set, in parallel), with the random streams of §7.
 
 mod baselines;
+mod elastic;
 mod extremes;
 mod flat;
 mod json;
@@ -11,9 +12,12 @@ mod restitution;
 mod sample;
 mod schedule;
 mod set;
+mod workspace;
 
 pub use crate::stream;
 pub use baselines::{SIMULTANEOUS_RUNS, sequential_with_restitution, simultaneous_with_restitution};
+#[cfg(all(test, feature = "gpu"))]
+pub(crate) use elastic::ELASTIC_ENUMERATION_CONTACTS;
 pub use extremes::{
     ANCHOR_INDEX, Anchor, EXTREMES_SELECTION, Extreme, ExtremesOptions, MAX_ANCHORS, Origin, SEARCH_INDEX,
     SearchControl, anchor_orders, anchor_outcomes, anchors, extremes, extremes_from, extremes_with, random_directions,
@@ -24,8 +28,6 @@ pub use json::finite_or_string;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use pilot::{MIN_STEPS, PILOT_CAP, PILOT_SAMPLES, StepCap, default_steps};
 pub use restitution::{CORRECTIONS, GUARD_ROUNDS, WORK_TOL, impulse_for_work};
-#[cfg(all(test, feature = "gpu"))]
-pub(crate) use sample::ELASTIC_ENUMERATION_CONTACTS;
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use sample::{SampleWorkspace, run_sample};
 pub use schedule::{

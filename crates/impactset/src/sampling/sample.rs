@@ -1,13 +1,11 @@
 //! Algorithm 1: one sample of the post-impact set.
 
-use nalgebra::DVector;
-
 use super::SamplerOptions;
-use super::restitution::{CORRECTIONS, Expansion, GUARD_ROUNDS};
-use super::schedule::SampleSchedule;
+use super::elastic::elastic_step;
 use super::stream::{self, SampleStreams};
+pub(crate) use super::workspace::SampleWorkspace;
 use crate::ImpactProblem;
-use crate::impact::{Selection, StepOutcome, StepScales, StepWorkspace, routh_step};
+use crate::impact::{Selection, StepScales, routh_step};
 use crate::lcp::LcpError;
 
 /// One sample's outcome.
@@ -96,54 +94,6 @@ pub struct Trajectory {
     pub sample: Sample,
     /// The steps, in order.
     pub steps: Vec<StepRecord>,
-}
-
-/// Per-thread state of Algorithm 1, reused across samples.
-pub(crate) struct SampleWorkspace {
-    step: StepWorkspace,
-    v: DVector<f64>,
-    u: DVector<f64>,
-    lambda: DVector<f64>,
-    caps: Vec<f64>,
-    p: Vec<f64>,
-    /// The sample's cap law and its state.
-    schedule: SampleSchedule,
-    /// Contacts approaching at the step's start (`(Jn v)_i < −ε_term · s`).
-    approaching: Vec<bool>,
-    /// With restitution: contacts approaching or owing expansion work, the
-    /// contacts the schedule renormalizes over.
-    active: Vec<bool>,
-    /// Restitution: the contacts' expansion state.
-    expansion: Expansion,
-    /// `v` after a step, before the energy guard accepts it.
-    v_next: DVector<f64>,
-    /// `M v`, for the energy.
-    mv: DVector<f64>,
-    /// `½ v⁻ᵀ M v⁻`, the same for every sample.
-    energy_before: f64,
-}
-
-impl SampleWorkspace {
-    pub(crate) fn new(problem: &ImpactProblem) -> Self {
-        let ops = problem.operators();
-        let impulses = ops.m + ops.m * ops.d;
-        let energy_before = problem.kinetic_energy(problem.velocity());
-        SampleWorkspace {
-            step: StepWorkspace::new(ops),
-            v: DVector::zeros(ops.n),
-            u: DVector::zeros(impulses),
-            lambda: DVector::zeros(impulses),
-            caps: vec![0.0; ops.m],
-            p: vec![0.0; ops.m],
-            schedule: SampleSchedule::new(ops.m),
-            approaching: vec![false; ops.m],
-            active: vec![false; ops.m],
-            expansion: Expansion::new(problem, energy_before),
-            v_next: DVector::zeros(ops.n),
-            mv: DVector::zeros(ops.n),
-            energy_before,
-        }
-    }
 }
 
 /// Algorithm 1 (docs/model.md §5): sample `index` of the run.
@@ -339,150 +289,6 @@ pub(crate) fn run_sample_from(
         energy_guard: elastic && ws.expansion.was_cut(),
         lcp_failure,
     }
-}
-
-/// One step with restitution (docs/model.md §4b), from `ws.u`, `ws.caps`:
-/// the contacts that owe expansion work push with prescribed impulses,
-/// corrected by re-solving the step (on the same selection words) until
-/// each finishing contact releases what it owes; the works are booked and
-/// `ws.v` advanced. A step that would raise the kinetic energy above `E⁻`
-/// is taken again without expansion, and the sample's expansion ends (the
-/// energy guard).
-fn elastic_step(
-    problem: &ImpactProblem,
-    selection: Selection,
-    residual_tol: f64,
-    scales: StepScales,
-    streams: &mut SampleStreams,
-    ws: &mut SampleWorkspace,
-) -> Result<StepOutcome, LcpError> {
-    let ops = problem.operators();
-    let m = ops.m;
-    let u_n = &ws.u.as_slice()[..m];
-    let planned = ws.expansion.plan(u_n, &ws.caps, &ws.approaching).is_some();
-    if !planned && ws.caps.iter().all(|&c| c == 0.0) {
-        // No contact may take impulse: the step's only solution is λ = 0
-        // (a Lemke solve of that degenerate LCP can end on a ray).
-        ws.lambda.fill(0.0);
-        ws.expansion.measure(&ops.delassus, u_n, &ws.lambda.as_slice()[..m]);
-        ws.expansion.commit(&ws.lambda.as_slice()[..m]);
-        let all = selection == Selection::All;
-        return Ok(StepOutcome { residual: 0.0, pivots: 0, choices: 1, exhaustive: all, certified: false });
-    }
-    let words = planned.then(|| streams.clone());
-    let solve = |ws: &mut SampleWorkspace, streams: &mut SampleStreams, offset: bool| {
-        let offset = offset.then_some(ws.expansion.offset());
-        let mut at = |selection, streams: &mut SampleStreams| {
-            routh_step(
-                ops,
-                ws.u.as_slice(),
-                &ws.caps,
-                offset,
-                scales,
-                selection,
-                streams,
-                &mut ws.step,
-                ws.lambda.as_mut_slice(),
-            )
-        };
-        let retry = selection != Selection::All && ops.m <= ELASTIC_ENUMERATION_CONTACTS;
-        match at(selection, streams) {
-            // Lemke's method can end on a ray, or on a solution outside the
-            // sample's residual tolerance, on the nearly degenerate steps
-            // of an expansion (a contact pushed into approach by
-            // round-off): the enumerator solves them exactly.
-            Err(_) if retry => at(Selection::All, streams),
-            Ok(outcome) if retry && outcome.residual > residual_tol => at(Selection::All, streams),
-            other => other,
-        }
-    };
-    let mut outcome = solve(ws, streams, planned)?;
-    if let Some(words) = &words {
-        for round in 0..=CORRECTIONS {
-            ws.expansion.measure(&ops.delassus, &ws.u.as_slice()[..m], &ws.lambda.as_slice()[..m]);
-            if round == CORRECTIONS || !ws.expansion.correct(&ws.caps) {
-                break;
-            }
-            *streams = words.clone();
-            outcome = solve(ws, streams, true)?;
-        }
-        let energy = step_energy(problem, ws);
-        if ws.expansion.gains_energy(energy) {
-            outcome = energy_guard(problem, words, streams, ws, energy, &solve)?;
-        }
-    }
-    ws.expansion.measure(&ops.delassus, &ws.u.as_slice()[..m], &ws.lambda.as_slice()[..m]);
-    ws.expansion.commit(&ws.lambda.as_slice()[..m]);
-    ws.expansion.settle();
-    ws.v.gemv(1.0, &ops.minv_jt, &ws.lambda, 1.0);
-    Ok(outcome)
-}
-
-/// Up to this many contacts, a Lemke solve that fails in a step with
-/// restitution, or ends outside the sample's residual tolerance, is
-/// retried by the enumerator (the `all` rule's search).
-pub const ELASTIC_ENUMERATION_CONTACTS: usize = 8;
-
-/// The kinetic energy after the step just solved (`ws.lambda`).
-fn step_energy(problem: &ImpactProblem, ws: &mut SampleWorkspace) -> f64 {
-    ws.v_next.copy_from(&ws.v);
-    ws.v_next.gemv(1.0, &problem.operators().minv_jt, &ws.lambda, 1.0);
-    problem.kinetic_energy_into(&ws.v_next, &mut ws.mv)
-}
-
-/// The energy guard (docs/model.md §4b): the step's expansion would raise
-/// the kinetic energy to `energy > E⁻`. The prescribed impulses are scaled
-/// by the `t ∈ [0, 1)` at which the step ends at `E⁻` (regula falsi on the
-/// step's energy, each try a solve on the same selection words; `t = 0` is
-/// the inelastic step, which cannot raise it), and the sample's expansion
-/// ends there: what the contacts still owe is forgiven.
-fn energy_guard(
-    problem: &ImpactProblem,
-    words: &SampleStreams,
-    streams: &mut SampleStreams,
-    ws: &mut SampleWorkspace,
-    energy: f64,
-    solve: &impl Fn(&mut SampleWorkspace, &mut SampleStreams, bool) -> Result<StepOutcome, LcpError>,
-) -> Result<StepOutcome, LcpError> {
-    let target = ws.expansion.energy_before();
-    let base = ws.expansion.offset().to_vec();
-    let try_at = |t: f64, ws: &mut SampleWorkspace, streams: &mut SampleStreams| {
-        ws.expansion.scale_offset(&base, t);
-        *streams = words.clone();
-        let outcome = solve(ws, streams, t > 0.0)?;
-        Ok::<_, LcpError>((outcome, step_energy(problem, ws) - target))
-    };
-    let (mut lo, mut hi) = (0.0, 1.0);
-    let (_, mut f_lo) = try_at(0.0, ws, streams)?;
-    let mut f_hi = energy - target;
-    let mut side = 0i8;
-    for _ in 0..GUARD_ROUNDS {
-        if f_lo >= -ws.expansion.tolerance() {
-            break;
-        }
-        let t = ((lo * f_hi - hi * f_lo) / (f_hi - f_lo)).clamp(lo, hi);
-        if !(t > lo && t < hi) {
-            break;
-        }
-        let (_, f) = try_at(t, ws, streams)?;
-        if f > ws.expansion.tolerance() {
-            (hi, f_hi) = (t, f);
-            if side == 1 {
-                f_lo *= 0.5;
-            }
-            side = 1;
-        } else {
-            (lo, f_lo) = (t, f);
-            if side == -1 {
-                f_hi *= 0.5;
-            }
-            side = -1;
-        }
-    }
-    // The last try may have been above: take the step at `lo` again.
-    let (outcome, _) = try_at(lo, ws, streams)?;
-    ws.expansion.cut();
-    Ok(outcome)
 }
 
 /// The first `count` samples of a run (indices `first_index ..`) with every
