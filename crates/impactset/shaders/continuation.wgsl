@@ -27,7 +27,9 @@ var<private> newton_pivots: array<u32, MAX_N>;
 var<private> scratch_first: u32;
 var<private> scratch_m: u32;
 
-// Mirrors SINGULAR (basis.rs) and NEWTON_ROUNDS (restitution.rs).
+// Mirror SINGULAR (basis.rs; for A_SS relative to its largest entry, for
+// the Jacobian, whose rows are scaled, as it stands), NEWTON_ROUNDS and
+// NEWTON_DIVERGED (restitution.rs).
 const SUPPORT_SINGULAR = 1e-12;
 const NEWTON_ROUNDS: u32 = 16u;
 const NEWTON_DIVERGED = 1e30;
@@ -225,6 +227,7 @@ fn correct_coupled(m: u32) -> bool {
     var settled = false;
     for (var round = 0u; round < NEWTON_ROUNDS; round++) {
         var largest = scalar(0.0);
+        var jammed = false;
         for (var a = 0u; a < k && a < MAX_CONTACTS; a++) {
             let i = solving[a];
             let o = expansion_offset[i] + newton_delta[a];
@@ -233,10 +236,15 @@ fn correct_coupled(m: u32) -> bool {
                 hu += lemke_tableau[h_cell(a, b)] * newton_delta[b];
             }
             let u_mean = expansion_mean[i] + hu;
+            // Each row in the units of its contact's ũ: over |ũ_i| + o_i W_ii.
+            let row = abs(u_mean) + o * delassus_nn(i, i, m);
+            if !newton_held[a] && !(row > scalar(0.0)) {
+                jammed = true;
+            }
             for (var b = 0u; b < k && b < MAX_CONTACTS; b++) {
                 var x = select(scalar(0.0), scalar(1.0), a == b);
                 if !newton_held[a] {
-                    x = o * lemke_tableau[h_cell(a, b)] + select(scalar(0.0), u_mean, a == b);
+                    x = (o * lemke_tableau[h_cell(a, b)] + select(scalar(0.0), u_mean, a == b)) / row;
                 }
                 lemke_tableau[cell(jacobian_first() + a * k + b)] = x;
             }
@@ -245,8 +253,11 @@ fn correct_coupled(m: u32) -> bool {
             } else {
                 let f = o * u_mean - newton_owed[a];
                 largest = max(largest, abs(f));
-                newton_step[a] = -f;
+                newton_step[a] = -f / row;
             }
+        }
+        if jammed {
+            break;
         }
         if !(largest < scalar(NEWTON_DIVERGED)) {
             break;
@@ -259,7 +270,7 @@ fn correct_coupled(m: u32) -> bool {
             newton_pivots[a] = a;
         }
         let first = jacobian_first();
-        if !lu_factor(first, k, scalar(0.0), true) {
+        if !lu_factor(first, k, scalar(SUPPORT_SINGULAR), true) {
             break;
         }
         for (var a = 0u; a < k && a < MAX_CONTACTS; a++) {

@@ -21,9 +21,10 @@ pub struct StepBasis {
     rhs: Vec<f64>,
 }
 
-/// A pivot below this fraction of `A_SS`'s largest entry is taken as zero:
-/// the support's matrix is singular (the continuation is then not taken).
-const SINGULAR: f64 = 1e-12;
+/// A pivot below this fraction of its matrix's largest entry is taken as
+/// zero: the support's `A_SS` is singular (the continuation is then not
+/// taken), or a coupled correction's Jacobian is.
+pub(crate) const SINGULAR: f64 = 1e-12;
 
 impl StepBasis {
     /// Factors `A_SS` for the support `S = {k : support[k]}` (`a`: `A_R`,

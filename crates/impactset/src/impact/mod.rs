@@ -11,7 +11,7 @@ mod sequential;
 mod simultaneous;
 mod violation;
 
-pub(crate) use basis::{lu_in_place, lu_solve};
+pub(crate) use basis::{SINGULAR, lu_in_place, lu_solve};
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
 pub use enumerate::{EnumerationCounts, EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};

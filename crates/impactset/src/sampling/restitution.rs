@@ -16,7 +16,7 @@
 use nalgebra::DMatrix;
 
 use crate::ImpactProblem;
-use crate::impact::{lu_in_place, lu_solve};
+use crate::impact::{SINGULAR, lu_in_place, lu_solve};
 
 /// Expansion work below `WORK_TOL · E⁻` is not owed: the round-off of the
 /// works' sums, a few units of `f64` epsilon times the energies they add up
@@ -85,10 +85,12 @@ struct Newton {
     /// its cap or at zero).
     delta: Vec<f64>,
     held: Vec<bool>,
-    /// The Jacobian's LU factors, its row order, and the step.
+    /// The Jacobian's LU factors, its row order, and the step (and the
+    /// step in that order).
     jacobian: Vec<f64>,
     pivots: Vec<usize>,
     step: Vec<f64>,
+    ordered: Vec<f64>,
     /// What each contact solved for owes.
     owed: Vec<f64>,
 }
@@ -307,6 +309,7 @@ impl Expansion {
             nt.jacobian.clear();
             nt.step.clear();
             let mut largest: f64 = 0.0;
+            let mut jammed = false;
             for (a, &i) in nt.solving.iter().enumerate() {
                 let o = self.offset[i] + nt.delta[a];
                 let u = self.mean[i] + (0..k).map(|b| nt.h[a * k + b] * nt.delta[b]).sum::<f64>();
@@ -314,13 +317,18 @@ impl Expansion {
                     nt.jacobian.extend((0..k).map(|b| if a == b { 1.0 } else { 0.0 }));
                     nt.step.push(0.0);
                 } else {
-                    nt.jacobian.extend((0..k).map(|b| o * nt.h[a * k + b] + if a == b { u } else { 0.0 }));
+                    // Each row in the units of its contact's `ũ`: divided
+                    // by `|ũ_i| + o_i W_ii`, what `∂F_i/∂o_i` would be were
+                    // `λn_i` free to follow `o_i`.
+                    let row = u.abs() + o * self.w_ii[i];
+                    jammed |= row.is_nan() || row <= 0.0;
+                    nt.jacobian.extend((0..k).map(|b| (o * nt.h[a * k + b] + if a == b { u } else { 0.0 }) / row));
                     let f = o * u - nt.owed[a];
                     largest = largest.max(f.abs());
-                    nt.step.push(-f);
+                    nt.step.push(-f / row);
                 }
             }
-            if largest.is_nan() || largest >= NEWTON_DIVERGED {
+            if jammed || largest.is_nan() || largest >= NEWTON_DIVERGED {
                 break;
             }
             if largest <= 0.25 * self.tol {
@@ -329,11 +337,16 @@ impl Expansion {
             }
             nt.pivots.clear();
             nt.pivots.extend(0..k);
-            if !lu_in_place(&mut nt.jacobian, k, &mut nt.pivots, 0.0) {
+            // A contact whose work does not answer the impulses solved for
+            // (a resting contact whose expansion impulse its compression
+            // takes back: its row at round-off) is not solved for by
+            // Newton's method: each contact is then corrected alone.
+            if !lu_in_place(&mut nt.jacobian, k, &mut nt.pivots, SINGULAR) {
                 break;
             }
-            let ordered: Vec<f64> = nt.pivots.iter().map(|&r| nt.step[r]).collect();
-            nt.step.copy_from_slice(&ordered);
+            nt.ordered.clear();
+            nt.ordered.extend(nt.pivots.iter().map(|&r| nt.step[r]));
+            nt.step.copy_from_slice(&nt.ordered);
             lu_solve(&nt.jacobian, k, &mut nt.step);
             let step = &nt.step;
             let mut moved: f64 = 0.0;
