@@ -14,9 +14,9 @@ use crate::lcp::LcpError;
 /// method on the works with the step's response on its solution's
 /// support, the step continued on that support where it stays a solution
 /// and solved again on the same selection words where it does not); the
-/// works are booked and `ws.v` advanced. A step that would raise the kinetic energy above `E⁻`
-/// is taken again without expansion, and the sample's expansion ends (the
-/// energy guard).
+/// works are booked and `ws.v` advanced. A step that would raise the
+/// kinetic energy above `E⁻` is taken again without expansion, and the
+/// sample's expansion ends (the energy guard).
 pub(super) fn elastic_step(
     problem: &ImpactProblem,
     selection: Selection,
@@ -110,8 +110,8 @@ pub(super) fn elastic_step(
 /// finishing contacts' works, with the normal impulses' response to them on
 /// the support of the step's solution (docs/model.md §4b). Returns whether
 /// the offsets changed; `false` (offsets unchanged) where the support's
-/// matrix is singular or Newton's method does not converge, and the caller
-/// corrects each contact alone.
+/// matrix or the scaled Jacobian is singular or Newton's method diverges,
+/// and the caller corrects each contact alone.
 fn coupled_correction(problem: &ImpactProblem, ws: &mut SampleWorkspace) -> bool {
     let ops = problem.operators();
     if !factor_support(ops, &mut ws.step) {
