@@ -31,6 +31,11 @@ var<private> scratch_m: u32;
 // the Jacobian, whose rows are scaled, as it stands), NEWTON_ROUNDS and
 // NEWTON_DIVERGED (restitution.rs).
 const SUPPORT_SINGULAR = 1e-12;
+// SINGULAR in units of f64's ε (1e-12 ≈ 4504 ε), so that the scalar's own
+// round-off is what counts as zero: SINGULAR itself in f64, 5.4e-4 in f32.
+fn singular() -> scalar {
+    return scalar(SUPPORT_SINGULAR) * (SCALAR_EPSILON / scalar(2.220446049250313e-16));
+}
 const NEWTON_ROUNDS: u32 = 16u;
 const NEWTON_DIVERGED = 1e30;
 
@@ -150,7 +155,7 @@ fn factor_support(size: u32) -> bool {
             largest = max(largest, abs(x));
         }
     }
-    return lu_factor(0u, n, scalar(SUPPORT_SINGULAR) * largest, false);
+    return lu_factor(0u, n, singular() * largest, false);
 }
 
 // `StepBasis::solve`: lcp_z = z with z_S = −A_SS⁻¹ rhs_S, zero off S, for
@@ -270,7 +275,7 @@ fn correct_coupled(m: u32) -> bool {
             newton_pivots[a] = a;
         }
         let first = jacobian_first();
-        if !lu_factor(first, k, scalar(SUPPORT_SINGULAR), true) {
+        if !lu_factor(first, k, singular(), true) {
             break;
         }
         for (var a = 0u; a < k && a < MAX_CONTACTS; a++) {
