@@ -335,16 +335,7 @@ fn coupled_correction(m: u32, size: u32) -> bool {
 // it, λn with o, as after `elastic_solve`, and `residual` its violation).
 fn continue_step(m: u32, size: u32, impulses: u32, velocity_scale: scalar, h: scalar,
                  residual: ptr<function, scalar>) -> bool {
-    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-        lcp_q[c] = step_cap_values[c];
-    }
-    for (var c = 0u; c < impulses && c < MAX_N; c++) {
-        lcp_q[m + c] = u[c];
-    }
-    for (var c = m + impulses; c < size && c < MAX_N; c++) {
-        lcp_q[c] = scalar(0.0);
-    }
-    shift_by_offset(m, size);
+    step_rhs(m, size, impulses, true);
     solve_support(size);
     let violation = step_residual(size, m, velocity_scale, h);
     if !(violation <= min(residual_tolerance(), CONTINUATION_VIOLATION)) {

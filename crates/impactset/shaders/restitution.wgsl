@@ -161,18 +161,22 @@ fn measure_expansion(m: u32) {
     }
 }
 
-// `Expansion::needs_correction`: some contact's work overshot what it owes,
-// or missed it while finishing.
+// `Expansion::off_account`: contact c's work overshot what it owes, or
+// missed it while finishing (pushing below its cap).
+fn off_account(c: u32, m: u32) -> bool {
+    let o = expansion_offset[c];
+    if o == scalar(0.0) {
+        return false;
+    }
+    let due = owed(c, m);
+    let work = o * expansion_mean[c];
+    return work > due + work_tolerance() || (o < step_cap_values[c] && abs(work - due) > work_tolerance());
+}
+
+// `Expansion::needs_correction`: some contact's account is off.
 fn needs_correction(m: u32) -> bool {
-    let tol = work_tolerance();
     for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-        let o = expansion_offset[c];
-        if o == scalar(0.0) {
-            continue;
-        }
-        let due = owed(c, m);
-        let work = o * expansion_mean[c];
-        if work > due + tol || (o < step_cap_values[c] && abs(work - due) > tol) {
+        if off_account(c, m) {
             return true;
         }
     }
@@ -181,20 +185,13 @@ fn needs_correction(m: u32) -> bool {
 
 // `Expansion::correct`: whether some prescribed impulse changed.
 fn correct_expansion(m: u32) -> bool {
-    let tol = work_tolerance();
     var changed = false;
     for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-        let o = expansion_offset[c];
-        if o == scalar(0.0) {
-            continue;
-        }
-        let due = owed(c, m);
-        let work = o * expansion_mean[c];
-        let finishing = o < step_cap_values[c];
-        if work > due + tol || (finishing && abs(work - due) > tol) {
+        if off_account(c, m) {
+            let o = expansion_offset[c];
             let w = delassus_nn(c, c, m);
             let r = expansion_mean[c] - scalar(0.5) * w * o;
-            let next = min(impulse_for_work(due, r, w), step_cap_values[c]);
+            let next = min(impulse_for_work(owed(c, m), r, w), step_cap_values[c]);
             changed = changed || next != o;
             expansion_offset[c] = next;
         }
@@ -262,13 +259,9 @@ fn shift_by_offset(m: u32, size: u32) {
     }
 }
 
-// One solve of the step LCP (`routh_step` under lemke / random-lemke) from
-// u and the step's caps, with the prescribed impulses when `with_offset`:
-// b moved by A_R's λn columns outside the cap rows (`shift_by_offset`),
-// λn = y + o afterwards. The residual is the LCP's (of y). Random words
-// from `choice`.
-fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scalar, tie: scalar,
-                 velocity_scale: scalar, h: scalar, choice: ptr<function, Stream>) -> ElasticOutcome {
+// `step_rhs`: lcp_q = b_R = [h·p; u; 0], moved by the prescribed impulses
+// when `with_offset`.
+fn step_rhs(m: u32, size: u32, impulses: u32, with_offset: bool) {
     for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
         lcp_q[c] = step_cap_values[c];
     }
@@ -281,6 +274,16 @@ fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scala
     if with_offset {
         shift_by_offset(m, size);
     }
+}
+
+// One solve of the step LCP (`routh_step` under lemke / random-lemke) from
+// u and the step's caps, with the prescribed impulses when `with_offset`:
+// b moved by A_R's λn columns outside the cap rows (`shift_by_offset`),
+// λn = y + o afterwards. The residual is the LCP's (of y). Random words
+// from `choice`.
+fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scalar, tie: scalar,
+                 velocity_scale: scalar, h: scalar, choice: ptr<function, Stream>) -> ElasticOutcome {
+    step_rhs(m, size, impulses, with_offset);
     var offset = 0u;
     if params.selection == SELECTION_RANDOM_LEMKE {
         for (var c = 0u; c < size && c < MAX_N; c++) {

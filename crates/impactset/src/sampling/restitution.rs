@@ -212,15 +212,10 @@ impl Expansion {
     pub(crate) fn correct(&mut self, caps: &[f64]) -> bool {
         let mut changed = false;
         for (i, &cap) in caps.iter().enumerate() {
-            let o = self.offset[i];
-            if o == 0.0 {
-                continue;
-            }
-            let (owed, work) = (self.owed(i), o * self.mean[i]);
-            let finishing = o < cap;
-            if work > owed + self.tol || (finishing && (work - owed).abs() > self.tol) {
+            if self.off_account(i, cap) {
+                let o = self.offset[i];
                 let r = self.mean[i] - 0.5 * self.w_ii[i] * o;
-                let next = impulse_for_work(owed, r, self.w_ii[i]).min(cap);
+                let next = impulse_for_work(self.owed(i), r, self.w_ii[i]).min(cap);
                 changed |= next != o;
                 self.offset[i] = next;
             }
