@@ -43,6 +43,74 @@ impl StepBasis {
         lu_in_place(&mut self.lu, n, &mut self.pivots, SINGULAR * largest)
     }
 
+    /// Completes a support whose `A_SS` is singular with degenerate
+    /// indices (`z_k = 0 = w_k`, which a complementary basis may hold either
+    /// way): each in turn is added where it lowers `|S| − rank A_SS`, until
+    /// that is 0 or none is left. An enumerated solution's positive `z`
+    /// alone can miss what its basis needs: two corners of a box on the
+    /// floor have the same tangent row, and the friction of the one sliding
+    /// at the cone's limit needs its `γ` (at 0) in the support.
+    pub fn complete(&mut self, a: &[f64], size: usize, support: &mut [bool], degenerate: &[bool]) {
+        let mut deficit = self.deficit(a, size, support);
+        for k in 0..size {
+            if deficit == 0 {
+                break;
+            }
+            if degenerate[k] && !support[k] {
+                support[k] = true;
+                let d = self.deficit(a, size, support);
+                if d < deficit {
+                    deficit = d;
+                } else {
+                    support[k] = false;
+                }
+            }
+        }
+    }
+
+    /// `|S| − rank A_SS` (Gaussian elimination with full pivoting, a pivot
+    /// at most [`SINGULAR`] of the largest entry taken as zero).
+    fn deficit(&mut self, a: &[f64], size: usize, support: &[bool]) -> usize {
+        self.support.clear();
+        self.support.extend((0..size).filter(|&k| support[k]));
+        let n = self.support.len();
+        self.lu.clear();
+        for &r in &self.support {
+            self.lu.extend(self.support.iter().map(|&c| a[r * size + c]));
+        }
+        let lu = &mut self.lu;
+        let floor = SINGULAR * lu.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+        let mut rank = 0;
+        while rank < n {
+            let (mut best, mut at) = (0.0, (rank, rank));
+            for r in rank..n {
+                for c in rank..n {
+                    if lu[r * n + c].abs() > best {
+                        (best, at) = (lu[r * n + c].abs(), (r, c));
+                    }
+                }
+            }
+            if best <= floor {
+                break;
+            }
+            for c in 0..n {
+                lu.swap(rank * n + c, at.0 * n + c);
+            }
+            for r in 0..n {
+                lu.swap(r * n + rank, r * n + at.1);
+            }
+            let p = lu[rank * n + rank];
+            for r in rank + 1..n {
+                let f = lu[r * n + rank] / p;
+                for c in rank..n {
+                    lu[r * n + c] -= f * lu[rank * n + c];
+                }
+            }
+            rank += 1;
+        }
+        n - rank
+    }
+
     /// `z` with `z_S = −A_SS⁻¹ b_S` and zero off `S`, for the right-hand
     /// side `b` (`size`) of the last [`factor`](Self::factor).
     pub fn solve(&mut self, b: &[f64], z: &mut [f64]) {
@@ -128,6 +196,26 @@ mod tests {
         // A singular matrix is reported, not divided by.
         let mut singular = vec![1.0, 2.0, 2.0, 4.0];
         assert!(!lu_in_place(&mut singular, 2, &mut [0, 1], 1e-12));
+    }
+
+    #[test]
+    fn a_singular_support_is_completed_by_the_degenerate_index_it_needs() {
+        // Unknowns 0 and 1 share a row and a column (two corners' identical
+        // tangent rows); index 3 (say the sliding corner's γ, at 0) couples
+        // to 1 alone and makes the support regular; index 2 (a zero row and
+        // column), tried first, would not, and stays out.
+        let a = [
+            1.0, 1.0, 0.0, 0.0, //
+            1.0, 1.0, 0.0, 1.0, //
+            0.0, 0.0, 0.0, 0.0, //
+            0.0, -1.0, 0.0, 0.0,
+        ];
+        let mut basis = StepBasis::default();
+        let mut support = [true, true, false, false];
+        assert!(!basis.factor(&a, 4, &support));
+        basis.complete(&a, 4, &mut support, &[false, false, true, true]);
+        assert_eq!(support, [true, true, false, true]);
+        assert!(basis.factor(&a, 4, &support));
     }
 
     #[test]

@@ -42,6 +42,10 @@ pub struct StepWorkspace {
     /// Its support: the basic `z_j` of a Lemke solution, `z_j > 0` of an
     /// enumerated one.
     support: Vec<bool>,
+    /// An enumerated solution's degenerate indices (`z_j = 0`, `w_j = 0` to
+    /// [`ENUMERATED_VIOLATION`]), which [`factor_support`] may add to a
+    /// singular support; none for a Lemke solution.
+    degenerate: Vec<bool>,
     /// `A_R` factored on `support`.
     basis: StepBasis,
 }
@@ -81,6 +85,7 @@ impl StepWorkspace {
             valid: Vec::new(),
             solved: vec![0.0; size],
             support: vec![false; size],
+            degenerate: vec![false; size],
             basis: StepBasis::default(),
         }
     }
@@ -287,6 +292,7 @@ pub fn routh_step(
             let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
             if keep {
                 ws.lemke.basic_z(&mut ws.support);
+                ws.degenerate.fill(false);
             }
             outcome
         }
@@ -296,6 +302,7 @@ pub fn routh_step(
             let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
             if keep {
                 ws.lemke.basic_z(&mut ws.support);
+                ws.degenerate.fill(false);
             }
             outcome
         }
@@ -316,6 +323,7 @@ pub fn routh_step(
                 let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
                 if keep {
                     ws.lemke.basic_z(&mut ws.support);
+                    ws.degenerate.fill(false);
                 }
                 outcome
             } else {
@@ -323,8 +331,13 @@ pub fn routh_step(
                 let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];
                 if keep {
                     ws.solved.copy_from_slice(ws.enumerator.solution(k));
-                    for (s, &z) in ws.support.iter_mut().zip(&ws.solved) {
-                        *s = z > 0.0;
+                    let units = (layout.m..layout.size() - layout.m, scales.velocity, scales.impulse);
+                    for r in 0..layout.size() {
+                        let row = &ops.step_matrix[r * layout.size()..(r + 1) * layout.size()];
+                        let w = ws.b[r] + row.iter().zip(&ws.solved).map(|(a, z)| a * z).sum::<f64>();
+                        let unit = if units.0.contains(&r) { units.1 } else { units.2 };
+                        ws.support[r] = ws.solved[r] > 0.0;
+                        ws.degenerate[r] = ws.solved[r] == 0.0 && w.abs() <= ENUMERATED_VIOLATION * unit;
                     }
                 }
                 lambda.copy_from_slice(&ws.enumerator.solution(k)[impulses]);
@@ -355,10 +368,20 @@ fn step_rhs(ops: &ContactOperators, u: &[f64], caps: &[f64], offset: Option<&[f6
 }
 
 /// After a [`routh_step`] with an offset: factors `A_R` on the support of
-/// the solution the step took (docs/model.md §4b). Returns whether that
-/// matrix is regular; [`offset_response`] and [`continue_step`] need it.
+/// the solution the step took (docs/model.md §4b), an enumerated
+/// solution's completed with its degenerate indices where it is singular
+/// (`StepBasis::complete`). Returns whether that matrix is regular;
+/// [`offset_response`] and [`continue_step`] need it.
 pub fn factor_support(ops: &ContactOperators, ws: &mut StepWorkspace) -> bool {
-    ws.basis.factor(&ops.step_matrix, ops.layout().size(), &ws.support)
+    let size = ops.layout().size();
+    if ws.basis.factor(&ops.step_matrix, size, &ws.support) {
+        return true;
+    }
+    if !ws.degenerate.contains(&true) {
+        return false;
+    }
+    ws.basis.complete(&ops.step_matrix, size, &mut ws.support, &ws.degenerate);
+    ws.basis.factor(&ops.step_matrix, size, &ws.support)
 }
 
 /// After [`factor_support`]: how the step's normal impulses `λn = o + y`
