@@ -2,7 +2,7 @@
 // "How much to push") on the GPU: `StepBasis` (src/impact/basis.rs),
 // `factor_support`, `offset_response`, `continue_step`
 // (src/impact/routh_step.rs) and `Expansion::correct_coupled`
-// (src/sampling/restitution.rs), read side by side. Assembled after
+// (src/sampling/restitution/coupled.rs), read side by side. Assembled after
 // restitution.wgsl; uses lemke.wgsl's final basis and its tableau slot,
 // which is free once a solve has ended: A_R's LU factors on the support
 // take its first N² entries, the response, H and the Jacobian the next
@@ -29,7 +29,7 @@ var<private> scratch_m: u32;
 
 // Mirror SINGULAR (basis.rs; for A_SS relative to its largest entry, for
 // the Jacobian, whose rows are scaled, as it stands), NEWTON_ROUNDS and
-// NEWTON_DIVERGED (restitution.rs).
+// NEWTON_DIVERGED (sampling/restitution/coupled.rs).
 const SUPPORT_SINGULAR = 1e-12;
 // SINGULAR in units of f64's ε (1e-12 ≈ 4504 ε), so that the scalar's own
 // round-off is what counts as zero: SINGULAR itself in f64, 5.4e-4 in f32.

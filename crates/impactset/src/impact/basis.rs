@@ -30,17 +30,22 @@ impl StepBasis {
     /// Factors `A_SS` for the support `S = {k : support[k]}` (`a`: `A_R`,
     /// row-major, `size × size`). Returns whether `A_SS` is regular.
     pub fn factor(&mut self, a: &[f64], size: usize, support: &[bool]) -> bool {
+        let (n, largest) = self.gather(a, size, support);
+        self.pivots.clear();
+        self.pivots.extend(0..n);
+        lu_in_place(&mut self.lu, n, &mut self.pivots, SINGULAR * largest)
+    }
+
+    /// `S` and `A_SS` (row-major, into `lu`); returns `|S|` and `A_SS`'s
+    /// largest entry in magnitude.
+    fn gather(&mut self, a: &[f64], size: usize, support: &[bool]) -> (usize, f64) {
         self.support.clear();
         self.support.extend((0..size).filter(|&k| support[k]));
-        let n = self.support.len();
         self.lu.clear();
         for &r in &self.support {
             self.lu.extend(self.support.iter().map(|&c| a[r * size + c]));
         }
-        self.pivots.clear();
-        self.pivots.extend(0..n);
-        let largest = self.lu.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-        lu_in_place(&mut self.lu, n, &mut self.pivots, SINGULAR * largest)
+        (self.support.len(), self.lu.iter().fold(0.0f64, |s, x| s.max(x.abs())))
     }
 
     /// Completes a support whose `A_SS` is singular with degenerate
@@ -71,15 +76,9 @@ impl StepBasis {
     /// `|S| − rank A_SS` (Gaussian elimination with full pivoting, a pivot
     /// at most [`SINGULAR`] of the largest entry taken as zero).
     fn deficit(&mut self, a: &[f64], size: usize, support: &[bool]) -> usize {
-        self.support.clear();
-        self.support.extend((0..size).filter(|&k| support[k]));
-        let n = self.support.len();
-        self.lu.clear();
-        for &r in &self.support {
-            self.lu.extend(self.support.iter().map(|&c| a[r * size + c]));
-        }
+        let (n, largest) = self.gather(a, size, support);
         let lu = &mut self.lu;
-        let floor = SINGULAR * lu.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+        let floor = SINGULAR * largest;
         let mut rank = 0;
         while rank < n {
             let (mut best, mut at) = (0.0, (rank, rank));

@@ -51,6 +51,30 @@ pub struct StepWorkspace {
 }
 
 impl StepWorkspace {
+    /// After a Lemke solve with an offset (its `z` in `solved`): the
+    /// support is the final basis's basic `z`, with no degenerate index to
+    /// add (`A_R` is regular on it).
+    fn keep_lemke_support(&mut self) {
+        self.lemke.basic_z(&mut self.support);
+        self.degenerate.fill(false);
+    }
+
+    /// After `all` picked enumerated solution `k` of a step with an offset
+    /// (`b` its right-hand side): `solved`, its positive `z` as the
+    /// support, and its degenerate indices (`z_j = 0`, `w_j` within
+    /// [`ENUMERATED_VIOLATION`] of 0 in its row's unit).
+    fn keep_enumerated_support(&mut self, k: usize, layout: StepLayout, scales: StepScales) {
+        self.solved.copy_from_slice(self.enumerator.solution(k));
+        let a_r = self.unscaled.as_ref().unwrap_or(&self.matrix);
+        solution_violation(a_r, &self.b, &self.solved, &mut self.w, layout, scales);
+        let velocity_rows = layout.m..layout.size() - layout.m;
+        for r in 0..layout.size() {
+            let unit = if velocity_rows.contains(&r) { scales.velocity } else { scales.impulse };
+            self.support[r] = self.solved[r] > 0.0;
+            self.degenerate[r] = self.solved[r] == 0.0 && self.w[r].abs() <= ENUMERATED_VIOLATION * unit;
+        }
+    }
+
     /// A workspace for the step LCPs of one problem.
     pub fn new(ops: &ContactOperators) -> Self {
         let layout = ops.layout();
@@ -291,8 +315,7 @@ pub fn routh_step(
             let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, None, 0, &options))?;
             let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
             if keep {
-                ws.lemke.basic_z(&mut ws.support);
-                ws.degenerate.fill(false);
+                ws.keep_lemke_support();
             }
             outcome
         }
@@ -301,8 +324,7 @@ pub fn routh_step(
             let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, Some(&ws.cover), offset, &options))?;
             let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
             if keep {
-                ws.lemke.basic_z(&mut ws.support);
-                ws.degenerate.fill(false);
+                ws.keep_lemke_support();
             }
             outcome
         }
@@ -322,23 +344,14 @@ pub fn routh_step(
                 let sol = checked(ws.lemke.solve_matrix(&ws.matrix, b_lemke, None, 0, &options))?;
                 let outcome = lemke_outcome(sol, &mut ws.z, &mut ws.w, &mut ws.solved, lambda);
                 if keep {
-                    ws.lemke.basic_z(&mut ws.support);
-                    ws.degenerate.fill(false);
+                    ws.keep_lemke_support();
                 }
                 outcome
             } else {
                 let choices = ws.valid.len();
                 let (k, residual) = ws.valid[stream::index(word, choices.min(1 << 16))];
                 if keep {
-                    ws.solved.copy_from_slice(ws.enumerator.solution(k));
-                    let units = (layout.m..layout.size() - layout.m, scales.velocity, scales.impulse);
-                    for r in 0..layout.size() {
-                        let row = &ops.step_matrix[r * layout.size()..(r + 1) * layout.size()];
-                        let w = ws.b[r] + row.iter().zip(&ws.solved).map(|(a, z)| a * z).sum::<f64>();
-                        let unit = if units.0.contains(&r) { units.1 } else { units.2 };
-                        ws.support[r] = ws.solved[r] > 0.0;
-                        ws.degenerate[r] = ws.solved[r] == 0.0 && w.abs() <= ENUMERATED_VIOLATION * unit;
-                    }
+                    ws.keep_enumerated_support(k, layout, scales);
                 }
                 lambda.copy_from_slice(&ws.enumerator.solution(k)[impulses]);
                 let exhaustive = ws.enumerator.exhaustive();
@@ -419,14 +432,10 @@ pub fn continue_step(
     lambda: &mut [f64],
 ) -> Option<StepOutcome> {
     let layout = ops.layout();
-    let size = layout.size();
     step_rhs(ops, u, caps, Some(offset), &mut ws.b);
     ws.basis.solve(&ws.b, &mut ws.z);
-    for (r, w) in ws.w.iter_mut().enumerate() {
-        let row = &ops.step_matrix[r * size..(r + 1) * size];
-        *w = ws.b[r] + row.iter().zip(&ws.z).map(|(a, z)| a * z).sum::<f64>();
-    }
-    let residual = step_violation(layout, &ws.z, &ws.w, scales);
+    let a_r = ws.unscaled.as_ref().unwrap_or(&ws.matrix);
+    let residual = solution_violation(a_r, &ws.b, &ws.z, &mut ws.w, layout, scales);
     if residual.is_nan() || residual > ENUMERATED_VIOLATION.min(residual_tol) {
         return None;
     }
@@ -464,67 +473,5 @@ fn checked(sol: Result<LcpSolution<'_>, LcpError>) -> Result<LcpSolution<'_>, Lc
     match sol {
         Ok(s) if !s.within_tolerance => Err(LcpError::Inaccurate { pivots: s.pivots }),
         other => other,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng};
-
-    /// The violation row by row, straight from its definition.
-    fn violation_by_rows(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScales) -> f64 {
-        let (size, m) = (layout.size(), layout.m);
-        let mut violation: f64 = 0.0;
-        for i in 0..size {
-            let velocity_unknown = i < m || i >= size - m;
-            let (zu, wu) =
-                if velocity_unknown { (scales.velocity, scales.impulse) } else { (scales.impulse, scales.velocity) };
-            violation =
-                violation.max(-z[i] / zu).max(-w[i] / wu).max((z[i] * w[i]).abs() / (scales.velocity * scales.impulse));
-        }
-        violation
-    }
-
-    #[test]
-    fn step_violation_weighs_each_block_in_its_units() {
-        let layout = StepLayout { m: 2, d: 2 };
-        let scales = StepScales { velocity: 4.0, impulse: 0.5 };
-        let mut z = vec![0.0; layout.size()];
-        let mut w = vec![0.0; layout.size()];
-        // A negative normal impulse is measured in impulses, a negative slip
-        // rate in velocities, a complementarity product in both.
-        z[2] = -0.25;
-        assert_eq!(step_violation(layout, &z, &w, scales), 0.5);
-        z[2] = 0.0;
-        z[9] = -2.0;
-        assert_eq!(step_violation(layout, &z, &w, scales), 0.5);
-        z[9] = 0.0;
-        w[0] = -0.125;
-        assert_eq!(step_violation(layout, &z, &w, scales), 0.25);
-        w[0] = 0.0;
-        (z[4], w[4]) = (1.0, 3.0);
-        assert_eq!(step_violation(layout, &z, &w, scales), 1.5);
-    }
-
-    #[test]
-    fn step_violation_is_the_row_by_row_definition_bit_for_bit() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        for (m, d) in [(1, 2), (2, 2), (5, 2), (2, 8), (4, 8)] {
-            let layout = StepLayout { m, d };
-            for _ in 0..200 {
-                let scales = StepScales { velocity: rng.random_range(0.1..10.0), impulse: rng.random_range(0.01..1.0) };
-                let mut draw = || match rng.random_range(0..4) {
-                    0 => 0.0,
-                    1 => -0.0,
-                    _ => rng.random_range(-1e-12..1.0),
-                };
-                let z: Vec<f64> = (0..layout.size()).map(|_| draw()).collect();
-                let w: Vec<f64> = (0..layout.size()).map(|_| draw()).collect();
-                let (fast, reference) =
-                    (step_violation(layout, &z, &w, scales), violation_by_rows(layout, &z, &w, scales));
-                assert_eq!(fast.to_bits(), reference.to_bits(), "m = {m}, d = {d}");
-            }
-        }
     }
 }

@@ -59,3 +59,65 @@ pub(crate) fn solution_violation(
     LcpResidual::compute_transposed(a_r.column_major(), b, z, w);
     step_violation(layout, z, w, scales)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The violation row by row, straight from its definition.
+    fn violation_by_rows(layout: StepLayout, z: &[f64], w: &[f64], scales: StepScales) -> f64 {
+        let (size, m) = (layout.size(), layout.m);
+        let mut violation: f64 = 0.0;
+        for i in 0..size {
+            let velocity_unknown = i < m || i >= size - m;
+            let (zu, wu) =
+                if velocity_unknown { (scales.velocity, scales.impulse) } else { (scales.impulse, scales.velocity) };
+            violation =
+                violation.max(-z[i] / zu).max(-w[i] / wu).max((z[i] * w[i]).abs() / (scales.velocity * scales.impulse));
+        }
+        violation
+    }
+
+    #[test]
+    fn step_violation_weighs_each_block_in_its_units() {
+        let layout = StepLayout { m: 2, d: 2 };
+        let scales = StepScales { velocity: 4.0, impulse: 0.5 };
+        let mut z = vec![0.0; layout.size()];
+        let mut w = vec![0.0; layout.size()];
+        // A negative normal impulse is measured in impulses, a negative slip
+        // rate in velocities, a complementarity product in both.
+        z[2] = -0.25;
+        assert_eq!(step_violation(layout, &z, &w, scales), 0.5);
+        z[2] = 0.0;
+        z[9] = -2.0;
+        assert_eq!(step_violation(layout, &z, &w, scales), 0.5);
+        z[9] = 0.0;
+        w[0] = -0.125;
+        assert_eq!(step_violation(layout, &z, &w, scales), 0.25);
+        w[0] = 0.0;
+        (z[4], w[4]) = (1.0, 3.0);
+        assert_eq!(step_violation(layout, &z, &w, scales), 1.5);
+    }
+
+    #[test]
+    fn step_violation_is_the_row_by_row_definition_bit_for_bit() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for (m, d) in [(1, 2), (2, 2), (5, 2), (2, 8), (4, 8)] {
+            let layout = StepLayout { m, d };
+            for _ in 0..200 {
+                let scales = StepScales { velocity: rng.random_range(0.1..10.0), impulse: rng.random_range(0.01..1.0) };
+                let mut draw = || match rng.random_range(0..4) {
+                    0 => 0.0,
+                    1 => -0.0,
+                    _ => rng.random_range(-1e-12..1.0),
+                };
+                let z: Vec<f64> = (0..layout.size()).map(|_| draw()).collect();
+                let w: Vec<f64> = (0..layout.size()).map(|_| draw()).collect();
+                let (fast, reference) =
+                    (step_violation(layout, &z, &w, scales), violation_by_rows(layout, &z, &w, scales));
+                assert_eq!(fast.to_bits(), reference.to_bits(), "m = {m}, d = {d}");
+            }
+        }
+    }
+}
