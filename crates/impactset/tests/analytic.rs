@@ -2,6 +2,7 @@
 
 mod common;
 
+use impactset::sampling::MAX_STEPS;
 use impactset::{Contact, ImpactProblem, SamplerOptions, Selection, sample_set};
 use nalgebra::{DMatrix, DVector, dvector};
 use proptest::prelude::*;
@@ -91,7 +92,7 @@ fn spread(problem: &ImpactProblem, step_size: f64, seed: u64) -> f64 {
     let options = SamplerOptions {
         samples: 64,
         step_size: Some(step_size),
-        steps: 20_000,
+        steps: MAX_STEPS,
         seed,
         selection: Selection::Lemke,
         ..Default::default()
@@ -113,12 +114,21 @@ proptest! {
     /// A single planar frictional contact whose sticking, once reached, holds
     /// (`|W_tn| ≤ μ W_tt`, so slip never reverses) has a single outcome:
     /// every sample agrees to round-off, whatever the caps.
+    ///
+    /// Once it sticks, the normal velocity rises by the Schur complement
+    /// `W_nn − W_tn²/W_tt` per unit of impulse. With `h = |u_n|/(4 W_nn)` the
+    /// sticking phase takes up to `4 W_nn / schur` steps, twice that under the
+    /// mixed caps' smallest draws; the problems whose count exceeds
+    /// `MAX_STEPS` (normal and tangent rows nearly parallel) cannot end within
+    /// any cap and are left out.
     #[test]
     fn single_frictional_contact_has_one_outcome(seed in any::<u64>(), n in 2usize..7) {
         let problem = common::random_problem(seed, n, 1, false, 3.0);
         let w = &problem.operators().delassus;
         let mu = problem.contacts()[0].friction;
         prop_assume!(w[(0, 1)].abs() <= mu * w[(1, 1)]);
+        let schur = w[(0, 0)] - w[(0, 1)] * w[(0, 1)] / w[(1, 1)];
+        prop_assume!(8.0 * w[(0, 0)] / schur <= MAX_STEPS as f64);
         let s = spread(&problem, problem.default_step_size() / 2.0, seed);
         prop_assert!(s <= 1e-9, "samples spread by {s:e}");
     }
