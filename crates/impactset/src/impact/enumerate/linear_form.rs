@@ -19,12 +19,13 @@
 //! contact that can carry some), `B`'s symmetric part below `c W`, `c < 1`,
 //! bounds `√Q`: by `0` where `x*` is exact and `W` regular on `V`. Where `W`
 //! is singular on `V` (redundant contacts: a flat box's four corners), the
-//! part of `δ` in its null space is bounded by the impulse boxes and what it
-//! adds to `δᵀBδ` is bounded too. The step is certified when the bound
+//! part of `δ` in its null space is bounded by the contacts' admissible
+//! impulses, along the few null directions that couple to friction, and
+//! what it adds to `δᵀBδ` is bounded too. The step is certified when the bound
 //! leaves every other solution's `Δv` closer to `Δv*` than the search tells
 //! velocity changes apart (`keep.rs`): the full search keeps one `Δv`.
 
-use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use nalgebra::{DMatrix, SymmetricEigen};
 
 use super::tableau::Reduced;
 
@@ -44,9 +45,8 @@ const NULL: f64 = 1e-10;
 pub(super) struct LinearForm {
     /// `p*_i` per contact.
     p: Vec<[f64; 2]>,
-    /// The reduced coordinates in `V`, and per coordinate a bound on `|δ_r|`.
+    /// The reduced coordinates in `V`, contact by contact.
     idx: Vec<usize>,
-    spread: Vec<f64>,
     /// `W` on the last few `V`s met, with its eigendecomposition (`W` is the
     /// problem's: only `V` changes from step to step).
     kept: Vec<(Vec<usize>, SymmetricEigen<f64, nalgebra::Dyn>)>,
@@ -103,7 +103,6 @@ impl LinearForm {
         let w = |r: usize, c: usize| red.w[r * dim + c];
         self.p.clear();
         self.idx.clear();
-        self.spread.clear();
         // What x* misses of its laws: a constant and a multiple of √Q.
         let (mut constant, mut linear) = (0.0, 0.0);
         for i in 0..m {
@@ -149,13 +148,9 @@ impl LinearForm {
             self.p.push(p);
             if !step.known[i] {
                 self.idx.push(i * s);
-                self.spread.push(spread);
             }
             if mu > 0.0 && !(never_pushes && g == 0.0) {
-                for (a, fa) in f.iter().enumerate() {
-                    self.idx.push(i * s + 1 + a);
-                    self.spread.push(mu * cap.max(0.0) + g + fa.abs());
-                }
+                self.idx.extend((1..s).map(|a| i * s + a));
             }
         }
         let k = self.idx.len();
@@ -206,18 +201,33 @@ impl LinearForm {
         if c >= CONTRACTION {
             return NONE;
         }
-        // δ = δ₁ + Σ_j t_j e_j (e_j the null directions, |t_j| ≤ T_j from the
-        // boxes), Q ≥ Q₁ = δ₁ᵀWδ₁: δᵀSδ ≤ c Q + 2 Σ_j T_j ‖ℓ_j‖ √Q
-        // + Σ_jl T_j T_l |e_jᵀ S e_l| (ℓ_j = e_jᵀS on the range, in W's norm).
-        let spread = DVector::from_column_slice(&self.spread);
-        let t_of =
-            |j: usize| eigen.eigenvectors.column(j).iter().zip(spread.iter()).map(|(e, x)| e.abs() * x).sum::<f64>();
-        for &j in &null {
-            let tj = t_of(j);
-            let sej = &sym * eigen.eigenvectors.column(j);
-            linear += 2.0 * tj * (scaled.transpose() * &sej).norm();
-            for &l in &null {
-                constant += tj * t_of(l) * eigen.eigenvectors.column(l).dot(&sej).abs();
+        // δ = δ₁ + Σ_j t_j e_j (e_j the null directions, t_j = e_jᵀδ), Q ≥
+        // Q₁ = δ₁ᵀWδ₁: δᵀSδ ≤ c Q + 2 ‖L t‖ √Q + Σ_jl |t_j| |t_l| |e_jᵀ S e_l|
+        // (column j of L is e_jᵀS on the range, in W's norm). With L = U Σ Vᵀ,
+        // ‖L t‖² = Σ_k σ_k² (ẽ_kᵀδ)², ẽ_k = Σ_j V_jk e_j, and |ẽᵀδ| is at most
+        // its largest value over the contacts' admissible impulses
+        // ([`Self::extent`]): only the null directions that move a normal
+        // impulse couple to friction (a flat box's four corners: one).
+        if !null.is_empty() {
+            let columns = DMatrix::from_fn(k, null.len(), |r, j| eigen.eigenvectors[(r, null[j])]);
+            let coupling = scaled.transpose() * &sym * &columns;
+            let svd = coupling.svd(false, true);
+            let v_t = svd.v_t.as_ref().expect("V asked for");
+            let mut squared = 0.0;
+            for (a, &sigma) in svd.singular_values.iter().enumerate() {
+                if sigma > 0.0 {
+                    let direction = &columns * v_t.row(a).transpose();
+                    squared += (sigma * self.extent(red, step, direction.as_slice())).powi(2);
+                }
+            }
+            linear += 2.0 * squared.sqrt();
+            let extents: Vec<f64> =
+                (0..null.len()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
+            let cross = columns.transpose() * &sym * &columns;
+            for (j, tj) in extents.iter().enumerate() {
+                for (l, tl) in extents.iter().enumerate() {
+                    constant += tj * tl * cross[(j, l)].abs();
+                }
             }
         }
         // Q ≤ c Q + linear √Q + constant. A constant at the round-off of the
@@ -237,5 +247,51 @@ impl LinearForm {
         // ‖Δv − Δv*‖∞ ≤ max_r √(M⁻¹)_rr √Q: within what the search tells
         // apart (`keep.rs`) of Δv*, every solution has the one `Δv`.
         FormBound { unique: q * step.velocity_per_q <= 0.4 * step.apart, reach }
+    }
+
+    /// The largest `|aᵀδ|`, `δ = x − x*` on `V`'s coordinates (`a` over
+    /// `self.idx`), over every `x` whose contacts' impulses are admissible:
+    /// `λn_i ∈ [0, cap_i]`, `f_i ∈ (μ_i λn_i + g_i) 𝒫`. Per contact `aᵀx_i`
+    /// is linear in `λn` once `f` takes the support of `a_f` on `𝒫`, so its
+    /// extremes are at `λn ∈ {0, cap}` (a known impulse: its one value);
+    /// widened by `10⁻⁶` of the step's impulse scale, far above the laws'
+    /// slack in the solutions the search accepts (`10⁻⁹`).
+    fn extent(&self, red: &Reduced, step: &StepFacts, a: &[f64]) -> f64 {
+        let (s, t) = (red.s, red.t);
+        let impulse = (0..red.m)
+            .map(|i| step.caps[i].max(0.0) * (1.0 + red.friction[i]) + step.g[i].abs())
+            .fold(0.0f64, f64::max);
+        let (mut high, mut low) = (0.0, 0.0);
+        let mut r = 0;
+        for i in 0..red.m {
+            let (mut a_n, mut a_f) = (0.0, [0.0; 2]);
+            while r < self.idx.len() && self.idx[r] / s == i {
+                match self.idx[r] % s {
+                    0 => a_n = a[r],
+                    c => a_f[c - 1] = a[r],
+                }
+                r += 1;
+            }
+            if a_n == 0.0 && a_f == [0.0; 2] {
+                continue;
+            }
+            let (mu, g) = (red.friction[i], step.g[i].max(0.0));
+            // A known normal impulse is 0 or the cap in every solution.
+            let cap = step.caps[i].max(0.0);
+            let (bottom, cap) = match step.known[i] {
+                true if cap == 0.0 || step.up[i * s] > 0.0 => (0.0, 0.0),
+                true => (cap, cap),
+                false => (0.0, cap),
+            };
+            let dot = |p: &[f64; 2]| (0..t).map(|c| a_f[c] * p[c]).sum::<f64>();
+            let most = red.directions.iter().map(dot).fold(0.0f64, f64::max);
+            let least = red.directions.iter().map(dot).fold(0.0f64, f64::min);
+            let at_x = a_n * step.x[i * s] + (0..t).map(|c| a_f[c] * step.x[i * s + 1 + c]).sum::<f64>();
+            let (empty, full) = (mu * bottom + g, mu * cap + g);
+            let widen = 1e-6 * impulse * (a_n.abs() + a_f.iter().map(|x| x.abs()).sum::<f64>());
+            high += (a_n * bottom + empty * most).max(a_n * cap + full * most) - at_x + widen;
+            low += (a_n * bottom + empty * least).min(a_n * cap + full * least) - at_x - widen;
+        }
+        high.max(-low)
     }
 }
