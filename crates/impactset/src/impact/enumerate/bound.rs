@@ -97,7 +97,7 @@ pub(super) struct Bound {
     /// The pieces of [`Bound::reach`]: breakpoint, `a κ`, `a r`.
     terms: Vec<(f64, f64, f64)>,
     /// The second certificate (`linear_form.rs`).
-    form: LinearForm,
+    pub form: LinearForm,
 }
 
 impl Bound {

@@ -14,14 +14,16 @@
 //!
 //! whatever `x` is; the right-hand terms other than the first vanish where
 //! `x*` solves the step exactly. So `Q ≤ δᵀ B δ + ‖r*‖ terms + x*'s defects`
-//! with `B` fixed by `x*`. On the coordinates `V` a second solution can move
+//! with `B` fixed by `x*`, and, keeping the normal terms `N_i = δλn_i δu_n,i`
+//! (`≤` their defects) with a multiplier `τ ≥ 0`, `Q ≤ δᵀ S_τ δ + …`,
+//! `S_τ = B − (τ − 1) N`. On the coordinates `V` a second solution can move
 //! (the normal impulses the reach leaves unknown, the friction of every
-//! contact that can carry some), `B`'s symmetric part below `c W`, `c < 1`,
+//! contact that can carry some), `S_τ`'s symmetric part below `c W`, `c < 1`,
 //! bounds `√Q`: by `0` where `x*` is exact and `W` regular on `V`. Where `W`
 //! is singular on `V` (redundant contacts: a flat box's four corners), the
 //! part of `δ` in its null space is bounded by the contacts' admissible
 //! impulses, along the few null directions that couple to friction, and
-//! what it adds to `δᵀBδ` is bounded too. The step is certified when the bound
+//! what it adds to `δᵀS_τδ` is bounded too. The step is certified when the bound
 //! leaves every other solution's `Δv` closer to `Δv*` than the search tells
 //! velocity changes apart (`keep.rs`): the full search keeps one `Δv`.
 
@@ -31,6 +33,13 @@ use super::tableau::Reduced;
 
 /// `c` must stay below this: `Q ≤ c Q` then leaves no room to round-off.
 const CONTRACTION: f64 = 1.0 - 1e-6;
+
+/// The multipliers `τ` of the normal terms tried in turn (1: the form
+/// alone; the others weigh the normal laws in, see [`LinearForm::bound`]).
+const MULTIPLIERS: [f64; 4] = [1.0, 3.0, 2.0, 5.0];
+
+/// The levels tried as upper bounds of `c` before its eigenproblem.
+const LEVELS: [f64; 3] = [0.5, 0.9, CONTRACTION];
 
 /// A defect of `x*`'s laws below this fraction of the works it sums is its
 /// round-off (a few thousand units of `f64` epsilon).
@@ -50,6 +59,9 @@ pub(super) struct LinearForm {
     /// `W` on the last few `V`s met, with its eigendecomposition (`W` is the
     /// problem's: only `V` changes from step to step).
     kept: Vec<(Vec<usize>, SymmetricEigen<f64, nalgebra::Dyn>)>,
+    /// Steps certified with the normal terms weighed in (`τ ≠ 1`) that `B`
+    /// alone did not certify, for the tests.
+    pub weighed: u64,
 }
 
 /// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
@@ -103,8 +115,10 @@ impl LinearForm {
         let w = |r: usize, c: usize| red.w[r * dim + c];
         self.p.clear();
         self.idx.clear();
-        // What x* misses of its laws: a constant and a multiple of √Q.
-        let (mut constant, mut linear) = (0.0, 0.0);
+        // What x* misses of its laws: a constant and a multiple of √Q; the
+        // normal laws' shares apart (they take the normal terms' multiplier
+        // below).
+        let (mut constant, mut linear, mut normal_defect, mut known_linear) = (0.0, 0.0, 0.0, 0.0);
         for i in 0..m {
             let (mu, cap, g, lam) = (red.friction[i], step.caps[i], step.g[i], step.x[i * s]);
             let f = &step.x[i * s + 1..(i + 1) * s];
@@ -117,9 +131,9 @@ impl LinearForm {
             let never_pushes = step.known[i] && (cap == 0.0 || up[0] > 0.0);
             if step.known[i] {
                 let known = if never_pushes { 0.0 } else { cap };
-                linear += (known - lam).abs() * (step.normal[i] + mu * step.tangent[i]);
+                known_linear += (known - lam).abs() * (step.normal[i] + mu * step.tangent[i]);
             } else {
-                constant += lam.max(0.0) * up[0].max(0.0) + (cap - lam).max(0.0) * (-up[0]).max(0.0);
+                normal_defect += lam.max(0.0) * up[0].max(0.0) + (cap - lam).max(0.0) * (-up[0]).max(0.0);
             }
             // p̃ ∈ 𝒫: f*'s share of the cone (λD* ≥ 0 over max(ρ*, Σ λD*)),
             // or where the cone is shut a maximizer of (−u*_t)ᵀp.
@@ -158,16 +172,21 @@ impl LinearForm {
             // Nothing a second solution could move.
             return FormBound { unique: true, reach: 0.0 };
         }
-        // δᵀBδ = Σ_i μ_i δλn_i p̃_iᵀ (Wδ)_t,i: B's rows are the unknown normals'.
+        // δᵀBδ = Σ_i μ_i δλn_i p̃_iᵀ (Wδ)_t,i and the normal terms
+        // Σ_i N_i = Σ_i δλn_i (Wδ)_n,i: both have their rows on the unknown
+        // normals.
+        let unknown_normal = |r: usize| r % s == 0 && !step.known[r / s];
         let b = |r: usize, c: usize| {
-            if r % s != 0 || step.known[r / s] {
+            if !unknown_normal(r) {
                 return 0.0;
             }
             let i = r / s;
             red.friction[i] * (0..t).map(|a| self.p[i][a] * w(i * s + 1 + a, c)).sum::<f64>()
         };
+        let n = |r: usize, c: usize| if unknown_normal(r) { w(r, c) } else { 0.0 };
         let idx = &self.idx;
         let sym = DMatrix::from_fn(k, k, |r, c| 0.5 * (b(idx[r], idx[c]) + b(idx[c], idx[r])));
+        let normal = DMatrix::from_fn(k, k, |r, c| 0.5 * (n(idx[r], idx[c]) + n(idx[c], idx[r])));
         let slot = match self.kept.iter().position(|(v, _)| v == idx) {
             Some(slot) => slot,
             None => {
@@ -185,68 +204,107 @@ impl LinearForm {
         let eigen = &self.kept[slot].1;
         let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
         let (range, null): (Vec<usize>, Vec<usize>) = (0..k).partition(|&j| eigen.eigenvalues[j] > NULL * largest);
-        // S in a W-orthonormal basis of W's range on V: c is its largest
-        // eigenvalue.
+        // A W-orthonormal basis of W's range on V, and the null directions.
         let scaled = DMatrix::from_fn(k, range.len(), |r, a| {
             eigen.eigenvectors[(r, range[a])] / eigen.eigenvalues[range[a]].sqrt()
         });
-        let c = if range.is_empty() {
-            0.0
-        } else {
-            match SymmetricEigen::try_new(scaled.transpose() * &sym * &scaled, 1e-15, 10_000) {
-                Some(e) => e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)),
-                None => return NONE,
-            }
-        };
-        if c >= CONTRACTION {
-            return NONE;
-        }
-        // δ = δ₁ + Σ_j t_j e_j (e_j the null directions, t_j = e_jᵀδ), Q ≥
-        // Q₁ = δ₁ᵀWδ₁: δᵀSδ ≤ c Q + 2 ‖L t‖ √Q + Σ_jl |t_j| |t_l| |e_jᵀ S e_l|
-        // (column j of L is e_jᵀS on the range, in W's norm). With L = U Σ Vᵀ,
-        // ‖L t‖² = Σ_k σ_k² (ẽ_kᵀδ)², ẽ_k = Σ_j V_jk e_j, and |ẽᵀδ| is at most
-        // its largest value over the contacts' admissible impulses
-        // ([`Self::extent`]): only the null directions that move a normal
-        // impulse couple to friction (a flat box's four corners: one).
-        if !null.is_empty() {
-            let columns = DMatrix::from_fn(k, null.len(), |r, j| eigen.eigenvectors[(r, null[j])]);
-            let coupling = scaled.transpose() * &sym * &columns;
-            let svd = coupling.svd(false, true);
-            let v_t = svd.v_t.as_ref().expect("V asked for");
-            let mut squared = 0.0;
-            for (a, &sigma) in svd.singular_values.iter().enumerate() {
-                if sigma > 0.0 {
-                    let direction = &columns * v_t.row(a).transpose();
-                    squared += (sigma * self.extent(red, step, direction.as_slice())).powi(2);
-                }
-            }
-            linear += 2.0 * squared.sqrt();
-            let extents: Vec<f64> =
-                (0..null.len()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
-            let cross = columns.transpose() * &sym * &columns;
-            for (j, tj) in extents.iter().enumerate() {
-                for (l, tl) in extents.iter().enumerate() {
-                    constant += tj * tl * cross[(j, l)].abs();
-                }
-            }
-        }
+        let columns = DMatrix::from_fn(k, null.len(), |r, j| eigen.eigenvectors[(r, null[j])]);
+        let extents: Vec<f64> = (0..null.len()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
         // Q ≤ c Q + linear √Q + constant. A constant at the round-off of the
         // works it sums is x*'s rounding, not a defect (x* is taken exact
         // there, as the first certificate takes it).
         let work = (0..m).map(|i| step.caps[i].abs() * (1.0 + red.friction[i]) + step.g[i].abs()).sum::<f64>();
         let velocity = step.up.iter().chain(step.u).fold(0.0f64, |a, x| a.max(x.abs()));
-        let root = |constant: f64| {
-            let gap = 1.0 - c.max(0.0);
-            (linear + (linear * linear + 4.0 * gap * constant).sqrt()) / (2.0 * gap)
-        };
-        let reach = root(constant + step.slack);
-        if constant <= ROUNDOFF * work * velocity {
-            constant = 0.0;
+        let mut best = NONE;
+        // Each normal term is at most its defect d_i (0 where x* is exact),
+        // so for any τ ≥ 0, Σ N_i ≤ (1 − τ) Σ N_i + τ Σ d_i and
+        //
+        //     Q = Σ N_i + Σ F_i ≤ δᵀBδ − (τ − 1) Σ N_i + τ Σ d_i + …
+        //
+        // τ = 1 drops the normal terms; a larger τ weighs them against the
+        // directions where friction's form exceeds W, which the normal laws
+        // forbid (an S-procedure: the form S_τ = B − (τ − 1) N must be a
+        // contraction, not B alone). Each τ gives a valid bound; the first
+        // that certifies is taken, else the smallest reach.
+        for tau in MULTIPLIERS {
+            let form = &sym - &normal * (tau - 1.0);
+            // S_τ in a W-orthonormal basis of the range: c is its largest
+            // eigenvalue. First the least of LEVELS above it, by a Cholesky
+            // factorization of level · I − S_τ each (a step certified at that
+            // level needs no eigenproblem).
+            let on_range = scaled.transpose() * &form * &scaled;
+            let below = |level: f64| {
+                let gap = DMatrix::from_fn(range.len(), range.len(), |r, c| {
+                    if r == c { level - on_range[(r, c)] } else { -on_range[(r, c)] }
+                });
+                gap.cholesky().is_some()
+            };
+            let Some(level) = LEVELS.into_iter().find(|&level| range.is_empty() || below(level)) else {
+                continue;
+            };
+            let (mut linear, mut constant) = (linear + tau * known_linear, constant + tau * normal_defect);
+            // δ = δ₁ + Σ_j t_j e_j (e_j the null directions, t_j = e_jᵀδ), Q ≥
+            // Q₁ = δ₁ᵀWδ₁: δᵀSδ ≤ c Q + 2 ‖L t‖ √Q + Σ_jl |t_j| |t_l| |e_jᵀ S e_l|
+            // (column j of L is e_jᵀS on the range, in W's norm). With L = U Σ Vᵀ,
+            // ‖L t‖² = Σ_k σ_k² (ẽ_kᵀδ)², ẽ_k = Σ_j V_jk e_j, and |ẽᵀδ| is at most
+            // its largest value over the contacts' admissible impulses
+            // ([`Self::extent`]): only the null directions that move a normal
+            // impulse couple to friction (a flat box's four corners: one).
+            if !null.is_empty() {
+                let coupling = scaled.transpose() * &form * &columns;
+                let svd = coupling.svd(false, true);
+                let v_t = svd.v_t.as_ref().expect("V asked for");
+                let mut squared = 0.0;
+                for (a, &sigma) in svd.singular_values.iter().enumerate() {
+                    if sigma > 0.0 {
+                        let direction = &columns * v_t.row(a).transpose();
+                        squared += (sigma * self.extent(red, step, direction.as_slice())).powi(2);
+                    }
+                }
+                linear += 2.0 * squared.sqrt();
+                let cross = columns.transpose() * &form * &columns;
+                for (j, tj) in extents.iter().enumerate() {
+                    for (l, tl) in extents.iter().enumerate() {
+                        constant += tj * tl * cross[(j, l)].abs();
+                    }
+                }
+            }
+            // √Q ≤ root(c, constant), increasing in c.
+            let root = |c: f64, constant: f64| {
+                let gap = 1.0 - c.max(0.0);
+                (linear + (linear * linear + 4.0 * gap * constant).sqrt()) / (2.0 * gap)
+            };
+            // The laws of a solution the search accepts miss by the slack,
+            // the normal ones' share weighed by τ.
+            let slack = constant + tau * step.slack;
+            if constant <= ROUNDOFF * work * velocity {
+                constant = 0.0;
+            }
+            // ‖Δv − Δv*‖∞ ≤ max_r √(M⁻¹)_rr √Q: within what the search tells
+            // apart (`keep.rs`) of Δv*, every solution has the one `Δv`.
+            let settles = |c: f64| root(c, constant) * step.velocity_per_q <= 0.4 * step.apart;
+            if settles(level) {
+                best = FormBound { unique: true, reach: best.reach.min(root(level, slack)) };
+                self.weighed += u64::from(tau != 1.0);
+                break;
+            }
+            // Not at the level: c itself, for the reach and a last look.
+            let c = if range.is_empty() {
+                0.0
+            } else {
+                match SymmetricEigen::try_new(on_range, 1e-15, 10_000) {
+                    Some(e) => e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)),
+                    None => return best,
+                }
+            };
+            best.reach = best.reach.min(root(c, slack));
+            if settles(c) {
+                best.unique = true;
+                self.weighed += u64::from(tau != 1.0);
+                break;
+            }
         }
-        let q = root(constant);
-        // ‖Δv − Δv*‖∞ ≤ max_r √(M⁻¹)_rr √Q: within what the search tells
-        // apart (`keep.rs`) of Δv*, every solution has the one `Δv`.
-        FormBound { unique: q * step.velocity_per_q <= 0.4 * step.apart, reach }
+        best
     }
 
     /// The largest `|aᵀδ|`, `δ = x − x*` on `V`'s coordinates (`a` over
