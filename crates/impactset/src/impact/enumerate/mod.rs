@@ -450,13 +450,6 @@ impl StepEnumerator {
         self.counts
     }
 
-    /// Steps so far certified by friction's linear form only with the
-    /// normal terms weighed in (`linear_form.rs`).
-    #[cfg(test)]
-    pub(super) fn weighed(&self) -> u64 {
-        self.scratch.as_ref().map_or(0, |sc| sc.bound.form.weighed)
-    }
-
     /// Mode fixes (search nodes and forward-checking probes) the last
     /// enumeration made.
     pub fn nodes(&self) -> usize {
