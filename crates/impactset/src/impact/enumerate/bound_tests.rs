@@ -222,7 +222,7 @@ fn certified_random_steps_are_unique_by_the_oracle() {
 /// normal impulses have a null pattern) and on an edge, with random sizes,
 /// friction and velocities: every certified step has one `Δv` by the full
 /// search, and the certificates settle most of them (the reach alone
-/// certified 145 of these 417 steps, with friction's linear form 302, 7 of
+/// certified 145 of these 417 steps, with friction's linear form 299, 6 of
 /// them only with the normal terms weighed in).
 #[test]
 fn certified_steps_of_boxes_on_four_corners_are_unique_by_the_search() {

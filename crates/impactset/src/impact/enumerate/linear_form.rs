@@ -209,7 +209,6 @@ impl LinearForm {
             eigen.eigenvectors[(r, range[a])] / eigen.eigenvalues[range[a]].sqrt()
         });
         let columns = DMatrix::from_fn(k, null.len(), |r, j| eigen.eigenvectors[(r, null[j])]);
-        let extents: Vec<f64> = (0..null.len()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
         // Q ≤ c Q + linear √Q + constant. A constant at the round-off of the
         // works it sums is x*'s rounding, not a defect (x* is taken exact
         // there, as the first certificate takes it).
@@ -224,8 +223,8 @@ impl LinearForm {
         // τ = 1 drops the normal terms; a larger τ weighs them against the
         // directions where friction's form exceeds W, which the normal laws
         // forbid (an S-procedure: the form S_τ = B − (τ − 1) N must be a
-        // contraction, not B alone). Each τ gives a valid bound; the first
-        // that certifies is taken, else the smallest reach.
+        // contraction, not B alone). Each τ gives a valid bound; they are
+        // tried in turn up to the first contraction.
         for tau in MULTIPLIERS {
             let form = &sym - &normal * (tau - 1.0);
             // S_τ in a W-orthonormal basis of the range: c is its largest
@@ -263,6 +262,8 @@ impl LinearForm {
                 }
                 linear += 2.0 * squared.sqrt();
                 let cross = columns.transpose() * &form * &columns;
+                let extents: Vec<f64> =
+                    (0..null.len()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
                 for (j, tj) in extents.iter().enumerate() {
                     for (l, tl) in extents.iter().enumerate() {
                         constant += tj * tl * cross[(j, l)].abs();
@@ -298,11 +299,14 @@ impl LinearForm {
                 }
             };
             best.reach = best.reach.min(root(c, slack));
-            if settles(c) {
-                best.unique = true;
-                self.weighed += u64::from(tau != 1.0);
-                break;
-            }
+            best.unique = settles(c);
+            self.weighed += u64::from(best.unique && tau != 1.0);
+            // A contraction that does not certify is held back by x*'s
+            // defects or the null directions' coupling, which another τ
+            // seldom removes: going on certified none of `cube-flat`'s
+            // steps and 3 of 417 random boxes' steps, and cost the measured
+            // four-corner landing 25 %.
+            break;
         }
         best
     }
