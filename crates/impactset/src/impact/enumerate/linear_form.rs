@@ -242,33 +242,10 @@ impl LinearForm {
                 continue;
             };
             let (mut linear, mut constant) = (linear + tau * known_linear, constant + tau * normal_defect);
-            // δ = δ₁ + Σ_j t_j e_j (e_j the null directions, t_j = e_jᵀδ), Q ≥
-            // Q₁ = δ₁ᵀWδ₁: δᵀSδ ≤ c Q + 2 ‖L t‖ √Q + Σ_jl |t_j| |t_l| |e_jᵀ S e_l|
-            // (column j of L is e_jᵀS on the range, in W's norm). With L = U Σ Vᵀ,
-            // ‖L t‖² = Σ_k σ_k² (ẽ_kᵀδ)², ẽ_k = Σ_j V_jk e_j, and |ẽᵀδ| is at most
-            // its largest value over the contacts' admissible impulses
-            // ([`Self::extent`]): only the null directions that move a normal
-            // impulse couple to friction (a flat box's four corners: one).
             if !null.is_empty() {
-                let coupling = scaled.transpose() * &form * &columns;
-                let svd = coupling.svd(false, true);
-                let v_t = svd.v_t.as_ref().expect("V asked for");
-                let mut squared = 0.0;
-                for (a, &sigma) in svd.singular_values.iter().enumerate() {
-                    if sigma > 0.0 {
-                        let direction = &columns * v_t.row(a).transpose();
-                        squared += (sigma * self.extent(red, step, direction.as_slice())).powi(2);
-                    }
-                }
-                linear += 2.0 * squared.sqrt();
-                let cross = columns.transpose() * &form * &columns;
-                let extents: Vec<f64> =
-                    (0..null.len()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
-                for (j, tj) in extents.iter().enumerate() {
-                    for (l, tl) in extents.iter().enumerate() {
-                        constant += tj * tl * cross[(j, l)].abs();
-                    }
-                }
+                let (more_linear, more_constant) = self.null_terms(red, step, &form, &scaled, &columns);
+                linear += more_linear;
+                constant += more_constant;
             }
             // √Q ≤ root(c, constant), increasing in c.
             let root = |c: f64, constant: f64| {
@@ -309,6 +286,46 @@ impl LinearForm {
             break;
         }
         best
+    }
+
+    /// What the part of `δ` in `W`'s null space on `V` (the columns of
+    /// `columns`) adds to `δᵀS_τδ` (`form`): `δ = δ₁ + Σ_j t_j e_j`
+    /// (`t_j = e_jᵀδ`), `Q ≥ Q₁ = δ₁ᵀWδ₁`, and
+    /// `δᵀSδ ≤ c Q + 2 ‖L t‖ √Q + Σ_jl |t_j| |t_l| |e_jᵀ S e_l|` (column `j`
+    /// of `L` is `e_jᵀS` on the range, in `W`'s norm). With `L = U Σ Vᵀ`,
+    /// `‖L t‖² = Σ_k σ_k² (ẽ_kᵀδ)²`, `ẽ_k = Σ_j V_jk e_j`, and `|ẽᵀδ|` is at
+    /// most its largest value over the contacts' admissible impulses
+    /// ([`Self::extent`]): only the null directions that move a normal
+    /// impulse couple to friction (a flat box's four corners: one). Returns
+    /// the multiple of `√Q` and the constant.
+    fn null_terms(
+        &self,
+        red: &Reduced,
+        step: &StepFacts,
+        form: &DMatrix<f64>,
+        scaled: &DMatrix<f64>,
+        columns: &DMatrix<f64>,
+    ) -> (f64, f64) {
+        let coupling = scaled.transpose() * form * columns;
+        let svd = coupling.svd(false, true);
+        let v_t = svd.v_t.as_ref().expect("V asked for");
+        let mut squared = 0.0;
+        for (a, &sigma) in svd.singular_values.iter().enumerate() {
+            if sigma > 0.0 {
+                let direction = columns * v_t.row(a).transpose();
+                squared += (sigma * self.extent(red, step, direction.as_slice())).powi(2);
+            }
+        }
+        let cross = columns.transpose() * form * columns;
+        let extents: Vec<f64> =
+            (0..columns.ncols()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
+        let mut constant = 0.0;
+        for (j, tj) in extents.iter().enumerate() {
+            for (l, tl) in extents.iter().enumerate() {
+                constant += tj * tl * cross[(j, l)].abs();
+            }
+        }
+        (2.0 * squared.sqrt(), constant)
     }
 
     /// The largest `|aᵀδ|`, `δ = x − x*` on `V`'s coordinates (`a` over
