@@ -119,7 +119,8 @@ impl Bound {
     /// Bounds the solutions of the step `(u, caps, g)` (`g = b_γ`, the
     /// friction cone of contact `i` being `μ_i λn_i + g_i`) from the LCP
     /// solution `z` (`[σ; λn; λD; γ]`, `d` directions per contact), and
-    /// marks the modes that may hold one.
+    /// marks the modes that may hold one (of a step it certifies, unless
+    /// `searched`, only until each contact has one).
     #[allow(clippy::too_many_arguments)]
     pub fn compute(
         &mut self,
@@ -132,6 +133,7 @@ impl Bound {
         d: usize,
         scales: StepScales,
         apart: f64,
+        searched: bool,
     ) -> Verdict {
         let (m, s, t) = (red.m, red.s, red.t);
         if caps.iter().any(|&c| c.is_nan() || c < 0.0) || z.iter().any(|v| !v.is_finite()) {
@@ -259,6 +261,11 @@ impl Bound {
             let start = red.table.start[i];
             let mut any = false;
             for (k, mode) in red.table.of(i).iter().enumerate() {
+                // A step certified unique and not searched reads only
+                // whether each contact has a mode left.
+                if any && unique && !searched {
+                    break;
+                }
                 // The largest |c · δu| over the reach, and c · u*.
                 let spread = |c: &[f64; 3]| c[0].abs() * rn + (1..s).map(|a| c[a] * c[a]).sum::<f64>().sqrt() * rt;
                 let at = |c: &[f64; 3]| (0..s).map(|a| c[a] * up[a]).sum::<f64>();

@@ -404,7 +404,8 @@ impl StepEnumerator {
                 let apart = self.apart(sc.dv.iter().fold(0.0f64, |a, x| a.max(x.abs())), self.scales.normal);
                 let g = &b[self.size - m..];
                 let (reduced, reach, d, scales) = (&self.reduced, &self.reach, self.d, self.scales);
-                sc.bound.compute(reduced, reach, &sc.u, &sc.caps, g, &sc.z, d, scales, apart)
+                let searched = self.twinned;
+                sc.bound.compute(reduced, reach, &sc.u, &sc.caps, g, &sc.z, d, scales, apart, searched)
             }
             _ => Verdict::None,
         };
