@@ -56,9 +56,9 @@ pub(super) struct LinearForm {
     p: Vec<[f64; 2]>,
     /// The reduced coordinates in `V`, contact by contact.
     idx: Vec<usize>,
-    /// `W` on the last few `V`s met, with its eigendecomposition (`W` is the
-    /// problem's: only `V` changes from step to step).
-    kept: Vec<(Vec<usize>, SymmetricEigen<f64, nalgebra::Dyn>)>,
+    /// The last few `V`s met, each with the bases its eigendecomposition of
+    /// `W` gives (`W` is the problem's: only `V` changes from step to step).
+    kept: Vec<(Vec<usize>, Bases)>,
     /// Steps certified with the normal terms weighed in (`τ ≠ 1`) that `B`
     /// alone did not certify, for the tests.
     pub weighed: u64,
@@ -66,6 +66,31 @@ pub(super) struct LinearForm {
 
 /// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
 const KEPT: usize = 8;
+
+/// What the certificate reads of `W`'s eigendecomposition on one `V`.
+#[derive(Clone, Debug)]
+struct Bases {
+    /// A `W`-orthonormal basis of `W`'s range on `V` (eigenvectors over the
+    /// square roots of their eigenvalues), `|V| × rank`.
+    scaled: DMatrix<f64>,
+    /// The null directions (eigenvalues at most [`NULL`] of the largest),
+    /// orthonormal, `|V| × (|V| − rank)`.
+    columns: DMatrix<f64>,
+}
+
+impl Bases {
+    fn new(w_v: DMatrix<f64>) -> Option<Self> {
+        let k = w_v.nrows();
+        let eigen = SymmetricEigen::try_new(w_v, 1e-15, 10_000)?;
+        let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
+        let (range, null): (Vec<usize>, Vec<usize>) = (0..k).partition(|&j| eigen.eigenvalues[j] > NULL * largest);
+        let scaled = DMatrix::from_fn(k, range.len(), |r, a| {
+            eigen.eigenvectors[(r, range[a])] / eigen.eigenvalues[range[a]].sqrt()
+        });
+        let columns = DMatrix::from_fn(k, null.len(), |r, j| eigen.eigenvectors[(r, null[j])]);
+        Some(Bases { scaled, columns })
+    }
+}
 
 /// What the certificate reads of the bound's work on one step.
 pub(super) struct StepFacts<'a> {
@@ -190,25 +215,19 @@ impl LinearForm {
         let slot = match self.kept.iter().position(|(v, _)| v == idx) {
             Some(slot) => slot,
             None => {
-                let w_v = DMatrix::from_fn(k, k, |r, c| w(idx[r], idx[c]));
-                let Some(eigen) = SymmetricEigen::try_new(w_v, 1e-15, 10_000) else {
+                let Some(bases) = Bases::new(DMatrix::from_fn(k, k, |r, c| w(idx[r], idx[c]))) else {
                     return NONE;
                 };
                 if self.kept.len() == KEPT {
                     self.kept.remove(0);
                 }
-                self.kept.push((idx.clone(), eigen));
+                self.kept.push((idx.clone(), bases));
                 self.kept.len() - 1
             }
         };
-        let eigen = &self.kept[slot].1;
-        let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
-        let (range, null): (Vec<usize>, Vec<usize>) = (0..k).partition(|&j| eigen.eigenvalues[j] > NULL * largest);
         // A W-orthonormal basis of W's range on V, and the null directions.
-        let scaled = DMatrix::from_fn(k, range.len(), |r, a| {
-            eigen.eigenvectors[(r, range[a])] / eigen.eigenvalues[range[a]].sqrt()
-        });
-        let columns = DMatrix::from_fn(k, null.len(), |r, j| eigen.eigenvectors[(r, null[j])]);
+        let Bases { scaled, columns } = &self.kept[slot].1;
+        let (rank, nullity) = (scaled.ncols(), columns.ncols());
         // Q ≤ c Q + linear √Q + constant. A constant at the round-off of the
         // works it sums is x*'s rounding, not a defect (x* is taken exact
         // there, as the first certificate takes it).
@@ -231,19 +250,24 @@ impl LinearForm {
             // eigenvalue. First the least of LEVELS above it, by a Cholesky
             // factorization of level · I − S_τ each (a step certified at that
             // level needs no eigenproblem).
-            let on_range = scaled.transpose() * &form * &scaled;
+            let on_range = scaled.transpose() * &form * scaled;
             let below = |level: f64| {
-                let gap = DMatrix::from_fn(range.len(), range.len(), |r, c| {
-                    if r == c { level - on_range[(r, c)] } else { -on_range[(r, c)] }
-                });
+                let gap =
+                    DMatrix::from_fn(
+                        rank,
+                        rank,
+                        |r, c| {
+                            if r == c { level - on_range[(r, c)] } else { -on_range[(r, c)] }
+                        },
+                    );
                 gap.cholesky().is_some()
             };
-            let Some(level) = LEVELS.into_iter().find(|&level| range.is_empty() || below(level)) else {
+            let Some(level) = LEVELS.into_iter().find(|&level| rank == 0 || below(level)) else {
                 continue;
             };
             let (mut linear, mut constant) = (linear + tau * known_linear, constant + tau * normal_defect);
-            if !null.is_empty() {
-                let (more_linear, more_constant) = self.null_terms(red, step, &form, &scaled, &columns);
+            if nullity > 0 {
+                let (more_linear, more_constant) = self.null_terms(red, step, &form, scaled, columns);
                 linear += more_linear;
                 constant += more_constant;
             }
@@ -267,7 +291,7 @@ impl LinearForm {
                 break;
             }
             // Not at the level: c itself, for the reach and a last look.
-            let c = if range.is_empty() {
+            let c = if rank == 0 {
                 0.0
             } else {
                 match SymmetricEigen::try_new(on_range, 1e-15, 10_000) {
