@@ -31,6 +31,10 @@ use nalgebra::{DMatrix, SymmetricEigen};
 
 use super::tableau::Reduced;
 
+mod null_space;
+
+use null_space::{Bases, Way, root};
+
 /// `c` must stay below this: `Q ≤ c Q` then leaves no room to round-off.
 const CONTRACTION: f64 = 1.0 - 1e-6;
 
@@ -44,10 +48,6 @@ const LEVELS: [f64; 3] = [0.5, 0.9, CONTRACTION];
 /// A defect of `x*`'s laws below this fraction of the works it sums is its
 /// round-off (a few thousand units of `f64` epsilon).
 const ROUNDOFF: f64 = 1e-12;
-
-/// An eigenvalue of `W` on `V` at most this fraction of its largest counts
-/// as null (the bound below holds whichever way one is counted).
-const NULL: f64 = 1e-10;
 
 /// The buffers of the certificate, per problem.
 #[derive(Clone, Debug, Default)]
@@ -66,31 +66,6 @@ pub(super) struct LinearForm {
 
 /// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
 const KEPT: usize = 8;
-
-/// What the certificate reads of `W`'s eigendecomposition on one `V`.
-#[derive(Clone, Debug)]
-struct Bases {
-    /// A `W`-orthonormal basis of `W`'s range on `V` (eigenvectors over the
-    /// square roots of their eigenvalues), `|V| × rank`.
-    scaled: DMatrix<f64>,
-    /// The null directions (eigenvalues at most [`NULL`] of the largest),
-    /// orthonormal, `|V| × (|V| − rank)`.
-    columns: DMatrix<f64>,
-}
-
-impl Bases {
-    fn new(w_v: DMatrix<f64>) -> Option<Self> {
-        let k = w_v.nrows();
-        let eigen = SymmetricEigen::try_new(w_v, 1e-15, 10_000)?;
-        let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
-        let (range, null): (Vec<usize>, Vec<usize>) = (0..k).partition(|&j| eigen.eigenvalues[j] > NULL * largest);
-        let scaled = DMatrix::from_fn(k, range.len(), |r, a| {
-            eigen.eigenvectors[(r, range[a])] / eigen.eigenvalues[range[a]].sqrt()
-        });
-        let columns = DMatrix::from_fn(k, null.len(), |r, j| eigen.eigenvectors[(r, null[j])]);
-        Some(Bases { scaled, columns })
-    }
-}
 
 /// What the certificate reads of the bound's work on one step.
 pub(super) struct StepFacts<'a> {
@@ -215,7 +190,8 @@ impl LinearForm {
         let slot = match self.kept.iter().position(|(v, _)| v == idx) {
             Some(slot) => slot,
             None => {
-                let Some(bases) = Bases::new(DMatrix::from_fn(k, k, |r, c| w(idx[r], idx[c]))) else {
+                let normals = (0..k).filter(|&r| idx[r] % s == 0).collect();
+                let Some(bases) = Bases::new(DMatrix::from_fn(k, k, |r, c| w(idx[r], idx[c])), normals) else {
                     return NONE;
                 };
                 if self.kept.len() == KEPT {
@@ -226,7 +202,7 @@ impl LinearForm {
             }
         };
         // A W-orthonormal basis of W's range on V, and the null directions.
-        let Bases { scaled, columns } = &self.kept[slot].1;
+        let Bases { scaled, columns, pattern } = &self.kept[slot].1;
         let (rank, nullity) = (scaled.ncols(), columns.ncols());
         // Q ≤ c Q + linear √Q + constant. A constant at the round-off of the
         // works it sums is x*'s rounding, not a defect (x* is taken exact
@@ -265,17 +241,15 @@ impl LinearForm {
             let Some(level) = LEVELS.into_iter().find(|&level| rank == 0 || below(level)) else {
                 continue;
             };
-            let (mut linear, mut constant) = (linear + tau * known_linear, constant + tau * normal_defect);
+            let (linear, mut constant) = (linear + tau * known_linear, constant + tau * normal_defect);
+            let mut ways = vec![Way { own: None, linear: 0.0, accepted: 0.0 }];
+            let mut null_norm = 0.0;
             if nullity > 0 {
-                let (more_linear, more_constant) = self.null_terms(red, step, &form, scaled, columns);
-                linear += more_linear;
-                constant += more_constant;
+                let null = self.null_terms(red, step, &form, scaled, columns);
+                ways[0] = Way { own: None, linear: null.linear, accepted: null.linear };
+                constant += null.constant;
+                null_norm = null.norm;
             }
-            // √Q ≤ root(c, constant), increasing in c.
-            let root = |c: f64, constant: f64| {
-                let gap = 1.0 - c.max(0.0);
-                (linear + (linear * linear + 4.0 * gap * constant).sqrt()) / (2.0 * gap)
-            };
             // The laws of a solution the search accepts miss by the slack,
             // the normal ones' share weighed by τ.
             let slack = constant + tau * step.slack;
@@ -284,9 +258,20 @@ impl LinearForm {
             }
             // ‖Δv − Δv*‖∞ ≤ max_r √(M⁻¹)_rr √Q: within what the search tells
             // apart (`keep.rs`) of Δv*, every solution has the one `Δv`.
-            let settles = |c: f64| root(c, constant) * step.velocity_per_q <= 0.4 * step.apart;
-            if settles(level) {
-                best = FormBound { unique: true, reach: best.reach.min(root(level, slack)) };
+            let settles =
+                |ways: &[Way], c: f64| root(ways, c, linear, constant, false) * step.velocity_per_q <= 0.4 * step.apart;
+            let mut settled = settles(&ways, level);
+            if !settled && nullity > 0 {
+                // The pattern the null directions move, counted with the
+                // normal impulses it moves together (one eigenproblem per
+                // normal impulse).
+                if let Some(pattern) = pattern {
+                    self.pattern_ways(s, step, &form, &on_range, scaled, columns, pattern, null_norm, &mut ways);
+                    settled = settles(&ways, level);
+                }
+            }
+            if settled {
+                best = FormBound { unique: true, reach: best.reach.min(root(&ways, level, linear, slack, true)) };
                 self.weighed += u64::from(tau != 1.0);
                 break;
             }
@@ -299,8 +284,8 @@ impl LinearForm {
                     None => return best,
                 }
             };
-            best.reach = best.reach.min(root(c, slack));
-            best.unique = settles(c);
+            best.reach = best.reach.min(root(&ways, c, linear, slack, true));
+            best.unique = settles(&ways, c);
             self.weighed += u64::from(best.unique && tau != 1.0);
             // A contraction that does not certify is held back by x*'s
             // defects or the null directions' coupling, which another τ
@@ -310,91 +295,5 @@ impl LinearForm {
             break;
         }
         best
-    }
-
-    /// What the part of `δ` in `W`'s null space on `V` (the columns of
-    /// `columns`) adds to `δᵀS_τδ` (`form`): `δ = δ₁ + Σ_j t_j e_j`
-    /// (`t_j = e_jᵀδ`), `Q ≥ Q₁ = δ₁ᵀWδ₁`, and
-    /// `δᵀSδ ≤ c Q + 2 ‖L t‖ √Q + Σ_jl |t_j| |t_l| |e_jᵀ S e_l|` (column `j`
-    /// of `L` is `e_jᵀS` on the range, in `W`'s norm). With `L = U Σ Vᵀ`,
-    /// `‖L t‖² = Σ_k σ_k² (ẽ_kᵀδ)²`, `ẽ_k = Σ_j V_jk e_j`, and `|ẽᵀδ|` is at
-    /// most its largest value over the contacts' admissible impulses
-    /// ([`Self::extent`]): only the null directions that move a normal
-    /// impulse couple to friction (a flat box's four corners: one). Returns
-    /// the multiple of `√Q` and the constant.
-    fn null_terms(
-        &self,
-        red: &Reduced,
-        step: &StepFacts,
-        form: &DMatrix<f64>,
-        scaled: &DMatrix<f64>,
-        columns: &DMatrix<f64>,
-    ) -> (f64, f64) {
-        let coupling = scaled.transpose() * form * columns;
-        let svd = coupling.svd(false, true);
-        let v_t = svd.v_t.as_ref().expect("V asked for");
-        let mut squared = 0.0;
-        for (a, &sigma) in svd.singular_values.iter().enumerate() {
-            if sigma > 0.0 {
-                let direction = columns * v_t.row(a).transpose();
-                squared += (sigma * self.extent(red, step, direction.as_slice())).powi(2);
-            }
-        }
-        let cross = columns.transpose() * form * columns;
-        let extents: Vec<f64> =
-            (0..columns.ncols()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
-        let mut constant = 0.0;
-        for (j, tj) in extents.iter().enumerate() {
-            for (l, tl) in extents.iter().enumerate() {
-                constant += tj * tl * cross[(j, l)].abs();
-            }
-        }
-        (2.0 * squared.sqrt(), constant)
-    }
-
-    /// The largest `|aᵀδ|`, `δ = x − x*` on `V`'s coordinates (`a` over
-    /// `self.idx`), over every `x` whose contacts' impulses are admissible:
-    /// `λn_i ∈ [0, cap_i]`, `f_i ∈ (μ_i λn_i + g_i) 𝒫`. Per contact `aᵀx_i`
-    /// is linear in `λn` once `f` takes the support of `a_f` on `𝒫`, so its
-    /// extremes are at `λn ∈ {0, cap}` (a known impulse: its one value);
-    /// widened by `10⁻⁶` of the step's impulse scale, far above the laws'
-    /// slack in the solutions the search accepts (`10⁻⁹`).
-    fn extent(&self, red: &Reduced, step: &StepFacts, a: &[f64]) -> f64 {
-        let (s, t) = (red.s, red.t);
-        let impulse = (0..red.m)
-            .map(|i| step.caps[i].max(0.0) * (1.0 + red.friction[i]) + step.g[i].abs())
-            .fold(0.0f64, f64::max);
-        let (mut high, mut low) = (0.0, 0.0);
-        let mut r = 0;
-        for i in 0..red.m {
-            let (mut a_n, mut a_f) = (0.0, [0.0; 2]);
-            while r < self.idx.len() && self.idx[r] / s == i {
-                match self.idx[r] % s {
-                    0 => a_n = a[r],
-                    c => a_f[c - 1] = a[r],
-                }
-                r += 1;
-            }
-            if a_n == 0.0 && a_f == [0.0; 2] {
-                continue;
-            }
-            let (mu, g) = (red.friction[i], step.g[i].max(0.0));
-            // A known normal impulse is 0 or the cap in every solution.
-            let cap = step.caps[i].max(0.0);
-            let (bottom, cap) = match step.known[i] {
-                true if cap == 0.0 || step.up[i * s] > 0.0 => (0.0, 0.0),
-                true => (cap, cap),
-                false => (0.0, cap),
-            };
-            let dot = |p: &[f64; 2]| (0..t).map(|c| a_f[c] * p[c]).sum::<f64>();
-            let most = red.directions.iter().map(dot).fold(0.0f64, f64::max);
-            let least = red.directions.iter().map(dot).fold(0.0f64, f64::min);
-            let at_x = a_n * step.x[i * s] + (0..t).map(|c| a_f[c] * step.x[i * s + 1 + c]).sum::<f64>();
-            let (empty, full) = (mu * bottom + g, mu * cap + g);
-            let widen = 1e-6 * impulse * (a_n.abs() + a_f.iter().map(|x| x.abs()).sum::<f64>());
-            high += (a_n * bottom + empty * most).max(a_n * cap + full * most) - at_x + widen;
-            low += (a_n * bottom + empty * least).min(a_n * cap + full * least) - at_x - widen;
-        }
-        high.max(-low)
     }
 }

@@ -1,0 +1,283 @@
+//! The part of `δ` in `W`'s null space on `V` (redundant contacts: a flat
+//! box's four corners), for friction's linear form (docs/model.md §5b):
+//! the bases of `W` on `V`, the pattern of normal impulses the null
+//! directions move, and the ways of counting them in the bound.
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+
+use super::{CONTRACTION, LinearForm, ROUNDOFF, StepFacts};
+use crate::impact::enumerate::tableau::Reduced;
+
+/// An eigenvalue of `W` on `V` at most this fraction of its largest counts
+/// as null (the bound below holds whichever way one is counted).
+const NULL: f64 = 1e-10;
+
+/// What the certificate reads of `W`'s eigendecomposition on one `V`.
+#[derive(Clone, Debug)]
+pub(super) struct Bases {
+    /// A `W`-orthonormal basis of `W`'s range on `V` (eigenvectors over the
+    /// square roots of their eigenvalues), `|V| × rank`.
+    pub scaled: DMatrix<f64>,
+    /// The null directions (eigenvalues at most [`NULL`] of the largest),
+    /// orthonormal, `|V| × (|V| − rank)`.
+    pub columns: DMatrix<f64>,
+    /// The one pattern of normal impulses the null directions move, where
+    /// they move one (a flat box's four corners).
+    pub pattern: Option<Pattern>,
+}
+
+/// The normal impulses' part `z = P t` of a null component `Σ_j t_j e_j`
+/// (`P`: the null directions' rows on `V`'s normal impulses), where `P` has
+/// one singular value above [`PATTERN`] of the largest: `P = s₁ u₁ v₁ᵀ + P̃`.
+/// Then `z = u₁ φ + P̃ t` with `φ = s₁ v₁ᵀ t`, one number.
+#[derive(Clone, Debug)]
+pub(super) struct Pattern {
+    /// `V`'s rows of the normal impulses.
+    rows: Vec<usize>,
+    /// `u₁`, per row.
+    u: Vec<f64>,
+    /// `v₁ / s₁`: `v₁ᵀ t = φ / s₁`.
+    v: DVector<f64>,
+    /// `‖row of P̃‖` per row: `|(P̃ t)_i|` is at most this `× ‖t‖`.
+    rest: Vec<f64>,
+}
+
+/// What [`LinearForm::null_terms`] bounds: the multiple of `√Q` and the
+/// constant the null component adds, and a bound on `‖t‖`.
+pub(super) struct NullTerms {
+    pub linear: f64,
+    pub constant: f64,
+    pub norm: f64,
+}
+
+/// A singular value of the null directions' normal rows at most this
+/// fraction of the largest is left to `P̃` (bounded through `‖t‖`).
+const PATTERN: f64 = 1e-8;
+
+impl Pattern {
+    fn new(columns: &DMatrix<f64>, rows: Vec<usize>) -> Option<Self> {
+        if rows.is_empty() || columns.ncols() == 0 {
+            return None;
+        }
+        let p = DMatrix::from_fn(rows.len(), columns.ncols(), |a, j| columns[(rows[a], j)]);
+        let svd = p.clone().svd(true, true);
+        let (u, v_t) = (svd.u.as_ref()?, svd.v_t.as_ref()?);
+        let (top, largest) = svd
+            .singular_values
+            .iter()
+            .enumerate()
+            .fold((0, 0.0f64), |best, (k, &x)| if x > best.1 { (k, x) } else { best });
+        if largest == 0.0 || svd.singular_values.iter().filter(|&&x| x > PATTERN * largest).count() != 1 {
+            return None;
+        }
+        let rest_matrix = &p - u.column(top) * v_t.row(top) * largest;
+        Some(Pattern {
+            u: u.column(top).iter().copied().collect(),
+            v: v_t.row(top).transpose() / largest,
+            rest: rest_matrix.row_iter().map(|r| r.norm()).collect(),
+            rows,
+        })
+    }
+}
+
+/// One valid way to count the null component in `Q ≤ c Q + linear √Q + …`:
+/// with `c` its own where it has one (else the form's), and `linear`
+/// (`accepted`: for every solution the search accepts) added to the
+/// multiple of `√Q`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Way {
+    pub own: Option<f64>,
+    pub linear: f64,
+    pub accepted: f64,
+}
+
+/// `√Q` is at most this: the least over `ways` of the root of
+/// `Q ≤ c Q + (linear + way's) √Q + constant` (`c`: the form's, or the way's
+/// own), where that `c` is below [`CONTRACTION`].
+pub(super) fn root(ways: &[Way], c: f64, linear: f64, constant: f64, accepted: bool) -> f64 {
+    let bound = |way: &Way| {
+        let c = way.own.unwrap_or(c).max(0.0);
+        if way.own.is_some() && c >= CONTRACTION {
+            return f64::INFINITY;
+        }
+        let gap = 1.0 - c;
+        let linear = linear + if accepted { way.accepted } else { way.linear };
+        (linear + (linear * linear + 4.0 * gap * constant).sqrt()) / (2.0 * gap)
+    };
+    ways.iter().map(bound).fold(f64::INFINITY, f64::min)
+}
+
+impl Bases {
+    /// `normals`: `V`'s rows that are normal impulses.
+    pub(super) fn new(w_v: DMatrix<f64>, normals: Vec<usize>) -> Option<Self> {
+        let k = w_v.nrows();
+        let eigen = SymmetricEigen::try_new(w_v, 1e-15, 10_000)?;
+        let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
+        let (range, null): (Vec<usize>, Vec<usize>) = (0..k).partition(|&j| eigen.eigenvalues[j] > NULL * largest);
+        let scaled = DMatrix::from_fn(k, range.len(), |r, a| {
+            eigen.eigenvectors[(r, range[a])] / eigen.eigenvalues[range[a]].sqrt()
+        });
+        let columns = DMatrix::from_fn(k, null.len(), |r, j| eigen.eigenvectors[(r, null[j])]);
+        let pattern = Pattern::new(&columns, normals);
+        Some(Bases { scaled, columns, pattern })
+    }
+}
+
+impl LinearForm {
+    /// What the part of `δ` in `W`'s null space on `V` (the columns of
+    /// `columns`) adds to `δᵀS_τδ` (`form`): `δ = δ₁ + Σ_j t_j e_j`
+    /// (`t_j = e_jᵀδ`), `Q ≥ Q₁ = δ₁ᵀWδ₁`, and
+    /// `δᵀSδ ≤ c Q + 2 ‖L t‖ √Q + Σ_jl |t_j| |t_l| |e_jᵀ S e_l|` (column `j`
+    /// of `L` is `e_jᵀS` on the range, in `W`'s norm). With `L = U Σ Vᵀ`,
+    /// `‖L t‖² = Σ_k σ_k² (ẽ_kᵀδ)²`, `ẽ_k = Σ_j V_jk e_j`, and `|ẽᵀδ|` is at
+    /// most its largest value over the contacts' admissible impulses
+    /// ([`Self::extent`]): only the null directions that move a normal
+    /// impulse couple to friction (a flat box's four corners: one).
+    pub(super) fn null_terms(
+        &self,
+        red: &Reduced,
+        step: &StepFacts,
+        form: &DMatrix<f64>,
+        scaled: &DMatrix<f64>,
+        columns: &DMatrix<f64>,
+    ) -> NullTerms {
+        let coupling = scaled.transpose() * form * columns;
+        let svd = coupling.svd(false, true);
+        let v_t = svd.v_t.as_ref().expect("V asked for");
+        let mut squared = 0.0;
+        for (a, &sigma) in svd.singular_values.iter().enumerate() {
+            if sigma > 0.0 {
+                let direction = columns * v_t.row(a).transpose();
+                squared += (sigma * self.extent(red, step, direction.as_slice())).powi(2);
+            }
+        }
+        let cross = columns.transpose() * form * columns;
+        let extents: Vec<f64> =
+            (0..columns.ncols()).map(|j| self.extent(red, step, columns.column(j).as_slice())).collect();
+        let mut constant = 0.0;
+        for (j, tj) in extents.iter().enumerate() {
+            for (l, tl) in extents.iter().enumerate() {
+                constant += tj * tl * cross[(j, l)].abs();
+            }
+        }
+        let norm = extents.iter().map(|x| x * x).sum::<f64>().sqrt();
+        NullTerms { linear: 2.0 * squared.sqrt(), constant, norm }
+    }
+
+    /// Where the null directions move one pattern of normal impulses
+    /// ([`Pattern`]), the null component's cross term is
+    /// `2 aᵀL t = 2 φ ℓᵀa + 2 aᵀL(I − v₁v₁ᵀ)t` (`δ = scaled a + columns t`,
+    /// `‖a‖ = √Q`, `ℓ = L v₁ / s₁`), and `φ` is held by the normal impulses
+    /// it moves together: row `k` of the pattern has
+    /// `u_k φ = δλn_k − r_kᵀa − (P̃ t)_k` (`r_k`: the scaled range basis's
+    /// row) with `δλn_k ∈ [−λn*_k, cap_k − λn*_k]`, so
+    /// `−A⁻_k − h_kᵀa ≤ φ ≤ A⁺_k − h_kᵀa`, `h_k = r_k / u_k`. With an upper
+    /// row `i` and a lower row `j`, whatever the sign of `ℓᵀa`,
+    ///
+    /// ```text
+    /// 2 φ ℓᵀa ≤ 2 max(A⁺_i, A⁻_j) ‖ℓ‖ √Q + max_(k = i, j) aᵀ(−h_k ℓᵀ − ℓ h_kᵀ) a
+    /// ```
+    ///
+    /// so the pair is a [`Way`] with its own `c = max_k λmax(S − h_kℓᵀ − ℓh_kᵀ)`
+    /// (`S`: `on_range`). Where one contact of the pattern cannot push more
+    /// and one cannot push less (at its cap, or at zero), `A = 0`: the
+    /// pattern then only moves `c`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn pattern_ways(
+        &self,
+        s: usize,
+        step: &StepFacts,
+        form: &DMatrix<f64>,
+        on_range: &DMatrix<f64>,
+        scaled: &DMatrix<f64>,
+        columns: &DMatrix<f64>,
+        pattern: &Pattern,
+        norm: f64,
+        ways: &mut Vec<Way>,
+    ) {
+        let coupling = scaled.transpose() * form * columns;
+        let along = &coupling * &pattern.v;
+        let lambda = along.norm();
+        // L (I − v₁v₁ᵀ) = L − s₁² ℓ vᵀ (`pattern.v` is v₁ / s₁).
+        let others = (&coupling - &along * pattern.v.transpose() / pattern.v.norm_squared()).norm();
+        let rest_linear = 2.0 * others * norm;
+        let impulse = step.caps.iter().fold(0.0f64, |a, c| a.max(c.abs()));
+        // Per row: (A⁺, A⁻, A⁺ and A⁻ for the solutions the search accepts, c_k).
+        let mut rows = Vec::with_capacity(pattern.rows.len());
+        for (k, &r) in pattern.rows.iter().enumerate() {
+            let u = pattern.u[k];
+            if u.abs() <= PATTERN {
+                continue;
+            }
+            let i = self.idx[r] / s;
+            let (more, less) = (step.caps[i] - step.x[self.idx[r]], step.x[self.idx[r]]);
+            let rest = pattern.rest[k] * norm;
+            let room = |room: f64, widen: f64| ((room + rest + widen * impulse) / u.abs()).max(0.0);
+            let (plus, minus) = if u > 0.0 { (more, less) } else { (less, more) };
+            let h = scaled.row(r).transpose() / u;
+            let shifted = on_range - &h * along.transpose() - &along * h.transpose();
+            let Some(eigen) = SymmetricEigen::try_new(shifted, 1e-15, 10_000) else {
+                continue;
+            };
+            let c = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
+            if c < CONTRACTION {
+                rows.push((room(plus, ROUNDOFF), room(minus, ROUNDOFF), room(plus, 1e-6), room(minus, 1e-6), c));
+            }
+        }
+        for upper in &rows {
+            for lower in &rows {
+                ways.push(Way {
+                    own: Some(upper.4.max(lower.4)),
+                    linear: 2.0 * lambda * upper.0.max(lower.1) + rest_linear,
+                    accepted: 2.0 * lambda * upper.2.max(lower.3) + rest_linear,
+                });
+            }
+        }
+    }
+
+    /// The largest `|aᵀδ|`, `δ = x − x*` on `V`'s coordinates (`a` over
+    /// `self.idx`), over every `x` whose contacts' impulses are admissible:
+    /// `λn_i ∈ [0, cap_i]`, `f_i ∈ (μ_i λn_i + g_i) 𝒫`. Per contact `aᵀx_i`
+    /// is linear in `λn` once `f` takes the support of `a_f` on `𝒫`, so its
+    /// extremes are at `λn ∈ {0, cap}` (a known impulse: its one value);
+    /// widened by `10⁻⁶` of the step's impulse scale, far above the laws'
+    /// slack in the solutions the search accepts (`10⁻⁹`).
+    fn extent(&self, red: &Reduced, step: &StepFacts, a: &[f64]) -> f64 {
+        let (s, t) = (red.s, red.t);
+        let impulse = (0..red.m)
+            .map(|i| step.caps[i].max(0.0) * (1.0 + red.friction[i]) + step.g[i].abs())
+            .fold(0.0f64, f64::max);
+        let (mut high, mut low) = (0.0, 0.0);
+        let mut r = 0;
+        for i in 0..red.m {
+            let (mut a_n, mut a_f) = (0.0, [0.0; 2]);
+            while r < self.idx.len() && self.idx[r] / s == i {
+                match self.idx[r] % s {
+                    0 => a_n = a[r],
+                    c => a_f[c - 1] = a[r],
+                }
+                r += 1;
+            }
+            if a_n == 0.0 && a_f == [0.0; 2] {
+                continue;
+            }
+            let (mu, g) = (red.friction[i], step.g[i].max(0.0));
+            // A known normal impulse is 0 or the cap in every solution.
+            let cap = step.caps[i].max(0.0);
+            let (bottom, cap) = match step.known[i] {
+                true if cap == 0.0 || step.up[i * s] > 0.0 => (0.0, 0.0),
+                true => (cap, cap),
+                false => (0.0, cap),
+            };
+            let dot = |p: &[f64; 2]| (0..t).map(|c| a_f[c] * p[c]).sum::<f64>();
+            let most = red.directions.iter().map(dot).fold(0.0f64, f64::max);
+            let least = red.directions.iter().map(dot).fold(0.0f64, f64::min);
+            let at_x = a_n * step.x[i * s] + (0..t).map(|c| a_f[c] * step.x[i * s + 1 + c]).sum::<f64>();
+            let (empty, full) = (mu * bottom + g, mu * cap + g);
+            let widen = 1e-6 * impulse * (a_n.abs() + a_f.iter().map(|x| x.abs()).sum::<f64>());
+            high += (a_n * bottom + empty * most).max(a_n * cap + full * most) - at_x + widen;
+            low += (a_n * bottom + empty * least).min(a_n * cap + full * least) - at_x - widen;
+        }
+        high.max(-low)
+    }
+}
