@@ -62,6 +62,9 @@ pub(super) struct LinearForm {
     /// Steps certified with the normal terms weighed in (`τ ≠ 1`) that `B`
     /// alone did not certify, for the tests.
     pub weighed: u64,
+    /// Steps certified only with the null pattern held by the normal
+    /// impulses it moves (`null_space.rs`), for the tests.
+    pub patterned: u64,
 }
 
 /// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
@@ -268,6 +271,7 @@ impl LinearForm {
                 if let Some(pattern) = pattern {
                     self.pattern_ways(s, step, &form, &on_range, scaled, columns, pattern, null_norm, &mut ways);
                     settled = settles(&ways, level);
+                    self.patterned += u64::from(settled);
                 }
             }
             if settled {

@@ -352,7 +352,7 @@ impl StepEnumerator {
         } else {
             self.bound_step(ops, b, widened, &mut scratch);
             if self.verdict == Verdict::Unique && !self.twinned {
-                self.keep(ops, &scratch.z, &scratch.dv, self.scales.normal);
+                self.keep_certified(ops, b, &mut scratch);
             } else if !widened {
                 self.search(ops, &mut scratch);
             } else {
@@ -396,7 +396,7 @@ impl StepEnumerator {
                     r.min_z >= floor && r.min_w >= floor && r.complementarity * self.size as f64 <= ACCEPT * v * p
                 } =>
             {
-                sc.z.copy_from_slice(sol.z);
+                sc.take_lemke(sol.z, &sol.residual, self.scales);
                 let impulses = ops.layout().impulses();
                 for (r, v) in sc.dv.iter_mut().enumerate() {
                     *v = impulses.clone().map(|c| ops.minv_jt[(r, c - m)] * sc.z[c]).sum();

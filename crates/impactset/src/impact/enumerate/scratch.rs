@@ -20,6 +20,11 @@ pub(super) struct Scratch {
     /// its velocity change; the fallback's covering vector.
     pub(super) z: Vec<f64>,
     pub(super) dv: Vec<f64>,
+    /// Lemke's solution in `z` misses the step by more than round-off
+    /// (`keep.rs`).
+    pub(super) lemke_off: bool,
+    /// Certified steps whose Lemke solution was refined, for the tests.
+    pub(super) refined: u64,
     pub(super) cover: Vec<f64>,
     /// The search's admissible modes per level (`depth_first.rs`).
     pub(super) domains: Domains,
