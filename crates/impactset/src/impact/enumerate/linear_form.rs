@@ -23,7 +23,9 @@
 //! is singular on `V` (redundant contacts: a flat box's four corners), the
 //! part of `δ` in its null space is bounded by the contacts' admissible
 //! impulses, along the few null directions that couple to friction, and
-//! what it adds to `δᵀS_τδ` is bounded too. The step is certified when the bound
+//! what it adds to `δᵀS_τδ` is bounded too; where they move one pattern of
+//! normal impulses, also by the impulses that pattern moves together
+//! (`linear_form/null_space.rs`). The step is certified when the bound
 //! leaves every other solution's `Δv` closer to `Δv*` than the search tells
 //! velocity changes apart (`keep.rs`): the full search keeps one `Δv`.
 
