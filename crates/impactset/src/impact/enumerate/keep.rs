@@ -18,11 +18,11 @@ use crate::problem::ContactOperators;
 /// first solution met is kept (every true solution sits far below).
 const REPLACED_ABOVE: f64 = 0.1 * ENUMERATED_VIOLATION;
 
-/// A certified step's Lemke solution whose step violation exceeds this is
-/// refined on its support ([`StepEnumerator::keep_certified`]). Lemke's
-/// residual is measured anyway; the violation of a refinement is not, so a
-/// lower threshold (`10⁻¹⁴`, `10⁻¹³`) refined more steps to no gain on
-/// the boxes' tests and cost the measured four-corner landing 11–18 %.
+/// A certified step's Lemke solution whose own residual and step violation
+/// exceed this (of the step's scales) is refined on its support
+/// ([`StepEnumerator::keep_certified`]). A lower threshold (`10⁻¹⁴`,
+/// `10⁻¹³`) refined more steps with no gain on the boxes' tests and cost
+/// the measured four-corner landing 11–18 %.
 const REFINED_ABOVE: f64 = 1e-12;
 
 impl StepEnumerator {
@@ -95,11 +95,7 @@ impl StepEnumerator {
                 if refined.iter().all(|&x| x >= 0.0) && violation(ops, b, &refined, &mut self.w, self.scales) < before {
                     z.copy_from_slice(&refined);
                     sc.refined += 1;
-                    let m = ops.m;
-                    let impulses = ops.layout().impulses();
-                    for (r, v) in dv.iter_mut().enumerate() {
-                        *v = impulses.clone().map(|c| ops.minv_jt[(r, c - m)] * z[c]).sum();
-                    }
+                    velocity_change(ops, z, dv);
                 }
             }
         }
@@ -128,6 +124,15 @@ impl Scratch {
         self.lemke_off = residual.min_z < floor
             || residual.min_w < floor
             || residual.complementarity * z.len() as f64 > REFINED_ABOVE * v * p;
+    }
+}
+
+/// `Δv = M⁻¹Jᵀ` times the impulses of the step LCP's solution `z`, into `dv`.
+pub(super) fn velocity_change(ops: &ContactOperators, z: &[f64], dv: &mut [f64]) {
+    let m = ops.m;
+    let impulses = ops.layout().impulses();
+    for (r, v) in dv.iter_mut().enumerate() {
+        *v = impulses.clone().map(|c| ops.minv_jt[(r, c - m)] * z[c]).sum();
     }
 }
 

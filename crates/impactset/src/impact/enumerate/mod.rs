@@ -397,10 +397,7 @@ impl StepEnumerator {
                 } =>
             {
                 sc.take_lemke(sol.z, &sol.residual, self.scales);
-                let impulses = ops.layout().impulses();
-                for (r, v) in sc.dv.iter_mut().enumerate() {
-                    *v = impulses.clone().map(|c| ops.minv_jt[(r, c - m)] * sc.z[c]).sum();
-                }
+                keep::velocity_change(ops, &sc.z, &mut sc.dv);
                 let apart = self.apart(sc.dv.iter().fold(0.0f64, |a, x| a.max(x.abs())), self.scales.normal);
                 let g = &b[self.size - m..];
                 let (reduced, reach, d, scales) = (&self.reduced, &self.reach, self.d, self.scales);
