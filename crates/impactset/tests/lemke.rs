@@ -100,7 +100,8 @@ fn random_step_lcp(seed: u64, n: usize, m: usize, spatial: bool) -> (ContactOper
 /// the enumerator find, yet about one random covering vector in eight ends
 /// on a ray (measured: 120 of 1000). Over 20 000 random steps of that
 /// test's law no covering vector, random or 1, ended on a ray: the
-/// `random-lemke` rule rejects such a sample (docs/model.md §5b).
+/// `random-lemke` rule rejects such a sample (docs/model.md §5b; with
+/// restitution the step is solved again by the enumerator).
 #[test]
 fn random_covers_can_end_on_a_ray() {
     let (ops, b, _, _) = random_step_lcp(6134838939728255687, 3, 3, false);
