@@ -247,13 +247,14 @@ impl LinearForm {
                 continue;
             };
             let (linear, mut constant) = (linear + tau * known_linear, constant + tau * normal_defect);
-            let mut ways = vec![Way { own: None, linear: 0.0, accepted: 0.0 }];
-            let mut null_norm = 0.0;
-            if nullity > 0 {
-                let null = self.null_terms(red, step, &form, scaled, columns);
-                ways[0] = Way { own: None, linear: null.linear, accepted: null.linear };
+            // The box's way of counting the null component, and (`ways`, not
+            // allocated unless the pattern is counted) every way.
+            let mut box_way = Way { own: None, linear: 0.0, accepted: 0.0 };
+            let mut ways = Vec::new();
+            let null = (nullity > 0).then(|| self.null_terms(red, step, &form, scaled, columns));
+            if let Some(null) = &null {
+                box_way = Way { own: None, linear: null.linear, accepted: null.linear };
                 constant += null.constant;
-                null_norm = null.norm;
             }
             // The laws of a solution the search accepts miss by the slack,
             // the normal ones' share weighed by τ.
@@ -265,19 +266,19 @@ impl LinearForm {
             // apart (`keep.rs`) of Δv*, every solution has the one `Δv`.
             let settles =
                 |ways: &[Way], c: f64| root(ways, c, linear, constant, false) * step.velocity_per_q <= 0.4 * step.apart;
-            let mut settled = settles(&ways, level);
-            if !settled && nullity > 0 {
+            let mut settled = settles(std::slice::from_ref(&box_way), level);
+            if let (false, Some(null), Some(pattern)) = (settled, &null, pattern) {
                 // The pattern the null directions move, counted with the
                 // normal impulses it moves together (one eigenproblem per
                 // normal impulse).
-                if let Some(pattern) = pattern {
-                    self.pattern_ways(s, step, &form, &on_range, scaled, columns, pattern, null_norm, &mut ways);
-                    settled = settles(&ways, level);
-                    self.patterned += u64::from(settled);
-                }
+                ways.push(box_way);
+                self.pattern_ways(s, step, &on_range, scaled, pattern, null, &mut ways);
+                settled = settles(&ways, level);
+                self.patterned += u64::from(settled);
             }
+            let ways = if ways.is_empty() { std::slice::from_ref(&box_way) } else { &ways[..] };
             if settled {
-                best = FormBound { unique: true, reach: best.reach.min(root(&ways, level, linear, slack, true)) };
+                best = FormBound { unique: true, reach: best.reach.min(root(ways, level, linear, slack, true)) };
                 self.weighed += u64::from(tau != 1.0);
                 break;
             }
@@ -290,8 +291,8 @@ impl LinearForm {
                     None => return best,
                 }
             };
-            best.reach = best.reach.min(root(&ways, c, linear, slack, true));
-            best.unique = settles(&ways, c);
+            best.reach = best.reach.min(root(ways, c, linear, slack, true));
+            best.unique = settles(ways, c);
             self.weighed += u64::from(best.unique && tau != 1.0);
             // A contraction that does not certify is held back by x*'s
             // defects or the null directions' coupling, which another τ

@@ -43,11 +43,24 @@ pub(super) struct Pattern {
 }
 
 /// What [`LinearForm::null_terms`] bounds: the multiple of `√Q` and the
-/// constant the null component adds, and a bound on `‖t‖`.
+/// constant the null component adds, a bound on `‖t‖`, and the coupling
+/// `L` (its columns `e_jᵀS` on the range) it computed them from.
 pub(super) struct NullTerms {
     pub linear: f64,
     pub constant: f64,
     pub norm: f64,
+    pub coupling: DMatrix<f64>,
+}
+
+/// What one row `k` of the pattern says of `φ`: `−below − h_kᵀa ≤ φ ≤
+/// above − h_kᵀa` (the rooms widened for the certificate, and for the
+/// solutions the search accepts), and `c_k = λmax(S − h_kℓᵀ − ℓh_kᵀ)`.
+struct PatternRow {
+    above: f64,
+    below: f64,
+    above_accepted: f64,
+    below_accepted: f64,
+    c: f64,
 }
 
 /// A singular value of the null directions' normal rows at most this
@@ -142,7 +155,7 @@ impl LinearForm {
         columns: &DMatrix<f64>,
     ) -> NullTerms {
         let coupling = scaled.transpose() * form * columns;
-        let svd = coupling.svd(false, true);
+        let svd = coupling.clone().svd(false, true);
         let v_t = svd.v_t.as_ref().expect("V asked for");
         let mut squared = 0.0;
         for (a, &sigma) in svd.singular_values.iter().enumerate() {
@@ -161,13 +174,13 @@ impl LinearForm {
             }
         }
         let norm = extents.iter().map(|x| x * x).sum::<f64>().sqrt();
-        NullTerms { linear: 2.0 * squared.sqrt(), constant, norm }
+        NullTerms { linear: 2.0 * squared.sqrt(), constant, norm, coupling }
     }
 
     /// Where the null directions move one pattern of normal impulses
     /// ([`Pattern`]), the null component's cross term is
     /// `2 aᵀL t = 2 φ ℓᵀa + 2 aᵀL(I − v₁v₁ᵀ)t` (`δ = scaled a + columns t`,
-    /// `‖a‖ = √Q`, `ℓ = L v₁ / s₁`), and `φ` is held by the normal impulses
+    /// `‖a‖ ≤ √Q`, `ℓ = L v₁ / s₁`, `L` = `null.coupling`), and `φ` is held by the normal impulses
     /// it moves together: row `k` of the pattern has
     /// `u_k φ = δλn_k − r_kᵀa − (P̃ t)_k` (`r_k`: the scaled range basis's
     /// row) with `δλn_k ∈ [−λn*_k, cap_k − λn*_k]`, so
@@ -187,22 +200,19 @@ impl LinearForm {
         &self,
         s: usize,
         step: &StepFacts,
-        form: &DMatrix<f64>,
         on_range: &DMatrix<f64>,
         scaled: &DMatrix<f64>,
-        columns: &DMatrix<f64>,
         pattern: &Pattern,
-        norm: f64,
+        null: &NullTerms,
         ways: &mut Vec<Way>,
     ) {
-        let coupling = scaled.transpose() * form * columns;
-        let along = &coupling * &pattern.v;
+        let (coupling, norm) = (&null.coupling, null.norm);
+        let along = coupling * &pattern.v;
         let lambda = along.norm();
         // L (I − v₁v₁ᵀ) = L − s₁² ℓ vᵀ (`pattern.v` is v₁ / s₁).
-        let others = (&coupling - &along * pattern.v.transpose() / pattern.v.norm_squared()).norm();
+        let others = (coupling - &along * pattern.v.transpose() / pattern.v.norm_squared()).norm();
         let rest_linear = 2.0 * others * norm;
         let impulse = step.caps.iter().fold(0.0f64, |a, c| a.max(c.abs()));
-        // Per row: (A⁺, A⁻, A⁺ and A⁻ for the solutions the search accepts, c_k).
         let mut rows = Vec::with_capacity(pattern.rows.len());
         for (k, &r) in pattern.rows.iter().enumerate() {
             let u = pattern.u[k];
@@ -221,15 +231,21 @@ impl LinearForm {
             };
             let c = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
             if c < CONTRACTION {
-                rows.push((room(plus, ROUNDOFF), room(minus, ROUNDOFF), room(plus, 1e-6), room(minus, 1e-6), c));
+                rows.push(PatternRow {
+                    above: room(plus, ROUNDOFF),
+                    below: room(minus, ROUNDOFF),
+                    above_accepted: room(plus, 1e-6),
+                    below_accepted: room(minus, 1e-6),
+                    c,
+                });
             }
         }
         for upper in &rows {
             for lower in &rows {
                 ways.push(Way {
-                    own: Some(upper.4.max(lower.4)),
-                    linear: 2.0 * lambda * upper.0.max(lower.1) + rest_linear,
-                    accepted: 2.0 * lambda * upper.2.max(lower.3) + rest_linear,
+                    own: Some(upper.c.max(lower.c)),
+                    linear: 2.0 * lambda * upper.above.max(lower.below) + rest_linear,
+                    accepted: 2.0 * lambda * upper.above_accepted.max(lower.below_accepted) + rest_linear,
                 });
             }
         }
