@@ -24,8 +24,9 @@
 //! part of `δ` in its null space is bounded by the contacts' admissible
 //! impulses, along the few null directions that couple to friction, and
 //! what it adds to `δᵀS_τδ` is bounded too; where they move one pattern of
-//! normal impulses, also by the impulses that pattern moves together
-//! (`linear_form/null_space.rs`). The step is certified when the bound
+//! normal impulses, also by the impulses that pattern moves together, and
+//! by every contact's laws at once, friction cones included (a small LP;
+//! `linear_form/null_space.rs`, `linear_form/simplex.rs`). The step is certified when the bound
 //! leaves every other solution's `Δv` closer to `Δv*` than the search tells
 //! velocity changes apart (`keep.rs`): the full search keeps one `Δv`.
 
@@ -33,7 +34,9 @@ use nalgebra::{DMatrix, SymmetricEigen};
 
 use super::tableau::Reduced;
 
+mod combined;
 mod null_space;
+mod simplex;
 
 use null_space::{Bases, Way, root};
 
@@ -67,6 +70,9 @@ pub(super) struct LinearForm {
     /// Steps certified only with the null pattern held by the normal
     /// impulses it moves (`null_space.rs`), for the tests.
     pub patterned: u64,
+    /// Steps certified only with the pattern's combined rows, friction
+    /// cones included (`null_space.rs`), for the tests.
+    pub combined: u64,
 }
 
 /// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
@@ -272,9 +278,15 @@ impl LinearForm {
                 // normal impulses it moves together (one eigenproblem per
                 // normal impulse).
                 ways.push(box_way);
-                self.pattern_ways(s, step, &on_range, scaled, pattern, null, &mut ways);
+                let mut rows = self.pattern_ways(s, step, &on_range, scaled, pattern, null, &mut ways);
                 settled = settles(&ways, level);
                 self.patterned += u64::from(settled);
+                if !settled {
+                    // Every contact's laws at once (two small LPs).
+                    self.combined_ways(red, step, &on_range, (scaled, columns), pattern, &mut rows, &mut ways);
+                    settled = settles(&ways, level);
+                    self.combined += u64::from(settled);
+                }
             }
             let ways = if ways.is_empty() { std::slice::from_ref(&box_way) } else { &ways[..] };
             if settled {

@@ -1,7 +1,9 @@
 //! The part of `δ` in `W`'s null space on `V` (redundant contacts: a flat
 //! box's four corners), for friction's linear form (docs/model.md §5b):
 //! the bases of `W` on `V`, the pattern of normal impulses the null
-//! directions move, and the ways of counting them in the bound.
+//! directions move, its rows (one normal impulse each, or every contact's
+//! admissible impulses combined), and the ways of counting them in the
+//! bound.
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
@@ -37,7 +39,7 @@ pub(super) struct Pattern {
     /// `u₁`, per row.
     u: Vec<f64>,
     /// `v₁ / s₁`: `v₁ᵀ t = φ / s₁`.
-    v: DVector<f64>,
+    pub v: DVector<f64>,
     /// `‖row of P̃‖` per row: `|(P̃ t)_i|` is at most this `× ‖t‖`.
     rest: Vec<f64>,
 }
@@ -55,12 +57,40 @@ pub(super) struct NullTerms {
 /// What one row `k` of the pattern says of `φ`: `−below − h_kᵀa ≤ φ ≤
 /// above − h_kᵀa` (the rooms widened for the certificate, and for the
 /// solutions the search accepts), and `c_k = λmax(S − h_kℓᵀ − ℓh_kᵀ)`.
-struct PatternRow {
-    above: f64,
-    below: f64,
-    above_accepted: f64,
-    below_accepted: f64,
-    c: f64,
+pub(super) struct PatternRow {
+    pub above: f64,
+    pub below: f64,
+    pub above_accepted: f64,
+    pub below_accepted: f64,
+    pub c: f64,
+}
+
+/// The pattern's rows met on a step, and what their pairs read: `ℓ`, `‖ℓ‖`,
+/// the round-off part's multiple of `√Q`, the bound on `‖t‖`.
+pub(super) struct PatternRows {
+    pub rows: Vec<PatternRow>,
+    pub along: DVector<f64>,
+    lambda: f64,
+    rest_linear: f64,
+    pub norm: f64,
+}
+
+impl PatternRows {
+    /// Pushes a [`Way`] per pair of an upper and a lower row with at least
+    /// one of them from row `from` on (a combined row holds one side only).
+    pub(super) fn push_pairs(&self, from: usize, ways: &mut Vec<Way>) {
+        for (i, upper) in self.rows.iter().enumerate() {
+            for (j, lower) in self.rows.iter().enumerate() {
+                if (i >= from || j >= from) && upper.above.is_finite() && lower.below.is_finite() {
+                    ways.push(Way {
+                        own: Some(upper.c.max(lower.c)),
+                        linear: 2.0 * self.lambda * upper.above.max(lower.below) + self.rest_linear,
+                        accepted: 2.0 * self.lambda * upper.above_accepted.max(lower.below_accepted) + self.rest_linear,
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// A singular value of the null directions' normal rows at most this
@@ -195,6 +225,7 @@ impl LinearForm {
     /// (`S`: `on_range`). Where one contact of the pattern cannot push more
     /// and one cannot push less (at its cap, or at zero), `A = 0`: the
     /// pattern then only moves `c`.
+    /// Returns the rows, for [`Self::combined_ways`].
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pattern_ways(
         &self,
@@ -205,7 +236,7 @@ impl LinearForm {
         pattern: &Pattern,
         null: &NullTerms,
         ways: &mut Vec<Way>,
-    ) {
+    ) -> PatternRows {
         let (coupling, norm) = (&null.coupling, null.norm);
         let along = coupling * &pattern.v;
         let lambda = along.norm();
@@ -213,7 +244,7 @@ impl LinearForm {
         let others = (coupling - &along * pattern.v.transpose() / pattern.v.norm_squared()).norm();
         let rest_linear = 2.0 * others * norm;
         let impulse = step.caps.iter().fold(0.0f64, |a, c| a.max(c.abs()));
-        let mut rows = Vec::with_capacity(pattern.rows.len());
+        let mut rows = Vec::with_capacity(pattern.rows.len() + 2);
         for (k, &r) in pattern.rows.iter().enumerate() {
             let u = pattern.u[k];
             if u.abs() <= PATTERN {
@@ -225,12 +256,7 @@ impl LinearForm {
             let room = |room: f64, widen: f64| ((room + rest + widen * impulse) / u.abs()).max(0.0);
             let (plus, minus) = if u > 0.0 { (more, less) } else { (less, more) };
             let h = scaled.row(r).transpose() / u;
-            let shifted = on_range - &h * along.transpose() - &along * h.transpose();
-            let Some(eigen) = SymmetricEigen::try_new(shifted, 1e-15, 10_000) else {
-                continue;
-            };
-            let c = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
-            if c < CONTRACTION {
+            if let Some(c) = shifted_contraction(on_range, &h, &along) {
                 rows.push(PatternRow {
                     above: room(plus, ROUNDOFF),
                     below: room(minus, ROUNDOFF),
@@ -240,15 +266,9 @@ impl LinearForm {
                 });
             }
         }
-        for upper in &rows {
-            for lower in &rows {
-                ways.push(Way {
-                    own: Some(upper.c.max(lower.c)),
-                    linear: 2.0 * lambda * upper.above.max(lower.below) + rest_linear,
-                    accepted: 2.0 * lambda * upper.above_accepted.max(lower.below_accepted) + rest_linear,
-                });
-            }
-        }
+        let rows = PatternRows { rows, along, lambda, rest_linear, norm };
+        rows.push_pairs(0, ways);
+        rows
     }
 
     /// The largest `|aᵀδ|`, `δ = x − x*` on `V`'s coordinates (`a` over
@@ -296,4 +316,12 @@ impl LinearForm {
         }
         high.max(-low)
     }
+}
+
+/// `λmax(S − hℓᵀ − ℓhᵀ)` (`S`: `on_range`), where it is below [`CONTRACTION`].
+pub(super) fn shifted_contraction(on_range: &DMatrix<f64>, h: &DVector<f64>, along: &DVector<f64>) -> Option<f64> {
+    let shifted = on_range - h * along.transpose() - along * h.transpose();
+    let eigen = SymmetricEigen::try_new(shifted, 1e-15, 10_000)?;
+    let c = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
+    (c < CONTRACTION).then_some(c)
 }
