@@ -9,7 +9,7 @@
 //! gives one), up to 64 steps, a uniformly drawn solution each step, from
 //! `v⁻`. Prints the shares of steps and the mean time of a step; with
 //! `--no-bound`, of the search alone (the same solutions); `--budget N`
-//! sets the search's node budget (default 100 000 mode fixes).
+//! sets the search's node budget (default 1 000 000 mode fixes).
 
 use std::time::Instant;
 
