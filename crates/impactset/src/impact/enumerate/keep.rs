@@ -78,12 +78,11 @@ impl StepEnumerator {
     /// Lemke's pivots can leave a solution of an ill-conditioned step
     /// `10⁻¹¹` off (a box on four corners: a normal impulse that should sit
     /// at its cap, below it by that much), where the search solves the
-    /// step's mode system to round-off. On the support `S` (`z_S > 0`) the
-    /// solution has `w_S = 0`; the least-squares correction of
-    /// `A_SS δ = −w_S` (singular values below `10⁻¹²` of the largest left
-    /// out: redundant contacts make `A_SS` singular), with any entry it
-    /// takes below zero put at zero, is kept where it lowers the step
-    /// violation.
+    /// step's mode system to round-off. On Lemke's final basis `S` the
+    /// solution has `w_S = 0` and `A_SS` is regular: the correction of
+    /// `A_SS δ = −w_S` ([`correct`]) is kept where it lowers the step
+    /// violation; where it does not, the least-squares correction on the
+    /// support `z > 0` is tried the same way.
     pub(super) fn keep_certified(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
         let (off, z, dv) = (sc.lemke_off, &mut sc.z[..], &mut sc.dv[..]);
         let size = self.size;

@@ -24,10 +24,11 @@
 //! part of `δ` in its null space is bounded by the contacts' admissible
 //! impulses, along the few null directions that couple to friction, and
 //! what it adds to `δᵀS_τδ` is bounded too; where they move one pattern of
-//! normal impulses, also by the impulses that pattern moves together, and
-//! by every contact's laws at once, friction cones included (a small LP;
-//! `linear_form/null_space.rs`, `linear_form/simplex.rs`). The step is certified when the bound
-//! leaves every other solution's `Δv` closer to `Δv*` than the search tells
+//! normal impulses, also by the impulses that pattern moves together
+//! (`linear_form/null_space.rs`), and by every contact's laws at once,
+//! friction cones included (a small LP: `linear_form/combined.rs`,
+//! `linear_form/simplex.rs`). The step is certified when the bound leaves
+//! every other solution's `Δv` closer to `Δv*` than the search tells
 //! velocity changes apart (`keep.rs`): the full search keeps one `Δv`.
 
 use nalgebra::{DMatrix, SymmetricEigen};
