@@ -56,7 +56,8 @@ pub(super) struct NullTerms {
 
 /// What one row `k` of the pattern says of `φ`: `−below − h_kᵀa ≤ φ ≤
 /// above − h_kᵀa` (the rooms widened for the certificate, and for the
-/// solutions the search accepts), and `c_k = λmax(S − h_kℓᵀ − ℓh_kᵀ)`.
+/// solutions the search accepts), and `c_k = λmax(S − h_kℓᵀ − ℓh_kᵀ)`. A
+/// combined row (`combined.rs`) bounds one side; the other is infinite.
 pub(super) struct PatternRow {
     pub above: f64,
     pub below: f64,
