@@ -76,7 +76,7 @@ fn weighed(e: &StepEnumerator) -> u64 {
 /// Steps so far certified only with the null pattern held by the impulses
 /// it moves, certified steps whose Lemke solution was refined, and steps
 /// certified only with the pattern's combined rows.
-fn patterned_and_refined(e: &StepEnumerator) -> (u64, u64, u64) {
+fn counters(e: &StepEnumerator) -> (u64, u64, u64) {
     e.scratch.as_ref().map_or((0, 0, 0), |sc| (sc.bound.form.patterned, sc.refined, sc.bound.form.combined))
 }
 
@@ -90,11 +90,11 @@ fn check_step(
     b: &[f64],
     t: &mut Tally,
 ) {
-    let (before, (patterned, refined, combined)) = (weighed(with), patterned_and_refined(with));
+    let (before, (patterned, refined, combined)) = (weighed(with), counters(with));
     let count = with.enumerate(ops, b);
     let reference = without.enumerate(ops, b);
     t.weighed += usize::from(weighed(with) > before);
-    let after = patterned_and_refined(with);
+    let after = counters(with);
     t.patterned += usize::from(after.0 > patterned);
     t.refined += usize::from(after.1 > refined);
     t.combined += usize::from(after.2 > combined);

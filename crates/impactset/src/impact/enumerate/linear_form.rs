@@ -72,7 +72,7 @@ pub(super) struct LinearForm {
     /// impulses it moves (`null_space.rs`), for the tests.
     pub patterned: u64,
     /// Steps certified only with the pattern's combined rows, friction
-    /// cones included (`null_space.rs`), for the tests.
+    /// cones included (`combined.rs`), for the tests.
     pub combined: u64,
 }
 
@@ -105,6 +105,16 @@ pub(super) struct StepFacts<'a> {
     /// How far from `Δv*` a velocity change must be for the search to keep
     /// it apart (`keep.rs`).
     pub apart: f64,
+}
+
+impl StepFacts<'_> {
+    /// The normal impulse of contact `i` (`s` reduced coordinates a contact)
+    /// in every solution where the reach fixes it (`known`): `0` where it
+    /// never pushes (a zero cap, or `x*` separating), else its cap.
+    pub(super) fn fixed_impulse(&self, i: usize, s: usize) -> f64 {
+        let cap = self.caps[i].max(0.0);
+        if cap == 0.0 || self.up[i * s] > 0.0 { 0.0 } else { cap }
+    }
 }
 
 /// What friction's linear form says of a step.
@@ -140,10 +150,10 @@ impl LinearForm {
             // Normal law: (λ − λ*)(u_n − u*_n) ≤ λ* max(u*_n, 0) + (cap − λ*) max(−u*_n, 0).
             // A known impulse λ° moves by λ° − λ* (round-off of x*) in every
             // solution: at most |λ° − λ*| (ν + μ κ) √Q.
-            let never_pushes = step.known[i] && (cap == 0.0 || up[0] > 0.0);
+            let fixed = step.fixed_impulse(i, s);
+            let never_pushes = step.known[i] && fixed == 0.0;
             if step.known[i] {
-                let known = if never_pushes { 0.0 } else { cap };
-                known_linear += (known - lam).abs() * (step.normal[i] + mu * step.tangent[i]);
+                known_linear += (fixed - lam).abs() * (step.normal[i] + mu * step.tangent[i]);
             } else {
                 normal_defect += lam.max(0.0) * up[0].max(0.0) + (cap - lam).max(0.0) * (-up[0]).max(0.0);
             }

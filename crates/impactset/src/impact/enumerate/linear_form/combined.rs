@@ -90,9 +90,8 @@ impl LinearForm {
             if friction[0] == usize::MAX {
                 continue;
             }
-            // The known impulse where the reach fixes it (as in `extent`).
-            let fixed = if cap == 0.0 || step.up[i * s] > 0.0 { 0.0 } else { cap };
-            let base = if normal.is_some() { lam } else { fixed };
+            // A normal impulse the reach fixes enters at its value.
+            let base = if normal.is_some() { lam } else { step.fixed_impulse(i, s) };
             let f = &step.x[i * s + 1..(i + 1) * s];
             for (direction, offset) in facets(t, &red.directions) {
                 let mut entries: Vec<(usize, f64)> = (0..t).map(|a| (friction[a], direction[a])).collect();

@@ -300,11 +300,9 @@ impl LinearForm {
             }
             let (mu, g) = (red.friction[i], step.g[i].max(0.0));
             // A known normal impulse is 0 or the cap in every solution.
-            let cap = step.caps[i].max(0.0);
             let (bottom, cap) = match step.known[i] {
-                true if cap == 0.0 || step.up[i * s] > 0.0 => (0.0, 0.0),
-                true => (cap, cap),
-                false => (0.0, cap),
+                true => (step.fixed_impulse(i, s), step.fixed_impulse(i, s)),
+                false => (0.0, step.caps[i].max(0.0)),
             };
             let dot = |p: &[f64; 2]| (0..t).map(|c| a_f[c] * p[c]).sum::<f64>();
             let most = red.directions.iter().map(dot).fold(0.0f64, f64::max);
