@@ -19,7 +19,7 @@
 // Per-problem constants (binding 1, at the offsets in `params`, built by
 // src/gpu/enumerate.rs):
 //   off_enum_scalars  accept, same_dv, singular, violation, max|B|, max|W|,
-//                     prune
+//                     prune, replaced above (keep.rs `REPLACED_ABOVE`)
 //   off_w             W = [Jn;Jt] M⁻¹ [Jn;Jt]ᵀ, D × D row-major (D = m s)
 //   off_b             B = M⁻¹ [Jn;Jt]ᵀ, n × D row-major: Δv = B x
 //   off_recovery      r_k (d × 2): u_t = Σ_k r_k (JD v)_k
@@ -38,8 +38,9 @@
 // before routh.wgsl (which defines `params`, `constant` (this state's constants) and `u` = J v).
 
 // Per-sample scratch: enum_values holds, from i · enum_value_stride, the
-// step's caps h·p (4 slots) then the velocity change Δv (n) of each kept
-// solution; enum_words holds, from i · enum_word_stride, the cursor (next
+// step's caps h·p (ENUM_CAP_SLOTS slots), the velocity change Δv (n) of each
+// of the kept_cap solutions, then each one's step violation in the step's
+// own scales; enum_words holds, from i · enum_word_stride, the cursor (next
 // tuple among those the root filter left), the number of kept solutions,
 // the selection word, the sample's Lemke fallback steps so far (kept across
 // steps), the root filter's progress (contact · 64 + mode), a spare word, the
@@ -49,13 +50,18 @@
 @group(0) @binding(8) var<storage, read_write> enum_values: array<scalar>;
 @group(0) @binding(9) var<storage, read_write> enum_words: array<u32>;
 
-// Reduced coordinates: three contacts of s ≤ 3.
-const MAX_DIM: u32 = 9u;
+// Reduced coordinates: contacts and their s ≤ 3 coordinates. These two
+// lines are the module's width (src/gpu/shaders.rs replaces them, from
+// `AllWidth` in src/gpu/enumerate.rs): three contacts, or up to six of
+// twelve coordinates for problems with more contacts and few enough tuples.
 const MAX_CONTACTS_ALL: u32 = 3u;
+const MAX_DIM: u32 = 9u;
 const KEPT_VALID: u32 = 0x80000000u;
-// Words of enum_words before the kept tuples. Mirrors `ENUM_HEADER` in
-// src/gpu/enumerate.rs.
-const ENUM_HEADER: u32 = 12u;
+// Slots of enum_values before the kept velocity changes (the caps) and
+// words of enum_words before the kept tuples, for every width. Mirror
+// `ENUM_CAP_SLOTS` and `ENUM_HEADER` in src/gpu/enumerate.rs.
+const ENUM_CAP_SLOTS: u32 = 6u;
+const ENUM_HEADER: u32 = 18u;
 
 // What `enumerate_tuples` did.
 const ENUM_YIELD: u32 = 0u;     // budget spent, tuples left
@@ -71,8 +77,8 @@ var<private> e_up: array<scalar, MAX_DIM>;
 var<private> e_u0: array<scalar, MAX_DIM>;
 // The linear system of gauss_solve (mode_system.wgsl): a mode system, or a
 // mode block of the root filter with its right-hand sides.
-var<private> g_mat: array<scalar, 81>;
-var<private> g_rhs: array<scalar, 30>;
+var<private> g_mat: array<scalar, MAX_DIM * MAX_DIM>;
+var<private> g_rhs: array<scalar, 3u * F_STRIDE>;
 var<private> e_choice: array<u32, MAX_CONTACTS_ALL>;
 var<private> e_dv: array<scalar, MAX_DOF>;
 // The step's scales (enumerate/mod.rs, Tolerances): V, P and Pn.
@@ -128,8 +134,9 @@ fn velocity_change(n: u32, dim: u32) {
     }
 }
 
-// `keep` of enumerate/mod.rs: whether e_dv equals the Δv of a kept solution.
-fn is_duplicate(n: u32, count: u32, values: u32) -> bool {
+// `keep` of enumerate/keep.rs: the kept solution whose Δv equals e_dv, or
+// `count` when none does.
+fn duplicate_of(n: u32, count: u32, values: u32) -> u32 {
     let same = enum_scalar(1u);
     let floor = scalar(1e-3) * same * enum_scalar(4u) * e_normal_scale;
     var norm = scalar(0.0);
@@ -137,7 +144,7 @@ fn is_duplicate(n: u32, count: u32, values: u32) -> bool {
         norm = max(norm, abs(e_dv[r]));
     }
     for (var k = 0u; k < count && k < params.kept_cap; k++) {
-        let base = values + 4u + k * n;
+        let base = values + ENUM_CAP_SLOTS + k * n;
         var scale = norm;
         for (var r = 0u; r < n && r < MAX_DOF; r++) {
             scale = max(scale, abs(enum_values[base + r]));
@@ -150,10 +157,30 @@ fn is_duplicate(n: u32, count: u32, values: u32) -> bool {
             }
         }
         if equal {
-            return true;
+            return k;
         }
     }
-    return false;
+    return count;
+}
+
+// The step violation of lcp_z in the step's own scales (its velocity scale
+// and largest cap), as `keep.rs` measures a kept solution against a later
+// one with the same Δv.
+fn own_violation(size: u32, m: u32) -> scalar {
+    let velocity = max(e_velocity_scale, SCALAR_MIN_POSITIVE);
+    let impulse = max(e_normal_scale, SCALAR_MIN_POSITIVE);
+    return step_residual(size, m, velocity, impulse);
+}
+
+// Keeps solution k of sample `values`/`words`: e_dv, the tuple `cursor`
+// with its validity (lcp_z rebuilt, its violation in the run's units
+// within tolerance) and its own violation.
+fn keep_solution(k: u32, n: u32, values: u32, words: u32, cursor: u32, valid: bool, own: scalar) {
+    for (var r = 0u; r < n && r < MAX_DOF; r++) {
+        enum_values[values + ENUM_CAP_SLOTS + k * n + r] = e_dv[r];
+    }
+    enum_values[values + ENUM_CAP_SLOTS + params.kept_cap * n + k] = own;
+    enum_words[words + ENUM_HEADER + k] = cursor | select(0u, KEPT_VALID, valid);
 }
 
 // Starts the enumeration of sample `sample`'s step: the caps (lcp_q[0..m])
@@ -171,8 +198,8 @@ fn begin_enumeration(sample: u32, m: u32, word: u32) {
 }
 
 // The root filter's bit sets of sample `sample`'s step.
-fn filter_masks(words: u32) -> array<vec2<u32>, 3> {
-    var masks: array<vec2<u32>, 3>;
+fn filter_masks(words: u32) -> array<vec2<u32>, MAX_CONTACTS_ALL> {
+    var masks: array<vec2<u32>, MAX_CONTACTS_ALL>;
     for (var i = 0u; i < MAX_CONTACTS_ALL; i++) {
         masks[i] = vec2<u32>(enum_words[words + 6u + 2u * i], enum_words[words + 7u + 2u * i]);
     }
@@ -180,7 +207,7 @@ fn filter_masks(words: u32) -> array<vec2<u32>, 3> {
 }
 
 // Tuples left by the root filter: Π_i |masks[i]|.
-fn filtered_tuples(m: u32, masks: array<vec2<u32>, 3>) -> u32 {
+fn filtered_tuples(m: u32, masks: array<vec2<u32>, MAX_CONTACTS_ALL>) -> u32 {
     var total = 1u;
     for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
         total *= countOneBits(masks[i].x) + countOneBits(masks[i].y);
@@ -267,18 +294,29 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar)
         decode_tuple(cursor, m, masks);
         if solve_tuple(m, s, dim) {
             velocity_change(n, dim);
-            if !is_duplicate(n, count, values) {
+            let k = duplicate_of(n, count, values);
+            if k == count {
                 if count >= params.kept_cap {
                     status = ENUM_OVERFLOW;
                     break;
                 }
                 rebuild_z(m, d, s, size);
                 let valid = step_residual(size, m, velocity, impulse) <= enum_scalar(3u);
-                for (var r = 0u; r < n && r < MAX_DOF; r++) {
-                    enum_values[values + 4u + count * n + r] = e_dv[r];
-                }
-                enum_words[words + ENUM_HEADER + count] = cursor | select(0u, KEPT_VALID, valid);
+                keep_solution(count, n, values, words, cursor, valid, own_violation(size, m));
                 count += 1u;
+            } else {
+                // A kept solution off round-off by more than
+                // `REPLACED_ABOVE` gives way to a later tuple with the same
+                // Δv and a smaller violation (keep.rs).
+                let kept = enum_values[values + ENUM_CAP_SLOTS + params.kept_cap * n + k];
+                if kept > enum_scalar(7u) {
+                    rebuild_z(m, d, s, size);
+                    let own = own_violation(size, m);
+                    if own < kept {
+                        let valid = step_residual(size, m, velocity, impulse) <= enum_scalar(3u);
+                        keep_solution(k, n, values, words, cursor, valid, own);
+                    }
+                }
             }
         }
         cursor += 1u;

@@ -61,7 +61,7 @@ fn post_velocity(dim: u32, into_up: bool) {
 // (row r's at r · stride, cols ≤ GAUSS_MAX_COLS), which become the
 // solutions; false when a pivot is at most `tiny` (or NaN). The mode systems
 // solve one right-hand side, the root filter's mode blocks several.
-const GAUSS_MAX_COLS: u32 = 10u;
+const GAUSS_MAX_COLS: u32 = MAX_DIM + 1u;
 
 fn gauss_solve(n: u32, cols: u32, stride: u32, tiny: scalar) -> bool {
     for (var col = 0u; col < n && col < MAX_DIM; col++) {
@@ -120,7 +120,7 @@ fn gauss_solve(n: u32, cols: u32, stride: u32, tiny: scalar) -> bool {
 // The modes of tuple t among the modes left by the root filter (bit sets
 // `masks[i]` over contact i's modes): contact 0 most significant, each
 // contact's modes in table order.
-fn decode_tuple(t: u32, m: u32, masks: array<vec2<u32>, 3>) {
+fn decode_tuple(t: u32, m: u32, masks: array<vec2<u32>, MAX_CONTACTS_ALL>) {
     var rest = t;
     for (var k = 0u; k < m && k < MAX_CONTACTS_ALL; k++) {
         let i = m - 1u - k;

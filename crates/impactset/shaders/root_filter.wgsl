@@ -12,12 +12,12 @@
 // constant).
 
 // Rows 0..s: x_i, rows 3..3 + s: u⁺_i; stride MAX_DIM + 1.
-var<private> f_rows: array<scalar, 60>;
+var<private> f_rows: array<scalar, 6u * F_STRIDE>;
 // The mode equations C u⁺_i = 0 as R y = E (q × q and q × (D + 1)) live in
 // gauss_solve's g_mat and g_rhs (row stride F_STRIDE).
-var<private> f_coef: array<scalar, 10>;
+var<private> f_coef: array<scalar, F_STRIDE>;
 
-const F_STRIDE: u32 = 10u;
+const F_STRIDE: u32 = MAX_DIM + 1u;
 
 // The largest value of aᵀ x_j over S_j (all its vertices: the origin and
 // h p_j (1, μ_j d_k)), a = f_coef[j s .. j s + s] (`max_over_hull`).

@@ -20,7 +20,7 @@ const MAX_DOF: u32 = 64u;
 // every N ≤ MAX_N. Mirrors `MAX_PIVOTS`.
 const MAX_PIVOTS: u32 = 10000u;
 
-// Mirrors `gpu::types::RouthParams` (200 bytes).
+// Mirrors `gpu::types::RouthParams` (216 bytes).
 struct RouthParams {
     n: u32,            // generalized velocities
     m: u32,            // contacts
@@ -64,11 +64,11 @@ struct RouthParams {
     tuples: u32,       // mode tuples Π_i modes_i
     tuples_per_dispatch: u32, // tuples one sample tries per dispatch before it yields
     kept_cap: u32,     // distinct solutions the scratch holds per step
-    enum_value_stride: u32, // scalars per sample in enum_values: 4 + kept_cap n
-    enum_word_stride: u32,  // words per sample in enum_words: 4 + kept_cap
+    enum_value_stride: u32, // scalars per sample in enum_values: ENUM_CAP_SLOTS + kept_cap n
+    enum_word_stride: u32,  // words per sample in enum_words: ENUM_HEADER + kept_cap
     inequalities: u32, // inequalities in the table
     filter_chunk: u32, // root-filter probes per dispatch (CPU adapters; 0: all)
-    mode_start: array<u32, 4>, // first mode of contact i; mode_start[m] = all modes
+    mode_start: array<u32, 8>, // first mode of contact i; mode_start[m] = all modes (m ≤ MAX_GPU_ALL_CONTACTS)
     // Restitution only (restitution.wgsl; zero otherwise).
     elastic: u32,      // 1: some contact has e > 0, every step is `elastic_step`
     off_restitution: u32, // E⁻, the works' slack, e_i² (m), W_nn (m × m)

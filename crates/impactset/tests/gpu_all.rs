@@ -1,12 +1,13 @@
 //! The selection rule `all` on the GPU (`shaders/enumerate.wgsl`) against the
 //! CPU's exact enumerator, sample by sample and as sets, on the built-in
-//! scenes with at most three contacts; its refusal of larger problems; and
+//! scenes whose steps have few enough mode tuples (up to three spatial
+//! contacts, five planar ones); its refusal of larger problems; and
 //! its independence of how a run is split into dispatches.
 
 mod common;
 
 use impactset::gpu::{
-    GpuContext, GpuError, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision, TableauLayout, sample_set_gpu,
+    GpuContext, GpuError, GpuRunOptions, MAX_GPU_ALL_TUPLES, Precision, TableauLayout, all_tuples, sample_set_gpu,
     sample_set_gpu_with,
 };
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set, scene};
@@ -149,16 +150,58 @@ fn gpu_all_reaches_more_than_one_branch_on_the_compass_gait() {
 }
 
 #[test]
-fn gpu_all_refuses_more_than_three_contacts() {
+fn gpu_all_refuses_problems_with_too_many_tuples() {
     let Some(ctx) = common::gpu::gpu() else { return };
-    for (id, m) in [("cube-flat", 4), ("disk-stack", 5)] {
-        let (problem, options) = scene_options(id, 4);
-        assert_eq!(problem.contacts().len(), m);
+    // Four spatial contacts with eight directions: 35⁴ tuples a step.
+    let (cube, options) = scene_options("cube-flat", 4);
+    // Seven frictionless contacts: 3⁷ = 2187 tuples, but more contacts than
+    // the shader's arrays hold.
+    let seven = frictionless(common::random_problem(6, 8, 7, false, 1.0));
+    for (name, problem, tuples) in [("cube-flat", cube, 35u64.pow(4)), ("seven frictionless", seven, 3u64.pow(7))] {
+        let m = problem.contacts().len();
+        assert_eq!(all_tuples(problem.operators()), tuples, "{name}");
         let err = sample_set_gpu(&ctx, &problem, &options, Precision::F32).unwrap_err();
-        assert_eq!(err, GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS }, "{id}");
+        assert_eq!(err, GpuError::TooLargeForAll { m, tuples }, "{name}");
         let message = err.to_string();
-        assert!(message.contains(&format!("{m} contacts")) && message.contains('3'), "{message}");
+        assert!(message.contains(&format!("{m} contacts, {tuples} mode tuples")), "{message}");
+        assert!(message.contains(&MAX_GPU_ALL_TUPLES.to_string()), "{message}");
     }
+}
+
+/// Beyond three contacts where a step's tuples are few (at most
+/// `MAX_GPU_ALL_TUPLES`): the five planar contacts of the disk stack
+/// (`7⁵ = 16 807` tuples a step), four planar contacts (`7⁴ = 2401`) and
+/// six frictionless ones (`3⁶ = 729`), against the CPU's exact enumerator.
+#[test]
+fn gpu_all_matches_cpu_beyond_three_contacts() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    check_scene(&ctx, "disk-stack", 48, false);
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let tol = if precision == Precision::F64 { 1e-9 } else { 1e-3 };
+    let cases = [
+        ("four planar contacts", common::random_problem(13, 6, 4, false, 1.0), 64),
+        ("six frictionless contacts", frictionless(common::random_problem(12, 8, 6, false, 1.0)), 64),
+    ];
+    for (name, problem, samples) in cases {
+        let options = SamplerOptions { samples, steps: 32, seed: 5, selection: Selection::All, ..Default::default() };
+        let cpu = sample_set(&problem, &options);
+        let gpu = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
+        let fraction = agreement(&problem, &cpu, &gpu, tol);
+        eprintln!(
+            "{name}: {fraction:.4} within {tol:e}, accepted cpu {} gpu {}, mean steps {:.2}",
+            cpu.accepted_count(),
+            gpu.accepted_count(),
+            cpu.mean_steps()
+        );
+        assert!(cpu.accepted_count() > samples / 2, "{name}: the CPU accepts {}", cpu.accepted_count());
+        assert!(fraction >= 0.99, "{name}: {fraction}");
+    }
+}
+
+/// `problem` with every contact frictionless.
+fn frictionless(problem: ImpactProblem) -> ImpactProblem {
+    let contacts = problem.contacts().iter().map(|c| impactset::Contact { friction: 0.0, ..c.clone() }).collect();
+    ImpactProblem::new(problem.mass().clone(), problem.velocity().clone(), contacts).unwrap()
 }
 
 #[test]

@@ -183,7 +183,7 @@ impl GpuContext {
 
     fn compile(&self, module: Module, precision: Precision, workgroup_size: u32) -> Result<Kernels, GpuError> {
         let entries: &[&'static str] = match module {
-            Module::Routh => &["routh_sample"],
+            Module::Routh(_) => &["routh_sample"],
             Module::Tests => &["chacha_words", "schedule_caps", "lemke_solve"],
         };
         self.device.push_error_scope(wgpu::ErrorFilter::Validation);

@@ -2,15 +2,76 @@
 //! (`shaders/enumerate.wgsl`): the CPU enumerator's reduced Delassus matrix,
 //! mode table and tolerances, laid out for the shader.
 
-use super::Precision;
 use super::types::RouthParams;
-use crate::impact::{ACCEPT, ENUMERATED_VIOLATION, Normal, PRUNE, SAME_DV, StepEnumerator, Tangential};
+use super::{GpuError, Precision};
+use crate::impact::{ACCEPT, ENUMERATED_VIOLATION, Normal, PRUNE, REPLACED_ABOVE, SAME_DV, StepEnumerator, Tangential};
 use crate::problem::ContactOperators;
 
-/// Most contacts for which the GPU runs the selection rule `all`: it tries
-/// every mode tuple (`7^m` planar, `(4d + 3)^m` spatial), which is affordable
-/// up to three contacts.
-pub const MAX_GPU_ALL_CONTACTS: usize = 3;
+/// Most contacts for which the GPU runs the selection rule `all`. It tries
+/// every mode tuple of a step (`7^m` planar, `3^m` frictionless,
+/// `(4d + 3)^m` spatial), so the problem must also have at most
+/// [`MAX_GPU_ALL_TUPLES`] tuples and twelve reduced coordinates (`m (1 +
+/// tangents)`): up to three spatial contacts, and more where they have few
+/// modes (the five planar contacts of `disk-stack`: `7⁵ = 16 807`).
+pub const MAX_GPU_ALL_CONTACTS: usize = 6;
+
+/// Most mode tuples a step may have for `all` on the GPU: those of three
+/// spatial contacts with eight friction directions (`35³`), the most the
+/// GPU enumerated before it took more than three contacts. Four such
+/// contacts have `35⁴ ≈ 1.5·10⁶` tuples a step: they need the CPU's
+/// depth-first search and its certificates on the device.
+pub const MAX_GPU_ALL_TUPLES: u64 = 42_875;
+
+/// Most reduced coordinates (`m (1 + tangents)`) of `all` on the GPU.
+const MAX_GPU_ALL_DIM: usize = 12;
+
+/// The private arrays of `enumerate.wgsl` (`MAX_CONTACTS_ALL`, `MAX_DIM`):
+/// a problem of up to three contacts gets the module it always had, a wider
+/// one arrays for six contacts and twelve coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum AllWidth {
+    /// Three contacts, nine coordinates.
+    Narrow,
+    /// [`MAX_GPU_ALL_CONTACTS`] contacts, twelve coordinates.
+    Wide,
+}
+
+impl AllWidth {
+    /// The width of a problem of `m` contacts with `dim` reduced coordinates.
+    pub(crate) fn of(m: usize, dim: usize) -> Self {
+        if m <= 3 && dim <= 9 { AllWidth::Narrow } else { AllWidth::Wide }
+    }
+
+    /// `(MAX_CONTACTS_ALL, MAX_DIM)` of the module.
+    pub(crate) fn sizes(self) -> (usize, usize) {
+        match self {
+            AllWidth::Narrow => (3, 9),
+            AllWidth::Wide => (MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_DIM),
+        }
+    }
+}
+
+/// The mode tuples of one step of `ops`: the product over the contacts of
+/// their modes (`modes.rs`: open, then closed and capped each with stick,
+/// a vertex per friction direction and, in space, an edge per direction;
+/// frictionless contacts open, closed, capped), saturating.
+pub fn all_tuples(ops: &ContactOperators) -> u64 {
+    let t = ops.dimension.tangents();
+    let frictional = 1 + 2 * (1 + ops.d + if t == 2 { ops.d } else { 0 }) as u64;
+    ops.friction.iter().fold(1u64, |total, &mu| total.saturating_mul(if mu == 0.0 { 3 } else { frictional }))
+}
+
+/// Whether the GPU runs the selection rule `all` on `ops`: at most
+/// [`MAX_GPU_ALL_CONTACTS`] contacts, [`MAX_GPU_ALL_TUPLES`] mode tuples a
+/// step and twelve reduced coordinates.
+pub(crate) fn check_all(ops: &ContactOperators) -> Result<(), GpuError> {
+    let tuples = all_tuples(ops);
+    let dim = ops.m * (1 + ops.dimension.tangents());
+    if ops.m > MAX_GPU_ALL_CONTACTS || tuples > MAX_GPU_ALL_TUPLES || dim > MAX_GPU_ALL_DIM {
+        return Err(GpuError::TooLargeForAll { m: ops.m, tuples });
+    }
+    Ok(())
+}
 
 /// Distinct solutions one step may have on the GPU (the per-sample scratch
 /// holds this many velocity changes); a step with more fails the sample
@@ -57,6 +118,10 @@ pub(crate) struct EnumerationTolerances {
     pub violation: f64,
     /// Relative margin of the root filter's pruning (1000 × `accept`).
     pub prune: f64,
+    /// A kept solution whose violation in the step's own scales exceeds
+    /// this gives way to a later one with the same `Δv` and a smaller
+    /// violation: the CPU's `REPLACED_ABOVE` in f64, never in f32.
+    pub replaced_above: f64,
 }
 
 /// f32 acceptance of mode equations and inequalities: round-off in
@@ -80,6 +145,7 @@ impl EnumerationTolerances {
                 singular,
                 violation: ENUMERATED_VIOLATION,
                 prune: PRUNE,
+                replaced_above: REPLACED_ABOVE,
             },
             Precision::F32 => EnumerationTolerances {
                 accept: F32_ACCEPT,
@@ -87,6 +153,8 @@ impl EnumerationTolerances {
                 singular: singular * F32_SINGULAR_FACTOR,
                 violation: 0.1 * residual_tol,
                 prune: 1000.0 * F32_ACCEPT,
+                // No CPU counterpart in f32: the first tuple is kept.
+                replaced_above: f64::INFINITY,
             },
         }
     }
@@ -94,7 +162,7 @@ impl EnumerationTolerances {
 
 /// Appends the constants of `all` to `constants` and fills the matching
 /// fields of `params` (offsets, sizes, the mode starts). The caller has
-/// checked `ops.m ≤ MAX_GPU_ALL_CONTACTS`.
+/// checked the problem with [`check_all`].
 pub(crate) fn push_constants(
     ops: &ContactOperators,
     precision: Precision,
@@ -102,7 +170,7 @@ pub(crate) fn push_constants(
     constants: &mut Vec<f64>,
     params: &mut RouthParams,
 ) {
-    assert!(ops.m <= MAX_GPU_ALL_CONTACTS);
+    assert!(check_all(ops).is_ok(), "`all` on the GPU for a problem it does not fit");
     let enumerator = StepEnumerator::new(ops);
     let red = enumerator.reduced();
     let (dv_map, dv_map_max) = enumerator.dv_map();
@@ -120,6 +188,7 @@ pub(crate) fn push_constants(
         dv_map_max,
         red.w_max,
         tolerances.prune,
+        tolerances.replaced_above,
     ]);
     params.off_w = push(&red.w);
     params.off_b = push(dv_map);
@@ -170,16 +239,20 @@ pub(crate) fn push_constants(
     }
 }
 
-/// Scalars of `enum_values` per sample: the caps (4 slots), then the kept
-/// velocity changes.
+/// Slots of `enum_values` before the kept velocity changes: the caps.
+/// Mirrors `ENUM_CAP_SLOTS` in `shaders/enumerate.wgsl`.
+const ENUM_CAP_SLOTS: usize = MAX_GPU_ALL_CONTACTS;
+
+/// Scalars of `enum_values` per sample: the caps, the kept velocity
+/// changes, then their violations.
 pub(crate) fn value_stride(n: usize) -> usize {
-    4 + MAX_GPU_ALL_SOLUTIONS * n
+    ENUM_CAP_SLOTS + MAX_GPU_ALL_SOLUTIONS * (n + 1)
 }
 
 /// Words of `enum_words` before the kept tuples: cursor, count, word,
 /// fallback steps, contacts filtered, a spare, the root filter's bit sets
 /// (two words per contact). Mirrors `ENUM_HEADER` in `shaders/enumerate.wgsl`.
-const ENUM_HEADER: usize = 12;
+const ENUM_HEADER: usize = 6 + 2 * MAX_GPU_ALL_CONTACTS;
 
 /// Words of `enum_words` per sample: the header, then the kept tuples.
 pub(crate) fn word_stride() -> usize {
@@ -224,8 +297,9 @@ mod tests {
         for line in [
             format!("const MODE_STRIDE: u32 = {MODE_STRIDE}u;"),
             "const INEQ_STRIDE: u32 = 7u;".to_string(),
-            format!("const MAX_CONTACTS_ALL: u32 = {MAX_GPU_ALL_CONTACTS}u;"),
-            format!("const MAX_DIM: u32 = {}u;", 3 * MAX_GPU_ALL_CONTACTS),
+            "const MAX_CONTACTS_ALL: u32 = 3u;".to_string(),
+            "const MAX_DIM: u32 = 9u;".to_string(),
+            format!("const ENUM_CAP_SLOTS: u32 = {ENUM_CAP_SLOTS}u;"),
             format!("const ENUM_HEADER: u32 = {ENUM_HEADER}u;"),
         ] {
             assert!(source.contains(&line), "shaders lack `{line}`");
@@ -236,13 +310,40 @@ mod tests {
     fn tuples_are_the_products_of_the_mode_counts() {
         // Planar contacts with friction: 7 modes; frictionless: 3; spatial
         // with d = 8: 4·8 + 3 = 35.
-        for (id, tuples) in [("compass-gait", 49), ("slope-point", 3), ("slope-point-slide", 7), ("cube-edge", 1225)] {
+        for (id, tuples) in [
+            ("compass-gait", 49),
+            ("slope-point", 3),
+            ("slope-point-slide", 7),
+            ("cube-edge", 1225),
+            ("disk-stack", 16_807),
+            ("cradle", 81),
+        ] {
             let (ops, _, params) = constants_of(id);
             assert_eq!(params.tuples, tuples, "{id}");
+            assert_eq!(all_tuples(&ops), tuples as u64, "{id}");
             let planned = tuples_per_dispatch(&ops, tuples as usize, true);
             assert!((1..=tuples as usize).contains(&planned), "{id}: {planned}");
-            assert_eq!(tuples_per_dispatch(&ops, tuples as usize, false), tuples as usize);
+            let on_gpus = tuples_per_dispatch(&ops, tuples as usize, false);
+            assert_eq!(on_gpus, (tuples as usize).min(GPU_TUPLES_PER_DISPATCH), "{id}");
         }
+    }
+
+    #[test]
+    fn the_gpu_takes_all_where_its_tuples_are_few() {
+        for (id, fits, width) in [
+            ("compass-gait", true, AllWidth::Narrow),
+            ("cube-edge", true, AllWidth::Narrow),
+            ("disk-stack", true, AllWidth::Wide),
+            ("cradle", true, AllWidth::Wide),
+            ("cube-flat", false, AllWidth::Wide),
+        ] {
+            let ops = scene::builtin(id).unwrap().problem.operators().clone();
+            let s = 1 + ops.dimension.tangents();
+            assert_eq!(check_all(&ops).is_ok(), fits, "{id}");
+            assert_eq!(AllWidth::of(ops.m, ops.m * s), width, "{id}");
+        }
+        let cube = scene::builtin("cube-flat").unwrap().problem.operators().clone();
+        assert_eq!(check_all(&cube), Err(GpuError::TooLargeForAll { m: 4, tuples: 35u64.pow(4) }));
     }
 
     #[test]

@@ -58,17 +58,21 @@ pub enum GpuError {
         tolerance: f64,
     },
     /// The selection rule `all` tries every mode tuple of a step on the GPU,
-    /// which is affordable only for a few contacts
-    /// ([`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS)); larger
-    /// problems run `all` on the CPU (its depth-first search prunes).
+    /// which is affordable only for few tuples
+    /// ([`MAX_GPU_ALL_TUPLES`](super::MAX_GPU_ALL_TUPLES) on at most
+    /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts);
+    /// larger problems run `all` on the CPU (its depth-first search prunes,
+    /// and most steps of real landings are certified without a search).
     #[error(
-        "the problem is too large for selection `all` on the GPU: {m} contacts, the GPU enumerates at most {max} (use the CPU backend, or lemke / random-lemke)"
+        "the problem is too large for selection `all` on the GPU: {m} contacts, {tuples} mode tuples a step; the GPU tries every tuple, at most {max_tuples} on at most {max_contacts} contacts (use the CPU backend, or lemke / random-lemke)",
+        max_tuples = super::MAX_GPU_ALL_TUPLES,
+        max_contacts = super::MAX_GPU_ALL_CONTACTS
     )]
-    TooManyContactsForAll {
+    TooLargeForAll {
         /// Contacts of the problem.
         m: usize,
-        /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS).
-        max: usize,
+        /// Mode tuples of one step ([`all_tuples`](super::all_tuples)).
+        tuples: u64,
     },
     /// A step of the selection rule `all` had more distinct solutions than
     /// the GPU's per-sample scratch holds; the CPU has no such limit.

@@ -11,8 +11,9 @@
 //!
 //! The selection rules `lemke` and `random-lemke` run for any problem the
 //! shaders hold, with restitution too (`shaders/restitution.wgsl`); `all`
-//! for at most [`MAX_GPU_ALL_CONTACTS`] contacts (every mode tuple of a step
-//! is tried, `shaders/enumerate.wgsl`), inelastic problems only.
+//! for problems of at most [`MAX_GPU_ALL_TUPLES`] mode tuples a step on at
+//! most [`MAX_GPU_ALL_CONTACTS`] contacts ([`all_tuples`]; every mode tuple
+//! of a step is tried, `shaders/enumerate.wgsl`), inelastic problems only.
 //!
 //! Shaders live in `shaders/` (types, chacha, schedule, lemke, enumerate,
 //! restitution, routh, tests).
@@ -34,7 +35,8 @@ mod state;
 mod types;
 
 pub use context::GpuContext;
-pub use enumerate::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS};
+pub(crate) use enumerate::check_all;
+pub use enumerate::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS, MAX_GPU_ALL_TUPLES, all_tuples};
 pub use error::GpuError;
 pub use kernels::{CapQuery, GpuLcp, GpuLcpSolution, chacha_words_gpu, schedule_caps_gpu, solve_lcps_gpu};
 pub use layout::TableauLayout;

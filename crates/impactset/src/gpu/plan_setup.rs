@@ -4,7 +4,7 @@
 
 use super::GpuError;
 use super::context::{GpuContext, WORKGROUP_SIZE};
-use super::enumerate;
+use super::enumerate::{self, AllWidth};
 use super::layout::TableauLayout;
 use super::options::{DEFAULT_BATCH, DEFAULT_GPU_BATCH, GpuRunOptions};
 use super::plan::{GpuPlan, ReadbackSlot};
@@ -94,7 +94,10 @@ impl<'c> GpuPlan<'c> {
         let (n, size, steps) = (params.n as usize, params.size as usize, params.max_steps as usize);
         let all = params.selection == SELECTION_ALL;
         let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
-        let kernels = ctx.kernels_sized(Module::Routh, precision, workgroup_size)?;
+        // `all` on more than three contacts needs the wider arrays; every
+        // other run keeps the module it always had.
+        let width = if all { AllWidth::of(params.m as usize, params.dim as usize) } else { AllWidth::Narrow };
+        let kernels = ctx.kernels_sized(Module::Routh(width), precision, workgroup_size)?;
         let pipeline = kernels.get("routh_sample").clone();
         let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
 

@@ -44,7 +44,8 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// Selection [`Selection::All`](crate::Selection::All) runs for at most
+/// Selection [`Selection::All`](crate::Selection::All) runs for problems of at most
+/// [`MAX_GPU_ALL_TUPLES`](super::MAX_GPU_ALL_TUPLES) mode tuples a step on at most
 /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts: each step
 /// tries every mode tuple in the CPU enumerator's order
 /// (`shaders/enumerate.wgsl`, [`crate::impact::StepEnumerator`]), with the
@@ -61,8 +62,9 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// ([`GpuPlan::host_reruns`]).
 ///
 /// Errors: [`GpuError::Restitution`] for [`Selection::All`](crate::Selection::All) on a problem
-/// with restitution; [`GpuError::TooManyContactsForAll`] for [`Selection::All`](crate::Selection::All) on more
-/// than three contacts, [`GpuError::TooManySolutions`] when one of its steps
+/// with restitution; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
+/// problem of more mode tuples a step than [`MAX_GPU_ALL_TUPLES`](super::MAX_GPU_ALL_TUPLES) (or more than
+/// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts), [`GpuError::TooManySolutions`] when one of its steps
 /// has more than [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS) distinct solutions,
 /// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`](super::MAX_GPU_STEPS); [`GpuError::LcpTooLarge`] /
 /// [`GpuError::TooManyVelocities`] beyond the shaders' private arrays;

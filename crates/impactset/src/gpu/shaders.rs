@@ -1,9 +1,11 @@
 //! Assembling WGSL modules from the files in `shaders/`. WGSL has no
 //! includes, so a module is the concatenation of its files; the only text
 //! replaced is the scalar alias (`scalar`: f32 or f64), followed by the
-//! scalar's own constants.
+//! scalar's own constants, and the width of `all`'s private arrays
+//! (`MAX_CONTACTS_ALL`, `MAX_DIM` in `enumerate.wgsl`).
 
 use super::Precision;
+use super::enumerate::AllWidth;
 
 const TYPES: &str = include_str!("../../shaders/types.wgsl");
 const CHACHA: &str = include_str!("../../shaders/chacha.wgsl");
@@ -21,11 +23,14 @@ const TESTS: &str = include_str!("../../shaders/tests.wgsl");
 /// The line of `types.wgsl` that fixes the scalar type.
 const SCALAR_LINE: &str = "alias scalar = f32;";
 
+/// The lines of `enumerate.wgsl` that fix the width of `all`'s arrays.
+const WIDTH_LINES: &str = "const MAX_CONTACTS_ALL: u32 = 3u;\nconst MAX_DIM: u32 = 9u;";
+
 /// Which module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Module {
-    /// Algorithm 1 (`routh.wgsl`).
-    Routh,
+    /// Algorithm 1 (`routh.wgsl`), with `all`'s arrays of the given width.
+    Routh(AllWidth),
     /// The ChaCha, cap and Lemke test kernels (`tests.wgsl`).
     Tests,
 }
@@ -54,7 +59,7 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
     };
     let types = TYPES.replacen(SCALAR_LINE, &scalar_line, 1);
     match module {
-        Module::Routh => [
+        Module::Routh(width) => [
             types.as_str(),
             CHACHA,
             SCHEDULE,
@@ -62,7 +67,7 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
             MODE_SYSTEM,
             ROOT_FILTER,
             REBUILD,
-            ENUMERATE,
+            &enumerate_of(width),
             RESTITUTION,
             CONTINUATION,
             ROUTH,
@@ -70,4 +75,12 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
         .join("\n"),
         Module::Tests => [types.as_str(), CHACHA, SCHEDULE, LEMKE, TESTS].join("\n"),
     }
+}
+
+/// `enumerate.wgsl` with `all`'s arrays of `width`.
+fn enumerate_of(width: AllWidth) -> String {
+    assert!(ENUMERATE.contains(WIDTH_LINES), "enumerate.wgsl must declare `{WIDTH_LINES}`");
+    let (contacts, dim) = width.sizes();
+    let lines = format!("const MAX_CONTACTS_ALL: u32 = {contacts}u;\nconst MAX_DIM: u32 = {dim}u;");
+    ENUMERATE.replacen(WIDTH_LINES, &lines, 1)
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::GpuError;
 use super::context::GpuContext;
-use super::enumerate::{self, MAX_GPU_ALL_CONTACTS};
+use super::enumerate;
 use super::options::{GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 use super::precision::{Precision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance};
 use super::types::{
@@ -55,9 +55,7 @@ impl StateBlock {
             Selection::Lemke => SELECTION_LEMKE,
             Selection::RandomLemke => SELECTION_RANDOM_LEMKE,
             Selection::All => {
-                if m > MAX_GPU_ALL_CONTACTS {
-                    return Err(GpuError::TooManyContactsForAll { m, max: MAX_GPU_ALL_CONTACTS });
-                }
+                enumerate::check_all(ops)?;
                 SELECTION_ALL
             }
         };

@@ -78,7 +78,7 @@ pub(crate) struct RouthParams {
     pub enum_word_stride: u32,
     pub inequalities: u32,
     pub filter_chunk: u32,
-    pub mode_start: [u32; 4],
+    pub mode_start: [u32; 8],
     pub elastic: u32,
     pub off_restitution: u32,
 }
@@ -94,7 +94,7 @@ pub(crate) struct TestParams {
     pub key: [u32; 8],
 }
 
-const _: () = assert!(std::mem::size_of::<RouthParams>() == 200);
+const _: () = assert!(std::mem::size_of::<RouthParams>() == 216);
 const _: () = assert!(std::mem::size_of::<TestParams>() == 48);
 
 /// Selection rules of `RouthParams::selection`, mirroring `SELECTION_*` in `types.wgsl`.
@@ -192,7 +192,10 @@ mod tests {
     /// `sampling::sample`), read from the assembled sampler module.
     #[test]
     fn restitution_constants_are_the_cpus() {
-        let source = crate::gpu::shaders::source(crate::gpu::shaders::Module::Routh, crate::gpu::Precision::F32);
+        let source = crate::gpu::shaders::source(
+            crate::gpu::shaders::Module::Routh(crate::gpu::enumerate::AllWidth::Narrow),
+            crate::gpu::Precision::F32,
+        );
         let module = naga::front::wgsl::parse_str(&source).expect("the sampler module parses");
         for (name, value) in [
             ("EXPANSION_CORRECTIONS", crate::sampling::CORRECTIONS),

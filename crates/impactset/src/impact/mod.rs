@@ -13,7 +13,7 @@ mod violation;
 
 pub(crate) use basis::{SINGULAR, lu_in_place, lu_solve};
 #[cfg(feature = "gpu")]
-pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, SAME_DV, Tangential};
+pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, REPLACED_ABOVE, SAME_DV, Tangential};
 pub use enumerate::{EnumerationCounts, EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};
 pub use outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
 pub use routh_step::{

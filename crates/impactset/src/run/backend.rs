@@ -6,7 +6,7 @@ use super::RunError;
 #[cfg(feature = "gpu")]
 use crate::ImpactProblem;
 #[cfg(feature = "gpu")]
-use crate::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, Precision};
+use crate::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_TUPLES, Precision};
 #[cfg(feature = "gpu")]
 use crate::impact::Selection;
 
@@ -19,7 +19,8 @@ pub enum BackendChoice {
     /// The WGSL compute shaders (wgpu).
     Gpu,
     /// The GPU when an adapter exists and runs the selection rule on the
-    /// problem (`all`: at most three contacts), else the CPU.
+    /// problem (`all`: few enough mode tuples, [`crate::gpu::all_tuples`]),
+    /// else the CPU.
     Auto,
 }
 
@@ -89,8 +90,8 @@ impl Backend {
 
     /// Resolves `choice` for `problem` and `selection`: the backend and why it
     /// was chosen (for run summaries). `auto` takes the GPU when an adapter
-    /// exists and the GPU runs `selection` on this problem (`all`: at most
-    /// three contacts), else the CPU. `precision` applies to the GPU (`None`:
+    /// exists and the GPU runs `selection` on this problem (`all`: few
+    /// enough mode tuples), else the CPU. `precision` applies to the GPU (`None`:
     /// [`GpuContext::default_precision`]); the CPU runs f64 only, so asking it
     /// for f32 is an error.
     #[cfg(feature = "gpu")]
@@ -130,8 +131,9 @@ impl Backend {
             }
             return Err(OpenError::Run(RunError::Gpu(crate::gpu::GpuError::Restitution)));
         }
-        if all && choice == BackendChoice::Auto && m > MAX_GPU_ALL_CONTACTS {
-            return Ok((Backend::cpu(threads)?, BackendReason::TooManyContactsForAll { m }));
+        if all && choice == BackendChoice::Auto && crate::gpu::check_all(problem.operators()).is_err() {
+            let tuples = crate::gpu::all_tuples(problem.operators());
+            return Ok((Backend::cpu(threads)?, BackendReason::TooLargeForAll { m, tuples }));
         }
         let context = match gpu() {
             Ok(context) => context,
@@ -139,7 +141,9 @@ impl Backend {
             Err(e) => return Err(OpenError::Run(RunError::Gpu(e))),
         };
         let reason = match choice {
-            BackendChoice::Auto => BackendReason::AutoFoundGpu { all_contacts: all.then_some(m) },
+            BackendChoice::Auto => BackendReason::AutoFoundGpu {
+                all_tuples: all.then(|| (m, crate::gpu::all_tuples(problem.operators()))),
+            },
             _ => BackendReason::Asked(choice),
         };
         Ok((Backend::gpu(context, precision), reason))
@@ -184,19 +188,22 @@ impl Backend {
 pub enum BackendReason {
     /// The backend asked for (`cpu` or `gpu`).
     Asked(BackendChoice),
-    /// `auto` found a GPU adapter (and, under `all`, the problem's contacts
-    /// are few enough for the GPU's enumerator).
+    /// `auto` found a GPU adapter (and, under `all`, the problem's mode
+    /// tuples are few enough for the GPU's enumerator).
     #[cfg(feature = "gpu")]
     AutoFoundGpu {
-        /// The contacts, when the rule is `all`.
-        all_contacts: Option<usize>,
+        /// The contacts and the mode tuples of a step, when the rule is `all`.
+        all_tuples: Option<(usize, u64)>,
     },
     /// `auto` runs on the CPU: `all` runs on the GPU for at most
+    /// [`MAX_GPU_ALL_TUPLES`] mode tuples a step on at most
     /// [`MAX_GPU_ALL_CONTACTS`] contacts.
     #[cfg(feature = "gpu")]
-    TooManyContactsForAll {
+    TooLargeForAll {
         /// The problem's contacts.
         m: usize,
+        /// Its mode tuples a step ([`crate::gpu::all_tuples`]).
+        tuples: u64,
     },
     /// `auto` runs on the CPU: the problem has restitution and the rule is
     /// `all`, which the GPU shaders model for inelastic problems only (the
@@ -213,24 +220,22 @@ impl BackendReason {
     /// value)` as the front end spells it: `--backend cpu` on the command
     /// line, `backend='cpu'` in Python.
     pub fn describe(&self, option: &dyn Fn(&str, &str) -> String) -> String {
-        #[cfg(feature = "gpu")]
-        const MAX: usize = MAX_GPU_ALL_CONTACTS;
         match self {
             BackendReason::Asked(choice) => option("backend", choice.name()),
             #[cfg(feature = "gpu")]
-            BackendReason::AutoFoundGpu { all_contacts: Some(m) } => format!(
-                "{}: a GPU adapter, and {m} ≤ {MAX} contacts for {}",
+            BackendReason::AutoFoundGpu { all_tuples: Some((m, tuples)) } => format!(
+                "{}: a GPU adapter, and {m} contacts with {tuples} ≤ {MAX_GPU_ALL_TUPLES} mode tuples a step for {}",
                 option("backend", "auto"),
                 option("selection", "all")
             ),
             #[cfg(feature = "gpu")]
-            BackendReason::AutoFoundGpu { all_contacts: None } => {
+            BackendReason::AutoFoundGpu { all_tuples: None } => {
                 format!("{}: a GPU adapter", option("backend", "auto"))
             }
             #[cfg(feature = "gpu")]
-            BackendReason::TooManyContactsForAll { m } => {
+            BackendReason::TooLargeForAll { m, tuples } => {
                 format!(
-                    "{} runs on the GPU for at most {MAX} contacts; this problem has {m}",
+                    "{} runs on the GPU for at most {MAX_GPU_ALL_TUPLES} mode tuples a step on at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m} contacts, {tuples} tuples",
                     option("selection", "all")
                 )
             }

@@ -81,8 +81,8 @@ pub struct Comparison {
 /// ```
 ///
 /// Errors: those of [`crate::gpu::sample_set_gpu`] (e.g.
-/// [`GpuError::TooManyContactsForAll`] for [`crate::Selection::All`] on more
-/// than three contacts).
+/// [`GpuError::TooLargeForAll`] for [`crate::Selection::All`] on a problem
+/// with too many mode tuples a step).
 pub fn compare_backends(
     ctx: &GpuContext,
     problem: &ImpactProblem,

@@ -16,7 +16,7 @@ use crate::problem::ContactOperators;
 /// mode, where the closed mode met later solves the LCP to round-off, and
 /// `all` drops solutions above [`ENUMERATED_VIOLATION`]. Below it, the
 /// first solution met is kept (every true solution sits far below).
-const REPLACED_ABOVE: f64 = 0.1 * ENUMERATED_VIOLATION;
+pub(crate) const REPLACED_ABOVE: f64 = 0.1 * ENUMERATED_VIOLATION;
 
 /// A certified step's Lemke solution whose own residual exceeds this (of
 /// the step's scales) is refined on its final basis
