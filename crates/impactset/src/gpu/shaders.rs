@@ -84,3 +84,37 @@ fn enumerate_of(width: AllWidth) -> String {
     let lines = format!("const MAX_CONTACTS_ALL: u32 = {contacts}u;\nconst MAX_DIM: u32 = {dim}u;");
     ENUMERATE.replacen(WIDTH_LINES, &lines, 1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of the `u32` constant `name` of `module`.
+    fn constant(module: &naga::Module, name: &str) -> u32 {
+        let (_, c) = module.constants.iter().find(|(_, c)| c.name.as_deref() == Some(name)).expect(name);
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => v,
+            ref other => panic!("{name} = {other:?}"),
+        }
+    }
+
+    /// Both widths of the sampler module parse and validate in both
+    /// precisions (array sizes derived from the width included), with the
+    /// width's own sizes.
+    #[test]
+    fn both_widths_of_the_sampler_module_validate() {
+        for width in [AllWidth::Narrow, AllWidth::Wide] {
+            for precision in [Precision::F32, Precision::F64] {
+                let source = source(Module::Routh(width), precision);
+                let module = naga::front::wgsl::parse_str(&source).expect("the sampler module parses");
+                let flags = naga::valid::ValidationFlags::all();
+                naga::valid::Validator::new(flags, naga::valid::Capabilities::all())
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{width:?} {precision:?}: {e:?}"));
+                let (contacts, dim) = width.sizes();
+                assert_eq!(constant(&module, "MAX_CONTACTS_ALL"), contacts as u32, "{width:?}");
+                assert_eq!(constant(&module, "MAX_DIM"), dim as u32, "{width:?}");
+            }
+        }
+    }
+}
