@@ -64,7 +64,7 @@ struct RouthParams {
     tuples: u32,       // mode tuples Π_i modes_i
     tuples_per_dispatch: u32, // tuples one sample tries per dispatch before it yields
     kept_cap: u32,     // distinct solutions the scratch holds per step
-    enum_value_stride: u32, // scalars per sample in enum_values: ENUM_CAP_SLOTS + kept_cap n
+    enum_value_stride: u32, // scalars per sample in enum_values: ENUM_CAP_SLOTS + kept_cap (n + 1)
     enum_word_stride: u32,  // words per sample in enum_words: ENUM_HEADER + kept_cap
     inequalities: u32, // inequalities in the table
     filter_chunk: u32, // root-filter probes per dispatch (CPU adapters; 0: all)
