@@ -43,10 +43,16 @@ fn cli_auto_runs_all_on_the_gpu_when_the_problem_fits() {
         impactset_json(&["sample", "box-wall", "--backend", "auto", "--selection", "all", "-n", "64", "--json"]);
     assert!(small["backend"].as_str().unwrap().starts_with("gpu"), "{}", small["backend"]);
     assert!(small["backend_reason"].as_str().unwrap().contains("contacts"), "{}", small["backend_reason"]);
-    let large = impactset_json(&["sample", "disk-stack", "--backend", "auto", "-n", "8", "--steps", "2", "--json"]);
+    // Five planar contacts: 7⁵ = 16 807 mode tuples a step, within the GPU's
+    // 42 875.
+    let five = impactset_json(&["sample", "disk-stack", "--backend", "auto", "-n", "8", "--steps", "2", "--json"]);
+    assert!(five["backend"].as_str().unwrap().starts_with("gpu"), "{}", five["backend"]);
+    assert!(five["backend_reason"].as_str().unwrap().contains("16807"), "{}", five["backend_reason"]);
+    // Four spatial contacts with eight directions: 35⁴ tuples a step.
+    let large = impactset_json(&["sample", "cube-flat", "--backend", "auto", "-n", "8", "--steps", "2", "--json"]);
     assert_eq!(large["backend"], "cpu");
     let reason = large["backend_reason"].as_str().unwrap();
-    assert!(reason.contains('5') && reason.contains('3'), "{reason}");
+    assert!(reason.contains("1500625") && reason.contains("42875"), "{reason}");
     let compare = impactset_json(&["compare", "rocking-block", "--selection", "all", "-n", "64", "--json"]);
     assert_eq!(compare["selection"], "all");
     assert!(compare["agreement_fraction"].as_f64().unwrap() >= 0.99, "{compare}");
