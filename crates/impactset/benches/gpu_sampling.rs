@@ -44,7 +44,7 @@ fn algorithm_2_gpu(c: &mut Criterion) {
                     selection,
                     ..Default::default()
                 };
-                // Refusals (e.g. `all` on cube-flat's 35⁴ tuples a step) are skipped with their reason.
+                // Refusals (a problem beyond the shaders' limits) are skipped with their reason.
                 if let Err(e) = sample_set_gpu(&ctx, &s.problem, &o, precision) {
                     eprintln!("notice: {id}/{selection}/{precision}: {e}");
                     continue;
