@@ -171,7 +171,8 @@ fn gpu_all_refuses_problems_with_too_many_tuples() {
 /// Beyond three contacts where a step's tuples are few (at most
 /// `MAX_GPU_ALL_TUPLES`): the five planar contacts of the disk stack
 /// (`7⁵ = 16 807` tuples a step), four planar contacts (`7⁴ = 2401`) and
-/// six frictionless ones (`3⁶ = 729`), against the CPU's exact enumerator;
+/// six frictionless ones (`3⁶ = 729`) and four spatial ones (two
+/// frictionless), against the CPU's exact enumerator;
 /// the random problems in both precisions the adapter has (the wide
 /// module's f32 included).
 #[test]
@@ -181,6 +182,9 @@ fn gpu_all_matches_cpu_beyond_three_contacts() {
     let cases = [
         ("four planar contacts", common::random_problem(13, 6, 4, false, 1.0), 64),
         ("six frictionless contacts", frictionless(common::random_problem(12, 8, 6, false, 1.0)), 64),
+        // Spatial (three coordinates a contact, twelve in all): two contacts
+        // with d = 4 and two frictionless ones, 19² · 3² = 3249 tuples.
+        ("four spatial contacts, two frictionless", two_frictionless(common::random_problem(23, 6, 4, true, 1.0)), 32),
     ];
     for (name, problem, samples) in cases {
         let options = SamplerOptions { samples, steps: 32, seed: 5, selection: Selection::All, ..Default::default() };
@@ -199,6 +203,19 @@ fn gpu_all_matches_cpu_beyond_three_contacts() {
             assert!(fraction >= 0.99, "{name} {precision}: {fraction}");
         }
     }
+}
+
+/// `problem` with four friction directions and its contacts from the third
+/// on frictionless.
+fn two_frictionless(problem: ImpactProblem) -> ImpactProblem {
+    let contacts = problem
+        .contacts()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| impactset::Contact { friction: if i >= 2 { 0.0 } else { c.friction }, ..c.clone() })
+        .collect();
+    ImpactProblem::with_friction_directions(problem.mass().clone(), problem.velocity().clone(), contacts, Some(4))
+        .unwrap()
 }
 
 /// `problem` with every contact frictionless.
