@@ -156,7 +156,7 @@ fn gpu_all_refuses_problems_with_too_many_tuples() {
     let (cube, options) = scene_options("cube-flat", 4);
     // Seven frictionless contacts: 3⁷ = 2187 tuples, but more contacts than
     // the shader's arrays hold.
-    let seven = frictionless(common::random_problem(6, 8, 7, false, 1.0));
+    let seven = frictionless_from(common::random_problem(6, 8, 7, false, 1.0), 0, None);
     for (name, problem, tuples) in [("cube-flat", cube, 35u64.pow(4)), ("seven frictionless", seven, 3u64.pow(7))] {
         let m = problem.contacts().len();
         assert_eq!(all_tuples(problem.operators()), tuples, "{name}");
@@ -181,10 +181,14 @@ fn gpu_all_matches_cpu_beyond_three_contacts() {
     check_scene(&ctx, "disk-stack", 48, false);
     let cases = [
         ("four planar contacts", common::random_problem(13, 6, 4, false, 1.0), 64),
-        ("six frictionless contacts", frictionless(common::random_problem(12, 8, 6, false, 1.0)), 64),
+        ("six frictionless contacts", frictionless_from(common::random_problem(12, 8, 6, false, 1.0), 0, None), 64),
         // Spatial (three coordinates a contact, twelve in all): two contacts
         // with d = 4 and two frictionless ones, 19² · 3² = 3249 tuples.
-        ("four spatial contacts, two frictionless", two_frictionless(common::random_problem(23, 6, 4, true, 1.0)), 32),
+        (
+            "four spatial contacts, two frictionless",
+            frictionless_from(common::random_problem(23, 6, 4, true, 1.0), 2, Some(4)),
+            32,
+        ),
     ];
     for (name, problem, samples) in cases {
         let options = SamplerOptions { samples, steps: 32, seed: 5, selection: Selection::All, ..Default::default() };
@@ -205,23 +209,17 @@ fn gpu_all_matches_cpu_beyond_three_contacts() {
     }
 }
 
-/// `problem` with four friction directions and its contacts from the third
-/// on frictionless.
-fn two_frictionless(problem: ImpactProblem) -> ImpactProblem {
+/// `problem` with its contacts from `first` on frictionless and
+/// `directions` friction directions (`None`: the default).
+fn frictionless_from(problem: ImpactProblem, first: usize, directions: Option<usize>) -> ImpactProblem {
     let contacts = problem
         .contacts()
         .iter()
         .enumerate()
-        .map(|(i, c)| impactset::Contact { friction: if i >= 2 { 0.0 } else { c.friction }, ..c.clone() })
+        .map(|(i, c)| impactset::Contact { friction: if i >= first { 0.0 } else { c.friction }, ..c.clone() })
         .collect();
-    ImpactProblem::with_friction_directions(problem.mass().clone(), problem.velocity().clone(), contacts, Some(4))
+    ImpactProblem::with_friction_directions(problem.mass().clone(), problem.velocity().clone(), contacts, directions)
         .unwrap()
-}
-
-/// `problem` with every contact frictionless.
-fn frictionless(problem: ImpactProblem) -> ImpactProblem {
-    let contacts = problem.contacts().iter().map(|c| impactset::Contact { friction: 0.0, ..c.clone() }).collect();
-    ImpactProblem::new(problem.mass().clone(), problem.velocity().clone(), contacts).unwrap()
 }
 
 #[test]

@@ -37,9 +37,10 @@ pub(crate) enum AllWidth {
 }
 
 impl AllWidth {
-    /// The width of a problem of `m` contacts with `dim` reduced coordinates.
-    pub(crate) fn of(m: usize, dim: usize) -> Self {
-        if m <= 3 && dim <= 9 { AllWidth::Narrow } else { AllWidth::Wide }
+    /// The width of a problem of `m` contacts (at most three coordinates
+    /// each).
+    pub(crate) fn of(m: usize) -> Self {
+        if m <= 3 { AllWidth::Narrow } else { AllWidth::Wide }
     }
 
     /// `(MAX_CONTACTS_ALL, MAX_DIM)` of the module.
@@ -338,9 +339,8 @@ mod tests {
             ("cube-flat", false, AllWidth::Wide),
         ] {
             let ops = scene::builtin(id).unwrap().problem.operators().clone();
-            let s = 1 + ops.dimension.tangents();
             assert_eq!(check_all(&ops).is_ok(), fits, "{id}");
-            assert_eq!(AllWidth::of(ops.m, ops.m * s), width, "{id}");
+            assert_eq!(AllWidth::of(ops.m), width, "{id}");
         }
         let cube = scene::builtin("cube-flat").unwrap().problem.operators().clone();
         assert_eq!(check_all(&cube), Err(GpuError::TooLargeForAll { m: 4, tuples: 35u64.pow(4) }));

@@ -96,7 +96,7 @@ impl<'c> GpuPlan<'c> {
         let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
         // `all` on more than three contacts needs the wider arrays; every
         // other run keeps the module it always had.
-        let width = if all { AllWidth::of(params.m as usize, params.dim as usize) } else { AllWidth::Narrow };
+        let width = if all { AllWidth::of(params.m as usize) } else { AllWidth::Narrow };
         let kernels = ctx.kernels_sized(Module::Routh(width), precision, workgroup_size)?;
         let pipeline = kernels.get("routh_sample").clone();
         let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;

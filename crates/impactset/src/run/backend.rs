@@ -131,8 +131,10 @@ impl Backend {
             }
             return Err(OpenError::Run(RunError::Gpu(crate::gpu::GpuError::Restitution)));
         }
-        if all && choice == BackendChoice::Auto && crate::gpu::check_all(problem.operators()).is_err() {
-            let tuples = crate::gpu::all_tuples(problem.operators());
+        if all
+            && choice == BackendChoice::Auto
+            && let Err(crate::gpu::GpuError::TooLargeForAll { m, tuples }) = crate::gpu::check_all(problem.operators())
+        {
             return Ok((Backend::cpu(threads)?, BackendReason::TooLargeForAll { m, tuples }));
         }
         let context = match gpu() {
