@@ -47,14 +47,21 @@ fn show_prints_the_coefficients_and_a_bad_one_is_named() {
 }
 
 #[test]
-fn the_gpu_refuses_restitution_under_all_and_auto_runs_it_on_the_cpu() {
+fn the_gpu_refuses_frictional_restitution_under_all_and_auto_runs_it_on_the_cpu() {
     let all = ["--selection", "all"];
-    let out = impactset(&[&["sample", "cradle", "-n", "16", "--backend", "gpu"][..], &all].concat());
+    let bouncing = ["sample", "rocking-block-bouncing", "-n", "16", "--backend"];
+    let out = impactset(&[&bouncing[..], &["gpu"], &all].concat());
     let (_, stderr) = text(&out);
-    assert!(!out.status.success(), "the GPU ran a problem with restitution under `all`");
-    assert!(stderr.contains("restitution"), "{stderr}");
-    let out = impactset(&[&["sample", "cradle", "-n", "16", "--backend", "auto"][..], &all].concat());
+    assert!(!out.status.success(), "the GPU ran a bouncing contact with friction under `all`");
+    assert!(stderr.contains("restitution on a contact with friction"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let out = impactset(&[&bouncing[..], &["auto"], &all].concat());
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("cpu backend"), "{stdout}");
+    // The cradle's contacts are frictionless: `auto` runs its `all` on the GPU.
+    let out = impactset(&[&["sample", "cradle", "-n", "16", "--backend", "auto"][..], &all].concat());
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("gpu"), "{stdout}");
 }

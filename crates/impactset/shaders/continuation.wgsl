@@ -9,8 +9,8 @@
 // 3m², and a copy of lcp_q and lcp_z the next 2N (N ≥ 3m, and a slot holds
 // N (2N + 2) entries).
 
-// The support S (basic z of the last Lemke solve), in increasing order,
-// and the LU factors' row order.
+// The support S (basic z of the last Lemke solve, or positive z of an
+// enumerated solution), in increasing order, and the LU factors' row order.
 var<private> support: array<u32, MAX_N>;
 var<private> support_size: u32;
 var<private> support_pivots: array<u32, MAX_N>;
@@ -126,17 +126,9 @@ fn lu_back(first: u32, n: u32) {
     }
 }
 
-// `factor_support`: A_R's LU factors on the basic z of the last solve.
-fn factor_support(size: u32) -> bool {
-    for (var k = 0u; k < size && k < MAX_N; k++) {
-        basic_mask[k] = false;
-    }
-    for (var i = 0u; i < size && i < MAX_N; i++) {
-        let b = basis[i];
-        if b >= size && b < 2u * size {
-            basic_mask[b - size] = true;
-        }
-    }
+// A_SS for the support in `basic_mask` into the slot's first |S|² entries
+// (`StepBasis::gather`); its largest entry in magnitude.
+fn gather_support(size: u32) -> scalar {
     support_size = 0u;
     for (var k = 0u; k < size && k < MAX_N; k++) {
         if basic_mask[k] {
@@ -155,7 +147,113 @@ fn factor_support(size: u32) -> bool {
             largest = max(largest, abs(x));
         }
     }
-    return lu_factor(0u, n, singular() * largest, false);
+    return largest;
+}
+
+// `StepBasis::deficit`: |S| − rank A_SS for the support in `basic_mask`
+// (Gaussian elimination with full pivoting, a pivot at most `singular()`
+// of the largest entry taken as zero).
+fn support_deficit(size: u32) -> u32 {
+    let largest = gather_support(size);
+    let n = support_size;
+    let floor = singular() * largest;
+    var rank = 0u;
+    for (; rank < n && rank < MAX_N; rank++) {
+        var best = scalar(0.0);
+        var at_r = rank;
+        var at_c = rank;
+        for (var r = rank; r < n && r < MAX_N; r++) {
+            for (var c = rank; c < n && c < MAX_N; c++) {
+                let x = abs(lemke_tableau[cell(r * n + c)]);
+                if x > best {
+                    best = x;
+                    at_r = r;
+                    at_c = c;
+                }
+            }
+        }
+        if best <= floor {
+            break;
+        }
+        for (var c = 0u; c < n && c < MAX_N; c++) {
+            let t = lemke_tableau[cell(rank * n + c)];
+            lemke_tableau[cell(rank * n + c)] = lemke_tableau[cell(at_r * n + c)];
+            lemke_tableau[cell(at_r * n + c)] = t;
+        }
+        for (var r = 0u; r < n && r < MAX_N; r++) {
+            let t = lemke_tableau[cell(r * n + rank)];
+            lemke_tableau[cell(r * n + rank)] = lemke_tableau[cell(r * n + at_c)];
+            lemke_tableau[cell(r * n + at_c)] = t;
+        }
+        let p = lemke_tableau[cell(rank * n + rank)];
+        for (var r = rank + 1u; r < n && r < MAX_N; r++) {
+            let f = lemke_tableau[cell(r * n + rank)] / p;
+            for (var c = rank; c < n && c < MAX_N; c++) {
+                lemke_tableau[cell(r * n + c)] -= f * lemke_tableau[cell(rank * n + c)];
+            }
+        }
+    }
+    return n - rank;
+}
+
+// `StepBasis::complete`: an enumerated solution's singular support
+// completed with its degenerate indices, each in turn kept where it lowers
+// the deficit (in `enumerated_support`, as the CPU keeps the completed
+// support for the step's later corrections).
+fn complete_support(size: u32) {
+    for (var k = 0u; k < size && k < MAX_N; k++) {
+        basic_mask[k] = enumerated_support[k];
+    }
+    var deficit = support_deficit(size);
+    for (var k = 0u; k < size && k < MAX_N; k++) {
+        if deficit == 0u {
+            break;
+        }
+        if degenerate_support[k] && !basic_mask[k] {
+            basic_mask[k] = true;
+            let d = support_deficit(size);
+            if d < deficit {
+                deficit = d;
+            } else {
+                basic_mask[k] = false;
+            }
+        }
+    }
+    for (var k = 0u; k < size && k < MAX_N; k++) {
+        enumerated_support[k] = basic_mask[k];
+    }
+}
+
+// `factor_support`: A_R's LU factors on the support of the last solve: the
+// basic z of a Lemke solution, the positive z of an enumerated one
+// (restitution.wgsl's `support_enumerated`), completed with its degenerate
+// indices where A_SS is singular.
+fn factor_support(size: u32) -> bool {
+    for (var k = 0u; k < size && k < MAX_N; k++) {
+        basic_mask[k] = support_enumerated && enumerated_support[k];
+    }
+    if !support_enumerated {
+        for (var i = 0u; i < size && i < MAX_N; i++) {
+            let b = basis[i];
+            if b >= size && b < 2u * size {
+                basic_mask[b - size] = true;
+            }
+        }
+    }
+    let largest = gather_support(size);
+    if lu_factor(0u, support_size, singular() * largest, false) {
+        return true;
+    }
+    var degenerate = false;
+    for (var k = 0u; k < size && k < MAX_N; k++) {
+        degenerate = degenerate || degenerate_support[k];
+    }
+    if !support_enumerated || !degenerate {
+        return false;
+    }
+    complete_support(size);
+    let completed = gather_support(size);
+    return lu_factor(0u, support_size, singular() * completed, false);
 }
 
 // `StepBasis::solve`: lcp_z = z with z_S = −A_SS⁻¹ rhs_S, zero off S, for

@@ -95,16 +95,18 @@ fn cap(i: u32) -> scalar {
     return lcp_q[i];
 }
 
-// Reduced velocities u = (Jn v, Jt v) from J v (Jt v by least squares from
-// JD v) and the step's scales.
+// Reduced velocities u = (Jn v, Jt v) from the velocity rows of b_R in
+// lcp_q (J v, or J v moved by prescribed impulses in a step with
+// restitution; Jt v by least squares from JD v), and the step's scales, as
+// `StepEnumerator::enumerate` reads them from its right-hand side.
 fn reduced_step(m: u32, d: u32, s: u32) {
     var u_max = scalar(0.0);
     for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
-        e_u[i * s] = u[i];
+        e_u[i * s] = lcp_q[m + i];
         for (var a = 0u; a + 1u < s && a < 2u; a++) {
             var t = scalar(0.0);
             for (var k = 0u; k < d && k < MAX_N; k++) {
-                t += constant(params.off_recovery + 2u * k + a) * u[m + i * d + k];
+                t += constant(params.off_recovery + 2u * k + a) * lcp_q[2u * m + i * d + k];
             }
             e_u[i * s + 1u + a] = t;
         }
@@ -234,13 +236,12 @@ fn count_fallback_step(sample: u32) {
     enum_words[sample * params.enum_word_stride + 3u] += 1u;
 }
 
-// Root-filters the modes not filtered yet (at most `params.filter_chunk` per
-// dispatch, 0: all, and then no tuples in that dispatch: lavapipe's loop
-// budget), then tries at most
-// `budget` tuples from the cursor on. Needs lcp_q = b_R and u = J v. Each
+// Root-filters the modes not filtered yet (at most `chunk` per dispatch, 0:
+// all, and then no tuples in that dispatch: lavapipe's loop budget), then
+// tries at most `budget` tuples from the cursor on. Needs lcp_q = b_R. Each
 // new distinct Δv is kept with its tuple and whether its step violation (in
 // the problem's units `velocity`, `impulse`) is within tolerance.
-fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar) -> u32 {
+fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar, chunk: u32) -> u32 {
     let m = params.m;
     let d = params.d;
     let n = params.n;
@@ -265,7 +266,7 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar)
             progress = (i + 1u) * 64u;
             continue;
         }
-        if params.filter_chunk != 0u && probes >= params.filter_chunk {
+        if chunk != 0u && probes >= chunk {
             break;
         }
         if mode_may_hold_alone(i, first + local, m, s, dim, d) {
@@ -276,7 +277,7 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar)
         probes += 1u;
     }
     enum_words[words + 4u] = progress;
-    if progress < m * 64u || (params.filter_chunk != 0u && probes > 0u) {
+    if progress < m * 64u || (chunk != 0u && probes > 0u) {
         return ENUM_YIELD;
     }
     let masks = filter_masks(words);

@@ -1,8 +1,8 @@
 // Restitution (docs/model.md §4b) on the GPU: one step with expansion, as
-// `elastic_step` in src/sampling/sample.rs and `Expansion` in
-// src/sampling/restitution.rs, for the Lemke rules. Assembled after
-// lemke.wgsl and before routh.wgsl (whose solve_scaled, step_residual,
-// apply_impulse and kinetic-energy helpers it calls).
+// `elastic_step` in src/sampling/elastic.rs and `Expansion` in
+// src/sampling/restitution.rs, for every selection rule. Assembled after
+// lemke.wgsl and enumerate.wgsl and before routh.wgsl (whose solve_scaled,
+// step_residual, apply_impulse and kinetic-energy helpers it calls).
 //
 // Binding (group 0):
 //   10 expansion_state array<scalar> per sample (stride 2 m): A_i (work
@@ -14,9 +14,12 @@
 // works' slack (WORK_TOL · E⁻ in f64), e_i² (m), W_nn (m × m, row-major).
 //
 // A step that the CPU would finish differently from what a shader can do
-// (a Lemke solve that fails, or ends outside the run's residual tolerance:
-// the CPU retries it with the `all` enumerator)
-// flags its sample FLAG_HOST: the host runs that sample again on the CPU.
+// (under the Lemke rules, a Lemke solve that fails, or ends outside the
+// run's residual tolerance: the CPU retries it with the `all` enumerator;
+// under `all`, a step whose friction cone a prescribed impulse widens,
+// which the CPU searches as a twinned step, docs/model.md §5b, or with more
+// distinct solutions than the scratch holds) flags its sample FLAG_HOST:
+// the host runs that sample again on the CPU.
 
 @group(0) @binding(10) var<storage, read_write> expansion_state: array<scalar>;
 
@@ -33,6 +36,19 @@ var<private> step_cap_values: array<scalar, MAX_CONTACTS>;
 var<private> contact_approaching: array<bool, MAX_CONTACTS>;
 // v after the step being tried (the energy guard's test).
 var<private> v_next: array<scalar, MAX_DOF>;
+// The sample this invocation runs (its `all` scratch, enumerate.wgsl).
+var<private> elastic_sample: u32;
+// Whether the last solve's solution is an enumerated one (`all`): its
+// support is then its positive z (`enumerated_support`), completed with its
+// degenerate indices (`degenerate_support`) where singular
+// (continuation.wgsl), rather than Lemke's final basis.
+var<private> support_enumerated: bool;
+var<private> enumerated_support: array<bool, MAX_N>;
+var<private> degenerate_support: array<bool, MAX_N>;
+// `all`: whether the last solve fell back to Lemke (no enumerated solution
+// within the filter); a step whose solution is such counts as a fallback
+// step, as the CPU counts a step whose outcome is not exhaustive.
+var<private> elastic_fallback: bool;
 
 // Elastic step outcomes.
 const ELASTIC_SOLVED: u32 = 0u;
@@ -276,14 +292,72 @@ fn step_rhs(m: u32, size: u32, impulses: u32, with_offset: bool) {
     }
 }
 
-// One solve of the step LCP (`routh_step` under lemke / random-lemke) from
-// u and the step's caps, with the prescribed impulses when `with_offset`:
-// b moved by A_R's λn columns outside the cap rows (`shift_by_offset`),
-// λn = y + o afterwards. The residual is the LCP's (of y). Random words
-// from `choice`.
+// `keep_enumerated_support` (src/impact/routh_step.rs): the picked
+// enumerated solution's support, its positive z, and its degenerate indices
+// (z_j = 0, w_j within the enumeration's violation filter of 0 in its row's
+// unit), from lcp_z before the prescribed impulses are added.
+fn keep_enumerated_support(m: u32, size: u32, velocity_scale: scalar, h: scalar) {
+    support_enumerated = true;
+    for (var r = 0u; r < size && r < MAX_N; r++) {
+        let w = lcp_q[r] + matrix_row_times_z(r, size);
+        let unit = select(h, velocity_scale, r >= m && r < size - m);
+        enumerated_support[r] = lcp_z[r] > scalar(0.0);
+        degenerate_support[r] = lcp_z[r] == scalar(0.0) && abs(w) <= enum_scalar(3u) * unit;
+    }
+}
+
+// `all` within a step with restitution (`routh_step` under `all`, the
+// whole enumeration in this dispatch): every solution of the step LCP in
+// lcp_q, one picked with one word from `choice`; ELASTIC_SOLVED with lcp_z
+// holding it (offsets not added yet), ELASTIC_FAILED when none is within
+// the violation filter (the caller runs Lemke, as the CPU does), and
+// ELASTIC_HOST where the CPU does what the shaders do not.
+fn elastic_enumerate(m: u32, size: u32, velocity_scale: scalar, h: scalar, choice: ptr<function, Stream>) -> ElasticOutcome {
+    // A prescribed impulse on a contact with friction widens its cone
+    // (b_γ ≠ 0): the CPU searches that step with a twin contact per
+    // widened one (docs/model.md §5b), which the shaders do not.
+    for (var c = size - m; c < size && c < MAX_N; c++) {
+        if lcp_q[c] != scalar(0.0) {
+            return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
+        }
+    }
+    begin_enumeration(elastic_sample, m, next_word(choice));
+    let status = enumerate_tuples(elastic_sample, 0xffffffffu, velocity_scale, h, 0u);
+    if status != ENUM_DONE {
+        // More distinct solutions than the scratch holds (the CPU has no
+        // such limit).
+        return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
+    }
+    if pick_enumerated(elastic_sample) == 0u {
+        return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
+    }
+    let residual = step_residual(size, m, velocity_scale, h);
+    keep_enumerated_support(m, size, velocity_scale, h);
+    return ElasticOutcome(ELASTIC_SOLVED, residual);
+}
+
+// One solve of the step LCP (`routh_step`) from u and the step's caps,
+// with the prescribed impulses when `with_offset`: b moved by A_R's λn
+// columns outside the cap rows (`shift_by_offset`), λn = y + o afterwards.
+// The residual is the LCP's (of y). Random words from `choice`.
 fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scalar, tie: scalar,
                  velocity_scale: scalar, h: scalar, choice: ptr<function, Stream>) -> ElasticOutcome {
     step_rhs(m, size, impulses, with_offset);
+    let all = params.selection == SELECTION_ALL;
+    if all {
+        let enumerated = elastic_enumerate(m, size, velocity_scale, h, choice);
+        if enumerated.status == ELASTIC_HOST {
+            return enumerated;
+        }
+        elastic_fallback = enumerated.status != ELASTIC_SOLVED;
+        if !elastic_fallback {
+            add_offsets(m);
+            return enumerated;
+        }
+        // No enumerated solution within the filter: Lemke with covering
+        // vector 1, as the CPU falls back.
+    }
+    support_enumerated = false;
     var offset = 0u;
     if params.selection == SELECTION_RANDOM_LEMKE {
         for (var c = 0u; c < size && c < MAX_N; c++) {
@@ -296,29 +370,50 @@ fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scala
         }
     }
     let result = solve_scaled(size, offset, tol, tie, params.pivot_cap);
+    // Under the Lemke rules the CPU retries a failed solve, or one outside
+    // the run's residual tolerance, with `all` (elastic.rs,
+    // `elastic_step`), so the host runs it; under `all` it does not.
+    let retried = !all && m <= ELASTIC_ENUMERATION_CONTACTS;
     if result.status != LEMKE_SOLVED {
-        if m <= ELASTIC_ENUMERATION_CONTACTS {
+        if retried {
             return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
         }
         return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
     }
     let residual = step_residual(size, m, velocity_scale, h);
-    // A solution outside the run's residual tolerance: the CPU retries the
-    // step with `all` (sample.rs, `elastic_step`), so the host runs it.
-    if residual > residual_tolerance() && m <= ELASTIC_ENUMERATION_CONTACTS {
+    if residual > residual_tolerance() && retried {
         return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
     }
-    if with_offset {
-        for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-            lcp_z[m + c] += expansion_offset[c];
-        }
-    }
+    add_offsets(m);
     return ElasticOutcome(ELASTIC_SOLVED, residual);
 }
+
+// λn = y + o: the prescribed impulses (zero without an offset) added to
+// the LCP's own normal impulses.
+fn add_offsets(m: u32) {
+    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+        lcp_z[m + c] += expansion_offset[c];
+    }
+}
+
+// What the solve at the top of `elastic_step`'s loop is for.
+const SOLVE_CORRECTING: u32 = 0u;  // the step's first solve, or a correction's
+const SOLVE_GUARD_LOW: u32 = 1u;   // the energy guard at t = 0
+const SOLVE_GUARD_TRY: u32 = 2u;   // the energy guard at t (regula falsi)
+const SOLVE_GUARD_FINAL: u32 = 3u; // the energy guard's step at `lo`
+// Solves a step may take: the first, a correction's each, the guard's at
+// t = 0, its tries and its last.
+const ELASTIC_SOLVES: u32 = 1u + EXPANSION_CORRECTIONS + 2u + GUARD_ROUNDS;
 
 // `elastic_step`: one step with restitution from u and step_cap_values
 // (and contact_approaching); on success v is advanced and the accounts
 // booked, and `guarded` says whether the energy guard cut the step.
+//
+// Every solve of the step is the one call of `elastic_solve` at the top of
+// a loop, what it is for held in `phase`: the shader compiler inlines
+// every call, and each inlined copy of `elastic_solve` holds a Lemke solve
+// and, for `all`, the whole enumeration (six call sites made lavapipe's
+// LLVM take minutes to compile the module).
 fn elastic_step(n: u32, m: u32, size: u32, impulses: u32, tol: scalar, tie: scalar, velocity_scale: scalar,
                 h: scalar, choice: ptr<function, Stream>, guarded: ptr<function, bool>) -> ElasticOutcome {
     let planned = plan_expansion(m);
@@ -338,112 +433,128 @@ fn elastic_step(n: u32, m: u32, size: u32, impulses: u32, tol: scalar, tie: scal
         return ElasticOutcome(ELASTIC_SOLVED, scalar(0.0));
     }
     let words = *choice;
-    var outcome = elastic_solve(m, size, impulses, planned, tol, tie, velocity_scale, h, choice);
-    if outcome.status != ELASTIC_SOLVED {
-        return outcome;
-    }
+    let slack = work_tolerance();
+    let goal = energy_before_constant();
+    var outcome = ElasticOutcome(ELASTIC_SOLVED, scalar(0.0));
+    var phase = SOLVE_CORRECTING;
+    var with_offset = planned;
+    var round = 0u;
     var cut = false;
-    if planned {
-        for (var round = 0u; round <= EXPANSION_CORRECTIONS; round++) {
-            measure_expansion(m);
-            // Two tests, not `||`: correct_expansion changes the offsets, and
-            // both operands of `||` were evaluated on lavapipe
-            // (docs/gpu-lavapipe.md).
-            if round == EXPANSION_CORRECTIONS {
-                break;
-            }
-            if !needs_correction(m) {
-                break;
-            }
-            // The coupled correction, continued on the solution's support
-            // where it stays a solution; else solved again.
-            if coupled_correction(m, size) {
-                var residual = scalar(0.0);
-                if continue_step(m, size, impulses, velocity_scale, h, &residual) {
-                    outcome = ElasticOutcome(ELASTIC_SOLVED, residual);
-                    continue;
-                }
-            } else if !correct_expansion(m) {
-                break;
-            }
-            *choice = words;
-            outcome = elastic_solve(m, size, impulses, true, tol, tie, velocity_scale, h, choice);
-            if outcome.status != ELASTIC_SOLVED {
-                return outcome;
-            }
+    // The energy guard's regula falsi on t ∈ [0, 1) for the step's energy
+    // with prescribed impulses t · o (`energy_guard`).
+    var lo = scalar(0.0);
+    var hi = scalar(1.0);
+    var f_lo = scalar(0.0);
+    var f_hi = scalar(0.0);
+    var t = scalar(0.0);
+    var side = 0i;
+    var tries = 0u;
+    for (var solve = 0u; solve < ELASTIC_SOLVES; solve++) {
+        // Every solve draws the same selection words (the first finds the
+        // stream at them already).
+        *choice = words;
+        outcome = elastic_solve(m, size, impulses, with_offset, tol, tie, velocity_scale, h, choice);
+        if outcome.status != ELASTIC_SOLVED {
+            return outcome;
         }
-        let energy = step_energy(n, m, impulses);
-        let slack = work_tolerance();
-        let goal = energy_before_constant();
-        if energy > goal + slack {
-            // The energy guard: regula falsi on t ∈ [0, 1) for the step's
-            // energy with prescribed impulses t · o (`energy_guard`).
+        if phase == SOLVE_GUARD_FINAL {
+            cut = true;
+            break;
+        }
+        if phase == SOLVE_CORRECTING {
+            if !planned {
+                break;
+            }
+            // The corrections from `round` on; `again`: solve once more.
+            var again = false;
+            for (; round <= EXPANSION_CORRECTIONS; round++) {
+                measure_expansion(m);
+                // Two tests, not `||`: correct_expansion changes the
+                // offsets, and both operands of `||` were evaluated on
+                // lavapipe (docs/gpu-lavapipe.md).
+                if round == EXPANSION_CORRECTIONS {
+                    break;
+                }
+                if !needs_correction(m) {
+                    break;
+                }
+                // The coupled correction, continued on the solution's
+                // support where it stays a solution; else solved again.
+                if coupled_correction(m, size) {
+                    var residual = scalar(0.0);
+                    if continue_step(m, size, impulses, velocity_scale, h, &residual) {
+                        outcome = ElasticOutcome(ELASTIC_SOLVED, residual);
+                        continue;
+                    }
+                } else if !correct_expansion(m) {
+                    break;
+                }
+                again = true;
+                round += 1u;
+                break;
+            }
+            if again {
+                with_offset = true;
+                continue;
+            }
+            let energy = step_energy(n, m, impulses);
+            if !(energy > goal + slack) {
+                break;
+            }
+            // The energy guard, first at t = 0 (the inelastic step).
             for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
                 expansion_base[c] = expansion_offset[c];
-            }
-            var lo = scalar(0.0);
-            var hi = scalar(1.0);
-            var f_hi = energy - goal;
-            for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
                 expansion_offset[c] = scalar(0.0) * expansion_base[c];
             }
-            *choice = words;
-            outcome = elastic_solve(m, size, impulses, false, tol, tie, velocity_scale, h, choice);
-            if outcome.status != ELASTIC_SOLVED {
-                return outcome;
-            }
-            var f_lo = step_energy(n, m, impulses) - goal;
-            var side = 0i;
-            for (var k = 0u; k < GUARD_ROUNDS; k++) {
-                if f_lo >= -slack {
-                    break;
-                }
-                let t = clamp((lo * f_hi - hi * f_lo) / (f_hi - f_lo), lo, hi);
-                if !(t > lo && t < hi) {
-                    break;
-                }
-                for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                    expansion_offset[c] = t * expansion_base[c];
-                }
-                *choice = words;
-                outcome = elastic_solve(m, size, impulses, t > scalar(0.0), tol, tie, velocity_scale, h, choice);
-                if outcome.status != ELASTIC_SOLVED {
-                    return outcome;
-                }
-                let f = step_energy(n, m, impulses) - goal;
-                if f > slack {
-                    hi = t;
-                    f_hi = f;
-                    if side == 1i {
-                        f_lo *= scalar(0.5);
-                    }
-                    side = 1i;
-                } else {
-                    lo = t;
-                    f_lo = f;
-                    if side == -1i {
-                        f_hi *= scalar(0.5);
-                    }
-                    side = -1i;
-                }
-            }
-            // The last try may have been above: the step at `lo` again.
-            for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                expansion_offset[c] = lo * expansion_base[c];
-            }
-            *choice = words;
-            outcome = elastic_solve(m, size, impulses, lo > scalar(0.0), tol, tie, velocity_scale, h, choice);
-            if outcome.status != ELASTIC_SOLVED {
-                return outcome;
-            }
-            cut = true;
+            f_hi = energy - goal;
+            with_offset = false;
+            phase = SOLVE_GUARD_LOW;
+            continue;
         }
+        let f = step_energy(n, m, impulses) - goal;
+        if phase == SOLVE_GUARD_LOW {
+            f_lo = f;
+        } else if f > slack {
+            hi = t;
+            f_hi = f;
+            if side == 1i {
+                f_lo *= scalar(0.5);
+            }
+            side = 1i;
+        } else {
+            lo = t;
+            f_lo = f;
+            if side == -1i {
+                f_hi *= scalar(0.5);
+            }
+            side = -1i;
+        }
+        var next = false;
+        if tries < GUARD_ROUNDS && f_lo < -slack {
+            t = clamp((lo * f_hi - hi * f_lo) / (f_hi - f_lo), lo, hi);
+            next = t > lo && t < hi;
+        }
+        if next {
+            tries += 1u;
+            phase = SOLVE_GUARD_TRY;
+        } else {
+            // The last try may have been above: the step at `lo` again.
+            t = lo;
+            phase = SOLVE_GUARD_FINAL;
+        }
+        for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+            expansion_offset[c] = t * expansion_base[c];
+        }
+        with_offset = t > scalar(0.0);
     }
     measure_expansion(m);
     commit_expansion(m);
     if cut {
         settle_expansion(m);
         *guarded = true;
+    }
+    if params.selection == SELECTION_ALL && elastic_fallback {
+        count_fallback_step(elastic_sample);
     }
     velocity_after_step(n, m, impulses);
     for (var r = 0u; r < n && r < MAX_DOF; r++) {

@@ -3,7 +3,7 @@
 // src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl,
 // schedule.wgsl, lemke.wgsl, enumerate.wgsl (selection `all`) and
 // restitution.wgsl (a problem with restitution, `params.elastic`: every
-// step is restitution.wgsl's `elastic_step`, Lemke rules only).
+// step is restitution.wgsl's `elastic_step`, under every rule).
 //
 // Bindings (group 0):
 //   0  params      RouthParams     sizes, step cap, rule, cap law, batch, offsets
@@ -268,6 +268,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
                     step_cap_values[c] = lcp_q[c];
                 }
+                elastic_sample = i;
                 let outcome = elastic_step(n, m, size, impulses, tol, tie, velocity_scale, h, &choice, &guarded);
                 steps += 1u;
                 taken += 1u;
@@ -300,7 +301,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 begin_enumeration(i, m, next_word(&choice));
                 flags |= FLAG_ENUMERATING;
             }
-            let status = enumerate_tuples(i, params.tuples_per_dispatch, velocity_scale, h);
+            let status = enumerate_tuples(i, params.tuples_per_dispatch, velocity_scale, h, params.filter_chunk);
             if status == ENUM_YIELD {
                 break;
             }

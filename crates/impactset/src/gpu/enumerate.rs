@@ -4,6 +4,7 @@
 
 use super::types::RouthParams;
 use super::{GpuError, Precision};
+use crate::ImpactProblem;
 use crate::impact::{ACCEPT, ENUMERATED_VIOLATION, Normal, PRUNE, REPLACED_ABOVE, SAME_DV, StepEnumerator, Tangential};
 use crate::problem::ContactOperators;
 
@@ -62,10 +63,21 @@ pub fn all_tuples(ops: &ContactOperators) -> u64 {
     ops.friction.iter().fold(1u64, |total, &mu| total.saturating_mul(if mu == 0.0 { 3 } else { frictional }))
 }
 
-/// Whether the GPU runs the selection rule `all` on `ops`: at most
+/// Whether the GPU runs the selection rule `all` on `problem`: at most
 /// [`MAX_GPU_ALL_CONTACTS`] contacts, [`MAX_GPU_ALL_TUPLES`] mode tuples a
-/// step and twelve reduced coordinates.
-pub(crate) fn check_all(ops: &ContactOperators) -> Result<(), GpuError> {
+/// step and twelve reduced coordinates, and no contact with both
+/// restitution and friction (its expansion widens its friction cone, a
+/// step the CPU searches with a twin contact, docs/model.md §5b, which the
+/// shaders do not: [`GpuError::Restitution`]).
+pub(crate) fn check_all(problem: &ImpactProblem) -> Result<(), GpuError> {
+    if problem.contacts().iter().any(|c| c.restitution > 0.0 && c.friction > 0.0) {
+        return Err(GpuError::Restitution);
+    }
+    fits_all(problem.operators())
+}
+
+/// The size limits of [`check_all`].
+fn fits_all(ops: &ContactOperators) -> Result<(), GpuError> {
     let tuples = all_tuples(ops);
     let dim = ops.m * (1 + ops.dimension.tangents());
     if ops.m > MAX_GPU_ALL_CONTACTS || tuples > MAX_GPU_ALL_TUPLES || dim > MAX_GPU_ALL_DIM {
@@ -171,7 +183,7 @@ pub(crate) fn push_constants(
     constants: &mut Vec<f64>,
     params: &mut RouthParams,
 ) {
-    assert!(check_all(ops).is_ok(), "`all` on the GPU for a problem it does not fit");
+    assert!(fits_all(ops).is_ok(), "`all` on the GPU for a problem it does not fit");
     let enumerator = StepEnumerator::new(ops);
     let red = enumerator.reduced();
     let (dv_map, dv_map_max) = enumerator.dv_map();
@@ -338,12 +350,17 @@ mod tests {
             ("cradle", true, AllWidth::Wide),
             ("cube-flat", false, AllWidth::Wide),
         ] {
-            let ops = scene::builtin(id).unwrap().problem.operators().clone();
-            assert_eq!(check_all(&ops).is_ok(), fits, "{id}");
-            assert_eq!(AllWidth::of(ops.m), width, "{id}");
+            let problem = scene::builtin(id).unwrap().problem;
+            assert_eq!(check_all(&problem).is_ok(), fits, "{id}");
+            assert_eq!(AllWidth::of(problem.operators().m), width, "{id}");
         }
-        let cube = scene::builtin("cube-flat").unwrap().problem.operators().clone();
+        let cube = scene::builtin("cube-flat").unwrap().problem;
         assert_eq!(check_all(&cube), Err(GpuError::TooLargeForAll { m: 4, tuples: 35u64.pow(4) }));
+        // Restitution: the frictionless cradle bounces under `all` on the
+        // GPU; a contact with friction that bounces is refused.
+        assert!(scene::builtin("cradle").unwrap().problem.has_restitution());
+        let bouncing = scene::builtin("rocking-block-bouncing").unwrap().problem;
+        assert_eq!(check_all(&bouncing), Err(GpuError::Restitution));
     }
 
     #[test]

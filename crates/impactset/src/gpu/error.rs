@@ -81,10 +81,13 @@ pub enum GpuError {
         /// [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS).
         max: usize,
     },
-    /// Restitution (a contact with `e > 0`) runs on the GPU under the Lemke
-    /// rules only: under `all` it runs on the CPU.
+    /// Restitution on a contact with friction (`e > 0`, `μ > 0`) runs on
+    /// the GPU under the Lemke rules only: its expansion widens its friction
+    /// cone, a step `all` searches with a twin contact on the CPU
+    /// (docs/model.md §5b). Frictionless contacts bounce under `all` on the
+    /// GPU too.
     #[error(
-        "restitution (a contact with e > 0) under selection `all` is not modelled by the GPU shaders: use the CPU backend (which `auto` picks for it), or lemke / random-lemke"
+        "restitution on a contact with friction (e > 0 and μ > 0) under selection `all` is not modelled by the GPU shaders: use the CPU backend (which `auto` picks for it), or lemke / random-lemke"
     )]
     Restitution,
     /// Something the GPU backend does not do (yet).

@@ -13,7 +13,8 @@
 //! shaders hold, with restitution too (`shaders/restitution.wgsl`); `all`
 //! for problems of at most [`MAX_GPU_ALL_TUPLES`] mode tuples a step on at
 //! most [`MAX_GPU_ALL_CONTACTS`] contacts ([`all_tuples`]; every mode tuple
-//! of a step is tried, `shaders/enumerate.wgsl`), inelastic problems only.
+//! of a step is tried, `shaders/enumerate.wgsl`), with restitution where
+//! no contact with `e > 0` has friction.
 //!
 //! Shaders live in `shaders/` (types, chacha, schedule, lemke, enumerate,
 //! restitution, routh, tests).

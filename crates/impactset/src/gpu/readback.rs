@@ -7,7 +7,8 @@ use super::enumerate::MAX_GPU_ALL_SOLUTIONS;
 use super::plan::{GpuPlan, Rows};
 use super::precision::Precision;
 use super::types::{
-    FLAG_ACCEPTED, FLAG_DONE, FLAG_GUARDED, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED, FLAG_TOO_MANY_SOLUTIONS,
+    FLAG_ACCEPTED, FLAG_DONE, FLAG_GUARDED, FLAG_HOST, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED,
+    FLAG_TOO_MANY_SOLUTIONS,
 };
 use crate::sampling::FlatSamples;
 
@@ -46,8 +47,10 @@ impl GpuPlan<'_> {
             return Err(GpuError::Device("a sample did not finish in the planned dispatches".into()));
         }
         // With `all` the tuple budget per dispatch is planned to fit the
-        // loop limiter: a cut there is an error, not a failed sample.
-        if self.all && (0..count).any(|i| flags(i) & FLAG_LOOP_LIMIT != 0) {
+        // loop limiter: a cut there is an error, not a failed sample, except
+        // in a step with restitution (which enumerates each of its solves
+        // whole): the host runs that sample again (FLAG_HOST).
+        if self.all && (0..count).any(|i| flags(i) & FLAG_LOOP_LIMIT != 0 && flags(i) & FLAG_HOST == 0) {
             return Err(GpuError::LoopLimit { adapter: ctx.describe() });
         }
         if (0..count).any(|i| flags(i) & FLAG_TOO_MANY_SOLUTIONS != 0) {

@@ -53,16 +53,18 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// "same velocity change" `10⁻⁴` and the violation filter a tenth of the f32
 /// residual tolerance (docs/gpu-lavapipe.md).
 ///
-/// A problem with restitution (docs/model.md §4b) runs under the Lemke
-/// rules: `shaders/restitution.wgsl` takes each step's expansion, its
+/// A problem with restitution (docs/model.md §4b) runs under every rule
+/// (under `all`, where no contact with restitution has friction):
+/// `shaders/restitution.wgsl` takes each step's expansion, its
 /// corrections and the energy guard as the CPU does; a sample whose step
 /// the shader cannot finish as the CPU would (a failed Lemke solve, which
-/// the CPU retries with the enumerator, or a dispatch the driver's loop
+/// the CPU retries with the enumerator, a step with more distinct
+/// solutions than `all`'s scratch holds, or a dispatch the driver's loop
 /// limiter cut) is run again on the CPU by the host
 /// ([`GpuPlan::host_reruns`]).
 ///
 /// Errors: [`GpuError::Restitution`] for [`Selection::All`](crate::Selection::All) on a problem
-/// with restitution; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
+/// with a contact that has restitution and friction; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
 /// problem of more mode tuples a step than [`MAX_GPU_ALL_TUPLES`](super::MAX_GPU_ALL_TUPLES) (or more than
 /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts), [`GpuError::TooManySolutions`] when one of its steps
 /// has more than [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS) distinct solutions,

@@ -55,15 +55,12 @@ impl StateBlock {
             Selection::Lemke => SELECTION_LEMKE,
             Selection::RandomLemke => SELECTION_RANDOM_LEMKE,
             Selection::All => {
-                enumerate::check_all(ops)?;
+                enumerate::check_all(problem)?;
                 SELECTION_ALL
             }
         };
         if size > MAX_LCP_SIZE {
             return Err(GpuError::LcpTooLarge { size, m, d, max: MAX_LCP_SIZE });
-        }
-        if problem.has_restitution() && selection == SELECTION_ALL {
-            return Err(GpuError::Restitution);
         }
         if n > MAX_VELOCITIES {
             return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });

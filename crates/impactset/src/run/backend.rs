@@ -125,17 +125,15 @@ impl Backend {
         }
         let m = problem.contacts().len();
         let all = selection == Selection::All;
-        if problem.has_restitution() && all {
-            if choice == BackendChoice::Auto {
+        match all.then(|| crate::gpu::check_all(problem)) {
+            Some(Err(crate::gpu::GpuError::Restitution)) if choice == BackendChoice::Auto => {
                 return Ok((Backend::cpu(threads)?, BackendReason::Restitution));
             }
-            return Err(OpenError::Run(RunError::Gpu(crate::gpu::GpuError::Restitution)));
-        }
-        if all
-            && choice == BackendChoice::Auto
-            && let Err(crate::gpu::GpuError::TooLargeForAll { m, tuples }) = crate::gpu::check_all(problem.operators())
-        {
-            return Ok((Backend::cpu(threads)?, BackendReason::TooLargeForAll { m, tuples }));
+            Some(Err(crate::gpu::GpuError::TooLargeForAll { m, tuples })) if choice == BackendChoice::Auto => {
+                return Ok((Backend::cpu(threads)?, BackendReason::TooLargeForAll { m, tuples }));
+            }
+            Some(Err(e @ crate::gpu::GpuError::Restitution)) => return Err(OpenError::Run(RunError::Gpu(e))),
+            _ => {}
         }
         let context = match gpu() {
             Ok(context) => context,
@@ -207,9 +205,9 @@ pub enum BackendReason {
         /// Its mode tuples a step ([`crate::gpu::all_tuples`]).
         tuples: u64,
     },
-    /// `auto` runs on the CPU: the problem has restitution and the rule is
-    /// `all`, which the GPU shaders model for inelastic problems only (the
-    /// Lemke rules run restitution on the GPU).
+    /// `auto` runs on the CPU: a contact has restitution and friction and
+    /// the rule is `all`, which the GPU shaders model for frictionless
+    /// expansions only (the Lemke rules run any restitution on the GPU).
     #[cfg(feature = "gpu")]
     Restitution,
     /// `auto` runs on the CPU: no GPU adapter could be opened.
@@ -244,7 +242,7 @@ impl BackendReason {
             #[cfg(feature = "gpu")]
             BackendReason::Restitution => {
                 format!(
-                    "restitution (a contact with e > 0) under {} runs on the CPU: the GPU shaders model it for lemke and random-lemke only",
+                    "restitution on a contact with friction under {} runs on the CPU: the GPU shaders model it for frictionless contacts, and for lemke and random-lemke",
                     option("selection", "all")
                 )
             }
