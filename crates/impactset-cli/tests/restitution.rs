@@ -53,7 +53,7 @@ fn the_gpu_refuses_frictional_restitution_under_all_and_auto_runs_it_on_the_cpu(
     let out = impactset(&[&bouncing[..], &["gpu"], &all].concat());
     let (_, stderr) = text(&out);
     assert!(!out.status.success(), "the GPU ran a bouncing contact with friction under `all`");
-    assert!(stderr.contains("restitution on a contact with friction"), "{stderr}");
+    assert!(stderr.contains("restitution") && stderr.contains("friction"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     let out = impactset(&[&bouncing[..], &["auto"], &all].concat());
     let (stdout, stderr) = text(&out);

@@ -5,7 +5,9 @@
 use super::types::RouthParams;
 use super::{GpuError, Precision};
 use crate::ImpactProblem;
-use crate::impact::{ACCEPT, ENUMERATED_VIOLATION, Normal, PRUNE, REPLACED_ABOVE, SAME_DV, StepEnumerator, Tangential};
+use crate::impact::{
+    ACCEPT, ENUMERATED_VIOLATION, EnumeratorOptions, Normal, PRUNE, REPLACED_ABOVE, SAME_DV, StepEnumerator, Tangential,
+};
 use crate::problem::ContactOperators;
 
 /// Most contacts for which the GPU runs the selection rule `all`. It tries
@@ -65,13 +67,22 @@ pub fn all_tuples(ops: &ContactOperators) -> u64 {
 
 /// Whether the GPU runs the selection rule `all` on `problem`: at most
 /// [`MAX_GPU_ALL_CONTACTS`] contacts, [`MAX_GPU_ALL_TUPLES`] mode tuples a
-/// step and twelve reduced coordinates, and no contact with both
-/// restitution and friction (its expansion widens its friction cone, a
-/// step the CPU searches with a twin contact, docs/model.md §5b, which the
-/// shaders do not: [`GpuError::Restitution`]).
+/// step and twelve reduced coordinates; with restitution
+/// ([`GpuError::Restitution`] otherwise), no contact with both restitution
+/// and friction (its expansion widens its friction cone, a step the CPU
+/// searches with a twin contact, docs/model.md §5b, which the shaders do
+/// not) and fewer mode tuples a step than the CPU's bound needs
+/// ([`EnumeratorOptions::bound_min_tuples`]): a step's works depend on its
+/// normal impulses, not on `Δv` alone, and a step the CPU certifies keeps
+/// its Lemke solution where the GPU keeps the first tuple with that `Δv`,
+/// which on redundant contacts may split the impulses otherwise.
 pub(crate) fn check_all(problem: &ImpactProblem) -> Result<(), GpuError> {
-    if problem.contacts().iter().any(|c| c.restitution > 0.0 && c.friction > 0.0) {
-        return Err(GpuError::Restitution);
+    if problem.has_restitution() {
+        let frictional = problem.contacts().iter().any(|c| c.restitution > 0.0 && c.friction > 0.0);
+        let searched = (all_tuples(problem.operators()) as f64) < EnumeratorOptions::default().bound_min_tuples;
+        if frictional || !searched {
+            return Err(GpuError::Restitution);
+        }
     }
     fits_all(problem.operators())
 }
@@ -361,6 +372,14 @@ mod tests {
         assert!(scene::builtin("cradle").unwrap().problem.has_restitution());
         let bouncing = scene::builtin("rocking-block-bouncing").unwrap().problem;
         assert_eq!(check_all(&bouncing), Err(GpuError::Restitution));
+        // Frictionless and bouncing, but of 3⁵ tuples a step (≥ 100, which
+        // the CPU certifies where it can): refused.
+        let stack = scene::builtin("disk-stack").unwrap().problem;
+        let contacts: Vec<_> =
+            stack.contacts().iter().map(|c| crate::Contact { friction: 0.0, restitution: 0.5, ..c.clone() }).collect();
+        let five = ImpactProblem::new(stack.mass().clone(), stack.velocity().clone(), contacts).unwrap();
+        assert!(fits_all(five.operators()).is_ok());
+        assert_eq!(check_all(&five), Err(GpuError::Restitution));
     }
 
     #[test]

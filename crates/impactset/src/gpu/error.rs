@@ -81,13 +81,13 @@ pub enum GpuError {
         /// [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS).
         max: usize,
     },
-    /// Restitution on a contact with friction (`e > 0`, `μ > 0`) runs on
-    /// the GPU under the Lemke rules only: its expansion widens its friction
-    /// cone, a step `all` searches with a twin contact on the CPU
-    /// (docs/model.md §5b). Frictionless contacts bounce under `all` on the
-    /// GPU too.
+    /// Restitution runs on the GPU under the Lemke rules, and under `all`
+    /// only where no contact with `e > 0` has friction (its expansion widens
+    /// its friction cone, a step `all` searches with a twin contact on the
+    /// CPU, docs/model.md §5b) and a step has fewer mode tuples than the
+    /// CPU's bound needs (100: the GPU then picks the CPU's own impulses).
     #[error(
-        "restitution on a contact with friction (e > 0 and μ > 0) under selection `all` is not modelled by the GPU shaders: use the CPU backend (which `auto` picks for it), or lemke / random-lemke"
+        "restitution under selection `all` runs on the GPU only where no contact with e > 0 has friction and a step has fewer than 100 mode tuples: use the CPU backend (which `auto` picks for it), or lemke / random-lemke"
     )]
     Restitution,
     /// Something the GPU backend does not do (yet).

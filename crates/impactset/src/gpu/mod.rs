@@ -14,7 +14,8 @@
 //! for problems of at most [`MAX_GPU_ALL_TUPLES`] mode tuples a step on at
 //! most [`MAX_GPU_ALL_CONTACTS`] contacts ([`all_tuples`]; every mode tuple
 //! of a step is tried, `shaders/enumerate.wgsl`), with restitution where
-//! no contact with `e > 0` has friction.
+//! no contact with `e > 0` has friction and a step has fewer than 100 mode
+//! tuples.
 //!
 //! Shaders live in `shaders/` (types, chacha, schedule, lemke, enumerate,
 //! restitution, routh, tests).

@@ -54,7 +54,8 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// residual tolerance (docs/gpu-lavapipe.md).
 ///
 /// A problem with restitution (docs/model.md §4b) runs under every rule
-/// (under `all`, where no contact with restitution has friction):
+/// (under `all`, where no contact with restitution has friction and a step
+/// has fewer than 100 mode tuples):
 /// `shaders/restitution.wgsl` takes each step's expansion, its
 /// corrections and the energy guard as the CPU does; a sample whose step
 /// the shader cannot finish as the CPU would (a failed Lemke solve, which
@@ -64,7 +65,8 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// ([`GpuPlan::host_reruns`]).
 ///
 /// Errors: [`GpuError::Restitution`] for [`Selection::All`](crate::Selection::All) on a problem
-/// with a contact that has restitution and friction; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
+/// with a contact that has restitution and friction, or with restitution
+/// and 100 mode tuples a step or more; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
 /// problem of more mode tuples a step than [`MAX_GPU_ALL_TUPLES`](super::MAX_GPU_ALL_TUPLES) (or more than
 /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts), [`GpuError::TooManySolutions`] when one of its steps
 /// has more than [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS) distinct solutions,

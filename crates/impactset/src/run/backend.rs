@@ -205,9 +205,10 @@ pub enum BackendReason {
         /// Its mode tuples a step ([`crate::gpu::all_tuples`]).
         tuples: u64,
     },
-    /// `auto` runs on the CPU: a contact has restitution and friction and
-    /// the rule is `all`, which the GPU shaders model for frictionless
-    /// expansions only (the Lemke rules run any restitution on the GPU).
+    /// `auto` runs on the CPU: the problem has restitution and the rule is
+    /// `all`, which the GPU shaders model for frictionless expansions on
+    /// problems of fewer than 100 mode tuples a step only (the Lemke rules
+    /// run any restitution on the GPU).
     #[cfg(feature = "gpu")]
     Restitution,
     /// `auto` runs on the CPU: no GPU adapter could be opened.
@@ -242,7 +243,7 @@ impl BackendReason {
             #[cfg(feature = "gpu")]
             BackendReason::Restitution => {
                 format!(
-                    "restitution on a contact with friction under {} runs on the CPU: the GPU shaders model it for frictionless contacts, and for lemke and random-lemke",
+                    "restitution under {} runs on the CPU: the GPU shaders model it there only where no contact with e > 0 has friction and a step has fewer than 100 mode tuples (and under lemke and random-lemke)",
                     option("selection", "all")
                 )
             }
