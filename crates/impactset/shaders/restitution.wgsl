@@ -336,56 +336,80 @@ fn elastic_enumerate(m: u32, size: u32, velocity_scale: scalar, h: scalar, choic
     return ElasticOutcome(ELASTIC_SOLVED, residual);
 }
 
+// How `elastic_solve` solves: by the run's rule, by the enumerator (`all`,
+// or the CPU's retry of a Lemke solve under the Lemke rules), or by Lemke
+// with covering vector 1 (where no enumerated solution is within the
+// filter, as `routh_step` falls back under `all`).
+const BY_RULE: u32 = 0u;
+const BY_ENUMERATION: u32 = 1u;
+const BY_LEMKE_ONE: u32 = 2u;
+
 // One solve of the step LCP (`routh_step`) from u and the step's caps,
 // with the prescribed impulses when `with_offset`: b moved by A_R's λn
 // columns outside the cap rows (`shift_by_offset`), λn = y + o afterwards.
-// The residual is the LCP's (of y). Random words from `choice`.
+// The residual is the LCP's (of y). Random words from `choice`. One call
+// each of the Lemke solve and the enumeration (the compiler inlines every
+// call; `elastic_step`).
 fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scalar, tie: scalar,
                  velocity_scale: scalar, h: scalar, choice: ptr<function, Stream>) -> ElasticOutcome {
     step_rhs(m, size, impulses, with_offset);
     let all = params.selection == SELECTION_ALL;
-    if all {
-        let enumerated = elastic_enumerate(m, size, velocity_scale, h, choice);
-        if enumerated.status == ELASTIC_HOST {
-            return enumerated;
-        }
-        elastic_fallback = enumerated.status != ELASTIC_SOLVED;
-        if !elastic_fallback {
-            add_offsets(m);
-            return enumerated;
-        }
-        // No enumerated solution within the filter: Lemke with covering
-        // vector 1, as the CPU falls back.
-    }
-    support_enumerated = false;
-    var offset = 0u;
-    if params.selection == SELECTION_RANDOM_LEMKE {
-        for (var c = 0u; c < size && c < MAX_N; c++) {
-            lcp_cover[c] = cover(next_word(choice));
-        }
-        offset = index(next_word(choice), size);
-    } else {
-        for (var c = 0u; c < size && c < MAX_N; c++) {
-            lcp_cover[c] = scalar(1.0);
-        }
-    }
-    let result = solve_scaled(size, offset, tol, tie, params.pivot_cap);
     // Under the Lemke rules the CPU retries a failed solve, or one outside
-    // the run's residual tolerance, with `all` (elastic.rs,
-    // `elastic_step`), so the host runs it; under `all` it does not.
-    let retried = !all && m <= ELASTIC_ENUMERATION_CONTACTS;
-    if result.status != LEMKE_SOLVED {
-        if retried {
-            return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
+    // the run's residual tolerance, with `all` (elastic.rs, `elastic_step`):
+    // here too where the enumerator's constants are uploaded
+    // (`params.tuples`, src/gpu/enumerate.rs `retries_on_device`), else the
+    // host runs the sample.
+    let retries = !all && m <= ELASTIC_ENUMERATION_CONTACTS;
+    var by = select(BY_RULE, BY_ENUMERATION, all);
+    for (var attempt = 0u; attempt < 3u; attempt++) {
+        if by == BY_ENUMERATION {
+            let enumerated = elastic_enumerate(m, size, velocity_scale, h, choice);
+            if enumerated.status == ELASTIC_HOST {
+                return enumerated;
+            }
+            elastic_fallback = enumerated.status != ELASTIC_SOLVED;
+            if !elastic_fallback {
+                add_offsets(m);
+                return enumerated;
+            }
+            by = BY_LEMKE_ONE;
+            continue;
         }
-        return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
+        support_enumerated = false;
+        var offset = 0u;
+        if by == BY_RULE && params.selection == SELECTION_RANDOM_LEMKE {
+            for (var c = 0u; c < size && c < MAX_N; c++) {
+                lcp_cover[c] = cover(next_word(choice));
+            }
+            offset = index(next_word(choice), size);
+        } else {
+            for (var c = 0u; c < size && c < MAX_N; c++) {
+                lcp_cover[c] = scalar(1.0);
+            }
+        }
+        let result = solve_scaled(size, offset, tol, tie, params.pivot_cap);
+        let retry = by == BY_RULE && retries;
+        var residual = scalar(0.0);
+        if result.status == LEMKE_SOLVED {
+            residual = step_residual(size, m, velocity_scale, h);
+        }
+        if retry && (result.status != LEMKE_SOLVED || residual > residual_tolerance()) {
+            if params.tuples == 0u {
+                return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
+            }
+            // The step LCP's right-hand side again (Lemke scaled and
+            // restored it exactly, but its tableau is spent).
+            step_rhs(m, size, impulses, with_offset);
+            by = BY_ENUMERATION;
+            continue;
+        }
+        if result.status != LEMKE_SOLVED {
+            return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
+        }
+        add_offsets(m);
+        return ElasticOutcome(ELASTIC_SOLVED, residual);
     }
-    let residual = step_residual(size, m, velocity_scale, h);
-    if residual > residual_tolerance() && retried {
-        return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
-    }
-    add_offsets(m);
-    return ElasticOutcome(ELASTIC_SOLVED, residual);
+    return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
 }
 
 // λn = y + o: the prescribed impulses (zero without an offset) added to

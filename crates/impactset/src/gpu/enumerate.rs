@@ -87,6 +87,19 @@ pub(crate) fn check_all(problem: &ImpactProblem) -> Result<(), GpuError> {
     fits_all(problem.operators())
 }
 
+/// Whether the shaders retry by the enumerator a step with restitution
+/// that Lemke's method failed, or solved outside the run's residual
+/// tolerance, under the Lemke rules, as the CPU does (for at most
+/// [`ELASTIC_ENUMERATION_CONTACTS`](crate::sampling::ELASTIC_ENUMERATION_CONTACTS) contacts): where the step's tuples fit `all` on the GPU and
+/// are fewer than the CPU's bound needs (then the CPU searches every such
+/// step, as the GPU does); a step whose friction cone is widened still
+/// goes to the host. Elsewhere the host runs such a sample again.
+pub(crate) fn retries_on_device(problem: &ImpactProblem) -> bool {
+    let ops = problem.operators();
+    let searched = (all_tuples(ops) as f64) < EnumeratorOptions::default().bound_min_tuples;
+    searched && fits_all(ops).is_ok()
+}
+
 /// The size limits of [`check_all`].
 fn fits_all(ops: &ContactOperators) -> Result<(), GpuError> {
     let tuples = all_tuples(ops);

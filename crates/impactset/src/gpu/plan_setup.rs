@@ -93,10 +93,13 @@ impl<'c> GpuPlan<'c> {
         let params = first.params;
         let (n, size, steps) = (params.n as usize, params.size as usize, params.max_steps as usize);
         let all = params.selection == SELECTION_ALL;
+        // The enumerator's constants and scratch: `all`, or restitution's
+        // retries under the Lemke rules (`enumerate::retries_on_device`).
+        let enumerates = params.tuples != 0;
         let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
         // `all` on more than three contacts needs the wider arrays; every
         // other run keeps the module it always had.
-        let width = if all { AllWidth::of(params.m as usize) } else { AllWidth::Narrow };
+        let width = if enumerates { AllWidth::of(params.m as usize) } else { AllWidth::Narrow };
         let kernels = ctx.kernels_sized(Module::Routh(width), precision, workgroup_size)?;
         let pipeline = kernels.get("routh_sample").clone();
         let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
@@ -113,7 +116,7 @@ impl<'c> GpuPlan<'c> {
         let tableau_bytes = size as u64 * tableau_stride(size) as u64 * scalar;
         // `all`'s per-sample scratch (enumerate.wgsl).
         let (value_stride, word_stride) =
-            if all { (enumerate::value_stride(n), enumerate::word_stride()) } else { (0, 0) };
+            if enumerates { (enumerate::value_stride(n), enumerate::word_stride()) } else { (0, 0) };
         // Restitution's per-sample works A_i, X_i (restitution.wgsl).
         let expansion_stride = if params.elastic != 0 { 2 * params.m as usize } else { 0 };
         let default_batch = if cpu_adapter { DEFAULT_BATCH } else { DEFAULT_GPU_BATCH };

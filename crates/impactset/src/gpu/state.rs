@@ -152,9 +152,11 @@ impl StateBlock {
         } else {
             0
         };
-        // The fields of `all` (zero for the other rules).
+        // The fields of `all` (zero for the other rules, except with
+        // restitution where the shaders can retry a step by the enumerator,
+        // as the CPU does: `enumerate::retries_on_device`).
         let mut params = RouthParams::default();
-        if options.selection == Selection::All {
+        if options.selection == Selection::All || (elastic && enumerate::retries_on_device(problem)) {
             let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
             enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut params);
             let tuples = params.tuples as usize;
