@@ -26,7 +26,8 @@ pub struct BenchArgs {
     /// [default: cpu1,cpu, and gpu when an adapter exists].
     #[arg(long, value_delimiter = ',')]
     backends: Vec<String>,
-    /// Selection rule (the GPU runs lemke and random-lemke, and all for at most 42 875 mode tuples a step).
+    /// Selection rule (the GPU runs lemke and random-lemke, and all for at most 42 875 mode tuples a step;
+    /// with restitution, for frictionless bouncing contacts and fewer than 100).
     #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "random-lemke")]
     selection: Selection,
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).

@@ -20,7 +20,8 @@ pub struct CompareArgs {
     /// GPU precision [default: f64 where the adapter has it, else f32].
     #[arg(long, value_parser = options::choice_parser::<Precision>())]
     precision: Option<Precision>,
-    /// Which solution of each step LCP a sample follows (`all` on the GPU: at most 42 875 mode tuples a step).
+    /// Which solution of each step LCP a sample follows (`all` on the GPU: at most 42 875 mode tuples a step;
+    /// with restitution, frictionless bouncing contacts and fewer than 100).
     #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "random-lemke")]
     selection: Selection,
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
