@@ -1,5 +1,7 @@
-// Every solution of a Routh step LCP for at most three contacts (docs/model.md
-// §4, §5b): the GPU side of the selection rule `all`, the same mode
+// Every solution of a Routh step LCP of at most six contacts and
+// MAX_GPU_ALL_TUPLES mode tuples (docs/model.md §4, §5b): the GPU side of
+// the selection rule `all`, and of the retries of restitution's steps under
+// the Lemke rules (restitution.wgsl), the same mode
 // equations, tolerances, deduplication and z rebuild as the CPU's
 // `StepEnumerator` (src/impact/enumerate/), read the two side by side.
 //
@@ -14,7 +16,8 @@
 // step is resumable: it keeps its cursor, its kept solutions and the step's
 // caps and selection word in per-sample scratch (bindings 8 and 9), so a
 // dispatch may stop after `params.tuples_per_dispatch` tuples (lavapipe's loop
-// limiter, docs/gpu-lavapipe.md) and the next one goes on.
+// limiter, docs/gpu-lavapipe.md) and the next one goes on. A step with
+// restitution runs each of its enumerations whole, in one dispatch.
 //
 // Per-problem constants (binding 1, at the offsets in `params`, built by
 // src/gpu/enumerate.rs):

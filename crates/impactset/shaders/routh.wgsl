@@ -30,10 +30,12 @@
 // the host dispatches until every sample is FLAG_DONE (out_words and
 // stream_pos zeroed first). The result does not depend on `steps_per_dispatch`.
 //   7  lemke_tableau array<scalar> N · tableau_stride(N) scratch scalars per sample (lemke.wgsl)
-//   8  enum_values   array<scalar> `all`: per sample, the step's caps and the
-//                                  kept velocity changes (enumerate.wgsl)
-//   9  enum_words    array<u32>    `all`: per sample, the enumeration cursor,
-//                                  count, selection word and kept tuples
+//   8  enum_values   array<scalar> `all` (and restitution's retries): per
+//                                  sample, the step's caps and the kept
+//                                  velocity changes (enumerate.wgsl)
+//   9  enum_words    array<u32>    `all` (and restitution's retries): per
+//                                  sample, the enumeration cursor, count,
+//                                  selection word and kept tuples
 //   6  state_keys    array<u32>    per state, its ChaCha8 key
 //                                  (stream_key(seed)) as 8 little-endian words
 //  10  expansion_state array<scalar> restitution: per sample, its works

@@ -79,8 +79,7 @@ pub fn all_tuples(ops: &ContactOperators) -> u64 {
 pub(crate) fn check_all(problem: &ImpactProblem) -> Result<(), GpuError> {
     if problem.has_restitution() {
         let frictional = problem.contacts().iter().any(|c| c.restitution > 0.0 && c.friction > 0.0);
-        let searched = (all_tuples(problem.operators()) as f64) < EnumeratorOptions::default().bound_min_tuples;
-        if frictional || !searched {
+        if frictional || !searched_by_the_cpu(problem.operators()) {
             return Err(GpuError::Restitution);
         }
     }
@@ -90,14 +89,22 @@ pub(crate) fn check_all(problem: &ImpactProblem) -> Result<(), GpuError> {
 /// Whether the shaders retry by the enumerator a step with restitution
 /// that Lemke's method failed, or solved outside the run's residual
 /// tolerance, under the Lemke rules, as the CPU does (for at most
-/// [`ELASTIC_ENUMERATION_CONTACTS`](crate::sampling::ELASTIC_ENUMERATION_CONTACTS) contacts): where the step's tuples fit `all` on the GPU and
-/// are fewer than the CPU's bound needs (then the CPU searches every such
-/// step, as the GPU does); a step whose friction cone is widened still
-/// goes to the host. Elsewhere the host runs such a sample again.
+/// [`ELASTIC_ENUMERATION_CONTACTS`](crate::sampling::ELASTIC_ENUMERATION_CONTACTS)
+/// contacts): where the step's tuples fit `all` on the GPU and the CPU
+/// searches every such step, as the GPU does; a step whose friction cone
+/// is widened still goes to the host. Elsewhere the host runs such a
+/// sample again.
 pub(crate) fn retries_on_device(problem: &ImpactProblem) -> bool {
-    let ops = problem.operators();
-    let searched = (all_tuples(ops) as f64) < EnumeratorOptions::default().bound_min_tuples;
-    searched && fits_all(ops).is_ok()
+    searched_by_the_cpu(problem.operators()) && fits_all(problem.operators()).is_ok()
+}
+
+/// Whether the CPU searches every step of `ops` rather than certify it
+/// (fewer mode tuples a step than
+/// [`EnumeratorOptions::bound_min_tuples`]), so that the GPU's enumeration
+/// keeps the CPU's own impulses for each `Δv` (the first tuple), not only
+/// its `Δv`.
+fn searched_by_the_cpu(ops: &ContactOperators) -> bool {
+    (all_tuples(ops) as f64) < EnumeratorOptions::default().bound_min_tuples
 }
 
 /// The size limits of [`check_all`].
