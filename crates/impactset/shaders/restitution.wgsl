@@ -397,8 +397,9 @@ fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scala
             if params.tuples == 0u {
                 return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
             }
-            // The step LCP's right-hand side again (Lemke scaled and
-            // restored it exactly, but its tableau is spent).
+            // The step LCP's right-hand side built again, as the CPU's
+            // retry builds it (Lemke's scaling of it round-trips exactly
+            // only where nothing underflows).
             step_rhs(m, size, impulses, with_offset);
             by = BY_ENUMERATION;
             continue;

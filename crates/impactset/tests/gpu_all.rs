@@ -212,14 +212,10 @@ fn gpu_all_matches_cpu_beyond_three_contacts() {
 /// `problem` with its contacts from `first` on frictionless and
 /// `directions` friction directions (`None`: the default).
 fn frictionless_from(problem: ImpactProblem, first: usize, directions: Option<usize>) -> ImpactProblem {
-    let contacts = problem
-        .contacts()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| impactset::Contact { friction: if i >= first { 0.0 } else { c.friction }, ..c.clone() })
-        .collect();
-    ImpactProblem::with_friction_directions(problem.mass().clone(), problem.velocity().clone(), contacts, directions)
-        .unwrap()
+    common::with_contacts(&problem, directions, |i, c| impactset::Contact {
+        friction: if i >= first { 0.0 } else { c.friction },
+        ..c.clone()
+    })
 }
 
 #[test]

@@ -242,19 +242,11 @@ fn zero_restitution_is_the_inelastic_gpu_path() {
 fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
     let cradle = scene::builtin("cradle").expect("built-in scene");
     let block = scene::builtin("rocking-block").expect("built-in scene");
-    let contacts = block
-        .problem
-        .contacts()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| impactset::Contact {
-            friction: if i == 0 { 0.0 } else { c.friction },
-            restitution: if i == 0 { 0.5 } else { 0.0 },
-            ..c.clone()
-        })
-        .collect();
-    let half_frictionless =
-        ImpactProblem::new(block.problem.mass().clone(), block.problem.velocity().clone(), contacts).expect("valid");
+    let half_frictionless = common::with_contacts(&block.problem, None, |i, c| impactset::Contact {
+        friction: if i == 0 { 0.0 } else { c.friction },
+        restitution: if i == 0 { 0.5 } else { 0.0 },
+        ..c.clone()
+    });
     let options = |scene: &scene::Scene, samples| SamplerOptions {
         samples,
         step_size: Some(scene.step_size),

@@ -97,8 +97,8 @@ impl<'c> GpuPlan<'c> {
         // retries under the Lemke rules (`enumerate::retries_on_device`).
         let enumerates = params.tuples != 0;
         let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
-        // `all` on more than three contacts needs the wider arrays; every
-        // other run keeps the module it always had.
+        // The enumerator on more than three contacts needs the wider
+        // arrays; every other run keeps the module it always had.
         let width = if enumerates { AllWidth::of(params.m as usize) } else { AllWidth::Narrow };
         let kernels = ctx.kernels_sized(Module::Routh(width), precision, workgroup_size)?;
         let pipeline = kernels.get("routh_sample").clone();

@@ -1,7 +1,7 @@
 //! Random impact problems for property tests.
 #![allow(dead_code)]
 
-use impactset::ImpactProblem;
+use impactset::{Contact, ImpactProblem};
 use nalgebra::DVector;
 
 #[allow(unused_imports)]
@@ -14,6 +14,18 @@ pub fn plastic_projection(problem: &ImpactProblem) -> DVector<f64> {
     let minv_jn = problem.mass().clone().cholesky().unwrap().solve(jn);
     let v = problem.velocity();
     v - &minv_jn * (jn.dot(v) / jn.dot(&minv_jn))
+}
+
+/// `problem` with contact `i` replaced by `change(i, contact)` and
+/// `directions` friction directions (`None`: the default).
+pub fn with_contacts(
+    problem: &ImpactProblem,
+    directions: Option<usize>,
+    change: impl Fn(usize, &Contact) -> Contact,
+) -> ImpactProblem {
+    let contacts = problem.contacts().iter().enumerate().map(|(i, c)| change(i, c)).collect();
+    ImpactProblem::with_friction_directions(problem.mass().clone(), problem.velocity().clone(), contacts, directions)
+        .unwrap()
 }
 
 #[cfg(feature = "gpu")]
