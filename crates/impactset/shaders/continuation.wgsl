@@ -311,9 +311,12 @@ fn response_columns(m: u32, size: u32) {
 
 // `Expansion::correct_coupled`: Newton's method on the works of the
 // contacts solved for. Whether the offsets changed.
-fn correct_coupled(m: u32) -> bool {
+fn correct_coupled(m: u32, velocity_scale: scalar) -> bool {
     let k = solving_count;
     let tol = work_tolerance();
+    // `Expansion::at_rest`: a ũ_i within singular() of the velocity scale
+    // is its terms' round-off, taken as zero.
+    let at_rest = singular() * velocity_scale;
     for (var a = 0u; a < k && a < MAX_CONTACTS; a++) {
         let i = solving[a];
         for (var b = 0u; b < k && b < MAX_CONTACTS; b++) {
@@ -338,7 +341,8 @@ fn correct_coupled(m: u32) -> bool {
             for (var b = 0u; b < k && b < MAX_CONTACTS; b++) {
                 hu += lemke_tableau[h_cell(a, b)] * newton_delta[b];
             }
-            let u_mean = expansion_mean[i] + hu;
+            let u_raw = expansion_mean[i] + hu;
+            let u_mean = select(u_raw, scalar(0.0), abs(u_raw) <= at_rest);
             // Each row in the units of its contact's ũ: over |ũ_i| + o_i W_ii.
             let row = abs(u_mean) + o * delassus_nn(i, i, m);
             if !newton_held[a] && !(row > scalar(0.0)) {
@@ -418,14 +422,14 @@ fn correct_coupled(m: u32) -> bool {
 }
 
 // `coupled_correction` (src/sampling/elastic.rs).
-fn coupled_correction(m: u32, size: u32) -> bool {
+fn coupled_correction(m: u32, size: u32, velocity_scale: scalar) -> bool {
     scratch_m = m;
     if !factor_support(size) {
         return false;
     }
     select_solving(m);
     response_columns(m, size);
-    return correct_coupled(m);
+    return correct_coupled(m, velocity_scale);
 }
 
 // `continue_step`: the step at the corrected offsets on the factored

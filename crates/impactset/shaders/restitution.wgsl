@@ -505,7 +505,7 @@ fn elastic_step(n: u32, m: u32, size: u32, impulses: u32, tol: scalar, tie: scal
                 }
                 // The coupled correction, continued on the solution's
                 // support where it stays a solution; else solved again.
-                if coupled_correction(m, size) {
+                if coupled_correction(m, size, velocity_scale) {
                     var residual = scalar(0.0);
                     if continue_step(m, size, impulses, velocity_scale, h, &residual) {
                         outcome = ElasticOutcome(ELASTIC_SOLVED, residual);

@@ -16,6 +16,7 @@
 use nalgebra::DMatrix;
 
 use crate::ImpactProblem;
+use crate::impact::SINGULAR;
 
 mod coupled;
 
@@ -56,6 +57,10 @@ pub(crate) struct Expansion {
     mean: Vec<f64>,
     /// The run's `work_tol · E⁻` ([`SamplerOptions::work_tol`](super::SamplerOptions::work_tol)).
     tol: f64,
+    /// `SINGULAR` times the problem's velocity scale: a `ũ_i` within it of
+    /// zero is its terms' round-off, and a coupled correction takes it as
+    /// zero ([`correct_coupled`](Self::correct_coupled)).
+    at_rest: f64,
     /// `E⁻`.
     energy_before: f64,
     /// The energy guard fired in the step being taken.
@@ -80,6 +85,7 @@ impl Expansion {
             offset: vec![0.0; m],
             mean: vec![0.0; m],
             tol: WORK_TOL * energy_before,
+            at_rest: SINGULAR * problem.velocity_scale(),
             energy_before,
             cut: false,
             guarded: false,

@@ -108,6 +108,13 @@ impl Expansion {
             for (a, &i) in nt.solving.iter().enumerate() {
                 let o = self.offset[i] + nt.delta[a];
                 let u = self.mean[i] + (0..k).map(|b| nt.h[a * k + b] * nt.delta[b]).sum::<f64>();
+                // A resting contact's ũ is its terms' round-off (their
+                // scale is the velocity scale): as a Jacobian entry it
+                // would pass the singularity test or not by chance, and
+                // Newton's method would push the contact to its cap on
+                // noise. It is zero (and such a row singular when its
+                // impulse does not move its `λn`).
+                let u = if u.abs() <= self.at_rest { 0.0 } else { u };
                 if nt.held[a] {
                     nt.jacobian.extend((0..k).map(|b| if a == b { 1.0 } else { 0.0 }));
                     nt.step.push(0.0);
