@@ -7,8 +7,8 @@
 mod common;
 
 use impactset::gpu::{
-    GpuContext, GpuError, GpuRunOptions, MAX_GPU_ALL_TUPLES, Precision, TableauLayout, all_tuples, sample_set_gpu,
-    sample_set_gpu_with,
+    GpuContext, GpuError, GpuPlan, GpuRunOptions, MAX_GPU_ALL_TUPLES, Precision, TableauLayout, all_tuples,
+    sample_set_gpu, sample_set_gpu_with,
 };
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set, scene};
 use nalgebra::DVector;
@@ -147,6 +147,38 @@ fn gpu_all_reaches_more_than_one_branch_on_the_compass_gait() {
         .fold(0.0, f64::max);
     eprintln!("compass gait: spread all {:.3} lemke {:.3}; all ⊄ lemke by {directed:.3}", spread(&all), spread(&lemke));
     assert!(directed > 0.05, "`all` found nothing Lemke misses ({directed})");
+}
+
+/// A step with more distinct solutions than the shader keeps is not an
+/// error: the host runs that sample again on the CPU. With one solution
+/// kept, the compass gait's samples with a step of two or more (the CPU's
+/// `choices`) go to the host, exactly those in f64, and every sample is
+/// the CPU's.
+#[test]
+fn gpu_all_runs_a_step_of_more_solutions_than_it_keeps_on_the_host() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let (problem, options) = scene_options("compass-gait", 128);
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let run = GpuRunOptions { kept_solutions: Some(1), ..Default::default() };
+    let mut plan = GpuPlan::new(&ctx, &problem, &options, precision, &run).expect("a plan");
+    let gpu = plan.sample_range(0, options.samples, &|_| {}).expect("GPU run");
+    let branching = impactset::sampling::first_trajectories(&problem, &options, options.samples)
+        .iter()
+        .filter(|t| t.steps.iter().any(|s| s.choices > 1))
+        .count();
+    eprintln!(
+        "compass gait, one solution kept: host re-runs {} of {}, {branching} samples branch",
+        plan.host_reruns(),
+        options.samples
+    );
+    assert!(branching > 0, "no step with two solutions");
+    if precision == Precision::F64 {
+        assert_eq!(plan.host_reruns() as usize, branching);
+    } else {
+        assert!(plan.host_reruns() as usize >= branching);
+    }
+    let tol = if precision == Precision::F64 { 1e-9 } else { 1e-3 };
+    assert_eq!(agreement(&problem, &sample_set(&problem, &options), &gpu, tol), 1.0);
 }
 
 #[test]

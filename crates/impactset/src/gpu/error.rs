@@ -74,13 +74,6 @@ pub enum GpuError {
         /// Mode tuples of one step ([`all_tuples`](super::all_tuples)).
         tuples: u64,
     },
-    /// A step of the selection rule `all` had more distinct solutions than
-    /// the GPU's per-sample scratch holds; the CPU has no such limit.
-    #[error("a step had more than {max} distinct solutions, more than `all` holds on the GPU; use the CPU backend")]
-    TooManySolutions {
-        /// [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS).
-        max: usize,
-    },
     /// Restitution runs on the GPU under the Lemke rules, and under `all`
     /// only where no contact with `e > 0` has friction (its expansion widens
     /// its friction cone, a step `all` searches with a twin contact on the

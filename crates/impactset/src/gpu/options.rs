@@ -54,6 +54,12 @@ pub struct GpuRunOptions {
     /// friction of 1e5). No effect in f64. docs/gpu-lavapipe.md gives the
     /// agreement with the CPU it reaches on every built-in scene.
     pub equilibrate: bool,
+    /// Selection `all` only, for tests: distinct solutions the shader keeps
+    /// per step, below [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS),
+    /// so that a test reaches the host's re-run of a step with more.
+    /// Default (`None`): [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS).
+    #[doc(hidden)]
+    pub kept_solutions: Option<usize>,
 }
 
 impl Default for GpuRunOptions {
@@ -66,6 +72,7 @@ impl Default for GpuRunOptions {
             workgroup_size: None,
             skip_velocities: false,
             equilibrate: true,
+            kept_solutions: None,
         }
     }
 }

@@ -3,12 +3,10 @@
 
 use super::GpuError;
 use super::context::GpuContext;
-use super::enumerate::MAX_GPU_ALL_SOLUTIONS;
 use super::plan::{GpuPlan, Rows};
 use super::precision::Precision;
 use super::types::{
     FLAG_ACCEPTED, FLAG_DONE, FLAG_GUARDED, FLAG_HOST, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED,
-    FLAG_TOO_MANY_SOLUTIONS,
 };
 use crate::sampling::FlatSamples;
 
@@ -53,9 +51,6 @@ impl GpuPlan<'_> {
         if self.all && (0..count).any(|i| flags(i) & FLAG_LOOP_LIMIT != 0 && flags(i) & FLAG_HOST == 0) {
             return Err(GpuError::LoopLimit { adapter: ctx.describe() });
         }
-        if (0..count).any(|i| flags(i) & FLAG_TOO_MANY_SOLUTIONS != 0) {
-            return Err(GpuError::TooManySolutions { max: MAX_GPU_ALL_SOLUTIONS });
-        }
         out.steps.extend((0..count).map(|i| words[2 * i]));
         // A sample whose loops the driver cut short failed like an LCP
         // over its pivot cap (lavapipe's loop limiter, docs/gpu-lavapipe.md).
@@ -80,8 +75,9 @@ impl GpuPlan<'_> {
         if (0..count).any(|i| flags(i) & FLAG_GUARDED != 0) {
             out.energy_guard.extend((0..count).map(|i| flags(i) & FLAG_GUARDED != 0));
         }
-        // The samples flagged FLAG_HOST (restitution) and, in f32, the
-        // unaccepted ones run again on the CPU.
+        // The samples flagged FLAG_HOST (restitution) or
+        // FLAG_TOO_MANY_SOLUTIONS (`all`) and, in f32, the unaccepted ones
+        // run again on the CPU.
         self.rerun_on_host(rows, &flags, &mut out);
         Ok(out)
     }

@@ -1,6 +1,9 @@
 //! The host's re-runs: the samples a shader flags `FLAG_HOST` (restitution:
 //! a step the CPU would finish differently from what the shader can do, or
-//! a dispatch the driver's loop limiter cut short) and, in f32, the samples
+//! a dispatch the driver's loop limiter cut short) or
+//! `FLAG_TOO_MANY_SOLUTIONS` (`all`: a step of more distinct solutions than
+//! the shader keeps, [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS))
+//! and, in f32, the samples
 //! that end unaccepted (an LCP that failed or was cut short, a residual
 //! above the f32 floor, no termination within the step cap) run again on
 //! the CPU, so such a sample is the CPU's sample itself: f32's resolution
@@ -10,12 +13,16 @@ use std::sync::atomic::Ordering;
 
 use super::plan::{GpuPlan, Rows};
 use super::precision::Precision;
-use super::types::{FLAG_HOST, FLAG_LOOP_LIMIT};
+use super::types::{FLAG_HOST, FLAG_LOOP_LIMIT, FLAG_TOO_MANY_SOLUTIONS};
 use crate::sampling::{FlatSamples, samples_at};
+
+/// The flags that send a sample to the host.
+const ASKS: u32 = FLAG_HOST | FLAG_TOO_MANY_SOLUTIONS;
 
 impl GpuPlan<'_> {
     /// Samples of this plan's runs so far that the host ran again on the
-    /// CPU (restitution's `FLAG_HOST`, f32's unaccepted samples; docs/gpu.md).
+    /// CPU (restitution's `FLAG_HOST`, `all`'s steps of more distinct
+    /// solutions than the shader keeps, f32's unaccepted samples; docs/gpu.md).
     pub fn host_reruns(&self) -> u64 {
         self.host_reruns.load(Ordering::Relaxed)
     }
@@ -34,15 +41,16 @@ impl GpuPlan<'_> {
     pub(super) fn rerun_on_host(&self, rows: &Rows, flags: &dyn Fn(usize) -> u32, out: &mut FlatSamples) {
         let f32 = self.precision == Precision::F32;
         let flagged: Vec<usize> =
-            (0..rows.count()).filter(|&i| flags(i) & FLAG_HOST != 0 || f32 && !out.accepted[i]).collect();
+            (0..rows.count()).filter(|&i| flags(i) & ASKS != 0 || f32 && !out.accepted[i]).collect();
         let cut = flagged.iter().filter(|&&i| flags(i) & FLAG_LOOP_LIMIT != 0).count();
         self.loop_limit_reruns.fetch_add(cut as u64, Ordering::Relaxed);
         self.host_reruns.fetch_add(flagged.len() as u64, Ordering::Relaxed);
         // Rows in order, so each state's samples are one run of `flagged`.
         for group in flagged.chunk_by(|&a, &b| a / rows.row_samples == b / rows.row_samples) {
             let state = rows.state + group[0] / rows.row_samples;
-            let cpu =
-                self.cpu_states[state].as_ref().expect("a state with restitution, or any in f32, keeps its CPU run");
+            let cpu = self.cpu_states[state]
+                .as_ref()
+                .expect("a state with restitution, under `all`, or any in f32, keeps its CPU run");
             let (problem, options) = &**cpu;
             let indices: Vec<u64> =
                 group.iter().map(|&i| rows.first.wrapping_add((i % rows.row_samples) as u64)).collect();

@@ -62,14 +62,16 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// the CPU retries with the enumerator, a step with more distinct
 /// solutions than `all`'s scratch holds, or a dispatch the driver's loop
 /// limiter cut) is run again on the CPU by the host
-/// ([`GpuPlan::host_reruns`]).
+/// ([`GpuPlan::host_reruns`]). So is, under `all`, a sample with a step of
+/// more than [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS)
+/// distinct solutions (the shader's scratch; f32's near-duplicates can
+/// pass it where f64 finds a few).
 ///
 /// Errors: [`GpuError::Restitution`] for [`Selection::All`](crate::Selection::All) on a problem
 /// with a contact that has restitution and friction, or with restitution
 /// and 100 mode tuples a step or more; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
 /// problem of more mode tuples a step than [`MAX_GPU_ALL_TUPLES`](super::MAX_GPU_ALL_TUPLES) (or more than
-/// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts), [`GpuError::TooManySolutions`] when one of its steps
-/// has more than [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS) distinct solutions,
+/// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts),
 /// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`](super::MAX_GPU_STEPS); [`GpuError::LcpTooLarge`] /
 /// [`GpuError::TooManyVelocities`] beyond the shaders' private arrays;
 /// [`GpuError::NoF64`] for `F64` on an adapter without it.

@@ -30,9 +30,10 @@ pub(crate) struct StateBlock {
     pub params: RouthParams,
     /// The ChaCha8 key of the state's seed, as little-endian words.
     pub key: [u32; 8],
-    /// Restitution or f32: the problem and options, for the samples the
-    /// host runs again on the CPU (`FLAG_HOST`, shaders/restitution.wgsl;
-    /// f32 samples that end unaccepted, docs/gpu.md).
+    /// Restitution, `all` or f32: the problem and options, for the samples
+    /// the host runs again on the CPU (`FLAG_HOST`, shaders/restitution.wgsl;
+    /// `all`'s `FLAG_TOO_MANY_SOLUTIONS`; f32 samples that end unaccepted,
+    /// docs/gpu.md).
     pub cpu: Option<Arc<(ImpactProblem, SamplerOptions)>>,
 }
 
@@ -162,6 +163,9 @@ impl StateBlock {
             let tuples = params.tuples as usize;
             let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
             params.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
+            if let Some(kept) = run.kept_solutions {
+                params.kept_cap = kept.clamp(1, enumerate::MAX_GPU_ALL_SOLUTIONS) as u32;
+            }
             // On CPU adapters the root filter takes dispatches of its own.
             params.filter_chunk = if cpu_adapter { enumerate::CPU_ADAPTER_FILTER_CHUNK as u32 } else { 0 };
         }
@@ -187,7 +191,8 @@ impl StateBlock {
             off_restitution,
             ..params
         };
-        let cpu = (elastic || precision == Precision::F32).then(|| Arc::new((problem.clone(), options.clone())));
+        let all = options.selection == Selection::All;
+        let cpu = (elastic || all || precision == Precision::F32).then(|| Arc::new((problem.clone(), options.clone())));
         Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu })
     }
 
