@@ -49,6 +49,12 @@ def module_file(folder: pathlib.Path, name: str) -> pathlib.Path | None:
     return None
 
 
+# Character literals (kept, so that '"' opens no string), raw strings and
+# strings (emptied: a message such as "use the CPU backend; …" is no `use`
+# item); a string that is a path alone (serde's `serialize_with = "super::x::f"`)
+# is a reference, and kept.
+LITERAL = re.compile(r"'(?:\\.|[^\\'])'|r(#*)\".*?\"\1|\"(?:\\.|[^\"\\])*\"", re.S)
+KEPT = re.compile(r"'.*'|\"(?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+\"", re.S)
 USE = re.compile(r"\b(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
 PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 
@@ -72,6 +78,7 @@ def expand(tree: str) -> list[str]:
 
 
 def strip_comments(text: str) -> str:
+    text = LITERAL.sub(lambda m: m.group(0) if KEPT.fullmatch(m.group(0)) else '""', text)
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     return "\n".join(line.split("//")[0] for line in text.splitlines())
 

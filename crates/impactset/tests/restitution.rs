@@ -168,6 +168,33 @@ fn the_cradle_struck_a_rounding_faster_ends_where_it_did() {
     }
 }
 
+/// `p` with every nonzero entry of `v⁻` moved by one unit in the last
+/// place, up and down in turn.
+fn one_ulp_faster_and_slower(p: &ImpactProblem) -> ImpactProblem {
+    let ulp = |(k, x): (usize, &f64)| match (*x == 0.0, k % 2) {
+        (true, _) => *x,
+        (false, 0) => f64::from_bits(x.to_bits() + 1),
+        (false, _) => f64::from_bits(x.to_bits() - 1),
+    };
+    let moved = DVector::from_iterator(p.n(), p.velocity().iter().enumerate().map(ulp));
+    assert_ne!(&moved, p.velocity(), "the data moved");
+    ImpactProblem::new(p.mass().clone(), moved, p.contacts().to_vec()).expect("a valid problem")
+}
+
+/// Asserts that every sample of `p` under `options` ends within
+/// `1e-9 ‖v⁻‖_M` of the same sample with `v⁻` moved by one ulp.
+fn assert_no_sample_turns_on_round_off(label: &str, p: &ImpactProblem, options: &SamplerOptions) {
+    let moved = one_ulp_faster_and_slower(p);
+    let scale = p.energy_norm(p.velocity());
+    let (plain, other) = (sample_set(p, options), sample_set(&moved, options));
+    for (a, b) in plain.samples.iter().zip(&other.samples) {
+        let d = DVector::from_iterator(p.n(), a.v_plus.iter().zip(&b.v_plus).map(|(x, y)| x - y));
+        let d = p.energy_norm(&d) / scale;
+        assert!(d <= 1e-9, "{label}, {}: sample {} moved by {d:e}", options.selection, a.index);
+        assert_eq!(a.accepted, b.accepted, "{label}, {}: sample {}", options.selection, a.index);
+    }
+}
+
 /// Nor does any sample turn on f64's round-off: with every nonzero entry
 /// of `v⁻` moved by one unit in the last place (up and down in turn), each
 /// of 4096 samples ends within `1e-9 ‖v⁻‖_M` of the plain one, the
@@ -179,16 +206,6 @@ fn the_cradle_struck_a_rounding_faster_ends_where_it_did() {
 #[test]
 fn the_cradle_does_not_turn_on_f64_round_off() {
     let scene = impactset::scene::builtin("cradle").expect("a built-in scene");
-    let p = scene.problem;
-    let ulp = |(k, x): (usize, &f64)| match (*x == 0.0, k % 2) {
-        (true, _) => *x,
-        (false, 0) => f64::from_bits(x.to_bits() + 1),
-        (false, _) => f64::from_bits(x.to_bits() - 1),
-    };
-    let moved = DVector::from_iterator(p.n(), p.velocity().iter().enumerate().map(ulp));
-    assert_ne!(&moved, p.velocity(), "the data moved");
-    let moved = ImpactProblem::new(p.mass().clone(), moved, p.contacts().to_vec()).expect("a valid problem");
-    let scale = p.energy_norm(p.velocity());
     for rule in RULES {
         let options = SamplerOptions {
             samples: 4096,
@@ -198,11 +215,30 @@ fn the_cradle_does_not_turn_on_f64_round_off() {
             seed: 1,
             ..Default::default()
         };
-        let (plain, other) = (sample_set(&p, &options), sample_set(&moved, &options));
-        for (a, b) in plain.samples.iter().zip(&other.samples) {
-            let d = DVector::from_iterator(p.n(), a.v_plus.iter().zip(&b.v_plus).map(|(x, y)| x - y));
-            let d = p.energy_norm(&d) / scale;
-            assert!(d <= 1e-9, "{rule} sample {}: moved by {d:e}", a.index);
+        assert_no_sample_turns_on_round_off("cradle", &scene.problem, &options);
+    }
+}
+
+/// The same on every built-in scene made to bounce (e = 0.5 and 1 at every
+/// contact), under the Lemke rules (`all` on the cradle above).
+#[test]
+fn no_bouncing_scene_turns_on_f64_round_off() {
+    for id in impactset::scene::ids() {
+        let scene = impactset::scene::builtin(id).unwrap();
+        let m = scene.problem.m();
+        for e in [0.5, 1.0] {
+            let p = scene.problem.clone().with_restitution(&vec![e; m]).unwrap();
+            for rule in [Selection::Lemke, Selection::RandomLemke] {
+                let options = SamplerOptions {
+                    samples: 256,
+                    step_size: Some(scene.step_size),
+                    steps: scene.steps,
+                    selection: rule,
+                    seed: 1,
+                    ..Default::default()
+                };
+                assert_no_sample_turns_on_round_off(&format!("{id}, e = {e}"), &p, &options);
+            }
         }
     }
 }

@@ -2,28 +2,13 @@
 //! (`shaders/enumerate.wgsl`): the CPU enumerator's reduced Delassus matrix,
 //! mode table and tolerances, laid out for the shader.
 
-use super::types::RouthParams;
+use super::types::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS, MAX_GPU_ALL_TUPLES, RouthParams};
 use super::{GpuError, Precision};
 use crate::ImpactProblem;
 use crate::impact::{
     ACCEPT, ENUMERATED_VIOLATION, EnumeratorOptions, Normal, PRUNE, REPLACED_ABOVE, SAME_DV, StepEnumerator, Tangential,
 };
 use crate::problem::ContactOperators;
-
-/// Most contacts for which the GPU runs the selection rule `all`. It tries
-/// every mode tuple of a step (`7^m` planar, `3^m` frictionless,
-/// `(4d + 3)^m` spatial), so the problem must also have at most
-/// [`MAX_GPU_ALL_TUPLES`] tuples and twelve reduced coordinates (`m (1 +
-/// tangents)`): up to three spatial contacts, and more where they have few
-/// modes (the five planar contacts of `disk-stack`: `7⁵ = 16 807`).
-pub const MAX_GPU_ALL_CONTACTS: usize = 6;
-
-/// Most mode tuples a step may have for `all` on the GPU: those of three
-/// spatial contacts with eight friction directions (`35³`), the most the
-/// GPU enumerated before it took more than three contacts. Four such
-/// contacts have `35⁴ ≈ 1.5·10⁶` tuples a step: they need the CPU's
-/// depth-first search and its certificates on the device.
-pub const MAX_GPU_ALL_TUPLES: u64 = 42_875;
 
 /// Most reduced coordinates (`m (1 + tangents)`) of `all` on the GPU.
 const MAX_GPU_ALL_DIM: usize = 12;
@@ -116,11 +101,6 @@ fn fits_all(ops: &ContactOperators) -> Result<(), GpuError> {
     }
     Ok(())
 }
-
-/// Distinct solutions one step may have on the GPU (the per-sample scratch
-/// holds this many velocity changes); a step with more fails the sample
-/// (never seen on the built-in scenes, whose steps have at most three).
-pub const MAX_GPU_ALL_SOLUTIONS: usize = 16;
 
 /// Scalars per mode in the shader's table (`MODE_STRIDE`).
 const MODE_STRIDE: usize = 27;

@@ -37,8 +37,8 @@ mod state;
 mod types;
 
 pub use context::GpuContext;
+pub use enumerate::all_tuples;
 pub(crate) use enumerate::check_all;
-pub use enumerate::{MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS, MAX_GPU_ALL_TUPLES, all_tuples};
 pub use error::GpuError;
 pub use kernels::{CapQuery, GpuLcp, GpuLcpSolution, chacha_words_gpu, schedule_caps_gpu, solve_lcps_gpu};
 pub use layout::TableauLayout;
@@ -50,4 +50,6 @@ pub use precision::{
 };
 pub use sampler::{sample_set_gpu, sample_set_gpu_with};
 pub(crate) use state::StateBlock;
-pub use types::{MAX_LCP_SIZE, MAX_PIVOTS, MAX_VELOCITIES};
+pub use types::{
+    MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS, MAX_GPU_ALL_TUPLES, MAX_LCP_SIZE, MAX_PIVOTS, MAX_VELOCITIES,
+};

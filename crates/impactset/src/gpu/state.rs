@@ -164,7 +164,7 @@ impl StateBlock {
             let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
             params.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
             if let Some(kept) = run.kept_solutions {
-                params.kept_cap = kept.clamp(1, enumerate::MAX_GPU_ALL_SOLUTIONS) as u32;
+                params.kept_cap = kept.clamp(1, super::MAX_GPU_ALL_SOLUTIONS) as u32;
             }
             // On CPU adapters the root filter takes dispatches of its own.
             params.filter_chunk = if cpu_adapter { enumerate::CPU_ADAPTER_FILTER_CHUNK as u32 } else { 0 };

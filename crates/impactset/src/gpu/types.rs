@@ -17,6 +17,27 @@ pub(crate) const MAX_CONTACTS: usize = MAX_LCP_SIZE / 3;
 /// Largest number of generalized velocities. Mirrors `MAX_DOF`.
 pub const MAX_VELOCITIES: usize = 64;
 
+/// Most contacts for which the GPU runs the selection rule `all`. It tries
+/// every mode tuple of a step (`7^m` planar, `3^m` frictionless,
+/// `(4d + 3)^m` spatial), so the problem must also have at most
+/// [`MAX_GPU_ALL_TUPLES`] tuples and twelve reduced coordinates (`m (1 +
+/// tangents)`): up to three spatial contacts, and more where they have few
+/// modes (the five planar contacts of `disk-stack`: `7⁵ = 16 807`).
+pub const MAX_GPU_ALL_CONTACTS: usize = 6;
+
+/// Most mode tuples a step may have for `all` on the GPU: those of three
+/// spatial contacts with eight friction directions (`35³`), the most the
+/// GPU enumerated before it took more than three contacts. Four such
+/// contacts have `35⁴ ≈ 1.5·10⁶` tuples a step: they need the CPU's
+/// depth-first search and its certificates on the device.
+pub const MAX_GPU_ALL_TUPLES: u64 = 42_875;
+
+/// Distinct solutions one step may have on the GPU (the per-sample scratch
+/// holds this many velocity changes); a sample with a step of more runs
+/// again on the host (the built-in scenes' steps have at most three in
+/// f64; f32's near-duplicates can pass it).
+pub const MAX_GPU_ALL_SOLUTIONS: usize = 16;
+
 /// Hard pivot bound of the shaders: the CPU's default pivot cap
 /// ([`crate::lcp::LemkeOptions::pivot_cap`], `max(50 N, 10⁴)`) for every
 /// `N ≤ MAX_LCP_SIZE`, so that an LCP the CPU solves within its cap is not
