@@ -122,7 +122,9 @@ def sample(
     problem's, else twice the most steps of a 64-sample pilot run and half
     the largest single-contact plastic impulse (``docs/model.md`` §11).
     ``backend`` is ``"cpu"`` (the default, f64), ``"gpu"`` or ``"auto"``
-    (the GPU when there is one that runs the selection rule on this problem);
+    (a hardware GPU where it runs the selection rule on this problem faster:
+    under ``"all"`` for at most 64 mode tuples a step; the reason is in the
+    summary's ``backend_reason``);
     ``precision`` ``"f64"`` or ``"f32"`` (GPU only; unset: f64 where the
     adapter has it, else f32). ``progress=True`` shows a progress bar on standard
     error (tqdm when installed); a callable is called as

@@ -105,6 +105,12 @@ impl GpuContext {
         })
     }
 
+    /// Whether the adapter is software on the CPU (Mesa's lavapipe): it runs
+    /// the shaders, and is slower than the CPU backend on the same cores.
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     /// Whether kernel times are measured with timestamp queries.
     pub fn supports_timestamps(&self) -> bool {
         self.timestamp_period.is_some()

@@ -18,17 +18,27 @@ pub enum BackendChoice {
     Cpu,
     /// The WGSL compute shaders (wgpu).
     Gpu,
-    /// The GPU when an adapter exists and runs the selection rule on the
-    /// problem (`all`: few enough mode tuples, [`crate::gpu::all_tuples`]),
-    /// else the CPU.
+    /// A hardware GPU where it runs the selection rule on the problem and
+    /// is faster there (`all`: at most [`AUTO_GPU_ALL_TUPLES`] mode tuples a
+    /// step, [`crate::gpu::all_tuples`]), else the CPU.
     Auto,
 }
 
 crate::names::named_choices! { BackendChoice, UnknownBackend, "backend", [
     Cpu = "cpu": "the f64 CPU reference, on all cores",
     Gpu = "gpu": "the WGSL compute shaders (wgpu, Vulkan)",
-    Auto = "auto": "the GPU when an adapter exists and runs the rule on this problem, else the CPU",
+    Auto = "auto": "a hardware GPU where it runs the rule on this problem faster (all: at most 64 mode tuples a step), else the CPU",
 ] }
+
+/// `auto` runs `all` on the GPU for at most this many mode tuples a step.
+/// The GPU tries every tuple of every step; the CPU's search prunes and
+/// certifies, so its cost grows far slower with the tuples. Measured on an
+/// NVIDIA H100 against the host's 16 cores (docs/performance.md, f64): the
+/// GPU ahead at 49 tuples (two planar contacts, 1.5–2.4× at 2²⁰ samples),
+/// behind at 81 (the cradle, 0.58×) and far behind from 1 225 on (0.40×;
+/// 2 401: 0.24×; 16 807: 0.12×; 42 875: 0.003×). A GPU is faster still
+/// where `--backend gpu` asks for it on a machine of few cores.
+pub const AUTO_GPU_ALL_TUPLES: u64 = 64;
 
 /// Where samples are computed, opened once and used for any number of runs.
 #[derive(Clone)]
@@ -89,9 +99,11 @@ impl Backend {
     }
 
     /// Resolves `choice` for `problem` and `selection`: the backend and why it
-    /// was chosen (for run summaries). `auto` takes the GPU when an adapter
-    /// exists and the GPU runs `selection` on this problem (`all`: few
-    /// enough mode tuples), else the CPU. `precision` applies to the GPU (`None`:
+    /// was chosen (for run summaries). `auto` takes the GPU when a hardware
+    /// adapter exists (not a software one such as Mesa's lavapipe, which
+    /// runs on the CPU's own cores) and the GPU runs `selection` on this
+    /// problem, under `all` for at most [`AUTO_GPU_ALL_TUPLES`] mode tuples
+    /// a step; else the CPU. `precision` applies to the GPU (`None`:
     /// [`GpuContext::default_precision`]); the CPU runs f64 only, so asking it
     /// for f32 is an error.
     #[cfg(feature = "gpu")]
@@ -135,15 +147,21 @@ impl Backend {
             Some(Err(e @ crate::gpu::GpuError::Restitution)) => return Err(OpenError::Run(RunError::Gpu(e))),
             _ => {}
         }
+        let auto = choice == BackendChoice::Auto;
+        let tuples = all.then(|| crate::gpu::all_tuples(problem.operators()));
+        if let Some(tuples) = tuples.filter(|&t| auto && t > AUTO_GPU_ALL_TUPLES) {
+            return Ok((Backend::cpu(threads)?, BackendReason::AllFasterOnCpu { m, tuples }));
+        }
         let context = match gpu() {
             Ok(context) => context,
-            Err(e) if choice == BackendChoice::Auto => return Ok((Backend::cpu(threads)?, BackendReason::NoGpu(e))),
+            Err(e) if auto => return Ok((Backend::cpu(threads)?, BackendReason::NoGpu(e))),
             Err(e) => return Err(OpenError::Run(RunError::Gpu(e))),
         };
+        if auto && context.is_software() {
+            return Ok((Backend::cpu(threads)?, BackendReason::SoftwareAdapter { adapter: context.describe() }));
+        }
         let reason = match choice {
-            BackendChoice::Auto => BackendReason::AutoFoundGpu {
-                all_tuples: all.then(|| (m, crate::gpu::all_tuples(problem.operators()))),
-            },
+            BackendChoice::Auto => BackendReason::AutoFoundGpu { all_tuples: tuples.map(|t| (m, t)) },
             _ => BackendReason::Asked(choice),
         };
         Ok((Backend::gpu(context, precision), reason))
@@ -188,8 +206,8 @@ impl Backend {
 pub enum BackendReason {
     /// The backend asked for (`cpu` or `gpu`).
     Asked(BackendChoice),
-    /// `auto` found a GPU adapter (and, under `all`, the problem's mode
-    /// tuples are few enough for the GPU's enumerator).
+    /// `auto` found a hardware GPU adapter (and, under `all`, the problem
+    /// has at most [`AUTO_GPU_ALL_TUPLES`] mode tuples a step).
     #[cfg(feature = "gpu")]
     AutoFoundGpu {
         /// The contacts and the mode tuples of a step, when the rule is `all`.
@@ -204,6 +222,25 @@ pub enum BackendReason {
         m: usize,
         /// Its mode tuples a step ([`crate::gpu::all_tuples`]).
         tuples: u64,
+    },
+    /// `auto` runs on the CPU: under `all` the problem has more than
+    /// [`AUTO_GPU_ALL_TUPLES`] mode tuples a step, which the CPU's pruned
+    /// search runs faster than the GPU's every-tuple enumeration (`gpu`
+    /// runs it on the GPU up to [`MAX_GPU_ALL_TUPLES`]).
+    #[cfg(feature = "gpu")]
+    AllFasterOnCpu {
+        /// The problem's contacts.
+        m: usize,
+        /// Its mode tuples a step ([`crate::gpu::all_tuples`]).
+        tuples: u64,
+    },
+    /// `auto` runs on the CPU: the only adapter is a software one (Mesa's
+    /// lavapipe), which runs the shaders on the CPU's own cores, slower
+    /// than the CPU backend (`gpu` runs on it).
+    #[cfg(feature = "gpu")]
+    SoftwareAdapter {
+        /// The adapter, as [`crate::gpu::GpuContext::describe`] names it.
+        adapter: String,
     },
     /// `auto` runs on the CPU: the problem has restitution and the rule is
     /// `all`, which the GPU shaders model for frictionless expansions on
@@ -225,7 +262,7 @@ impl BackendReason {
             BackendReason::Asked(choice) => option("backend", choice.name()),
             #[cfg(feature = "gpu")]
             BackendReason::AutoFoundGpu { all_tuples: Some((m, tuples)) } => format!(
-                "{}: a GPU adapter, and {m} contacts with {tuples} ≤ {MAX_GPU_ALL_TUPLES} mode tuples a step for {}",
+                "{}: a GPU adapter, and {m} contacts with {tuples} ≤ {AUTO_GPU_ALL_TUPLES} mode tuples a step for {}",
                 option("backend", "auto"),
                 option("selection", "all")
             ),
@@ -240,6 +277,19 @@ impl BackendReason {
                     option("selection", "all")
                 )
             }
+            #[cfg(feature = "gpu")]
+            BackendReason::AllFasterOnCpu { m, tuples } => format!(
+                "{}: {} on {m} contacts with {tuples} > {AUTO_GPU_ALL_TUPLES} mode tuples a step runs faster on the CPU, whose search prunes where the GPU tries every tuple ({} runs it on the GPU)",
+                option("backend", "auto"),
+                option("selection", "all"),
+                option("backend", "gpu")
+            ),
+            #[cfg(feature = "gpu")]
+            BackendReason::SoftwareAdapter { adapter } => format!(
+                "{}: the only GPU adapter, {adapter}, is software on the CPU's own cores, slower than the CPU backend ({} runs on it)",
+                option("backend", "auto"),
+                option("backend", "gpu")
+            ),
             #[cfg(feature = "gpu")]
             BackendReason::Restitution => {
                 format!(
@@ -263,4 +313,34 @@ pub enum OpenError {
     /// The backend could not start.
     #[error(transparent)]
     Run(#[from] RunError),
+}
+
+#[cfg(all(test, feature = "gpu"))]
+mod tests {
+    use super::*;
+    use crate::gpu::GpuError;
+
+    /// `auto` under `all` decides by the mode tuples before it opens an
+    /// adapter: above [`AUTO_GPU_ALL_TUPLES`] the CPU without asking for
+    /// one, at or below it the GPU when one opens (here none does).
+    #[test]
+    fn auto_runs_all_of_many_tuples_on_the_cpu_without_opening_a_gpu() {
+        let open = |id: &str, selection| {
+            let problem = crate::scene::builtin(id).expect("a built-in scene").problem;
+            Backend::open_with(BackendChoice::Auto, None, &problem, selection, Some(1), || Err(GpuError::NoAdapter))
+                .map(|(backend, reason)| (backend.is_cpu(), reason))
+                .expect("a backend")
+        };
+        // The disk stack's five planar contacts: 7⁵ tuples.
+        let (cpu, reason) = open("disk-stack", Selection::All);
+        assert!(cpu && matches!(reason, BackendReason::AllFasterOnCpu { m: 5, tuples: 16_807 }), "{reason:?}");
+        let text = reason.describe(&|name, value| format!("--{name} {value}"));
+        assert!(text.contains("16807 > 64") && text.contains("--backend gpu"), "{text}");
+        // Two planar contacts, 7² = 49: the GPU is asked for.
+        let (cpu, reason) = open("compass-gait", Selection::All);
+        assert!(cpu && matches!(reason, BackendReason::NoGpu(GpuError::NoAdapter)), "{reason:?}");
+        // The Lemke rules do not count tuples.
+        let (_, reason) = open("disk-stack", Selection::RandomLemke);
+        assert!(matches!(reason, BackendReason::NoGpu(GpuError::NoAdapter)), "{reason:?}");
+    }
 }

@@ -42,7 +42,7 @@ use std::time::Instant;
 
 #[cfg(feature = "gpu")]
 pub use backend::OpenError;
-pub use backend::{Backend, BackendChoice, BackendReason, UnknownBackend};
+pub use backend::{AUTO_GPU_ALL_TUPLES, Backend, BackendChoice, BackendReason, UnknownBackend};
 #[cfg(feature = "gpu")]
 pub use compare::{Comparison, compare_backends};
 pub use plan::Plan;
