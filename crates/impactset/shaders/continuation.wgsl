@@ -20,6 +20,7 @@ var<private> solving: array<u32, MAX_CONTACTS>;
 var<private> solving_count: u32;
 var<private> newton_delta: array<scalar, MAX_CONTACTS>;
 var<private> newton_held: array<bool, MAX_CONTACTS>;
+var<private> newton_bound: array<scalar, MAX_CONTACTS>;
 var<private> newton_owed: array<scalar, MAX_CONTACTS>;
 var<private> newton_step: array<scalar, MAX_CONTACTS>;
 var<private> newton_pivots: array<u32, MAX_N>;
@@ -329,6 +330,7 @@ fn correct_coupled(m: u32, velocity_scale: scalar) -> bool {
         newton_owed[a] = owed(i, m);
         newton_delta[a] = scalar(0.0);
         newton_held[a] = false;
+        newton_bound[a] = scalar(0.0);
     }
     var settled = false;
     for (var round = 0u; round < NEWTON_ROUNDS; round++) {
@@ -394,12 +396,10 @@ fn correct_coupled(m: u32, velocity_scale: scalar) -> bool {
             let step = lcp_cover[a];
             let next = o + newton_delta[a] + step;
             moved = max(moved, abs(step / max(abs(next), SCALAR_MIN_POSITIVE)));
-            if next >= step_cap_values[i] {
+            if next >= step_cap_values[i] || next <= scalar(0.0) {
                 newton_held[a] = true;
-                newton_delta[a] = step_cap_values[i] - o;
-            } else if next <= scalar(0.0) {
-                newton_held[a] = true;
-                newton_delta[a] = -o;
+                newton_bound[a] = select(scalar(0.0), step_cap_values[i], next > scalar(0.0));
+                newton_delta[a] = newton_bound[a] - o;
             } else {
                 newton_delta[a] = next - o;
             }
@@ -413,7 +413,8 @@ fn correct_coupled(m: u32, velocity_scale: scalar) -> bool {
     if settled {
         for (var a = 0u; a < k && a < MAX_CONTACTS; a++) {
             let i = solving[a];
-            let next = expansion_offset[i] + newton_delta[a];
+            // A held impulse is its cap (or zero) exactly, as on the CPU.
+            let next = select(expansion_offset[i] + newton_delta[a], newton_bound[a], newton_held[a]);
             changed = changed || next != expansion_offset[i];
             expansion_offset[i] = next;
         }

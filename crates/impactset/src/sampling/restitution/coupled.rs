@@ -27,9 +27,10 @@ pub(super) struct Newton {
     /// `H = ½ (W_nn ∂λn/∂o)` on the rows solved for (`k × k`).
     h: Vec<f64>,
     /// The changes of the prescribed impulses, and whether each is held (at
-    /// its cap or at zero).
+    /// its cap or at zero) and at which value, exactly.
     delta: Vec<f64>,
     held: Vec<bool>,
+    bound: Vec<f64>,
     /// The Jacobian's LU factors, its row order, and the step (and the
     /// step in that order).
     jacobian: Vec<f64>,
@@ -95,6 +96,8 @@ impl Expansion {
         nt.delta.resize(k, 0.0);
         nt.held.clear();
         nt.held.resize(k, false);
+        nt.bound.clear();
+        nt.bound.resize(k, 0.0);
         // Whether the iteration ended on a usable iterate: converged, or
         // at its last round (the next measurement corrects again), not on
         // a singular Jacobian or a divergence.
@@ -159,15 +162,13 @@ impl Expansion {
                 let o = self.offset[i];
                 let next = o + nt.delta[a] + step[a];
                 moved = moved.max((step[a] / next.abs().max(f64::MIN_POSITIVE)).abs());
-                nt.delta[a] = if next >= caps[i] {
+                if next >= caps[i] || next <= 0.0 {
                     nt.held[a] = true;
-                    caps[i] - o
-                } else if next <= 0.0 {
-                    nt.held[a] = true;
-                    -o
+                    nt.bound[a] = if next > 0.0 { caps[i] } else { 0.0 };
+                    nt.delta[a] = nt.bound[a] - o;
                 } else {
-                    next - o
-                };
+                    nt.delta[a] = next - o;
+                }
             }
             if moved <= 4.0 * f64::EPSILON || round + 1 == NEWTON_ROUNDS {
                 settled = true;
@@ -177,7 +178,11 @@ impl Expansion {
         let mut changed = false;
         if settled {
             for (a, &i) in nt.solving.iter().enumerate() {
-                let next = self.offset[i] + nt.delta[a];
+                // A held impulse is its cap (or zero) exactly: `o + (cap −
+                // o)` can round to a unit below the cap, which would read as
+                // an expansion finishing below its cap (`off_account`) and
+                // correct the step again on round-off.
+                let next = if nt.held[a] { nt.bound[a] } else { self.offset[i] + nt.delta[a] };
                 changed |= next != self.offset[i];
                 self.offset[i] = next;
             }
