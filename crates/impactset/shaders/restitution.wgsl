@@ -294,15 +294,21 @@ fn step_rhs(m: u32, size: u32, impulses: u32, with_offset: bool) {
 
 // `keep_enumerated_support` (src/impact/routh_step.rs): the picked
 // enumerated solution's support, its positive z, and its degenerate indices
-// (z_j = 0, w_j within the enumeration's violation filter of 0 in its row's
-// unit), from lcp_z before the prescribed impulses are added.
+// (z_j and w_j both 0), from lcp_z before the prescribed impulses are added.
+// Zero is within the enumeration's violation filter of 0 in the value's
+// unit (w_j a velocity on the velocity rows, z_j then an impulse, and the
+// other way round elsewhere), so that round-off of either sign in a mode
+// tuple's solve does not move an index in or out of the support.
 fn keep_enumerated_support(m: u32, size: u32, velocity_scale: scalar, h: scalar) {
     support_enumerated = true;
     for (var r = 0u; r < size && r < MAX_N; r++) {
         let w = lcp_q[r] + matrix_row_times_z(r, size);
-        let unit = select(h, velocity_scale, r >= m && r < size - m);
-        enumerated_support[r] = lcp_z[r] > scalar(0.0);
-        degenerate_support[r] = lcp_z[r] == scalar(0.0) && abs(w) <= enum_scalar(3u) * unit;
+        let velocity_row = r >= m && r < size - m;
+        let w_unit = select(h, velocity_scale, velocity_row);
+        let z_unit = select(velocity_scale, h, velocity_row);
+        let zero = abs(lcp_z[r]) <= enum_scalar(3u) * z_unit;
+        enumerated_support[r] = !zero && lcp_z[r] > scalar(0.0);
+        degenerate_support[r] = zero && abs(w) <= enum_scalar(3u) * w_unit;
     }
 }
 

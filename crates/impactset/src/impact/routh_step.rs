@@ -61,17 +61,26 @@ impl StepWorkspace {
 
     /// After `all` picked enumerated solution `k` of a step with an offset
     /// (`b` its right-hand side): `solved`, its positive `z` as the
-    /// support, and its degenerate indices (`z_j = 0`, `w_j` within
-    /// [`ENUMERATED_VIOLATION`] of 0 in its row's unit).
+    /// support, and its degenerate indices (`z_j` and `w_j` both 0). Zero is
+    /// within [`ENUMERATED_VIOLATION`] of 0 in the value's unit (`w_j` a
+    /// velocity on the velocity rows, an impulse on the others, and `z_j`
+    /// the other one): a mode tuple's solve leaves a `z_j` that is 0 in
+    /// exact arithmetic at its round-off, of either sign, which would move
+    /// it in or out of the support by chance.
     fn keep_enumerated_support(&mut self, k: usize, layout: StepLayout, scales: StepScales) {
         self.solved.copy_from_slice(self.enumerator.solution(k));
         let a_r = self.unscaled.as_ref().unwrap_or(&self.matrix);
         solution_violation(a_r, &self.b, &self.solved, &mut self.w, layout, scales);
         let velocity_rows = layout.m..layout.size() - layout.m;
         for r in 0..layout.size() {
-            let unit = if velocity_rows.contains(&r) { scales.velocity } else { scales.impulse };
-            self.support[r] = self.solved[r] > 0.0;
-            self.degenerate[r] = self.solved[r] == 0.0 && self.w[r].abs() <= ENUMERATED_VIOLATION * unit;
+            let (w_unit, z_unit) = if velocity_rows.contains(&r) {
+                (scales.velocity, scales.impulse)
+            } else {
+                (scales.impulse, scales.velocity)
+            };
+            let zero = self.solved[r].abs() <= ENUMERATED_VIOLATION * z_unit;
+            self.support[r] = !zero && self.solved[r] > 0.0;
+            self.degenerate[r] = zero && self.w[r].abs() <= ENUMERATED_VIOLATION * w_unit;
         }
     }
 
