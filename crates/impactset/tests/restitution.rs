@@ -220,7 +220,7 @@ fn the_cradle_does_not_turn_on_f64_round_off() {
 }
 
 /// The same on every built-in scene made to bounce (e = 0.5 and 1 at every
-/// contact), under the Lemke rules (`all` on the cradle above).
+/// contact), under every rule.
 #[test]
 fn no_bouncing_scene_turns_on_f64_round_off() {
     for id in impactset::scene::ids() {
@@ -228,7 +228,7 @@ fn no_bouncing_scene_turns_on_f64_round_off() {
         let m = scene.problem.m();
         for e in [0.5, 1.0] {
             let p = scene.problem.clone().with_restitution(&vec![e; m]).unwrap();
-            for rule in [Selection::Lemke, Selection::RandomLemke] {
+            for rule in RULES {
                 let options = SamplerOptions {
                     samples: 256,
                     step_size: Some(scene.step_size),
