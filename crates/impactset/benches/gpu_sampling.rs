@@ -31,7 +31,7 @@ fn algorithm_2_gpu(c: &mut Criterion) {
     let mut group = c.benchmark_group("algorithm_2_gpu");
     group.sample_size(10);
     // lavapipe runs ~10⁴ samples/s; a real GPU gets a set worth its launch.
-    let samples = if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu { 1 << 12 } else { 1 << 20 };
+    let samples = if ctx.is_software() { 1 << 12 } else { 1 << 20 };
     group.throughput(Throughput::Elements(samples as u64));
     for id in ["compass-gait", "rocking-block", "box-wall", "ramone", "disk-stack"] {
         let s = scene::builtin(id).unwrap();
@@ -210,7 +210,7 @@ fn probe(samples: usize) {
 /// A batch of states: packed into shared dispatches vs one plan per state.
 fn batch_gpu(c: &mut Criterion) {
     let Ok(ctx) = GpuContext::new() else { return };
-    let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    let cpu_adapter = ctx.is_software();
     // lavapipe: 256 states × 64 samples; a real GPU: 10,000 × 256.
     let (states, samples) = if cpu_adapter { (256, 64) } else { (10_000, 256) };
     let s = scene::builtin("compass-gait").unwrap();

@@ -55,7 +55,7 @@ fn compare(ctx: &impactset::gpu::GpuContext, precision: Precision, lcps: &[GpuLc
     let gpu = match solve_lcps_gpu(ctx, precision, lcps) {
         Ok(gpu) => gpu,
         // lavapipe's loop limiter: reported, never a wrong answer.
-        Err(e @ GpuError::LoopLimit { .. }) if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu => {
+        Err(e @ GpuError::LoopLimit { .. }) if ctx.is_software() => {
             eprintln!("notice: {e}");
             return None;
         }
@@ -141,7 +141,7 @@ fn gpu_refuses_lcps_above_its_limit() {
 #[test]
 fn gpu_solves_murty_problems_past_the_old_pivot_bound() {
     let Some(ctx) = common::gpu::gpu() else { return };
-    let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    let cpu_adapter = ctx.is_software();
     for n in 7..=12usize {
         let a: Vec<f64> = (0..n * n)
             .map(|k| match (k / n, k % n) {

@@ -169,7 +169,7 @@ fn gpu_output_does_not_depend_on_batching() {
     // share that budget, so there a long Lemke path can fail its neighbours,
     // which depend on the batch: keep to problems far from the limit there
     // (docs/gpu-lavapipe.md), and to one step per dispatch.
-    let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    let cpu_adapter = ctx.is_software();
     let splits = if cpu_adapter { [(64, 1), (100, 1), (1000, 1)] } else { [(64, 1), (100, 3), (1000, 10)] };
     let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
     let cases = [

@@ -4,6 +4,7 @@
 
 mod common;
 
+use impactset::scene::Scene;
 use impactset::{Contact, ImpactProblem, SamplerOptions, Schedule, Selection, sample_set};
 use nalgebra::{DMatrix, DVector, dvector};
 
@@ -181,12 +182,21 @@ fn one_ulp_faster_and_slower(p: &ImpactProblem) -> ImpactProblem {
     ImpactProblem::new(p.mass().clone(), moved, p.contacts().to_vec()).expect("a valid problem")
 }
 
-/// Asserts that every sample of `p` under `options` ends within
-/// `1e-9 ‖v⁻‖_M` of the same sample with `v⁻` moved by one ulp.
-fn assert_no_sample_turns_on_round_off(label: &str, p: &ImpactProblem, options: &SamplerOptions) {
+/// Asserts that each of the first `samples` samples of `p` under `rule`
+/// (seed 1, the step size and cap of `scene`) ends within `1e-9 ‖v⁻‖_M` of
+/// the same sample with `v⁻` moved by one ulp.
+fn assert_no_sample_turns_on_round_off(label: &str, p: &ImpactProblem, scene: &Scene, rule: Selection, samples: usize) {
+    let options = SamplerOptions {
+        samples,
+        step_size: Some(scene.step_size),
+        steps: scene.steps,
+        selection: rule,
+        seed: 1,
+        ..Default::default()
+    };
     let moved = one_ulp_faster_and_slower(p);
     let scale = p.energy_norm(p.velocity());
-    let (plain, other) = (sample_set(p, options), sample_set(&moved, options));
+    let (plain, other) = (sample_set(p, &options), sample_set(&moved, &options));
     for (a, b) in plain.samples.iter().zip(&other.samples) {
         let d = DVector::from_iterator(p.n(), a.v_plus.iter().zip(&b.v_plus).map(|(x, y)| x - y));
         let d = p.energy_norm(&d) / scale;
@@ -207,15 +217,7 @@ fn assert_no_sample_turns_on_round_off(label: &str, p: &ImpactProblem, options: 
 fn the_cradle_does_not_turn_on_f64_round_off() {
     let scene = impactset::scene::builtin("cradle").expect("a built-in scene");
     for rule in RULES {
-        let options = SamplerOptions {
-            samples: 4096,
-            step_size: Some(scene.step_size),
-            steps: scene.steps,
-            selection: rule,
-            seed: 1,
-            ..Default::default()
-        };
-        assert_no_sample_turns_on_round_off("cradle", &scene.problem, &options);
+        assert_no_sample_turns_on_round_off("cradle", &scene.problem, &scene, rule, 4096);
     }
 }
 
@@ -229,15 +231,7 @@ fn no_bouncing_scene_turns_on_f64_round_off() {
         for e in [0.5, 1.0] {
             let p = scene.problem.clone().with_restitution(&vec![e; m]).unwrap();
             for rule in RULES {
-                let options = SamplerOptions {
-                    samples: 256,
-                    step_size: Some(scene.step_size),
-                    steps: scene.steps,
-                    selection: rule,
-                    seed: 1,
-                    ..Default::default()
-                };
-                assert_no_sample_turns_on_round_off(&format!("{id}, e = {e}"), &p, &options);
+                assert_no_sample_turns_on_round_off(&format!("{id}, e = {e}"), &p, &scene, rule, 256);
             }
         }
     }

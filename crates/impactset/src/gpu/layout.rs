@@ -22,10 +22,6 @@ impl TableauLayout {
 
     /// The default for `ctx`'s adapter: contiguous on CPU adapters, else interleaved.
     pub fn for_adapter(ctx: &GpuContext) -> TableauLayout {
-        if ctx.adapter_info().device_type == wgpu::DeviceType::Cpu {
-            TableauLayout::Contiguous
-        } else {
-            TableauLayout::Interleaved
-        }
+        if ctx.is_software() { TableauLayout::Contiguous } else { TableauLayout::Interleaved }
     }
 }

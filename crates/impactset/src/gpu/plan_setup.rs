@@ -102,7 +102,7 @@ impl<'c> GpuPlan<'c> {
         let width = if enumerates { AllWidth::of(params.m as usize) } else { AllWidth::Narrow };
         let kernels = ctx.kernels_sized(Module::Routh(width), precision, workgroup_size)?;
         let pipeline = kernels.get("routh_sample").clone();
-        let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+        let cpu_adapter = ctx.is_software();
 
         let constants: Vec<f64> = blocks.iter().flat_map(|b| b.constants.iter().copied()).collect();
         let constants = ctx.storage_init("constants", &to_bytes(&constants, precision));

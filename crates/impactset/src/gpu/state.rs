@@ -158,7 +158,7 @@ impl StateBlock {
         // as the CPU does: `enumerate::retries_on_device`).
         let mut params = RouthParams::default();
         if options.selection == Selection::All || (elastic && enumerate::retries_on_device(problem)) {
-            let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+            let cpu_adapter = ctx.is_software();
             enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut params);
             let tuples = params.tuples as usize;
             let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);

@@ -339,6 +339,8 @@ mod tests {
         // Two planar contacts, 7² = 49: the GPU is asked for.
         let (cpu, reason) = open("compass-gait", Selection::All);
         assert!(cpu && matches!(reason, BackendReason::NoGpu(GpuError::NoAdapter)), "{reason:?}");
+        // The help text names the bound.
+        assert!(BackendChoice::Auto.summary().contains(&format!("at most {AUTO_GPU_ALL_TUPLES} mode tuples")));
         // The Lemke rules do not count tuples.
         let (_, reason) = open("disk-stack", Selection::RandomLemke);
         assert!(matches!(reason, BackendReason::NoGpu(GpuError::NoAdapter)), "{reason:?}");

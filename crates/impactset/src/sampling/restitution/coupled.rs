@@ -26,11 +26,10 @@ pub(super) struct Newton {
     response: Vec<f64>,
     /// `H = ½ (W_nn ∂λn/∂o)` on the rows solved for (`k × k`).
     h: Vec<f64>,
-    /// The changes of the prescribed impulses, and whether each is held (at
-    /// its cap or at zero) and at which value, exactly.
+    /// The changes of the prescribed impulses, and the value each is held
+    /// at, exactly (its cap or zero), if it is.
     delta: Vec<f64>,
-    held: Vec<bool>,
-    bound: Vec<f64>,
+    held: Vec<Option<f64>>,
     /// The Jacobian's LU factors, its row order, and the step (and the
     /// step in that order).
     jacobian: Vec<f64>,
@@ -95,9 +94,7 @@ impl Expansion {
         nt.delta.clear();
         nt.delta.resize(k, 0.0);
         nt.held.clear();
-        nt.held.resize(k, false);
-        nt.bound.clear();
-        nt.bound.resize(k, 0.0);
+        nt.held.resize(k, None);
         // Whether the iteration ended on a usable iterate: converged, or
         // at its last round (the next measurement corrects again), not on
         // a singular Jacobian or a divergence.
@@ -118,7 +115,7 @@ impl Expansion {
                 // noise. It is zero (and such a row singular when its
                 // impulse does not move its `λn`).
                 let u = if u.abs() <= self.at_rest { 0.0 } else { u };
-                if nt.held[a] {
+                if nt.held[a].is_some() {
                     nt.jacobian.extend((0..k).map(|b| if a == b { 1.0 } else { 0.0 }));
                     nt.step.push(0.0);
                 } else {
@@ -156,16 +153,16 @@ impl Expansion {
             let step = &nt.step;
             let mut moved: f64 = 0.0;
             for (a, &i) in nt.solving.iter().enumerate() {
-                if nt.held[a] {
+                if nt.held[a].is_some() {
                     continue;
                 }
                 let o = self.offset[i];
                 let next = o + nt.delta[a] + step[a];
                 moved = moved.max((step[a] / next.abs().max(f64::MIN_POSITIVE)).abs());
                 if next >= caps[i] || next <= 0.0 {
-                    nt.held[a] = true;
-                    nt.bound[a] = if next > 0.0 { caps[i] } else { 0.0 };
-                    nt.delta[a] = nt.bound[a] - o;
+                    let bound = if next > 0.0 { caps[i] } else { 0.0 };
+                    nt.held[a] = Some(bound);
+                    nt.delta[a] = bound - o;
                 } else {
                     nt.delta[a] = next - o;
                 }
@@ -182,7 +179,7 @@ impl Expansion {
                 // o)` can round to a unit below the cap, which would read as
                 // an expansion finishing below its cap (`off_account`) and
                 // correct the step again on round-off.
-                let next = if nt.held[a] { nt.bound[a] } else { self.offset[i] + nt.delta[a] };
+                let next = nt.held[a].unwrap_or(self.offset[i] + nt.delta[a]);
                 changed |= next != self.offset[i];
                 self.offset[i] = next;
             }
