@@ -69,22 +69,25 @@ def test_gpu_batch_matches_cpu() -> None:
     assert np.allclose(g["v1_max"], c["v1_max"], rtol=0, atol=tol)
 
 
-def test_gpu_all_with_frictionless_restitution_matches_cpu() -> None:
-    """The cradle bounces on frictionless contacts: ``all`` runs on the GPU
-    (docs/gpu.md) and gives the CPU's samples; a bouncing contact with
-    friction under ``all`` is refused with an error that names it."""
-    p = impactset.Problem.scene("cradle")
-    g = gpu_sample(p, 64, selection="all", seed=5)
-    c = impactset.sample(p, 64, selection="all", seed=5)
-    assert g.summary["backend"].startswith("gpu")
-    assert np.array_equal(g.accepted, c.accepted)
-    deviation = np.max(np.abs(g.v_plus - c.v_plus), axis=1) / max(1.0, np.max(np.abs(c.v_plus)))
-    if g.summary["precision"] == "f64":
-        assert np.max(deviation) <= 1e-9
-    else:
-        # f32 on the cradle: its outcome turns on f32's rounding of resting
-        # contacts (docs/gpu.md).
-        assert np.mean(deviation <= 1e-3) >= 0.9
-    bouncing = impactset.Problem.scene("rocking-block-bouncing")
-    with pytest.raises(RuntimeError, match="friction"):
-        gpu_sample(bouncing, 8, selection="all")
+def test_gpu_all_with_restitution_matches_cpu() -> None:
+    """``all`` with restitution runs on the GPU (docs/gpu.md) and gives the
+    CPU's samples: the cradle bouncing on frictionless contacts, and a point
+    that slides down a slope and bounces, whose expansion widens its
+    friction cone (a twinned step); on a step of 100 or more mode tuples it
+    is refused with an error that says so."""
+    slope = impactset.Problem.scene("slope-point-slide").with_restitution(0.5)
+    for p in [impactset.Problem.scene("cradle"), slope]:
+        g = gpu_sample(p, 64, selection="all", seed=5)
+        c = impactset.sample(p, 64, selection="all", seed=5)
+        assert g.summary["backend"].startswith("gpu")
+        assert np.array_equal(g.accepted, c.accepted)
+        deviation = np.max(np.abs(g.v_plus - c.v_plus), axis=1) / max(1.0, np.max(np.abs(c.v_plus)))
+        if g.summary["precision"] == "f64":
+            assert np.max(deviation) <= 1e-9
+        else:
+            # f32 on the cradle: its outcome turns on f32's rounding of
+            # resting contacts (docs/gpu.md).
+            assert np.mean(deviation <= 1e-3) >= 0.9
+    edge = impactset.Problem.scene("cube-edge").with_restitution(0.5)
+    with pytest.raises(RuntimeError, match="100 mode tuples"):
+        gpu_sample(edge, 8, selection="all")

@@ -65,6 +65,8 @@ const KEPT_VALID: u32 = 0x80000000u;
 // `ENUM_CAP_SLOTS` and `ENUM_HEADER` in src/gpu/enumerate.rs.
 const ENUM_CAP_SLOTS: u32 = 6u;
 const ENUM_HEADER: u32 = 18u;
+// Contacts of a twinned step's directory index: 2^6 sets.
+const MAX_GPU_ALL_CONTACTS_BITS: u32 = 6u;
 
 // What `enumerate_tuples` did.
 const ENUM_YIELD: u32 = 0u;     // budget spent, tuples left
@@ -89,8 +91,195 @@ var<private> e_velocity_scale: scalar;
 var<private> e_impulse_scale: scalar;
 var<private> e_normal_scale: scalar;
 
+// Twinned steps (docs/model.md §5b, src/impact/enumerate/widened.rs). A
+// step with restitution whose friction cone a prescribed impulse widens
+// (b_γ ≠ 0) is the twinned step: its contacts, then a twin per widened
+// contact (its contact's tangent rows, a zero normal row, capped modes only
+// at cap b_γ,i / μ_i). The enumeration reads the tables of `all_table`: the
+// problem's own (from `params`), or the twinned step's of the widened
+// contacts' set, from the directory whose offset is enumeration scalar 8
+// (per set, a bit set over the contacts, the offset of its header, 0 for
+// none; src/gpu/enumerate.rs `push_constants`). A header holds m, D, N, rank
+// W, inequalities, the offsets of the scalars, W, B, μ, the modes, the
+// inequalities and the twinned step LCP's matrix (N × N, row-major, not
+// equilibrated), then the mode starts (m + 1).
+struct AllTable {
+    m: u32,
+    dim: u32,
+    size: u32,
+    rank: u32,
+    inequalities: u32,
+    off_scalars: u32,
+    off_w: u32,
+    off_b: u32,
+    off_mu: u32,
+    off_modes: u32,
+    off_ineq: u32,
+    // The twinned step's LCP matrix; 0: the problem's own table.
+    off_matrix: u32,
+    mode_start: array<u32, 8>,
+}
+
+var<private> all_table: AllTable;
+// The widened contacts of the twinned table in use (bits), and the widened
+// step's right-hand side while lcp_q holds the twinned one.
+var<private> twin_mask: u32;
+var<private> widened_q: array<scalar, MAX_N>;
+var<private> twinned_z: array<scalar, MAX_N>;
+
+// The problem's own tables.
+fn use_own_table() {
+    all_table = AllTable(params.m, params.dim, params.size, params.rank, params.inequalities,
+        params.off_enum_scalars, params.off_w, params.off_b, params.off_mu, params.off_modes, params.off_ineq,
+        0u, params.mode_start);
+    twin_mask = 0u;
+}
+
+// The tables of the twinned step widened at the contacts `mask`; false
+// where there are none (the host runs the sample).
+fn use_twinned_table(mask: u32) -> bool {
+    let directory = u32(constant(params.off_enum_scalars + 8u));
+    if directory == 0u || mask >= (1u << MAX_GPU_ALL_CONTACTS_BITS) {
+        return false;
+    }
+    let header = u32(constant(directory + mask));
+    if header == 0u {
+        return false;
+    }
+    let h = header;
+    var starts: array<u32, 8>;
+    let m = u32(constant(h));
+    for (var i = 0u; i <= m && i < 8u; i++) {
+        starts[i] = u32(constant(h + 12u + i));
+    }
+    all_table = AllTable(m, u32(constant(h + 1u)), u32(constant(h + 2u)), u32(constant(h + 3u)),
+        u32(constant(h + 4u)), u32(constant(h + 5u)), u32(constant(h + 6u)), u32(constant(h + 7u)),
+        u32(constant(h + 8u)), u32(constant(h + 9u)), u32(constant(h + 10u)), u32(constant(h + 11u)), starts);
+    twin_mask = mask;
+    return true;
+}
+
+// The widened contact contact p of the twinned step stands for: itself for
+// p < m, else the (p − m)-th widened contact.
+fn twin_source(p: u32, m: u32) -> u32 {
+    if p < m {
+        return p;
+    }
+    var rest = twin_mask;
+    for (var k = m; k < p && k < 8u + m; k++) {
+        rest &= rest - 1u;
+    }
+    return firstTrailingBit(rest);
+}
+
+// The twinned step's right-hand side into lcp_q (`enumerate_widened`), the
+// widened one kept in widened_q: caps (a twin's b_γ,i / μ_i), normal
+// velocities (a twin's 0), its contact's friction rows, γ rows 0.
+fn twin_rhs(m: u32, d: u32, size: u32) {
+    let mt = all_table.m;
+    let st = all_table.size;
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        widened_q[c] = lcp_q[c];
+    }
+    for (var p = 0u; p < mt && p < MAX_CONTACTS_ALL; p++) {
+        let i = twin_source(p, m);
+        let twin = p >= m;
+        if twin {
+            lcp_q[p] = widened_q[size - m + i] / constant(params.off_mu + i);
+            lcp_q[mt + p] = scalar(0.0);
+        } else {
+            lcp_q[p] = widened_q[i];
+            lcp_q[mt + p] = widened_q[m + i];
+        }
+        for (var k = 0u; k < d && k < MAX_N; k++) {
+            lcp_q[2u * mt + p * d + k] = widened_q[2u * m + i * d + k];
+        }
+        lcp_q[st - mt + p] = scalar(0.0);
+    }
+}
+
+// A twinned solution (lcp_z, kept in twinned_z) mapped back to the widened
+// step into lcp_z: each contact's σ and λn, the friction of both parts
+// added in the contacts' order, γ the larger slip rate.
+fn twin_map_back(m: u32, d: u32, size: u32) {
+    let mt = all_table.m;
+    let st = all_table.size;
+    for (var c = 0u; c < st && c < MAX_N; c++) {
+        twinned_z[c] = lcp_z[c];
+    }
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        lcp_z[c] = scalar(0.0);
+    }
+    for (var p = 0u; p < mt && p < MAX_CONTACTS_ALL; p++) {
+        let i = twin_source(p, m);
+        if p < m {
+            lcp_z[i] = twinned_z[p];
+            lcp_z[m + i] = twinned_z[mt + p];
+        }
+        for (var k = 0u; k < d && k < MAX_N; k++) {
+            lcp_z[2u * m + i * d + k] += twinned_z[2u * mt + p * d + k];
+        }
+        lcp_z[size - m + i] = max(lcp_z[size - m + i], twinned_z[st - mt + p]);
+    }
+}
+
+// Back to the widened step after a twinned enumeration: lcp_q restored,
+// lcp_z (a twinned solution) mapped back when `map`, the own tables.
+fn leave_twinned(map: bool) {
+    let m = params.m;
+    let size = params.size;
+    if map {
+        twin_map_back(m, params.d, size);
+    }
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        lcp_q[c] = widened_q[c];
+    }
+    use_own_table();
+}
+
+// `step_residual` of the twinned step (its LCP matrix from the table).
+fn twinned_residual(size: u32, m: u32, velocity: scalar, impulse: scalar) -> scalar {
+    var violation = scalar(0.0);
+    for (var i = 0u; i < size && i < MAX_N; i++) {
+        var w = lcp_q[i];
+        for (var j = 0u; j < size && j < MAX_N; j++) {
+            w += constant(all_table.off_matrix + i * size + j) * lcp_z[j];
+        }
+        let velocity_unknown = i < m || i >= size - m;
+        let zu = select(impulse, velocity, velocity_unknown);
+        let wu = select(velocity, impulse, velocity_unknown);
+        violation = max(violation, max(-lcp_z[i] / zu, max(-w / wu, abs(lcp_z[i] * w) / (velocity * impulse))));
+    }
+    return violation;
+}
+
+// Whether the solution just rebuilt into lcp_z is within the violation
+// filter in the run's units (`velocity`, `impulse`): of the step itself,
+// or for a twinned one, mapped back, of the widened step (the CPU filters
+// the widened step's solutions); lcp_z and lcp_q are left as they were.
+fn kept_valid(velocity: scalar, impulse: scalar) -> bool {
+    if all_table.off_matrix == 0u {
+        return step_residual(all_table.size, all_table.m, velocity, impulse) <= enum_scalar(3u);
+    }
+    let m = params.m;
+    let size = params.size;
+    let st = all_table.size;
+    twin_map_back(m, params.d, size);
+    var twinned_q: array<scalar, MAX_N>;
+    for (var c = 0u; c < MAX_N; c++) {
+        twinned_q[c] = lcp_q[c];
+        lcp_q[c] = widened_q[c];
+    }
+    let valid = step_residual(size, m, velocity, impulse) <= enum_scalar(3u);
+    for (var c = 0u; c < MAX_N; c++) {
+        lcp_q[c] = twinned_q[c];
+        lcp_z[c] = select(scalar(0.0), twinned_z[c], c < st);
+    }
+    return valid;
+}
+
 fn enum_scalar(k: u32) -> scalar {
-    return constant(params.off_enum_scalars + k);
+    return constant(all_table.off_scalars + k);
 }
 
 // The caps h·p of the current step (lcp_q[0..m]).
@@ -117,7 +306,7 @@ fn reduced_step(m: u32, d: u32, s: u32) {
     var impulse = scalar(0.0);
     var normal = scalar(0.0);
     for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
-        impulse = max(impulse, abs(cap(i)) * (scalar(1.0) + constant(params.off_mu + i)));
+        impulse = max(impulse, abs(cap(i)) * (scalar(1.0) + constant(all_table.off_mu + i)));
         normal = max(normal, abs(cap(i)));
     }
     for (var r = 0u; r < m * s && r < MAX_DIM; r++) {
@@ -133,7 +322,7 @@ fn velocity_change(n: u32, dim: u32) {
     for (var r = 0u; r < n && r < MAX_DOF; r++) {
         var acc = scalar(0.0);
         for (var c = 0u; c < dim && c < MAX_DIM; c++) {
-            acc += constant(params.off_b + r * dim + c) * e_x[c];
+            acc += constant(all_table.off_b + r * dim + c) * e_x[c];
         }
         e_dv[r] = acc;
     }
@@ -174,6 +363,9 @@ fn duplicate_of(n: u32, count: u32, values: u32) -> u32 {
 fn own_violation(size: u32, m: u32) -> scalar {
     let velocity = max(e_velocity_scale, SCALAR_MIN_POSITIVE);
     let impulse = max(e_normal_scale, SCALAR_MIN_POSITIVE);
+    if all_table.off_matrix != 0u {
+        return twinned_residual(size, m, velocity, impulse);
+    }
     return step_residual(size, m, velocity, impulse);
 }
 
@@ -245,12 +437,12 @@ fn count_fallback_step(sample: u32) {
 // new distinct Δv is kept with its tuple and whether its step violation (in
 // the problem's units `velocity`, `impulse`) is within tolerance.
 fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar, chunk: u32) -> u32 {
-    let m = params.m;
+    let m = all_table.m;
     let d = params.d;
     let n = params.n;
     let s = params.s;
-    let dim = params.dim;
-    let size = params.size;
+    let dim = all_table.dim;
+    let size = all_table.size;
     let values = sample * params.enum_value_stride;
     let words = sample * params.enum_word_stride;
     reduced_step(m, d, s);
@@ -260,12 +452,12 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar,
     for (var guard = 0u; guard < MAX_CONTACTS_ALL * 65u && progress < m * 64u; guard++) {
         let i = progress / 64u;
         let local = progress % 64u;
-        let first = params.mode_start[i];
+        let first = all_table.mode_start[i];
         if local == 0u {
             enum_words[words + 6u + 2u * i] = 0u;
             enum_words[words + 7u + 2u * i] = 0u;
         }
-        if local >= params.mode_start[i + 1u] - first {
+        if local >= all_table.mode_start[i + 1u] - first {
             progress = (i + 1u) * 64u;
             continue;
         }
@@ -305,7 +497,7 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar,
                     break;
                 }
                 rebuild_z(m, d, s, size);
-                let valid = step_residual(size, m, velocity, impulse) <= enum_scalar(3u);
+                let valid = kept_valid(velocity, impulse);
                 keep_solution(count, n, values, words, cursor, valid, own_violation(size, m));
                 count += 1u;
             } else {
@@ -317,7 +509,7 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar,
                     rebuild_z(m, d, s, size);
                     let own = own_violation(size, m);
                     if own < kept {
-                        let valid = step_residual(size, m, velocity, impulse) <= enum_scalar(3u);
+                        let valid = kept_valid(velocity, impulse);
                         keep_solution(k, n, values, words, cursor, valid, own);
                     }
                 }
@@ -352,13 +544,13 @@ fn pick_enumerated(sample: u32) -> u32 {
         let kept = enum_words[words + ENUM_HEADER + k];
         if (kept & KEPT_VALID) != 0u {
             if seen == chosen {
-                reduced_step(params.m, params.d, params.s);
-                decode_tuple(kept & ~KEPT_VALID, params.m, filter_masks(words));
+                reduced_step(all_table.m, params.d, params.s);
+                decode_tuple(kept & ~KEPT_VALID, all_table.m, filter_masks(words));
                 // Deterministic: the same solve as when it was kept.
-                if !solve_tuple(params.m, params.s, params.dim) {
+                if !solve_tuple(all_table.m, params.s, all_table.dim) {
                     return 0u;
                 }
-                rebuild_z(params.m, params.d, params.s, params.size);
+                rebuild_z(all_table.m, params.d, params.s, all_table.size);
                 break;
             }
             seen += 1u;

@@ -19,25 +19,25 @@ const TANGENTIAL_VERTEX: u32 = 3u;
 const TANGENTIAL_EDGE: u32 = 4u;
 
 fn mode_int(g: u32, field: u32) -> u32 {
-    return u32(constant(params.off_modes + g * MODE_STRIDE + field));
+    return u32(constant(all_table.off_modes + g * MODE_STRIDE + field));
 }
 
 fn mode_offset(g: u32, b: u32) -> scalar {
-    return constant(params.off_modes + g * MODE_STRIDE + 6u + b);
+    return constant(all_table.off_modes + g * MODE_STRIDE + 6u + b);
 }
 
 // Column kk of G, entry b.
 fn mode_basis(g: u32, kk: u32, b: u32) -> scalar {
-    return constant(params.off_modes + g * MODE_STRIDE + 9u + 3u * kk + b);
+    return constant(all_table.off_modes + g * MODE_STRIDE + 9u + 3u * kk + b);
 }
 
 // Row k of C, entry a.
 fn mode_row(g: u32, k: u32, a: u32) -> scalar {
-    return constant(params.off_modes + g * MODE_STRIDE + 18u + 3u * k + a);
+    return constant(all_table.off_modes + g * MODE_STRIDE + 18u + 3u * k + a);
 }
 
 fn reduced_w(r: u32, c: u32) -> scalar {
-    return constant(params.off_w + r * params.dim + c);
+    return constant(all_table.off_w + r * all_table.dim + c);
 }
 
 // u⁺ (or u0) = u + W x.
@@ -125,7 +125,7 @@ fn decode_tuple(t: u32, m: u32, masks: array<vec2<u32>, MAX_CONTACTS_ALL>) {
     for (var k = 0u; k < m && k < MAX_CONTACTS_ALL; k++) {
         let i = m - 1u - k;
         let count = countOneBits(masks[i].x) + countOneBits(masks[i].y);
-        e_choice[i] = params.mode_start[i] + nth_set_bit(masks[i], rest % count);
+        e_choice[i] = all_table.mode_start[i] + nth_set_bit(masks[i], rest % count);
         rest = rest / count;
     }
 }
@@ -140,7 +140,7 @@ fn solve_tuple(m: u32, s: u32, dim: u32) -> bool {
         col_start[j] = total;
         total += mode_int(e_choice[j], 0u);
     }
-    if total > params.rank {
+    if total > all_table.rank {
         // rank(C W G) ≤ rank W: singular (the CPU skips these subtrees).
         return false;
     }
@@ -222,8 +222,8 @@ fn solve_tuple(m: u32, s: u32, dim: u32) -> bool {
     for (var i = 0u; i < m && i < MAX_CONTACTS_ALL; i++) {
         let gi = e_choice[i];
         let end = mode_int(gi, 5u);
-        for (var e = mode_int(gi, 4u); e < end && e < params.inequalities; e++) {
-            let base = params.off_ineq + e * INEQ_STRIDE;
+        for (var e = mode_int(gi, 4u); e < end && e < all_table.inequalities; e++) {
+            let base = all_table.off_ineq + e * INEQ_STRIDE;
             var v = constant(base + 6u) * cap(i);
             // Slack per scale (StepData::slack): λn and h p normal, f impulse.
             let l1n = abs(constant(base + 6u)) + abs(constant(base));

@@ -35,7 +35,7 @@ fn rebuild_z(m: u32, d: u32, s: u32, size: u32) {
         let normal = mode_int(g, 1u);
         let tangential = mode_int(g, 2u);
         let k = mode_int(g, 3u);
-        let mu = constant(params.off_mu + i);
+        let mu = constant(all_table.off_mu + i);
         let lam = 2u * m + i * d;
         var lambda_n = scalar(0.0);
         if normal == NORMAL_CLOSED {

@@ -16,9 +16,8 @@
 // A step that the CPU would finish differently from what a shader can do
 // (under the Lemke rules, a Lemke solve that fails, or ends outside the
 // run's residual tolerance: the CPU retries it with the `all` enumerator;
-// under `all`, a step whose friction cone a prescribed impulse widens,
-// which the CPU searches as a twinned step, docs/model.md §5b, or with more
-// distinct solutions than the scratch holds) flags its sample FLAG_HOST:
+// under `all`, a step with more distinct solutions than the scratch holds)
+// flags its sample FLAG_HOST:
 // the host runs that sample again on the CPU.
 
 @group(0) @binding(10) var<storage, read_write> expansion_state: array<scalar>;
@@ -321,20 +320,35 @@ fn keep_enumerated_support(m: u32, size: u32, velocity_scale: scalar, h: scalar)
 fn elastic_enumerate(m: u32, size: u32, velocity_scale: scalar, h: scalar, choice: ptr<function, Stream>) -> ElasticOutcome {
     // A prescribed impulse on a contact with friction widens its cone
     // (b_γ ≠ 0): the CPU searches that step with a twin contact per
-    // widened one (docs/model.md §5b), which the shaders do not.
-    for (var c = size - m; c < size && c < MAX_N; c++) {
-        if lcp_q[c] != scalar(0.0) {
-            return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
+    // widened one (docs/model.md §5b), and so does the enumeration here,
+    // on the twinned step's tables (enumerate.wgsl, "Twinned steps").
+    var widened = 0u;
+    for (var c = 0u; c < m && c < MAX_N; c++) {
+        if lcp_q[size - m + c] != scalar(0.0) {
+            widened |= 1u << c;
         }
     }
-    begin_enumeration(elastic_sample, m, next_word(choice));
+    if widened != 0u {
+        if !use_twinned_table(widened) {
+            return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
+        }
+        twin_rhs(m, params.d, size);
+    }
+    begin_enumeration(elastic_sample, all_table.m, next_word(choice));
     let status = enumerate_tuples(elastic_sample, 0xffffffffu, velocity_scale, h, 0u);
     if status != ENUM_DONE {
         // More distinct solutions than the scratch holds (the CPU has no
         // such limit).
+        if widened != 0u {
+            leave_twinned(false);
+        }
         return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
     }
-    if pick_enumerated(elastic_sample) == 0u {
+    let picked = pick_enumerated(elastic_sample);
+    if widened != 0u {
+        leave_twinned(picked != 0u);
+    }
+    if picked == 0u {
         return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
     }
     let residual = step_residual(size, m, velocity_scale, h);

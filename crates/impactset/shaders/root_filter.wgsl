@@ -22,7 +22,7 @@ const F_STRIDE: u32 = MAX_DIM + 1u;
 // The largest value of aᵀ x_j over S_j (all its vertices: the origin and
 // h p_j (1, μ_j d_k)), a = f_coef[j s .. j s + s] (`max_over_hull`).
 fn max_over_vertices(j: u32, s: u32, d: u32) -> scalar {
-    let mu = constant(params.off_mu + j);
+    let mu = constant(all_table.off_mu + j);
     let c = cap(j);
     var best = scalar(0.0);
     for (var k = 0u; k < d && k < MAX_N; k++) {
@@ -111,8 +111,8 @@ fn mode_may_hold_alone(i: u32, g: u32, m: u32, s: u32, dim: u32, d: u32) -> bool
     // Contact i's inequalities, bounded over the free contacts.
     let prune = enum_scalar(6u);
     let end = mode_int(g, 5u);
-    for (var e = mode_int(g, 4u); e < end && e < params.inequalities; e++) {
-        let base = params.off_ineq + e * INEQ_STRIDE;
+    for (var e = mode_int(g, 4u); e < end && e < all_table.inequalities; e++) {
+        let base = all_table.off_ineq + e * INEQ_STRIDE;
         // Slack per scale (StepData::slack): λn and h p normal, f impulse.
         let l1n = abs(constant(base + 6u)) + abs(constant(base));
         let l1x = abs(constant(base + 1u)) + abs(constant(base + 2u));

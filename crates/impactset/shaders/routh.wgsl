@@ -165,6 +165,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     use_tableau_slot(i, params.count, size, params.interleave != 0u);
+    use_own_table();
     let row_samples = max(params.row_samples, 1u);
     let state = params.state_first + i / row_samples;
     state_base = state * params.state_stride;

@@ -5,9 +5,9 @@
 //! (of the plain run or of the run at f32's floors; the cradle 95 %, see
 //! `gpu_f32_restitution_agrees_within_1e3_on_99_percent` and docs/gpu.md); no GPU sample
 //! ends above `E⁻`; `e = 0` is the inelastic GPU path bit for bit; `all`
-//! with restitution on frictionless contacts matches the CPU as the Lemke
-//! rules do, and on a contact with friction it is refused (and `auto` runs
-//! it on the CPU). Samples the shader hands to the host (`FLAG_HOST`) are
+//! with restitution matches the CPU as the Lemke rules do (a widened step
+//! on its twinned step), and on problems of 100 or more mode tuples a step
+//! it is refused (and `auto` runs it on the CPU). Samples the shader hands to the host (`FLAG_HOST`) are
 //! counted and printed.
 
 mod common;
@@ -234,12 +234,19 @@ fn zero_restitution_is_the_inelastic_gpu_path() {
     }
 }
 
-/// The cases of `all` with restitution: the frictionless cradle (`e = 1`,
-/// four contacts, the wide module), and the rocking block with its first
-/// corner frictionless and bouncing (`e = 0.5`) beside a frictional,
+/// The cases of `all` with restitution, and the share of their samples
+/// that must run on the device on every adapter: the frictionless cradle
+/// (`e = 1`, four contacts, the wide module); the rocking block with its
+/// first corner frictionless and bouncing (`e = 0.5`) beside a frictional,
 /// inelastic one (three coordinates a contact, the narrow module, and
-/// friction in the steps the expansion runs in).
-fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
+/// friction in the steps the expansion runs in); a point sliding down a
+/// slope (`μ = 0.2`) that bounces (`e = 0.5`), whose every expansion widens
+/// its friction cone: a twinned step on every sample (docs/model.md §5b);
+/// and the bouncing rocking block, both corners frictional, whose twinned
+/// steps (up to `7² · 3²` tuples, four contacts) lavapipe's loop limiter
+/// cuts on nearly every sample (docs/gpu-lavapipe.md): the host runs those
+/// again, and the few left check the wide module's twinned tables.
+fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions, f64)> {
     let cradle = scene::builtin("cradle").expect("built-in scene");
     let block = scene::builtin("rocking-block").expect("built-in scene");
     let half_frictionless = common::with_contacts(&block.problem, None, |i, c| impactset::Contact {
@@ -247,6 +254,9 @@ fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
         restitution: if i == 0 { 0.5 } else { 0.0 },
         ..c.clone()
     });
+    let slope = scene::builtin("slope-point-slide").expect("built-in scene");
+    let bouncing_slope = slope.problem.clone().with_restitution(&[0.5]).expect("valid restitution");
+    let bouncing = scene::builtin("rocking-block-bouncing").expect("built-in scene");
     let options = |scene: &scene::Scene, samples| SamplerOptions {
         samples,
         step_size: Some(scene.step_size),
@@ -256,26 +266,29 @@ fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
         ..Default::default()
     };
     vec![
-        ("cradle".to_string(), cradle.problem.clone(), options(&cradle, 96)),
-        ("rocking-block (A frictionless, e = 0.5)".to_string(), half_frictionless, options(&block, 96)),
+        ("cradle".to_string(), cradle.problem.clone(), options(&cradle, 96), 1.0 / 3.0),
+        ("rocking-block (A frictionless, e = 0.5)".to_string(), half_frictionless, options(&block, 96), 1.0 / 3.0),
+        ("slope-point-slide (e = 0.5)".to_string(), bouncing_slope, options(&slope, 96), 1.0 / 3.0),
+        ("rocking-block-bouncing".to_string(), bouncing.problem.clone(), options(&bouncing, 64), 1.0 / 16.0),
     ]
 }
 
-/// `all` with restitution on frictionless expansions (docs/gpu.md): each
-/// step's expansion, corrections (continued on the enumerated solution's
-/// support) and energy guard on the device, every solution of each solve
-/// enumerated and picked with the CPU's word. f64: every sample within
-/// 1e-9 of the CPU's, with its termination, energy guard and Lemke
-/// fallback steps; f32: within 1e-3 of the plain CPU run or of its run at
-/// f32's floors on at least as many samples as the Lemke rules (99 %, the
-/// cradle 95 %). At least a third of the samples must run on the device (a
-/// case the host re-ran whole would check nothing of the shaders).
+/// `all` with restitution (docs/gpu.md): each step's expansion,
+/// corrections (continued on the enumerated solution's support) and energy
+/// guard on the device, every solution of each solve enumerated (a widened
+/// step's on its twinned step) and picked with the CPU's word. f64: every
+/// sample within 1e-9 of the CPU's, with its termination, energy guard and
+/// Lemke fallback steps; f32: within 1e-3 of the plain CPU run or of its
+/// run at f32's floors on at least as many samples as the Lemke rules
+/// (99 %, the cradle 95 %). Each case names the share of its samples that
+/// must run on the device (a case the host re-ran whole would check
+/// nothing of the shaders).
 #[test]
-fn gpu_all_with_frictionless_restitution_matches_cpu() {
+fn gpu_all_with_restitution_matches_cpu() {
     let Some(ctx) = common::gpu::gpu() else { return };
     let precisions: &[Precision] =
         if ctx.supports_f64() { &[Precision::F64, Precision::F32] } else { &[Precision::F32] };
-    for (name, problem, options) in all_cases() {
+    for (name, problem, options, on_device) in all_cases() {
         for &precision in precisions {
             let runs: Vec<SampleSet> =
                 references(&options, precision).iter().map(|options| sample_set(&problem, options)).collect();
@@ -293,12 +306,13 @@ fn gpu_all_with_frictionless_restitution_matches_cpu() {
                 gpu.fallback_steps()
             );
             // Only a driver's loop limiter sends samples to the host here
-            // (no twinned step, no overflow); lavapipe's cuts steps whose
-            // corrections and energy guard enumerate many times in one
-            // dispatch (docs/gpu-lavapipe.md), a real GPU none.
+            // (every twinned step has its tables, no overflow); lavapipe's
+            // cuts steps whose corrections and energy guard enumerate many
+            // times in one dispatch (docs/gpu-lavapipe.md), a real GPU none.
             assert_eq!(reruns.0, reruns.1, "{name} {precision}: host re-runs besides the loop limiter's");
+            let ran = (options.samples as u64 - reruns.0) as f64;
             assert!(
-                reruns.0 * 3 <= options.samples as u64 * 2,
+                ran >= on_device * options.samples as f64 && ran > 0.0,
                 "{name} {precision}: the host re-ran {} of {} samples",
                 reruns.0,
                 options.samples
@@ -320,26 +334,33 @@ fn gpu_all_with_frictionless_restitution_matches_cpu() {
     }
 }
 
-/// `all` with restitution on a contact with friction stays on the CPU: the
-/// GPU refuses it, `auto` picks the CPU and says why; under the Lemke rules
-/// `auto` takes a hardware GPU, and the GPU runs `all` on the frictionless
-/// cradle (which `auto` leaves to the CPU: 81 tuples a step).
+/// `all` with restitution on a problem of 100 or more mode tuples a step
+/// stays on the CPU (whose bound may certify a step and keep its Lemke
+/// solution's impulses): the GPU refuses it, `auto` picks the CPU and says
+/// why. The bouncing rocking block (49 tuples, twinned steps) runs on the
+/// GPU, and `auto` takes a hardware GPU for it under `all` and under the
+/// Lemke rules; the GPU runs `all` on the cradle too, which `auto` leaves to
+/// the CPU (81 tuples a step).
 #[test]
-fn all_with_frictional_restitution_runs_on_the_cpu() {
+fn all_with_restitution_on_many_tuples_runs_on_the_cpu() {
     let Some(ctx) = common::gpu::gpu() else { return };
-    let scene = scene::builtin("rocking-block-bouncing").expect("built-in scene");
+    let edge = scene::builtin("cube-edge").expect("built-in scene");
+    let bouncing_edge = edge.problem.clone().with_restitution(&[0.5, 0.5]).expect("valid restitution");
     let options = SamplerOptions { samples: 8, selection: Selection::All, ..Default::default() };
-    let e = sample_set_gpu(&ctx, &scene.problem, &options, Precision::F32).err();
+    let e = sample_set_gpu(&ctx, &bouncing_edge, &options, Precision::F32).err();
     assert_eq!(e, Some(GpuError::Restitution));
     let (backend, reason) =
-        Backend::open(BackendChoice::Auto, None, &scene.problem, Selection::All, Some(1)).expect("a backend");
+        Backend::open(BackendChoice::Auto, None, &bouncing_edge, Selection::All, Some(1)).expect("a backend");
     assert!(backend.is_cpu() && matches!(reason, BackendReason::Restitution), "{reason:?}");
-    let (backend, reason) =
-        Backend::open(BackendChoice::Auto, None, &scene.problem, Selection::Lemke, Some(1)).expect("a backend");
-    if ctx.is_software() {
-        assert!(backend.is_cpu() && matches!(reason, BackendReason::SoftwareAdapter { .. }), "{reason:?}");
-    } else {
-        assert!(!backend.is_cpu(), "auto runs restitution under lemke on a hardware GPU: {reason:?}");
+    let scene = scene::builtin("rocking-block-bouncing").expect("built-in scene");
+    for selection in [Selection::All, Selection::Lemke] {
+        let (backend, reason) =
+            Backend::open(BackendChoice::Auto, None, &scene.problem, selection, Some(1)).expect("a backend");
+        if ctx.is_software() {
+            assert!(backend.is_cpu() && matches!(reason, BackendReason::SoftwareAdapter { .. }), "{reason:?}");
+        } else {
+            assert!(!backend.is_cpu(), "auto runs restitution under {selection:?} on a hardware GPU: {reason:?}");
+        }
     }
     // The GPU runs the cradle's `all` (frictionless); `auto` leaves its 81
     // tuples a step to the CPU, which is faster there.

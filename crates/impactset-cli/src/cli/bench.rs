@@ -27,7 +27,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',')]
     backends: Vec<String>,
     /// Selection rule (the GPU runs lemke and random-lemke, and all for at most 42 875 mode tuples a step;
-    /// with restitution, for frictionless bouncing contacts and fewer than 100).
+    /// with restitution, for fewer than 100, and twinned steps within the same limits).
     #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "random-lemke")]
     selection: Selection,
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).

@@ -21,7 +21,7 @@ pub struct CompareArgs {
     #[arg(long, value_parser = options::choice_parser::<Precision>())]
     precision: Option<Precision>,
     /// Which solution of each step LCP a sample follows (`all` on the GPU: at most 42 875 mode tuples a step;
-    /// with restitution, frictionless bouncing contacts and fewer than 100).
+    /// with restitution, fewer than 100, and twinned steps within the same limits).
     #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "random-lemke")]
     selection: Selection,
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).

@@ -53,41 +53,78 @@ pub fn all_tuples(ops: &ContactOperators) -> u64 {
 /// Whether the GPU runs the selection rule `all` on `problem`: at most
 /// [`MAX_GPU_ALL_CONTACTS`] contacts, [`MAX_GPU_ALL_TUPLES`] mode tuples a
 /// step and twelve reduced coordinates; with restitution
-/// ([`GpuError::Restitution`] otherwise), no contact with both restitution
-/// and friction (its expansion widens its friction cone, a step the CPU
-/// searches with a twin contact, docs/model.md §5b, which the shaders do
-/// not) and fewer mode tuples a step than the CPU's bound needs
-/// ([`EnumeratorOptions::bound_min_tuples`]): a step's works depend on its
-/// normal impulses, not on `Δv` alone, and a step the CPU certifies keeps
-/// its Lemke solution where the GPU keeps the first tuple with that `Δv`,
-/// which on redundant contacts may split the impulses otherwise.
+/// ([`GpuError::Restitution`] otherwise), fewer mode tuples a step than
+/// the CPU's bound needs ([`EnumeratorOptions::bound_min_tuples`]): a
+/// step's works depend on its normal impulses, not on `Δv` alone, and a
+/// step the CPU certifies keeps its Lemke solution where the GPU keeps the
+/// first tuple with that `Δv`, which on redundant contacts may split the
+/// impulses otherwise. A contact with both restitution and friction widens
+/// its friction cone as it expands, a step searched with a twin contact
+/// (docs/model.md §5b): every such twinned step must fit the same limits.
 pub(crate) fn check_all(problem: &ImpactProblem) -> Result<(), GpuError> {
+    let ops = problem.operators();
     if problem.has_restitution() {
-        let frictional = problem.contacts().iter().any(|c| c.restitution > 0.0 && c.friction > 0.0);
-        if frictional || !searched_by_the_cpu(problem.operators()) {
+        let twins_fit = widened_sets(widenable(problem)).all(|mask| twinned_fits(ops, mask));
+        if !twins_fit || !searched_by_the_cpu(ops) {
             return Err(GpuError::Restitution);
         }
     }
-    fits_all(problem.operators())
+    fits_all(ops)
+}
+
+/// The contacts whose friction cone restitution's expansion may widen
+/// (`e > 0` and `μ > 0`: the sampler's `b_γ,i = μ_i o_i`), one bit each.
+pub(crate) fn widenable(problem: &ImpactProblem) -> u64 {
+    let contacts = problem.contacts().iter().enumerate();
+    contacts.filter(|(_, c)| c.restitution > 0.0 && c.friction > 0.0).fold(0, |set, (i, _)| set | 1 << i)
+}
+
+/// Every nonempty set of contacts within `widenable` (a bit set of at most
+/// [`MAX_GPU_ALL_CONTACTS`] contacts), ascending.
+fn widened_sets(widenable: u64) -> impl Iterator<Item = u64> {
+    (1..=widenable).filter(move |set| set & !widenable == 0)
+}
+
+/// Whether the twinned step of `ops` widened at `mask` fits `all` on the
+/// GPU: a twin has the capped modes of its contact (one stick, a vertex per
+/// direction and in space an edge per direction), its contact's reduced
+/// coordinates and an LCP block of its own.
+fn twinned_fits(ops: &ContactOperators, mask: u64) -> bool {
+    let twins = mask.count_ones() as usize;
+    let t = ops.dimension.tangents();
+    let twin_modes = (1 + ops.d + if t == 2 { ops.d } else { 0 }) as u64;
+    let tuples = (0..twins).fold(all_tuples(ops), |total, _| total.saturating_mul(twin_modes));
+    let m = ops.m + twins;
+    m <= MAX_GPU_ALL_CONTACTS
+        && tuples <= MAX_GPU_ALL_TUPLES
+        && m * (1 + t) <= MAX_GPU_ALL_DIM
+        && m * (3 + ops.d) <= super::types::MAX_LCP_SIZE
+}
+
+/// The module width `all` needs on `problem`: its own contacts, or more
+/// with the twins of its widened steps.
+pub(crate) fn all_width(problem: &ImpactProblem) -> AllWidth {
+    let twins = if problem.has_restitution() { widenable(problem).count_ones() as usize } else { 0 };
+    AllWidth::of(problem.operators().m + twins)
 }
 
 /// Whether the shaders retry by the enumerator a step with restitution
 /// that Lemke's method failed, or solved outside the run's residual
 /// tolerance, under the Lemke rules, as the CPU does (for at most
 /// [`ELASTIC_ENUMERATION_CONTACTS`](crate::sampling::ELASTIC_ENUMERATION_CONTACTS)
-/// contacts): where the step's tuples fit `all` on the GPU and the CPU
-/// searches every such step, as the GPU does; a step whose friction cone
-/// is widened still goes to the host. Elsewhere the host runs such a
-/// sample again.
+/// contacts): where `all` runs on the GPU with this restitution
+/// ([`check_all`]), its widened steps included. Elsewhere the host runs
+/// such a sample again.
 pub(crate) fn retries_on_device(problem: &ImpactProblem) -> bool {
-    searched_by_the_cpu(problem.operators()) && fits_all(problem.operators()).is_ok()
+    check_all(problem).is_ok()
 }
 
 /// Whether the CPU searches every step of `ops` rather than certify it
 /// (fewer mode tuples a step than
 /// [`EnumeratorOptions::bound_min_tuples`]), so that the GPU's enumeration
 /// keeps the CPU's own impulses for each `Δv` (the first tuple), not only
-/// its `Δv`.
+/// its `Δv`. A widened step of such a problem is searched in full as a
+/// twinned step (no bound there either), as the GPU enumerates it.
 fn searched_by_the_cpu(ops: &ContactOperators) -> bool {
     (all_tuples(ops) as f64) < EnumeratorOptions::default().bound_min_tuples
 }
@@ -185,26 +222,108 @@ impl EnumerationTolerances {
 }
 
 /// Appends the constants of `all` to `constants` and fills the matching
-/// fields of `params` (offsets, sizes, the mode starts). The caller has
-/// checked the problem with [`check_all`].
+/// fields of `params` (offsets, sizes, the mode starts): the tables of the
+/// problem's own steps, then those of the twinned step of every set of
+/// contacts in `widenable` ([`widenable`]) with a directory of them
+/// (`enumerate.wgsl`, "Twinned steps"). The caller has checked the problem
+/// with [`check_all`].
 pub(crate) fn push_constants(
     ops: &ContactOperators,
+    widenable: u64,
     precision: Precision,
     residual_tol: f64,
     constants: &mut Vec<f64>,
     params: &mut RouthParams,
 ) {
     assert!(fits_all(ops).is_ok(), "`all` on the GPU for a problem it does not fit");
-    let enumerator = StepEnumerator::new(ops);
-    let red = enumerator.reduced();
-    let (dv_map, dv_map_max) = enumerator.dv_map();
-    let tolerances = EnumerationTolerances::new(precision, red.singular, residual_tol);
     let mut push = |values: &[f64]| {
         let offset = constants.len() as u32;
         constants.extend_from_slice(values);
         offset
     };
-    params.off_enum_scalars = push(&[
+    let enumerator = StepEnumerator::new(ops);
+    let own = push_table(ops, &enumerator, precision, residual_tol, &mut push);
+    let red = enumerator.reduced();
+    params.off_recovery = push(&enumerator.tangent_recovery().iter().flatten().copied().collect::<Vec<_>>());
+    params.off_dirs = push(&red.directions.iter().flatten().copied().collect::<Vec<_>>());
+    // The directory: per set of widened contacts (a bit set over at most
+    // six contacts), the offset of its twinned step's header, 0 for none.
+    let mut directory = vec![0.0; 1 << MAX_GPU_ALL_CONTACTS];
+    for mask in widened_sets(widenable) {
+        let (twinned, enumerator) = crate::impact::twinned_step(ops, mask);
+        assert!(twinned_fits(ops, mask), "a twinned step `all` on the GPU does not fit");
+        let table = push_table(&twinned, &enumerator, precision, residual_tol, &mut push);
+        let matrix = push(&twinned.step_matrix);
+        let mut header = vec![
+            twinned.m as f64,
+            table.dim as f64,
+            twinned.step_size_n() as f64,
+            table.rank as f64,
+            table.inequalities as f64,
+            table.off_scalars as f64,
+            table.off_w as f64,
+            table.off_b as f64,
+            table.off_mu as f64,
+            table.off_modes as f64,
+            table.off_ineq as f64,
+            matrix as f64,
+        ];
+        header.extend(table.mode_start.iter().map(|&x| x as f64));
+        directory[mask as usize] = push(&header) as f64;
+    }
+    let directory = if widenable == 0 { 0 } else { push(&directory) };
+    // The directory's offset follows the own table's scalars.
+    constants[own.off_scalars as usize + TWINNED_SLOT] = directory as f64;
+    params.off_enum_scalars = own.off_scalars;
+    params.off_w = own.off_w;
+    params.off_b = own.off_b;
+    params.off_mu = own.off_mu;
+    params.off_modes = own.off_modes;
+    params.off_ineq = own.off_ineq;
+    params.s = red.s as u32;
+    params.dim = own.dim;
+    params.rank = own.rank;
+    params.tuples = red.table.start.windows(2).map(|w| w[1] - w[0]).product::<usize>() as u32;
+    params.kept_cap = MAX_GPU_ALL_SOLUTIONS as u32;
+    params.enum_value_stride = value_stride(ops.n) as u32;
+    params.enum_word_stride = word_stride() as u32;
+    params.inequalities = own.inequalities;
+    params.mode_start = own.mode_start;
+}
+
+/// The slot of the enumeration's scalars that holds the offset of the
+/// twinned steps' directory (0: none).
+const TWINNED_SLOT: usize = 8;
+
+/// Where one step's tables lie in `constants` (`enumerate.wgsl`'s
+/// `AllTable`, less the twinned LCP matrix).
+struct Table {
+    off_scalars: u32,
+    off_w: u32,
+    off_b: u32,
+    off_mu: u32,
+    off_modes: u32,
+    off_ineq: u32,
+    dim: u32,
+    rank: u32,
+    inequalities: u32,
+    mode_start: [u32; 8],
+}
+
+/// Pushes the tables of `enumerator`'s steps of `ops`: its tolerances
+/// (and a slot for the twinned directory), `W`, `B`, `μ`, the mode table
+/// and its inequalities.
+fn push_table(
+    ops: &ContactOperators,
+    enumerator: &StepEnumerator,
+    precision: Precision,
+    residual_tol: f64,
+    push: &mut impl FnMut(&[f64]) -> u32,
+) -> Table {
+    let red = enumerator.reduced();
+    let (dv_map, dv_map_max) = enumerator.dv_map();
+    let tolerances = EnumerationTolerances::new(precision, red.singular, residual_tol);
+    let off_scalars = push(&[
         tolerances.accept,
         tolerances.same_dv,
         tolerances.singular,
@@ -213,12 +332,11 @@ pub(crate) fn push_constants(
         red.w_max,
         tolerances.prune,
         tolerances.replaced_above,
+        0.0,
     ]);
-    params.off_w = push(&red.w);
-    params.off_b = push(dv_map);
-    params.off_recovery = push(&enumerator.tangent_recovery().iter().flatten().copied().collect::<Vec<_>>());
-    params.off_dirs = push(&red.directions.iter().flatten().copied().collect::<Vec<_>>());
-    params.off_mu = push(&red.friction);
+    let off_w = push(&red.w);
+    let off_b = push(dv_map);
+    let off_mu = push(&red.friction);
     let table = &red.table;
     let mut modes = Vec::with_capacity(table.modes.len() * MODE_STRIDE);
     for mode in &table.modes {
@@ -246,20 +364,26 @@ pub(crate) fn push_constants(
         modes.extend(mode.basis.iter().flatten());
         modes.extend(mode.rows.iter().flatten());
     }
-    params.off_modes = push(&modes);
+    let off_modes = push(&modes);
     let inequalities: Vec<f64> =
         table.inequalities.iter().flat_map(|e| e.ax.into_iter().chain(e.au).chain([e.a0])).collect();
-    params.off_ineq = push(&inequalities);
-    params.s = red.s as u32;
-    params.dim = red.dim as u32;
-    params.rank = red.rank as u32;
-    params.tuples = table.start.windows(2).map(|w| w[1] - w[0]).product::<usize>() as u32;
-    params.kept_cap = MAX_GPU_ALL_SOLUTIONS as u32;
-    params.enum_value_stride = value_stride(ops.n) as u32;
-    params.enum_word_stride = word_stride() as u32;
-    params.inequalities = table.inequalities.len() as u32;
+    let off_ineq = push(&inequalities);
+    let mut mode_start = [0u32; 8];
     for (i, start) in table.start.iter().enumerate() {
-        params.mode_start[i] = *start as u32;
+        mode_start[i] = *start as u32;
+    }
+    debug_assert_eq!(ops.m + 1, table.start.len());
+    Table {
+        off_scalars,
+        off_w,
+        off_b,
+        off_mu,
+        off_modes,
+        off_ineq,
+        dim: red.dim as u32,
+        rank: red.rank as u32,
+        inequalities: table.inequalities.len() as u32,
+        mode_start,
     }
 }
 
@@ -310,7 +434,7 @@ mod tests {
         let scene = scene::builtin(id).unwrap();
         let ops = scene.problem.operators().clone();
         let (mut constants, mut params) = (vec![0.5; 3], RouthParams::default());
-        push_constants(&ops, Precision::F64, 1e-9, &mut constants, &mut params);
+        push_constants(&ops, 0, Precision::F64, 1e-9, &mut constants, &mut params);
         (ops, constants, params)
     }
 
@@ -368,10 +492,21 @@ mod tests {
         let cube = scene::builtin("cube-flat").unwrap().problem;
         assert_eq!(check_all(&cube), Err(GpuError::TooLargeForAll { m: 4, tuples: 35u64.pow(4) }));
         // Restitution: the frictionless cradle bounces under `all` on the
-        // GPU; a contact with friction that bounces is refused.
+        // GPU, and so does the rocking block, whose two corners with
+        // friction each add a twin to a widened step (7² · 3² tuples at
+        // most, four contacts: the wider module).
         assert!(scene::builtin("cradle").unwrap().problem.has_restitution());
         let bouncing = scene::builtin("rocking-block-bouncing").unwrap().problem;
-        assert_eq!(check_all(&bouncing), Err(GpuError::Restitution));
+        assert_eq!(check_all(&bouncing), Ok(()));
+        assert_eq!(widenable(&bouncing), 0b11);
+        assert_eq!(widened_sets(0b11).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(widened_sets(0b101).collect::<Vec<_>>(), [1, 4, 5]);
+        assert_eq!(all_width(&bouncing), AllWidth::Wide);
+        assert_eq!(all_width(&scene::builtin("compass-gait").unwrap().problem), AllWidth::Narrow);
+        // Twins of three spatial contacts: 35³ · 17 tuples, refused.
+        let edge = scene::builtin("cube-edge").unwrap().problem;
+        assert!(twinned_fits(edge.operators(), 0b01));
+        assert!(!twinned_fits(edge.operators(), 0b11), "35² · 17² = {}", 35u64.pow(2) * 17u64.pow(2));
         // Frictionless and bouncing, but of 3⁵ tuples a step (≥ 100, which
         // the CPU certifies where it can): refused.
         let stack = scene::builtin("disk-stack").unwrap().problem;

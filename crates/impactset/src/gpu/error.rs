@@ -75,12 +75,14 @@ pub enum GpuError {
         tuples: u64,
     },
     /// Restitution runs on the GPU under the Lemke rules, and under `all`
-    /// only where no contact with `e > 0` has friction (its expansion widens
-    /// its friction cone, a step `all` searches with a twin contact on the
-    /// CPU, docs/model.md §5b) and a step has fewer mode tuples than the
-    /// CPU's bound needs (100: the GPU then picks the CPU's own impulses).
+    /// only where a step has fewer mode tuples than the CPU's bound needs
+    /// (100: the GPU then keeps the CPU's own impulses, which the works of
+    /// restitution read) and the twinned steps of its contacts with both
+    /// restitution and friction (docs/model.md §5b) fit `all`'s limits.
     #[error(
-        "restitution under selection `all` runs on the GPU only where no contact with e > 0 has friction and a step has fewer than 100 mode tuples: use the CPU backend (which `auto` picks for it), or lemke / random-lemke"
+        "restitution under selection `all` runs on the GPU only where a step has fewer than 100 mode tuples and the twinned steps of its contacts with friction and e > 0 fit the GPU's `all` (at most {max_contacts} contacts with their twins, {max_tuples} mode tuples): use the CPU backend (which `auto` picks for it), or lemke / random-lemke",
+        max_tuples = super::MAX_GPU_ALL_TUPLES,
+        max_contacts = super::MAX_GPU_ALL_CONTACTS
     )]
     Restitution,
     /// Something the GPU backend does not do (yet).

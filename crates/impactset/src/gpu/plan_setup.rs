@@ -99,7 +99,7 @@ impl<'c> GpuPlan<'c> {
         let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
         // The enumerator on more than three contacts needs the wider
         // arrays; every other run keeps the module it always had.
-        let width = if enumerates { AllWidth::of(params.m as usize) } else { AllWidth::Narrow };
+        let width = if enumerates { first.width } else { AllWidth::Narrow };
         let kernels = ctx.kernels_sized(Module::Routh(width), precision, workgroup_size)?;
         let pipeline = kernels.get("routh_sample").clone();
         let cpu_adapter = ctx.is_software();

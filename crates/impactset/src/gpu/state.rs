@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::GpuError;
 use super::context::GpuContext;
-use super::enumerate;
+use super::enumerate::{self, AllWidth};
 use super::options::{GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 use super::precision::{Precision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance};
 use super::types::{
@@ -35,6 +35,9 @@ pub(crate) struct StateBlock {
     /// `all`'s `FLAG_TOO_MANY_SOLUTIONS`; f32 samples that end unaccepted,
     /// docs/gpu.md).
     pub cpu: Option<Arc<(ImpactProblem, SamplerOptions)>>,
+    /// The arrays `enumerate.wgsl` needs for this state's enumerations
+    /// (its steps', and its twinned steps' with restitution).
+    pub width: AllWidth,
 }
 
 impl StateBlock {
@@ -159,7 +162,14 @@ impl StateBlock {
         let mut params = RouthParams::default();
         if options.selection == Selection::All || (elastic && enumerate::retries_on_device(problem)) {
             let cpu_adapter = ctx.is_software();
-            enumerate::push_constants(ops, precision, residual_tol, &mut constants, &mut params);
+            enumerate::push_constants(
+                ops,
+                enumerate::widenable(problem),
+                precision,
+                residual_tol,
+                &mut constants,
+                &mut params,
+            );
             let tuples = params.tuples as usize;
             let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
             params.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
@@ -193,7 +203,8 @@ impl StateBlock {
         };
         let all = options.selection == Selection::All;
         let cpu = (elastic || all || precision == Precision::F32).then(|| Arc::new((problem.clone(), options.clone())));
-        Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu })
+        let width = enumerate::all_width(problem);
+        Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu, width })
     }
 
     /// Whether `other` can run in the same dispatch as this state: the same
@@ -202,6 +213,7 @@ impl StateBlock {
     pub fn packs_with(&self, other: &StateBlock) -> bool {
         self.constants.len() == other.constants.len()
             && bytemuck::bytes_of(&self.params) == bytemuck::bytes_of(&other.params)
+            && self.width == other.width
     }
 }
 

@@ -13,8 +13,10 @@ mod violation;
 
 pub(crate) use basis::{SINGULAR, lu_in_place, lu_solve};
 #[cfg(feature = "gpu")]
-pub(crate) use enumerate::{ACCEPT, Normal, PRUNE, REPLACED_ABOVE, SAME_DV, Tangential};
+pub(crate) use enumerate::{ACCEPT, PRUNE, REPLACED_ABOVE, SAME_DV};
 pub use enumerate::{EnumerationCounts, EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};
+#[cfg(feature = "gpu")]
+pub(crate) use enumerate::{Normal, Tangential, twinned_step};
 pub use outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
 pub use routh_step::{
     ENUMERATED_VIOLATION, LemkeUnits, StepOutcome, StepScales, StepWorkspace, continue_step, delassus_scale,

@@ -293,7 +293,7 @@ impl BackendReason {
             #[cfg(feature = "gpu")]
             BackendReason::Restitution => {
                 format!(
-                    "restitution under {} runs on the CPU: the GPU shaders model it there only where no contact with e > 0 has friction and a step has fewer than 100 mode tuples (and under lemke and random-lemke)",
+                    "restitution under {} runs on the CPU: the GPU shaders model it there only where a step has fewer than 100 mode tuples and the twinned steps of the contacts with friction and e > 0 fit the GPU's limits (and under lemke and random-lemke)",
                     option("selection", "all")
                 )
             }

@@ -98,10 +98,9 @@ mod widened_tests;
 use crate::lcp::{LemkeOptions, LemkeWorkspace};
 use crate::problem::ContactOperators;
 
-use bound::{Reach, Verdict};
 #[cfg(feature = "gpu")]
-pub(crate) use keep::REPLACED_ABOVE;
-pub(crate) use modes::{Normal, Tangential};
+pub(crate) use self::{keep::REPLACED_ABOVE, modes::Normal, modes::Tangential, widened::twinned_step};
+use bound::{Reach, Verdict};
 pub use options::{EnumerationCounts, EnumeratorOptions, RecordPolicy};
 use scratch::Scratch;
 use tableau::{Reduced, StepData, StepScales};
@@ -381,8 +380,10 @@ impl StepEnumerator {
     /// `Δv` in `sc.dv`.
     fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], widened: bool, sc: &mut Scratch) {
         let m = self.reduced.m;
-        let tuples = (0..m).map(|i| self.reduced.table.of(i).len() as f64).product::<f64>();
-        let solved = if widened || (self.options.bound && tuples >= self.options.bound_min_tuples) {
+        // Below the size a widened step takes none either: its twinned search
+        // keeps each `Δv`'s first tuple, as the GPU does (docs/model.md §5b).
+        let large = self.tuples() >= self.options.bound_min_tuples;
+        let solved = if large && (widened || self.options.bound) {
             self.lemke.solve(&ops.step_matrix, b, &LemkeOptions::default()).ok()
         } else {
             None

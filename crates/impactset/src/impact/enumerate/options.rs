@@ -30,14 +30,17 @@ pub struct EnumeratorOptions {
     /// every other solution (docs/model.md §5b): the modes no solution can
     /// have are not searched, and a step whose `Δv` it proves unique stops
     /// at the first solution. The velocity changes found do not depend on
-    /// it (a step whose friction cone is widened, `b_γ ≠ 0`, always starts
-    /// with the bound, and when it certifies the step keeps that Lemke
-    /// solution). Default `true`.
+    /// it (a step whose friction cone is widened, `b_γ ≠ 0`, starts with
+    /// the bound whenever the problem has [`bound_min_tuples`](Self::bound_min_tuples),
+    /// and when it certifies the step keeps that Lemke solution). Default
+    /// `true`.
     pub bound: bool,
     /// The fewest mode tuples (the product of the contacts' mode counts)
     /// for which a step starts with the bound: below, searching costs less
     /// than the Lemke solve (two planar contacts: 49 tuples, a few
-    /// microseconds a step). Steps with `b_γ ≠ 0` always do. Default 100.
+    /// microseconds a step). Below, a step with `b_γ ≠ 0` does not either,
+    /// nor its twinned search: it keeps the first mode tuple of each `Δv`,
+    /// as the GPU's enumeration does. Default 100.
     pub bound_min_tuples: f64,
 }
 

@@ -64,6 +64,17 @@ impl Widened {
     }
 }
 
+/// The operators of the twinned step of `ops` whose widened contacts are
+/// the bits of `mask` (the contacts in their order, then one twin per
+/// widened contact in ascending order), and its enumerator: the tables
+/// `all` on the GPU enumerates such a step with (`gpu/enumerate.rs`, for
+/// problems below the bound's size, whose twinned steps take no bound).
+#[cfg(feature = "gpu")]
+pub(crate) fn twinned_step(ops: &ContactOperators, mask: u64) -> (ContactOperators, StepEnumerator) {
+    let Widened { ops, enumerator, .. } = Widened::new(ops, mask, EnumeratorOptions::default());
+    (ops, enumerator)
+}
+
 /// The operators of the twinned step whose contacts are `source` (see
 /// [`Widened::source`]): a twin has its contact's tangent and
 /// friction-direction rows, a zero normal row and the same friction. Every
@@ -113,6 +124,11 @@ fn twinned_operators(ops: &ContactOperators, source: &[(usize, bool)]) -> Contac
 }
 
 impl StepEnumerator {
+    /// The mode tuples of a step: the product of the contacts' mode counts.
+    pub(super) fn tuples(&self) -> f64 {
+        (0..self.reduced.m).map(|i| self.reduced.table.of(i).len() as f64).product()
+    }
+
     /// Every solution of the widened step `b` (`b_γ ≠ 0`) by the twinned
     /// step (module docs), appended to the list; returns whether the list
     /// is exhaustive (when the twinned search is not, nothing is appended:
@@ -138,8 +154,11 @@ impl StepEnumerator {
                 if self.widened.len() == KEPT {
                     self.widened.remove(0);
                 }
+                // Below the bound's size the twinned search takes no bound
+                // either: it keeps each `Δv`'s first tuple, as the GPU does.
                 let cache_bytes = self.options.cache_bytes / KEPT;
-                self.widened.push(Widened::new(ops, mask, EnumeratorOptions { cache_bytes, ..self.options }));
+                let bound = self.options.bound && self.tuples() >= self.options.bound_min_tuples;
+                self.widened.push(Widened::new(ops, mask, EnumeratorOptions { cache_bytes, bound, ..self.options }));
                 self.widened.len() - 1
             }
         };

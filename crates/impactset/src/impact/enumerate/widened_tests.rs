@@ -86,3 +86,42 @@ fn a_widened_step_has_exactly_the_oracles_solutions() {
     println!("{steps} widened steps: {certified} certified, {several} with several solutions");
     assert!(certified >= 30 && several >= 8, "{certified} certified, {several} several");
 }
+
+/// Below the bound's size (`bound_min_tuples`: two planar contacts, 49
+/// mode tuples a step) a widened step takes no bound and certifies
+/// nothing: it keeps the first mode tuple of each `Δv` of its twinned
+/// search, bit for bit what a search with no bound at all keeps (the GPU's
+/// enumeration, docs/gpu.md), where a certified widened step would keep its
+/// Lemke solution (`bound_min_tuples: 0`, which differs on some steps).
+#[test]
+fn a_small_widened_step_keeps_the_first_tuple_of_its_twinned_search() {
+    let mut rng = ChaCha8Rng::seed_from_u64(47);
+    let (mut steps, mut lemke_differs) = (0, 0);
+    for case in 0..300 {
+        let m = 1 + case % 2;
+        let problem = coupled_problem(&mut rng, 4, m, None, 0.6, 0.2..2.0);
+        let ops = problem.operators();
+        let size = ops.step_size_n();
+        let mut b = random_step_rhs(&mut rng, &problem);
+        for i in 0..m {
+            let o = b[i] * rng.random_range(0.01..0.3);
+            for (r, x) in b.iter_mut().enumerate() {
+                *x += ops.step_matrix[r * size + m + i] * o;
+            }
+        }
+        let run = |options: EnumeratorOptions| {
+            let mut e = StepEnumerator::with_options(ops, options);
+            let count = e.enumerate(ops, &b);
+            assert!(e.exhaustive(), "case {case}: not exhaustive");
+            (0..count).map(|k| (e.solution(k).to_vec(), e.velocity_change(k).to_vec())).collect::<Vec<_>>()
+        };
+        let default = run(EnumeratorOptions::default());
+        let searched = run(EnumeratorOptions { bound_min_tuples: f64::INFINITY, ..EnumeratorOptions::default() });
+        assert_eq!(default, searched, "case {case}");
+        let lemke = run(EnumeratorOptions { bound_min_tuples: 0.0, ..EnumeratorOptions::default() });
+        lemke_differs += usize::from(lemke != searched);
+        steps += 1;
+    }
+    println!("{steps} small widened steps: {lemke_differs} kept otherwise where certified widened steps keep Lemke's");
+    assert!(lemke_differs > 0, "the test sees no step a certified widened step keeps otherwise");
+}
