@@ -491,27 +491,25 @@ fn enumerate_tuples(sample: u32, budget: u32, velocity: scalar, impulse: scalar,
         if solve_tuple(m, s, dim) {
             velocity_change(n, dim);
             let k = duplicate_of(n, count, values);
-            if k == count {
-                if count >= params.kept_cap {
-                    status = ENUM_OVERFLOW;
-                    break;
-                }
+            let fresh = k == count;
+            if fresh && count >= params.kept_cap {
+                status = ENUM_OVERFLOW;
+                break;
+            }
+            // A kept solution off round-off by more than `REPLACED_ABOVE`
+            // gives way to a later tuple with the same Δv and a smaller
+            // violation (keep.rs). One rebuild and one measure for both
+            // cases (the compiler inlines every call, docs/gpu-lavapipe.md).
+            var kept = scalar(0.0);
+            if !fresh {
+                kept = enum_values[values + ENUM_CAP_SLOTS + params.kept_cap * n + k];
+            }
+            if fresh || kept > enum_scalar(7u) {
                 rebuild_z(m, d, s, size);
-                let valid = kept_valid(velocity, impulse);
-                keep_solution(count, n, values, words, cursor, valid, own_violation(size, m));
-                count += 1u;
-            } else {
-                // A kept solution off round-off by more than
-                // `REPLACED_ABOVE` gives way to a later tuple with the same
-                // Δv and a smaller violation (keep.rs).
-                let kept = enum_values[values + ENUM_CAP_SLOTS + params.kept_cap * n + k];
-                if kept > enum_scalar(7u) {
-                    rebuild_z(m, d, s, size);
-                    let own = own_violation(size, m);
-                    if own < kept {
-                        let valid = kept_valid(velocity, impulse);
-                        keep_solution(k, n, values, words, cursor, valid, own);
-                    }
+                let own = own_violation(size, m);
+                if fresh || own < kept {
+                    keep_solution(k, n, values, words, cursor, kept_valid(velocity, impulse), own);
+                    count += select(0u, 1u, fresh);
                 }
             }
         }
