@@ -517,6 +517,46 @@ mod tests {
         assert_eq!(check_all(&five), Err(GpuError::Restitution));
     }
 
+    /// The twinned steps' directory and headers (`enumerate.wgsl`'s
+    /// `use_twinned_table`): one header per set of widened contacts, each
+    /// pointing at its twinned step's tables, with the twins' capped modes.
+    #[test]
+    fn constants_hold_the_twinned_steps_tables() {
+        let problem = scene::builtin("rocking-block-bouncing").unwrap().problem;
+        let ops = problem.operators();
+        let (mut constants, mut params) = (vec![0.5; 3], RouthParams::default());
+        push_constants(ops, widenable(&problem), Precision::F64, 1e-9, &mut constants, &mut params);
+        let directory = constants[params.off_enum_scalars as usize + TWINNED_SLOT] as usize;
+        assert!(directory > 0);
+        for mask in 0..1u64 << MAX_GPU_ALL_CONTACTS {
+            let header = constants[directory + mask as usize] as usize;
+            if !(1..=3).contains(&mask) {
+                assert_eq!(header, 0, "set {mask:b}");
+                continue;
+            }
+            let (twinned, enumerator) = crate::impact::twinned_step(ops, mask);
+            let red = enumerator.reduced();
+            let m = 2 + mask.count_ones() as usize;
+            let at = |k: usize| constants[header + k];
+            assert_eq!([at(0), at(1), at(2)], [m as f64, (2 * m) as f64, (5 * m) as f64], "set {mask:b}");
+            assert_eq!(&constants[at(6) as usize..][..red.w.len()], &red.w[..]);
+            let size = twinned.step_size_n();
+            assert_eq!(&constants[at(11) as usize..][..size * size], &twinned.step_matrix[..]);
+            // Two planar contacts of seven modes each, then a twin of three
+            // (capped: stick, vertex 0, vertex 1).
+            let starts: Vec<f64> = (0..=m).map(|i| at(12 + i)).collect();
+            let expected: Vec<f64> = (0..=m).map(|i| (7 * i.min(2) + 3 * i.saturating_sub(2)) as f64).collect();
+            assert_eq!(starts, expected, "set {mask:b}");
+            for g in 14..starts[m] as usize {
+                let normal = constants[at(9) as usize + g * MODE_STRIDE + 1];
+                assert_eq!(normal, 2.0, "set {mask:b}: a twin's mode {g} is capped");
+            }
+        }
+        // No restitution, no directory.
+        let (_, constants, params) = constants_of("rocking-block");
+        assert_eq!(constants[params.off_enum_scalars as usize + TWINNED_SLOT], 0.0);
+    }
+
     #[test]
     fn constants_hold_the_enumerators_tables() {
         let (ops, constants, params) = constants_of("cube-edge");
