@@ -241,7 +241,8 @@ fn zero_restitution_is_the_inelastic_gpu_path() {
 /// inelastic one (three coordinates a contact, the narrow module, and
 /// friction in the steps the expansion runs in); a point sliding down a
 /// slope (`μ = 0.2`) that bounces (`e = 0.5`), whose every expansion widens
-/// its friction cone: a twinned step on every sample (docs/model.md §5b);
+/// its friction cone: a twinned step on every sample (docs/model.md §5b),
+/// and a random planar contact of the same kind;
 /// and the bouncing rocking block, both corners frictional, whose twinned
 /// steps (up to `7² · 3²` tuples, four contacts) lavapipe's loop limiter
 /// cuts on nearly every sample (docs/gpu-lavapipe.md): the host runs those
@@ -265,8 +266,15 @@ fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions, f64)> {
         seed: 5,
         ..Default::default()
     };
+    // A random planar contact with friction on four coupled velocities
+    // (μ < 2), bouncing with e = 0.7: twinned steps off any scene's
+    // symmetry.
+    let random = impactset::scene::random::random_problem(31, 4, 1, false, 2.0);
+    let random = random.with_restitution(&[0.7]).expect("valid restitution");
+    let random_options = SamplerOptions { samples: 96, selection: Selection::All, seed: 5, ..Default::default() };
     vec![
         ("cradle".to_string(), cradle.problem.clone(), options(&cradle, 96), 1.0 / 3.0),
+        ("random planar contact (n = 4, e = 0.7)".to_string(), random, random_options, 1.0 / 3.0),
         ("rocking-block (A frictionless, e = 0.5)".to_string(), half_frictionless, options(&block, 96), 1.0 / 3.0),
         ("slope-point-slide (e = 0.5)".to_string(), bouncing_slope, options(&slope, 96), 1.0 / 3.0),
         ("rocking-block-bouncing".to_string(), bouncing.problem.clone(), options(&bouncing, 64), 1.0 / 16.0),
@@ -305,11 +313,19 @@ fn gpu_all_with_restitution_matches_cpu() {
                 cpu.fallback_steps(),
                 gpu.fallback_steps()
             );
-            // Only a driver's loop limiter sends samples to the host here
-            // (every twinned step has its tables, no overflow); lavapipe's
-            // cuts steps whose corrections and energy guard enumerate many
-            // times in one dispatch (docs/gpu-lavapipe.md), a real GPU none.
-            assert_eq!(reruns.0, reruns.1, "{name} {precision}: host re-runs besides the loop limiter's");
+            // In f64 only a driver's loop limiter sends samples to the host
+            // here (every twinned step has its tables, no overflow);
+            // lavapipe's cuts steps whose corrections and energy guard
+            // enumerate many times in one dispatch (docs/gpu-lavapipe.md), a
+            // real GPU none. In f32 the host also runs again the samples
+            // f32 leaves unaccepted or with more near-duplicate solutions
+            // than the scratch holds (docs/gpu.md): a few.
+            let others = reruns.0 - reruns.1;
+            if precision == Precision::F64 {
+                assert_eq!(others, 0, "{name} {precision}: host re-runs besides the loop limiter's");
+            } else {
+                assert!(others * 10 <= options.samples as u64, "{name} {precision}: {others} host re-runs");
+            }
             let ran = (options.samples as u64 - reruns.0) as f64;
             assert!(
                 ran >= on_device * options.samples as f64 && ran > 0.0,
