@@ -1,7 +1,7 @@
 //! Restitution from the command line (docs/model.md §4b): the built-in
 //! bouncing scenes run as documented without advice to change them, a bad
-//! coefficient is named, and the GPU refuses what its shaders do not model
-//! (restitution under `all`).
+//! coefficient is named, and the GPU runs restitution under `all` where
+//! it models it and refuses it elsewhere (100 or more mode tuples a step).
 
 use std::process::{Command, Output};
 
@@ -47,15 +47,41 @@ fn show_prints_the_coefficients_and_a_bad_one_is_named() {
 }
 
 #[test]
-fn the_gpu_refuses_frictional_restitution_under_all_and_auto_runs_it_on_the_cpu() {
+fn the_gpu_runs_bouncing_friction_under_all_and_refuses_many_mode_tuples() {
     let all = ["--selection", "all"];
-    let bouncing = ["sample", "rocking-block-bouncing", "-n", "16", "--backend"];
-    let out = impactset(&[&bouncing[..], &["gpu"], &all].concat());
+    // The bouncing rocking block's corners have friction: its expansions
+    // widen their cones, steps the GPU enumerates on their twinned steps.
+    let out = impactset(&[&["sample", "rocking-block-bouncing", "-n", "16", "--backend", "gpu"][..], &all].concat());
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("gpu ("), "{stdout}");
+    // A box on an edge bouncing on two spatial corners: 35² mode tuples a
+    // step, which the CPU certifies, keeping Lemke's impulses: refused.
+    let dir = std::env::temp_dir().join(format!("impactset-restitution-gpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("edge.json");
+    let corner = |y: f64| {
+        format!(
+            r#"{{"normal": [0, 0, 1, -0.3, {y}, 0], "tangents": [[1, 0, 0, 0, -0.64, 0.3], [0, 1, 0, 0.64, 0, {minus}]],
+                "friction": 0.5, "restitution": 0.5}}"#,
+            minus = -y
+        )
+    };
+    let mass = "[[1,0,0,0,0,0],[0,1,0,0,0,0],[0,0,1,0,0,0],[0,0,0,0.17,0,0],[0,0,0,0,0.17,0],[0,0,0,0,0,0.17]]";
+    let file = format!(
+        r#"{{"mass_matrix": {mass}, "velocity": [0.3, 0, -1, 0, 0, 0], "friction_directions": 8,
+            "contacts": [{}, {}]}}"#,
+        corner(0.5),
+        corner(-0.5)
+    );
+    std::fs::write(&path, file).unwrap();
+    let edge = ["sample", path.to_str().unwrap(), "-n", "16", "--backend"];
+    let out = impactset(&[&edge[..], &["gpu"], &all].concat());
     let (_, stderr) = text(&out);
-    assert!(!out.status.success(), "the GPU ran a bouncing contact with friction under `all`");
-    assert!(stderr.contains("restitution") && stderr.contains("friction"), "{stderr}");
+    assert!(!out.status.success(), "the GPU ran restitution under `all` on 35² tuples a step");
+    assert!(stderr.contains("restitution") && stderr.contains("100 mode tuples"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-    let out = impactset(&[&bouncing[..], &["auto"], &all].concat());
+    let out = impactset(&[&edge[..], &["auto"], &all].concat());
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("cpu backend"), "{stdout}");

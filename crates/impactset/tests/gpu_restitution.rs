@@ -242,7 +242,9 @@ fn zero_restitution_is_the_inelastic_gpu_path() {
 /// friction in the steps the expansion runs in); a point sliding down a
 /// slope (`μ = 0.2`) that bounces (`e = 0.5`), whose every expansion widens
 /// its friction cone: a twinned step on every sample (docs/model.md §5b),
-/// and a random planar contact of the same kind;
+/// and a random planar contact of the same kind; the compass gait with
+/// `e = 0.5` at both feet (friction 5), whose steps have several solutions
+/// and whose expansions widen both feet's cones;
 /// and the bouncing rocking block, both corners frictional, whose twinned
 /// steps (up to `7² · 3²` tuples, four contacts) lavapipe's loop limiter
 /// cuts on nearly every sample (docs/gpu-lavapipe.md): the host runs those
@@ -258,6 +260,8 @@ fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions, f64)> {
     let slope = scene::builtin("slope-point-slide").expect("built-in scene");
     let bouncing_slope = slope.problem.clone().with_restitution(&[0.5]).expect("valid restitution");
     let bouncing = scene::builtin("rocking-block-bouncing").expect("built-in scene");
+    let gait = scene::builtin("compass-gait").expect("built-in scene");
+    let bouncing_gait = gait.problem.clone().with_restitution(&[0.5, 0.5]).expect("valid restitution");
     let options = |scene: &scene::Scene, samples| SamplerOptions {
         samples,
         step_size: Some(scene.step_size),
@@ -277,6 +281,7 @@ fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions, f64)> {
         ("random planar contact (n = 4, e = 0.7)".to_string(), random, random_options, 1.0 / 3.0),
         ("rocking-block (A frictionless, e = 0.5)".to_string(), half_frictionless, options(&block, 96), 1.0 / 3.0),
         ("slope-point-slide (e = 0.5)".to_string(), bouncing_slope, options(&slope, 96), 1.0 / 3.0),
+        ("compass-gait (e = 0.5)".to_string(), bouncing_gait, options(&gait, 96), 1.0 / 3.0),
         ("rocking-block-bouncing".to_string(), bouncing.problem.clone(), options(&bouncing, 64), 1.0 / 16.0),
     ]
 }

@@ -68,8 +68,9 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// pass it where f64 finds a few).
 ///
 /// Errors: [`GpuError::Restitution`] for [`Selection::All`](crate::Selection::All) on a problem
-/// with a contact that has restitution and friction, or with restitution
-/// and 100 mode tuples a step or more; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
+/// with restitution and 100 mode tuples a step or more, or whose twinned
+/// steps (a contact with restitution and friction adds a twin, docs/model.md
+/// §5b) exceed `all`'s limits; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
 /// problem of more mode tuples a step than [`MAX_GPU_ALL_TUPLES`](super::MAX_GPU_ALL_TUPLES) (or more than
 /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts),
 /// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`](super::MAX_GPU_STEPS); [`GpuError::LcpTooLarge`] /
