@@ -113,8 +113,9 @@ pub(crate) fn all_width(problem: &ImpactProblem) -> AllWidth {
 /// tolerance, under the Lemke rules, as the CPU does (for at most
 /// [`ELASTIC_ENUMERATION_CONTACTS`](crate::sampling::ELASTIC_ENUMERATION_CONTACTS)
 /// contacts): where `all` runs on the GPU with this restitution
-/// ([`check_all`]), its widened steps included. Elsewhere the host runs
-/// such a sample again.
+/// ([`check_all`]), its widened steps where their twinned tables fit the
+/// module the run needs anyway (`StateBlock::new`). Elsewhere the host
+/// runs such a sample again.
 pub(crate) fn retries_on_device(problem: &ImpactProblem) -> bool {
     check_all(problem).is_ok()
 }

@@ -160,16 +160,16 @@ impl StateBlock {
         // restitution where the shaders can retry a step by the enumerator,
         // as the CPU does: `enumerate::retries_on_device`).
         let mut params = RouthParams::default();
-        if options.selection == Selection::All || (elastic && enumerate::retries_on_device(problem)) {
+        // The twinned steps' tables: under `all`, and for the Lemke rules'
+        // rare retries only where they fit the module the problem needs
+        // anyway (a retry of a widened step without them runs on the host,
+        // and the wider arrays would weigh on every step).
+        let all = options.selection == Selection::All;
+        let twinned = all || enumerate::all_width(problem) == AllWidth::of(m);
+        let widenable = if twinned { enumerate::widenable(problem) } else { 0 };
+        if all || (elastic && enumerate::retries_on_device(problem)) {
             let cpu_adapter = ctx.is_software();
-            enumerate::push_constants(
-                ops,
-                enumerate::widenable(problem),
-                precision,
-                residual_tol,
-                &mut constants,
-                &mut params,
-            );
+            enumerate::push_constants(ops, widenable, precision, residual_tol, &mut constants, &mut params);
             let tuples = params.tuples as usize;
             let planned = enumerate::tuples_per_dispatch(ops, tuples, cpu_adapter);
             params.tuples_per_dispatch = run.tuples_per_dispatch.unwrap_or(planned).clamp(1, tuples) as u32;
@@ -201,9 +201,8 @@ impl StateBlock {
             off_restitution,
             ..params
         };
-        let all = options.selection == Selection::All;
         let cpu = (elastic || all || precision == Precision::F32).then(|| Arc::new((problem.clone(), options.clone())));
-        let width = enumerate::all_width(problem);
+        let width = if twinned { enumerate::all_width(problem) } else { AllWidth::of(m) };
         Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu, width })
     }
 
