@@ -397,7 +397,8 @@ fn all_with_restitution_on_many_tuples_runs_on_the_cpu() {
 /// Packed states (`GpuPlan::packed`, as `reach` runs them): each state's
 /// samples, the ones the host runs again included, are that state's CPU
 /// samples, under `random-lemke` and under `all` (the cradle's contacts
-/// are frictionless).
+/// are frictionless; the bouncing compass gait's widen their cones, steps
+/// enumerated on the twinned tables each state carries).
 #[test]
 fn packed_states_with_restitution_are_each_states_samples() {
     let Some(ctx) = common::gpu::gpu() else { return };
@@ -405,8 +406,17 @@ fn packed_states_with_restitution_are_each_states_samples() {
         eprintln!("notice: {} has no f64, packed comparison skipped", ctx.describe());
         return;
     }
-    let scene = scene::builtin("cradle").expect("built-in scene");
-    for (selection, samples) in [(Selection::RandomLemke, 96), (Selection::All, 32)] {
+    let cradle = scene::builtin("cradle").expect("built-in scene");
+    // The compass gait bouncing at both feet: `all`'s twinned steps, their
+    // tables packed with each state's constants.
+    let gait = scene::builtin("compass-gait").expect("built-in scene");
+    let bouncing_gait = scene::Scene {
+        problem: gait.problem.clone().with_restitution(&[0.5, 0.5]).expect("valid restitution"),
+        ..gait.clone()
+    };
+    for (scene, selection, samples) in
+        [(&cradle, Selection::RandomLemke, 96), (&cradle, Selection::All, 32), (&bouncing_gait, Selection::All, 32)]
+    {
         let options: Vec<SamplerOptions> = (0..3)
             .map(|seed| SamplerOptions {
                 samples,
@@ -421,7 +431,8 @@ fn packed_states_with_restitution_are_each_states_samples() {
         let mut plan = GpuPlan::packed(&ctx, &states, Precision::F64, &GpuRunOptions::default()).expect("a plan");
         let flats = plan.sample_states(0, samples, &|_| {}, &|| false).expect("GPU run").expect("not cancelled");
         eprintln!(
-            "packed cradle {selection}: host re-runs {} ({} loop-limited)",
+            "packed {} {selection}: host re-runs {} ({} loop-limited)",
+            scene.id,
             plan.host_reruns(),
             plan.loop_limit_reruns()
         );
