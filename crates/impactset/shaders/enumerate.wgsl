@@ -65,8 +65,14 @@ const KEPT_VALID: u32 = 0x80000000u;
 // `ENUM_CAP_SLOTS` and `ENUM_HEADER` in src/gpu/enumerate.rs.
 const ENUM_CAP_SLOTS: u32 = 6u;
 const ENUM_HEADER: u32 = 18u;
-// Contacts of a twinned step's directory index: 2^6 sets.
+// Contacts of a twinned step's directory index (2^6 sets), the scalar of
+// the enumeration holding the directory's offset, and the fields of a
+// twinned step's header before its mode starts. Mirror
+// `MAX_GPU_ALL_CONTACTS`, `TWINNED_SLOT` and `HEADER_STARTS` in
+// src/gpu/enumerate.rs.
 const MAX_GPU_ALL_CONTACTS_BITS: u32 = 6u;
+const TWINNED_SLOT: u32 = 8u;
+const HEADER_STARTS: u32 = 12u;
 
 // What `enumerate_tuples` did.
 const ENUM_YIELD: u32 = 0u;     // budget spent, tuples left
@@ -97,8 +103,8 @@ var<private> e_normal_scale: scalar;
 // contact (its contact's tangent rows, a zero normal row, capped modes only
 // at cap b_γ,i / μ_i). The enumeration reads the tables of `all_table`: the
 // problem's own (from `params`), or the twinned step's of the widened
-// contacts' set, from the directory whose offset is enumeration scalar 8
-// (per set, a bit set over the contacts, the offset of its header, 0 for
+// contacts' set, from the directory whose offset is enumeration scalar
+// TWINNED_SLOT (per set, a bit set over the contacts, the offset of its header, 0 for
 // none; src/gpu/enumerate.rs `push_constants`). A header holds m, D, N, rank
 // W, inequalities, the offsets of the scalars, W, B, μ, the modes, the
 // inequalities and the twinned step LCP's matrix (N × N, row-major, not
@@ -138,19 +144,18 @@ fn use_own_table() {
 // The tables of the twinned step widened at the contacts `mask`; false
 // where there are none (the host runs the sample).
 fn use_twinned_table(mask: u32) -> bool {
-    let directory = u32(constant(params.off_enum_scalars + 8u));
+    let directory = u32(constant(params.off_enum_scalars + TWINNED_SLOT));
     if directory == 0u || mask >= (1u << MAX_GPU_ALL_CONTACTS_BITS) {
         return false;
     }
-    let header = u32(constant(directory + mask));
-    if header == 0u {
+    let h = u32(constant(directory + mask));
+    if h == 0u {
         return false;
     }
-    let h = header;
     var starts: array<u32, 8>;
     let m = u32(constant(h));
     for (var i = 0u; i <= m && i < 8u; i++) {
-        starts[i] = u32(constant(h + 12u + i));
+        starts[i] = u32(constant(h + HEADER_STARTS + i));
     }
     all_table = AllTable(m, u32(constant(h + 1u)), u32(constant(h + 2u)), u32(constant(h + 3u)),
         u32(constant(h + 4u)), u32(constant(h + 5u)), u32(constant(h + 6u)), u32(constant(h + 7u)),
@@ -245,10 +250,7 @@ fn twinned_residual(size: u32, m: u32, velocity: scalar, impulse: scalar) -> sca
         for (var j = 0u; j < size && j < MAX_N; j++) {
             w += constant(all_table.off_matrix + i * size + j) * lcp_z[j];
         }
-        let velocity_unknown = i < m || i >= size - m;
-        let zu = select(impulse, velocity, velocity_unknown);
-        let wu = select(velocity, impulse, velocity_unknown);
-        violation = max(violation, max(-lcp_z[i] / zu, max(-w / wu, abs(lcp_z[i] * w) / (velocity * impulse))));
+        violation = max(violation, residual_term(i, m, size, w, velocity, impulse));
     }
     return violation;
 }

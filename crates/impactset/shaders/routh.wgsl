@@ -413,10 +413,16 @@ fn step_residual(size: u32, m: u32, velocity: scalar, impulse: scalar) -> scalar
     var violation = scalar(0.0);
     for (var i = 0u; i < size && i < MAX_N; i++) {
         let w = lcp_q[i] + matrix_row_times_z(i, size);
-        let velocity_unknown = i < m || i >= size - m;
-        let zu = select(impulse, velocity, velocity_unknown);
-        let wu = select(velocity, impulse, velocity_unknown);
-        violation = max(violation, max(-lcp_z[i] / zu, max(-w / wu, abs(lcp_z[i] * w) / (velocity * impulse))));
+        violation = max(violation, residual_term(i, m, size, w, velocity, impulse));
     }
     return violation;
+}
+
+// Row i's part of `step_residual`: lcp_z[i] and w_i below zero and their
+// product, each in its unknown's units.
+fn residual_term(i: u32, m: u32, size: u32, w: scalar, velocity: scalar, impulse: scalar) -> scalar {
+    let velocity_unknown = i < m || i >= size - m;
+    let zu = select(impulse, velocity, velocity_unknown);
+    let wu = select(velocity, impulse, velocity_unknown);
+    return max(-lcp_z[i] / zu, max(-w / wu, abs(lcp_z[i] * w) / (velocity * impulse)));
 }

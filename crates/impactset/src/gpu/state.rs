@@ -165,7 +165,8 @@ impl StateBlock {
         // anyway (a retry of a widened step without them runs on the host,
         // and the wider arrays would weigh on every step).
         let all = options.selection == Selection::All;
-        let twinned = all || enumerate::all_width(problem) == AllWidth::of(m);
+        let (own_width, full_width) = (AllWidth::of(m), enumerate::all_width(problem));
+        let twinned = all || full_width == own_width;
         let widenable = if twinned { enumerate::widenable(problem) } else { 0 };
         if all || (elastic && enumerate::retries_on_device(problem)) {
             let cpu_adapter = ctx.is_software();
@@ -202,7 +203,7 @@ impl StateBlock {
             ..params
         };
         let cpu = (elastic || all || precision == Precision::F32).then(|| Arc::new((problem.clone(), options.clone())));
-        let width = if twinned { enumerate::all_width(problem) } else { AllWidth::of(m) };
+        let width = if twinned { full_width } else { own_width };
         Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu, width })
     }
 
