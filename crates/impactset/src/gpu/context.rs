@@ -50,6 +50,9 @@ pub struct GpuContext {
     /// [`GpuContext::take_kernel_time`], in nanoseconds.
     kernel_nanos: AtomicU64,
     kernels: Mutex<KernelCache>,
+    /// Why the device was lost, once the driver has said so: wgpu drops a
+    /// lost device's submission without an error, so waits name it from here.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -91,6 +94,11 @@ impl GpuContext {
             trace: wgpu::Trace::Off,
         }))
         .map_err(|e| GpuError::Device(e.to_string()))?;
+        let lost = Arc::new(Mutex::new(None));
+        let record = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            *record.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{reason:?}: {message}"));
+        });
         let timestamp_period =
             required_features.contains(wgpu::Features::TIMESTAMP_QUERY).then(|| queue.get_timestamp_period() as f64);
         Ok(GpuContext {
@@ -102,6 +110,7 @@ impl GpuContext {
             timestamp_period,
             kernel_nanos: AtomicU64::new(0),
             kernels: Default::default(),
+            lost,
         })
     }
 
@@ -161,6 +170,7 @@ impl GpuContext {
 
     /// The pipelines of `module` in `precision`, compiled on first use.
     pub(crate) fn kernels(&self, module: Module, precision: Precision) -> Result<Arc<Kernels>, GpuError> {
+        self.alive()?;
         self.kernels_sized(module, precision, WORKGROUP_SIZE)
     }
 
@@ -318,6 +328,7 @@ impl GpuContext {
         if let Some(error) = pollster::block_on(self.device.pop_error_scope()) {
             return Err(GpuError::Device(error.to_string()));
         }
+        self.alive()?;
         Ok(submission)
     }
 
@@ -325,8 +336,26 @@ impl GpuContext {
     pub(crate) fn wait(&self, submission: &wgpu::SubmissionIndex) -> Result<(), GpuError> {
         self.device
             .poll(wgpu::PollType::Wait { submission_index: Some(submission.clone()), timeout: None })
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
+            .map_err(|e| self.readback_error(e))?;
         Ok(())
+    }
+
+    /// A failed wait or map as an error: the device's loss when the driver
+    /// reported one (the wait's own message then only says the submission
+    /// never ran), else `error` itself.
+    pub(crate) fn readback_error(&self, error: impl std::fmt::Display) -> GpuError {
+        self.alive().err().unwrap_or_else(|| GpuError::Readback(error.to_string()))
+    }
+
+    /// `Ok` unless the driver has reported the device lost: then an error
+    /// naming the reason, since the device takes no more work.
+    pub(crate) fn alive(&self) -> Result<(), GpuError> {
+        match self.lost.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            Some(reason) => {
+                Err(GpuError::Device(format!("the device was lost ({reason}); its runs' results are gone")))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Adds the kernel time that `timing` measured in `submission` (see
@@ -342,7 +371,7 @@ impl GpuContext {
             let _ = tx.send(r);
         });
         self.wait(submission)?;
-        rx.recv().map_err(|e| GpuError::Readback(e.to_string()))?.map_err(|e| GpuError::Readback(e.to_string()))?;
+        rx.recv().map_err(|e| self.readback_error(e))?.map_err(|e| self.readback_error(e))?;
         let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&stage.slice(..).get_mapped_range()[..16]);
         stage.unmap();
         let nanos = (ticks[1].saturating_sub(ticks[0]) as f64 * period).round() as u64;
@@ -426,6 +455,7 @@ impl GpuContext {
         if let Some(error) = pollster::block_on(self.device.pop_error_scope()) {
             return Err(GpuError::Device(error.to_string()));
         }
+        self.alive()?;
         let (tx, rx) = std::sync::mpsc::channel();
         for (k, stage) in staging.iter().enumerate() {
             let tx = tx.clone();
@@ -440,9 +470,9 @@ impl GpuContext {
             });
         }
         drop(tx);
-        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback(e.to_string()))?;
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| self.readback_error(e))?;
         for (_, r) in rx.iter() {
-            r.map_err(|e| GpuError::Readback(e.to_string()))?;
+            r.map_err(|e| self.readback_error(e))?;
         }
         if let (Some((_, _, stage)), Some(period)) = (&timing, self.timestamp_period) {
             let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&stage.slice(..).get_mapped_range()[..16]);
@@ -459,5 +489,30 @@ impl GpuContext {
                 bytes
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SamplerOptions, scene};
+
+    /// wgpu drops a lost device's submissions without an error, so a run on
+    /// it used to fail in its wait with "a submission index that has not been
+    /// returned by a successful submission". It must say the device was lost.
+    #[test]
+    fn a_run_on_a_lost_device_says_the_device_was_lost() {
+        let Ok(ctx) = GpuContext::new() else {
+            assert!(std::env::var("IMPACTSET_REQUIRE_GPU").map_or(true, |v| v != "1"), "no GPU");
+            return;
+        };
+        ctx.device.destroy();
+        // The loss is reported once the device is maintained.
+        ctx.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        let problem = scene::builtin("compass-gait").unwrap().problem;
+        let options = SamplerOptions { samples: 4, ..Default::default() };
+        let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+        let error = super::super::sample_set_gpu(&ctx, &problem, &options, precision).unwrap_err();
+        assert!(matches!(&error, GpuError::Device(m) if m.contains("lost")), "{error}");
     }
 }

@@ -88,7 +88,8 @@ pub enum GpuError {
     /// Something the GPU backend does not do (yet).
     #[error("not supported on the GPU: {0}")]
     Unsupported(String),
-    /// Device creation, shader compilation or validation failed.
+    /// Device creation, shader compilation or validation failed, or the
+    /// driver lost the device (its message names the reason).
     #[error("GPU device error: {0}")]
     Device(String),
     /// Reading results back failed.

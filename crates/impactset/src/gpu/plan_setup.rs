@@ -76,6 +76,7 @@ impl<'c> GpuPlan<'c> {
         precision: Precision,
         run: &GpuRunOptions,
     ) -> Result<Self, GpuError> {
+        ctx.alive()?;
         let first = blocks.first().ok_or_else(|| GpuError::Unsupported("a plan of no states".into()))?;
         if let Some(k) = blocks.iter().position(|b| !first.packs_with(b)) {
             return Err(GpuError::Unsupported(format!(

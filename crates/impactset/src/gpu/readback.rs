@@ -108,7 +108,7 @@ impl<'a> Mapped<'a> {
         ctx.wait(submission)?;
         let mut mapped = Mapped { buffers: Vec::new(), views: Vec::new() };
         for r in rx.iter() {
-            r.map_err(|e| GpuError::Readback(e.to_string()))?;
+            r.map_err(|e| ctx.readback_error(e))?;
         }
         for &(buffer, size) in buffers {
             mapped.buffers.push(buffer);
