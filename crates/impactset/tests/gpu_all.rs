@@ -161,6 +161,9 @@ fn gpu_all_runs_a_step_of_more_solutions_than_it_keeps_on_the_host() {
     let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
     let run = GpuRunOptions { kept_solutions: Some(1), ..Default::default() };
     let mut plan = GpuPlan::new(&ctx, &problem, &options, precision, &run).expect("a plan");
+    // A plan of 128 samples allocates the scratch of 128, not of a default
+    // batch of 2¹⁶ (lavapipe) or 2¹⁸ (GPUs).
+    assert_eq!(plan.batch_size(), options.samples);
     let gpu = plan.sample_range(0, options.samples, &|_| {}).expect("GPU run");
     let branching = impactset::sampling::first_trajectories(&problem, &options, options.samples)
         .iter()

@@ -20,7 +20,9 @@ pub const DEFAULT_GPU_BATCH: usize = 1 << 18;
 pub struct GpuRunOptions {
     /// Samples per batch (one submission). Default (`None`): [`DEFAULT_BATCH`]
     /// on CPU adapters, [`DEFAULT_GPU_BATCH`] on GPUs, lowered to what the
-    /// device's dispatch and buffer limits allow.
+    /// device's dispatch and buffer limits allow. A plan of one state
+    /// ([`GpuPlan::new`](super::GpuPlan::new)) also lowers it to the run's
+    /// samples.
     pub batch_size: Option<usize>,
     /// Steps a sample takes per dispatch before the next dispatch resumes it.
     /// Default (`None`): 1 on CPU adapters (lavapipe stops any invocation

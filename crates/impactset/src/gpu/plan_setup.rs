@@ -24,8 +24,12 @@ const MAX_PACKED_BYTES: u64 = 64 << 20;
 
 impl<'c> GpuPlan<'c> {
     /// Validates `options` for the device and `precision` and uploads the
-    /// per-problem constants; `options.samples` and `options.first_index` are
-    /// not used (ranges are given to [`GpuPlan::sample_range`]).
+    /// per-problem constants. Ranges are given to
+    /// [`GpuPlan::sample_range`]; `options.first_index` is not used, and
+    /// `options.samples` bounds the batch, so that a plan for a few samples
+    /// does not allocate the scratch of [`DEFAULT_GPU_BATCH`] (gigabytes on
+    /// a large problem). A longer range runs in more batches, with the same
+    /// results.
     ///
     /// Errors: as [`sample_set_gpu`](super::sample_set_gpu).
     pub fn new(
@@ -35,6 +39,8 @@ impl<'c> GpuPlan<'c> {
         precision: Precision,
         run: &GpuRunOptions,
     ) -> Result<Self, GpuError> {
+        let batch = run.batch_size.unwrap_or_else(|| default_batch(ctx)).min(options.samples.max(1));
+        let run = &GpuRunOptions { batch_size: Some(batch), ..*run };
         Self::from_blocks(ctx, &[StateBlock::new(ctx, problem, options, precision, run)?], precision, run)
     }
 
@@ -120,10 +126,9 @@ impl<'c> GpuPlan<'c> {
             if enumerates { (enumerate::value_stride(n), enumerate::word_stride()) } else { (0, 0) };
         // Restitution's per-sample works A_i, X_i (restitution.wgsl).
         let expansion_stride = if params.elastic != 0 { 2 * params.m as usize } else { 0 };
-        let default_batch = if cpu_adapter { DEFAULT_BATCH } else { DEFAULT_GPU_BATCH };
         let batch = run
             .batch_size
-            .unwrap_or(default_batch)
+            .unwrap_or_else(|| default_batch(ctx))
             .min(per_sample_limit(n as u64 * scalar))
             .min(per_sample_limit(tableau_bytes))
             .min(per_sample_limit(value_stride as u64 * scalar))
@@ -230,4 +235,10 @@ impl<'c> GpuPlan<'c> {
 /// Largest storage binding of `ctx`'s device, in bytes.
 fn max_binding(ctx: &GpuContext) -> u64 {
     (ctx.limits.max_storage_buffer_binding_size as u64).min(ctx.limits.max_buffer_size)
+}
+
+/// Samples per batch when the run does not say: [`DEFAULT_BATCH`] on CPU
+/// adapters, [`DEFAULT_GPU_BATCH`] on GPUs.
+fn default_batch(ctx: &GpuContext) -> usize {
+    if ctx.is_software() { DEFAULT_BATCH } else { DEFAULT_GPU_BATCH }
 }
