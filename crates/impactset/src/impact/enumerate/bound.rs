@@ -238,6 +238,7 @@ impl Bound {
                 slack,
                 velocity_per_q: reach.velocity_per_q,
                 apart,
+                shut_share: None,
             };
             let form = self.form.bound(red, &facts);
             form_unique = form.unique;

@@ -65,6 +65,9 @@ struct Tally {
     /// Certified only with the pattern's combined rows (friction cones
     /// included).
     combined: usize,
+    /// At full rest, certified only from another representative of its
+    /// solution (`linear_form/recentre.rs`).
+    recentred: usize,
 }
 
 /// Steps so far certified by friction's linear form only with the normal
@@ -80,6 +83,11 @@ fn counters(e: &StepEnumerator) -> (u64, u64, u64) {
     e.scratch.as_ref().map_or((0, 0, 0), |sc| (sc.bound.form.patterned, sc.refined, sc.bound.form.combined))
 }
 
+/// Steps so far certified at full rest only from another representative.
+fn recentred(e: &StepEnumerator) -> u64 {
+    e.scratch.as_ref().map_or(0, |sc| sc.bound.form.recentred)
+}
+
 /// One step `b`: the search with the bound returns the solutions of the
 /// search without it bit for bit; a certified step has one velocity change,
 /// and so does the oracle where the LCP is small enough for it.
@@ -91,6 +99,7 @@ fn check_step(
     t: &mut Tally,
 ) {
     let (before, (patterned, refined, combined)) = (weighed(with), counters(with));
+    let moved = recentred(with);
     let count = with.enumerate(ops, b);
     let reference = without.enumerate(ops, b);
     t.weighed += usize::from(weighed(with) > before);
@@ -98,6 +107,7 @@ fn check_step(
     t.patterned += usize::from(after.0 > patterned);
     t.refined += usize::from(after.1 > refined);
     t.combined += usize::from(after.2 > combined);
+    t.recentred += usize::from(recentred(with) > moved);
     assert!(with.exhaustive() && without.exhaustive());
     t.steps += 1;
     t.several += usize::from(reference > 1);
@@ -278,42 +288,83 @@ fn certified_steps_of_boxes_on_four_uneven_corners_are_unique_by_the_search() {
 /// edge, drawn from `seed`; `uneven`: all near flat, tilted by up to 0.05
 /// rad about a random horizontal axis, with every bottom corner a contact.
 fn landing_boxes(seed: u64, cases: usize, uneven: bool) -> Tally {
-    use crate::scene::spatial::{Plane, Solid, SpatialSystem};
-    use nalgebra::{Isometry3, UnitQuaternion, Vector3};
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut t = Tally::default();
     for case in 0..cases {
-        let (x, y, z) = (rng.random_range(0.3..2.0), rng.random_range(0.3..2.0), rng.random_range(0.3..2.0));
-        let solid = Solid::cuboid(x, y, z, rng.random_range(0.5..3.0));
-        let friction = rng.random_range(0.1..1.2);
-        let rotation = if uneven {
-            let angle = rng.random_range(0.0..std::f64::consts::TAU);
-            let axis = nalgebra::Unit::new_normalize(Vector3::new(angle.cos(), angle.sin(), 0.0));
-            UnitQuaternion::from_axis_angle(&axis, rng.random_range(0.005..0.05))
-        } else {
-            UnitQuaternion::from_axis_angle(&Vector3::x_axis(), if case % 3 == 2 { 0.3 } else { 0.0 })
-        };
-        let lowest = solid.vertices().iter().map(|p| (rotation * p).z).fold(f64::INFINITY, f64::min);
-        let mut system = SpatialSystem::new();
-        if uneven {
-            system.contact_tolerance = 0.5 * x.min(y).min(z);
-        }
-        system.add_body(solid, friction);
-        system.add_plane(Plane::floor(0.0));
-        let pose = Isometry3::from_parts(Vector3::new(0.0, 0.0, -lowest).into(), rotation);
-        let v = DVector::from_fn(6, |r, _| match r {
-            2 => -1.0,
-            0 | 1 => rng.random_range(-0.6..0.6),
-            _ => rng.random_range(-0.4..0.4),
-        });
-        let problem = system.problem(&[pose], &v, Some(8)).unwrap();
+        let problem = landing_box(&mut rng, uneven, !uneven && case % 3 == 2);
         let enumerators = pair_with_budget(problem.operators(), 10_000_000);
         walk_with(&problem, problem.default_step_size(), 10, &mut rng, &mut t, enumerators);
     }
     println!(
         "{} steps, {} certified ({} with the normal terms weighed in, {} with the null pattern, {} with its \
-         combined rows), {} refined, {} with several solutions",
-        t.steps, t.certified, t.weighed, t.patterned, t.combined, t.refined, t.several
+         combined rows, {} at rest from another representative), {} refined, {} with several solutions",
+        t.steps, t.certified, t.weighed, t.patterned, t.combined, t.recentred, t.refined, t.several
     );
     t
+}
+
+/// A box of random size, mass and friction (`d = 8`) on the floor: flat on
+/// four corners, on an edge (`edge`: tilted 0.3 rad about `x`), or
+/// (`uneven`) tilted by up to 0.05 rad about a random horizontal axis with
+/// every bottom corner a contact; falling at 1 and sliding and spinning at
+/// random.
+fn landing_box(rng: &mut ChaCha8Rng, uneven: bool, edge: bool) -> ImpactProblem {
+    use crate::scene::spatial::{Plane, Solid, SpatialSystem};
+    use nalgebra::{Isometry3, UnitQuaternion, Vector3};
+    let (x, y, z) = (rng.random_range(0.3..2.0), rng.random_range(0.3..2.0), rng.random_range(0.3..2.0));
+    let solid = Solid::cuboid(x, y, z, rng.random_range(0.5..3.0));
+    let friction = rng.random_range(0.1..1.2);
+    let rotation = if uneven {
+        let angle = rng.random_range(0.0..std::f64::consts::TAU);
+        let axis = nalgebra::Unit::new_normalize(Vector3::new(angle.cos(), angle.sin(), 0.0));
+        UnitQuaternion::from_axis_angle(&axis, rng.random_range(0.005..0.05))
+    } else {
+        UnitQuaternion::from_axis_angle(&Vector3::x_axis(), if edge { 0.3 } else { 0.0 })
+    };
+    let lowest = solid.vertices().iter().map(|p| (rotation * p).z).fold(f64::INFINITY, f64::min);
+    let mut system = SpatialSystem::new();
+    if uneven {
+        system.contact_tolerance = 0.5 * x.min(y).min(z);
+    }
+    system.add_body(solid, friction);
+    system.add_plane(Plane::floor(0.0));
+    let pose = Isometry3::from_parts(Vector3::new(0.0, 0.0, -lowest).into(), rotation);
+    let v = DVector::from_fn(6, |r, _| match r {
+        2 => -1.0,
+        0 | 1 => rng.random_range(-0.6..0.6),
+        _ => rng.random_range(-0.4..0.4),
+    });
+    system.problem(&[pose], &v, Some(8)).unwrap()
+}
+
+/// Steps that bring a box on four corners to full rest (caps large enough
+/// to stop it, its slip within its cones) have a face of impulses with one
+/// `Δv`, of which Lemke's is a vertex; friction's linear form may start
+/// from another (`linear_form/recentre.rs`). Every step so certified has
+/// one `Δv` by the full search, and some certify only so.
+#[test]
+fn certified_boxes_at_full_rest_are_unique_by_the_search() {
+    let mut rng = ChaCha8Rng::seed_from_u64(45);
+    let mut t = Tally::default();
+    for case in 0..24 {
+        let problem = landing_box(&mut rng, case % 2 == 1, false);
+        let ops = problem.operators();
+        let (mut with, mut without) = pair_with_budget(ops, 10_000_000);
+        let mass = problem.mass()[(2, 2)];
+        for _ in 0..8 {
+            // A velocity of the box's size with no spin (stopping a spin
+            // takes moments of the corners' impulses that no common share
+            // of their cones gives, see `recentre.rs`), and caps of up to
+            // twice what stopping its fall on one corner takes.
+            let mut v = problem.velocity().map(|x| x * rng.random_range(0.2..1.0));
+            v.rows_mut(3, 3).fill(0.0);
+            let u = &ops.j * &v;
+            let mut b = vec![0.0; ops.step_size_n()];
+            b[..ops.m].iter_mut().for_each(|x| *x = 2.0 * mass * rng.random_range(0.1..1.0));
+            b[ops.m..ops.m + u.len()].copy_from_slice(u.as_slice());
+            check_step(ops, &mut with, &mut without, &b, &mut t);
+        }
+    }
+    println!("{} steps, {} certified, {} at rest from another representative", t.steps, t.certified, t.recentred);
+    assert!(t.recentred > 0, "no step certified from another representative");
 }

@@ -37,6 +37,7 @@ use super::tableau::Reduced;
 
 mod combined;
 mod null_space;
+mod recentre;
 mod simplex;
 
 use null_space::{Bases, Way, root};
@@ -74,6 +75,9 @@ pub(super) struct LinearForm {
     /// Steps certified only with the pattern's combined rows, friction
     /// cones included (`combined.rs`), for the tests.
     pub combined: u64,
+    /// Steps at full rest certified only from another representative of
+    /// their solution (`recentre.rs`), for the tests.
+    pub recentred: u64,
 }
 
 /// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
@@ -105,6 +109,11 @@ pub(super) struct StepFacts<'a> {
     /// How far from `Δv*` a velocity change must be for the search to keep
     /// it apart (`keep.rs`).
     pub apart: f64,
+    /// `p̃` where a contact's cone is shut (`ρ* = 0`), if given; else a
+    /// maximizer of `(−u*_t)ᵀp`. Any `p ∈ 𝒫` holds the bound there (its
+    /// `e` is counted); at full rest `e` is `u*_t`'s round-off whatever
+    /// `p` is, and `recentre.rs` gives the other contacts' common share.
+    pub shut_share: Option<[f64; 2]>,
 }
 
 impl StepFacts<'_> {
@@ -132,6 +141,28 @@ impl LinearForm {
     /// the search tells apart), and how far from `x*` any solution the
     /// search accepts lies, by friction's linear form.
     pub fn bound(&mut self, red: &Reduced, step: &StepFacts) -> FormBound {
+        let first = self.bound_from(red, step);
+        if first.unique {
+            return first;
+        }
+        // At full rest any impulse of the face of x*'s Δv is a solution to
+        // start from (`recentre.rs`); the tighter bound of the two holds.
+        let Some(other) = recentre::recentre(red, step) else { return first };
+        let facts =
+            StepFacts { x: &other.x, up: &other.up, lambda_d: &other.lambda_d, shut_share: Some(other.share), ..*step };
+        let second = self.bound_from(red, &facts);
+        // x̂ lies in the face up to the round-off of W's null directions,
+        // which its own u⁺ (and so the form's defects) carries. x* is a
+        // solution the bound covers, so it lies within the second reach of
+        // x̂ too: every solution lies within twice that of x*, and where the
+        // second settles, every Δv, x*'s included, is within 0.4 of what
+        // the search tells apart of Δv̂, so the search would keep one.
+        self.recentred += u64::from(second.unique);
+        FormBound { unique: second.unique, reach: first.reach.min(2.0 * second.reach) }
+    }
+
+    /// [`bound`](Self::bound) from the solution `step.x`.
+    fn bound_from(&mut self, red: &Reduced, step: &StepFacts) -> FormBound {
         const NONE: FormBound = FormBound { unique: false, reach: f64::INFINITY };
         let (m, s, t, dim, d) = (red.m, red.s, red.t, red.dim, red.directions.len());
         let w = |r: usize, c: usize| red.w[r * dim + c];
@@ -169,6 +200,8 @@ impl LinearForm {
                     for (k, dk) in red.directions.iter().enumerate() {
                         (0..t).for_each(|a| p[a] += lambda_d[k].max(0.0) / scale * dk[a]);
                     }
+                } else if let Some(share) = step.shut_share {
+                    p = share;
                 } else if (0..t).any(|a| up[1 + a] != 0.0) {
                     p = *red.directions.iter().max_by(|a, b| along(a).total_cmp(&along(b))).expect("directions");
                 }
