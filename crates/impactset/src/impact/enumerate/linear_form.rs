@@ -30,6 +30,10 @@
 //! `linear_form/simplex.rs`). The step is certified when the bound leaves
 //! every other solution's `Δv` closer to `Δv*` than the search tells
 //! velocity changes apart (`keep.rs`): the full search keeps one `Δv`.
+//! Where `x*` brings every contact to rest and the form does not certify
+//! from it, it tries again from another impulse with `x*`'s `Δv` whose
+//! friction shares cancel the coupling to the null directions
+//! (`linear_form/recentre.rs`).
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
@@ -109,11 +113,11 @@ pub(super) struct StepFacts<'a> {
     /// How far from `Δv*` a velocity change must be for the search to keep
     /// it apart (`keep.rs`).
     pub apart: f64,
-    /// `p̃` where a contact's cone is shut (`ρ* = 0`), if given; else a
-    /// maximizer of `(−u*_t)ᵀp`. Any `p ∈ 𝒫` holds the bound there (its
+    /// Per contact, `p̃` where its cone is shut (`ρ* = 0`), if given; else
+    /// a maximizer of `(−u*_t)ᵀp`. Any `p ∈ 𝒫` holds the bound there (its
     /// `e` is counted); at full rest `e` is `u*_t`'s round-off whatever
-    /// `p` is, and `recentre.rs` gives the other contacts' common share.
-    pub shut_share: Option<[f64; 2]>,
+    /// `p` is, and `recentre.rs` picks it with the other contacts' shares.
+    pub shut_share: Option<&'a [[f64; 2]]>,
 }
 
 impl StepFacts<'_> {
@@ -148,8 +152,13 @@ impl LinearForm {
         // At full rest any impulse of the face of x*'s Δv is a solution to
         // start from (`recentre.rs`); the tighter bound of the two holds.
         let Some(other) = recentre::recentre(red, step) else { return first };
-        let facts =
-            StepFacts { x: &other.x, up: &other.up, lambda_d: &other.lambda_d, shut_share: Some(other.share), ..*step };
+        let facts = StepFacts {
+            x: &other.x,
+            up: &other.up,
+            lambda_d: &other.lambda_d,
+            shut_share: Some(&other.shares),
+            ..*step
+        };
         let second = self.bound_from(red, &facts);
         // x̂ lies in the face up to the round-off of W's null directions,
         // which its own u⁺ (and so the form's defects) carries. x* is a
@@ -200,8 +209,8 @@ impl LinearForm {
                     for (k, dk) in red.directions.iter().enumerate() {
                         (0..t).for_each(|a| p[a] += lambda_d[k].max(0.0) / scale * dk[a]);
                     }
-                } else if let Some(share) = step.shut_share {
-                    p = share;
+                } else if let Some(shares) = step.shut_share {
+                    p = shares[i];
                 } else if (0..t).any(|a| up[1 + a] != 0.0) {
                     p = *red.directions.iter().max_by(|a, b| along(a).total_cmp(&along(b))).expect("directions");
                 }

@@ -9,13 +9,11 @@
 //! any of them. Lemke's is a vertex of that face (a statically
 //! indeterminate box on four corners: corners at the edge of their cone or
 //! with no friction, their directions far apart), where the form's coupling
-//! to the null directions, `Σ_i μ_i δλn_i p̃_iᵀ(Wδ)_t,i` along the corners'
-//! alternating pattern, is large; it vanishes where every `p̃_i` is the same
-//! (the alternating sum of a rigid motion's tangential velocities at a
-//! rectangle's corners is zero). So `x̂` moves `x*` towards the impulses
-//! whose friction is `μ_i λn_i c` for one `c` (the weighted mean of the
-//! `p̃_i`, in `𝒫`), along the null directions of `W` only, as far as the
-//! caps and cones allow.
+//! to a null direction with normal pattern `ν`, `½ gᵀWδ` with `g_i = ν_i μ_i
+//! p̃_i`, is large. It vanishes where `W g = 0`: one common share on a box
+//! coming to rest without spin, shares turning about it where it spins. So
+//! `x̂` keeps `x*`'s normal impulses and moves the shares along the null
+//! directions that keep `W x̂ = W x*`, making `Σ |W g|` least by an LP.
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
@@ -31,17 +29,21 @@ const NULL: f64 = 1e-12;
 /// of 0.
 const TINY: f64 = 1e-12;
 
+/// Singular values of the null directions' normal rows above this fraction
+/// of the largest are patterns of normal impulses.
+const PATTERN: f64 = 1e-8;
+
 /// A step's velocities at most this fraction of `max |u|` are at rest.
 const REST: f64 = 1e-9;
 
 /// The representative `x̂`, its `u⁺`, a decomposition `λD̂` of its friction
-/// and the common share `c` it was moved towards.
+/// and each contact's share `p̂_i` of its cone (a shut cone's included).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Recentred {
     pub x: Vec<f64>,
     pub up: Vec<f64>,
     pub lambda_d: Vec<f64>,
-    pub share: [f64; 2],
+    pub shares: Vec<[f64; 2]>,
 }
 
 /// The facets of the friction polygon `𝒫 = conv{d_k}` as `(n_k, o_k)`,
@@ -90,16 +92,20 @@ fn decompose(red: &Reduced, f: &[f64], out: &mut [f64]) {
 }
 
 /// `x̂` for a step at full rest, or `None`: the step not at rest, a widened
-/// cone (`b_γ ≠ 0`), no friction in use, `W` regular on the contacts that
-/// push, or no LP solution.
+/// cone (`b_γ ≠ 0`), no null direction of `W` that moves normal impulses,
+/// or no LP solution.
 ///
-/// `x̂ = x* + N α` with `N` a basis of `W`'s null space on the coordinates
-/// of the contacts with a cap, `α` from a small LP (`simplex.rs`): every
-/// law of every such contact holds at `x̂` at least as well as at `x*`
-/// (`λn ≥ 0`, `λn ≤ cap`, each facet `n_kᵀf ≤ o_k μ λn` of the cone), and
-/// `Σ_i ‖f̂_i − μ_i λn̂_i c‖₁` is least, `c = Σ_i f*_i / Σ_i μ_i λn*_i` (a
-/// mean of the `p̃_i`, in `𝒫`; the contacts' tangent frames are the same
-/// on a floor).
+/// `x̂` keeps `x*`'s normal impulses (`λn̂ = 0` where `λn*` is at the
+/// round-off of 0) and moves the friction shares `p̂_i` (`f̂_i = μ_i λn̂_i
+/// p̂_i`; a shut cone's share is free) along the null directions of
+/// `W_T D` (`D = diag(μ_i λn̂_i)` on the tangents), so `W x̂ = W x*`. A
+/// small LP (`simplex.rs`) keeps every share in `𝒫` (as far as `x*`'s own
+/// is) and makes the coupling least: for each pattern `ν` of normal
+/// impulses that `W`'s null directions move, the tangential impulse
+/// `g_i = ν_i μ_i p̂_i` should itself move nothing, `Σ_r |(W g)_r|` least
+/// (the form's coupling to `ν` is `½ gᵀ W δ`). On a box brought to rest
+/// without spin one common share does it; stopping a spin takes shares
+/// that turn about the box, which the LP finds as well.
 pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
     let (m, s, t, dim) = (red.m, red.s, red.t, red.dim);
     let velocity = step.u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
@@ -107,121 +113,146 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
         return None;
     }
     let facets = facets(red)?;
-    // The coordinates that may move: those of contacts with a cap.
+    // The contacts that may push, and the patterns of normal impulses that
+    // W's null directions on their coordinates move.
     let pushing: Vec<usize> = (0..m).filter(|&i| step.caps[i] > 0.0).collect();
     let moving: Vec<usize> = pushing.iter().flat_map(|&i| i * s..(i + 1) * s).collect();
     let k = moving.len();
-    let w = DMatrix::from_fn(k, k, |a, b| red.w[moving[a] * dim + moving[b]]);
-    let eigen = SymmetricEigen::try_new(w, 1e-15, 10_000)?;
+    let w = |r: usize, c: usize| red.w[moving[r] * dim + moving[c]];
+    let eigen = SymmetricEigen::try_new(DMatrix::from_fn(k, k, w), 1e-15, 10_000)?;
     let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
     let null: Vec<usize> = (0..k).filter(|&j| eigen.eigenvalues[j] <= NULL * largest).collect();
-    let q = null.len();
-    let (mut c, mut weight) = ([0.0; 2], 0.0);
-    for &i in &pushing {
-        (0..t).for_each(|a| c[a] += step.x[i * s + 1 + a]);
-        weight += red.friction[i] * step.x[i * s];
-    }
-    if q == 0 || weight <= 0.0 {
+    let normals = DMatrix::from_fn(pushing.len(), null.len(), |j, col| eigen.eigenvectors[(j * s, null[col])]);
+    let svd = normals.svd(true, false);
+    let u = svd.u.as_ref()?;
+    let top = svd.singular_values.iter().fold(0.0f64, |a, &x| a.max(x));
+    let patterns: Vec<usize> =
+        (0..svd.singular_values.len()).filter(|&a| svd.singular_values[a] > PATTERN * top).collect();
+    if patterns.is_empty() {
         return None;
     }
-    c.iter_mut().for_each(|x| *x /= weight);
-    // Contact j's block of N: rows j·s .. (j+1)·s of the moving coordinates.
-    let n = |row: usize, col: usize| eigen.eigenvectors[(row, null[col])];
-    // Unknowns y ≥ 0: α⁺ (q), α⁻ (q), a slack per law, e⁺ and e⁻ per
-    // tangent coordinate. Rows: the laws, then the friction deviations.
-    let per_contact = 2 + if red.friction.iter().any(|&mu| mu > 0.0) { facets.len() } else { 0 };
-    let laws = pushing.len() * per_contact;
-    let deviations = pushing.len() * t;
-    let cols = 2 * q + laws + 2 * deviations;
-    let rows = laws + deviations;
-    let mut a = vec![0.0; rows * cols];
-    let mut b = vec![0.0; rows];
-    let mut row = 0;
-    // A law a₀ + aᵀδx ≥ floor, with a₀ its value at x* and floor = min(a₀, 0):
-    // aᵀN(α⁺ − α⁻) − slack = floor − a₀.
-    let mut law = |coefficients: &dyn Fn(usize) -> f64, value: f64, a: &mut Vec<f64>, b: &mut Vec<f64>| {
-        for col in 0..q {
-            let v: f64 = (0..k).map(|r| coefficients(r) * n(r, col)).sum();
-            a[row * cols + col] = v;
-            a[row * cols + q + col] = -v;
-        }
-        a[row * cols + 2 * q + row] = -1.0;
-        b[row] = value.min(0.0) - value;
-        row += 1;
+    // The frictional contacts' shares, from x*: λn̂ and p*.
+    let frictional: Vec<usize> = (0..pushing.len()).filter(|&j| red.friction[pushing[j]] > 0.0).collect();
+    let lam: Vec<f64> = pushing
+        .iter()
+        .map(|&i| {
+            let lam = step.x[i * s];
+            if lam <= TINY * step.caps[i] { 0.0 } else { lam.min(step.caps[i]) }
+        })
+        .collect();
+    let nt = frictional.len() * t;
+    if nt == 0 {
+        return None;
+    }
+    let share_star: Vec<f64> = (0..nt)
+        .map(|c| {
+            let j = frictional[c / t];
+            let rho = red.friction[pushing[j]] * lam[j];
+            if rho > 0.0 { step.x[pushing[j] * s + 1 + c % t] / rho } else { 0.0 }
+        })
+        .collect();
+    // Column c of W's tangential columns times μ λn̂: the shares' null
+    // directions keep W x̂ = W x*.
+    let tangent = |c: usize| {
+        let j = frictional[c / t];
+        j * s + 1 + c % t
     };
-    for (j, &i) in pushing.iter().enumerate() {
-        let (mu, cap, lam) = (red.friction[i], step.caps[i], step.x[i * s]);
-        law(&|r| if r == j * s { 1.0 } else { 0.0 }, lam, &mut a, &mut b);
-        law(&|r| if r == j * s { -1.0 } else { 0.0 }, cap - lam, &mut a, &mut b);
-        if per_contact > 2 {
-            for (normal, offset) in &facets {
-                let f = &step.x[i * s + 1..(i + 1) * s];
-                let value = offset * mu * lam - (0..t).map(|a| normal[a] * f[a]).sum::<f64>();
-                let coefficient = |r: usize| {
-                    if r / s != j {
-                        0.0
-                    } else if r % s == 0 {
-                        offset * mu
-                    } else {
-                        -normal[r % s - 1]
-                    }
-                };
-                law(&coefficient, value, &mut a, &mut b);
+    let scaled = DMatrix::from_fn(k, nt, |r, c| {
+        let j = frictional[c / t];
+        w(r, tangent(c)) * red.friction[pushing[j]] * lam[j]
+    });
+    let svd = scaled.svd(false, true);
+    let v_t = svd.v_t.as_ref()?;
+    let top = svd.singular_values.iter().fold(0.0f64, |a, &x| a.max(x));
+    let free: Vec<usize> = (0..nt).filter(|&a| svd.singular_values[a] <= NULL * top).collect();
+    let q = free.len();
+    if q == 0 {
+        return None;
+    }
+    let basis = |c: usize, col: usize| v_t[(free[col], c)];
+    // Unknowns y ≥ 0: γ⁺ (q), γ⁻ (q), a slack per facet row, e⁺ and e⁻ per
+    // coupling row. Rows: every frictional contact's facets, then (W g)_r
+    // for each pattern and row r.
+    let facet_rows = frictional.len() * facets.len();
+    let coupling_rows = patterns.len() * k;
+    let cols = 2 * q + facet_rows + 2 * coupling_rows;
+    let rows = facet_rows + coupling_rows;
+    let (mut a, mut b) = (vec![0.0; rows * cols], vec![0.0; rows]);
+    let mut row = 0;
+    for f in 0..frictional.len() {
+        for (normal, offset) in &facets {
+            // o − nᵀp ≥ min(its value at p*, 0): −nᵀN γ − slack = floor − value.
+            let value = offset - (0..t).map(|a| normal[a] * share_star[f * t + a]).sum::<f64>();
+            for col in 0..q {
+                let v = -(0..t).map(|a| normal[a] * basis(f * t + a, col)).sum::<f64>();
+                a[row * cols + col] = v;
+                a[row * cols + q + col] = -v;
             }
+            a[row * cols + 2 * q + row] = -1.0;
+            b[row] = value.min(0.0) - value;
+            row += 1;
         }
     }
-    // f_a − μ c_a λn = e⁺ − e⁻ at x̂.
-    for (j, &i) in pushing.iter().enumerate() {
-        let mu = red.friction[i];
-        for (ta, &ca) in c.iter().enumerate().take(t) {
-            let r = row;
+    for &pattern in &patterns {
+        let nu = |j: usize| u[(j, pattern)];
+        for r in 0..k {
+            // (W g)_r = Σ_c W_r,tangent(c) ν_j μ_j p_c: its value at p* and
+            // its coefficients on γ.
+            let weight = |c: usize| {
+                let j = frictional[c / t];
+                w(r, tangent(c)) * nu(j) * red.friction[pushing[j]]
+            };
+            let at_star: f64 = (0..nt).map(|c| weight(c) * share_star[c]).sum();
             for col in 0..q {
-                let v = n(j * s + 1 + ta, col) - mu * ca * n(j * s, col);
-                a[r * cols + col] = v;
-                a[r * cols + q + col] = -v;
+                let v: f64 = (0..nt).map(|c| weight(c) * basis(c, col)).sum();
+                a[row * cols + col] = v;
+                a[row * cols + q + col] = -v;
             }
-            let e = 2 * q + laws + 2 * (r - laws);
-            a[r * cols + e] = -1.0;
-            a[r * cols + e + 1] = 1.0;
-            b[r] = -(step.x[i * s + 1 + ta] - mu * ca * step.x[i * s]);
+            let e = 2 * q + facet_rows + 2 * (row - facet_rows);
+            a[row * cols + e] = -1.0;
+            a[row * cols + e + 1] = 1.0;
+            b[row] = -at_star;
             row += 1;
         }
     }
     let mut cost = vec![0.0; cols];
-    cost[2 * q + laws..].iter_mut().for_each(|x| *x = 1.0);
+    cost[2 * q + facet_rows..].iter_mut().for_each(|x| *x = 1.0);
     let y = simplex::minimize(&a, rows, cols, &b, &cost)?;
-    let mut x = step.x.to_vec();
-    for (r, &coordinate) in moving.iter().enumerate() {
-        x[coordinate] += (0..q).map(|col| n(r, col) * (y[col] - y[q + col])).sum::<f64>();
-    }
-    // The laws kept exactly against the LP's round-off (what that moves
-    // shows in x̂'s own u⁺, which the form counts): each normal impulse in
-    // its box, each friction in its cone; a normal impulse at the LP's
-    // round-off of 0 carries the common share (its friction is as small),
-    // so its cone reads as `c`, not as the direction of its round-off.
+    // x̂: the normal impulses λn̂, each share moved and kept in 𝒫 against the
+    // LP's round-off (what that moves shows in x̂'s own u⁺, which the form
+    // counts), its friction μ λn̂ p̂.
     let d = red.directions.len();
+    let mut x = step.x.to_vec();
     let mut lambda_d = vec![0.0; m * d];
-    for &i in &pushing {
-        let lam = x[i * s].clamp(0.0, step.caps[i]);
-        x[i * s] = lam;
-        let rho = red.friction[i] * lam;
-        let f = &mut x[i * s + 1..(i + 1) * s];
-        if lam <= TINY * step.caps[i] {
-            f.iter_mut().zip(c).for_each(|(f, c)| *f = rho * c);
+    let mut shares = vec![[0.0; 2]; m];
+    for (j, &i) in pushing.iter().enumerate() {
+        x[i * s] = lam[j];
+        if red.friction[i] == 0.0 {
+            continue;
+        }
+        let f = frictional.iter().position(|&g| g == j).expect("a frictional contact");
+        let mut share = [0.0; 2];
+        for (a, value) in share.iter_mut().enumerate().take(t) {
+            *value =
+                share_star[f * t + a] + (0..q).map(|col| basis(f * t + a, col) * (y[col] - y[q + col])).sum::<f64>();
         }
         let weights = &mut lambda_d[i * d..(i + 1) * d];
-        decompose(red, f, weights);
+        decompose(red, &share[..t], weights);
         let gauge: f64 = weights.iter().sum();
-        if gauge > rho {
-            let shrink = if gauge > 0.0 { rho / gauge } else { 0.0 };
-            f.iter_mut().for_each(|f| *f *= shrink);
-            weights.iter_mut().for_each(|w| *w *= shrink);
+        if gauge > 1.0 {
+            share.iter_mut().for_each(|p| *p /= gauge);
         }
+        shares[i] = share;
+        let rho = red.friction[i] * lam[j];
+        for a in 0..t {
+            x[i * s + 1 + a] = rho * share[a];
+        }
+        decompose(red, &x[i * s + 1..(i + 1) * s], weights);
     }
     for i in (0..m).filter(|&i| step.caps[i] <= 0.0) {
         decompose(red, &x[i * s + 1..(i + 1) * s], &mut lambda_d[i * d..(i + 1) * d]);
     }
     let mut up = vec![0.0; dim];
     red.post_velocity(step.u, &x, &mut up);
-    Some(Recentred { x, up, lambda_d, share: c })
+    Some(Recentred { x, up, lambda_d, shares })
 }
