@@ -250,10 +250,31 @@ impl Bound {
         // In exact arithmetic (no slack, the contacts whose a_i is 0 left
         // out, a_i and the dead zones widened against rounding) √Q ≤ 0.
         let exact_zero = std::mem::take(&mut self.exact_zero);
-        let unique = form_unique
+        let mut unique = form_unique
             || self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0
             || self.joint_reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
         self.exact_zero = exact_zero;
+        if !unique {
+            // At full rest the form may start from another impulse of x*'s
+            // face (`linear_form/recentre.rs`): tried last, on the steps
+            // that would be searched.
+            let facts = StepFacts {
+                x: &self.x,
+                u,
+                up: &self.up,
+                caps,
+                g,
+                lambda_d: &z[2 * m..2 * m + m * d],
+                known: &self.known,
+                normal: &reach.normal,
+                tangent: &reach.tangent,
+                slack,
+                velocity_per_q: reach.velocity_per_q,
+                apart,
+                shut_share: None,
+            };
+            unique = self.form.at_rest(red, &facts);
+        }
         // The modes whose velocity conditions may hold within the reach.
         for i in 0..m {
             let rn = reach.normal[i] * reach_s + margin;

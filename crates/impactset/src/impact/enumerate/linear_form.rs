@@ -141,17 +141,18 @@ pub(super) struct FormBound {
 }
 
 impl LinearForm {
-    /// Whether every solution of the step has the `Δv` of `x*` (up to what
-    /// the search tells apart), and how far from `x*` any solution the
-    /// search accepts lies, by friction's linear form.
-    pub fn bound(&mut self, red: &Reduced, step: &StepFacts) -> FormBound {
-        let first = self.bound_from(red, step);
-        if first.unique {
-            return first;
-        }
-        // At full rest any impulse of the face of x*'s Δv is a solution to
-        // start from (`recentre.rs`); the tighter bound of the two holds.
-        let Some(other) = recentre::recentre(red, step) else { return first };
+    /// Whether the form certifies a step at full rest from another impulse
+    /// of the face of `x*`'s `Δv` (`recentre.rs`), where it did not from
+    /// `x*`.
+    ///
+    /// `x̂` lies in the face up to the round-off of `W`'s null directions,
+    /// which its own `u⁺` (and so the form's defects) carries. `x*` is a
+    /// solution the bound covers, so it lies within the reach from `x̂` as
+    /// every solution does: where the form settles from `x̂`, every `Δv`,
+    /// `x*`'s included, is within 0.4 of what the search tells apart of
+    /// `Δv̂`, so the search would keep one.
+    pub fn at_rest(&mut self, red: &Reduced, step: &StepFacts) -> bool {
+        let Some(other) = recentre::recentre(red, step) else { return false };
         let facts = StepFacts {
             x: &other.x,
             up: &other.up,
@@ -159,19 +160,15 @@ impl LinearForm {
             shut_share: Some(&other.shares),
             ..*step
         };
-        let second = self.bound_from(red, &facts);
-        // x̂ lies in the face up to the round-off of W's null directions,
-        // which its own u⁺ (and so the form's defects) carries. x* is a
-        // solution the bound covers, so it lies within the second reach of
-        // x̂ too: every solution lies within twice that of x*, and where the
-        // second settles, every Δv, x*'s included, is within 0.4 of what
-        // the search tells apart of Δv̂, so the search would keep one.
-        self.recentred += u64::from(second.unique);
-        FormBound { unique: second.unique, reach: first.reach.min(2.0 * second.reach) }
+        let unique = self.bound(red, &facts).unique;
+        self.recentred += u64::from(unique);
+        unique
     }
 
-    /// [`bound`](Self::bound) from the solution `step.x`.
-    fn bound_from(&mut self, red: &Reduced, step: &StepFacts) -> FormBound {
+    /// Whether every solution of the step has the `Δv` of `x*` (up to what
+    /// the search tells apart), and how far from `x*` any solution the
+    /// search accepts lies, by friction's linear form.
+    pub fn bound(&mut self, red: &Reduced, step: &StepFacts) -> FormBound {
         const NONE: FormBound = FormBound { unique: false, reach: f64::INFINITY };
         let (m, s, t, dim, d) = (red.m, red.s, red.t, red.dim, red.directions.len());
         let w = |r: usize, c: usize| red.w[r * dim + c];
