@@ -116,12 +116,19 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
     // The contacts that may push, and the patterns of normal impulses that
     // W's null directions on their coordinates move.
     let pushing: Vec<usize> = (0..m).filter(|&i| step.caps[i] > 0.0).collect();
+    let frictional: Vec<usize> = (0..pushing.len()).filter(|&j| red.friction[pushing[j]] > 0.0).collect();
+    if frictional.is_empty() {
+        return None;
+    }
     let moving: Vec<usize> = pushing.iter().flat_map(|&i| i * s..(i + 1) * s).collect();
     let k = moving.len();
     let w = |r: usize, c: usize| red.w[moving[r] * dim + moving[c]];
     let eigen = SymmetricEigen::try_new(DMatrix::from_fn(k, k, w), 1e-15, 10_000)?;
     let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
     let null: Vec<usize> = (0..k).filter(|&j| eigen.eigenvalues[j] <= NULL * largest).collect();
+    if null.is_empty() {
+        return None;
+    }
     let normals = DMatrix::from_fn(pushing.len(), null.len(), |j, col| eigen.eigenvectors[(j * s, null[col])]);
     let svd = normals.svd(true, false);
     let u = svd.u.as_ref()?;
@@ -132,7 +139,6 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
         return None;
     }
     // The frictional contacts' shares, from x*: λn̂ and p*.
-    let frictional: Vec<usize> = (0..pushing.len()).filter(|&j| red.friction[pushing[j]] > 0.0).collect();
     let lam: Vec<f64> = pushing
         .iter()
         .map(|&i| {
@@ -141,9 +147,6 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
         })
         .collect();
     let nt = frictional.len() * t;
-    if nt == 0 {
-        return None;
-    }
     let share_star: Vec<f64> = (0..nt)
         .map(|c| {
             let j = frictional[c / t];
