@@ -193,6 +193,23 @@ impl Bound {
         // impulse; repeat while that shrinks the reach. Friction's linear
         // form (`linear_form.rs`) may certify the step, or bound it tighter:
         // then the contacts are looked at again (twice at most).
+        // What the linear form reads of the step; x*, u*⁺ and the known
+        // normal impulses are the bound's own, filled in where it is asked.
+        let given = StepFacts {
+            x: &[],
+            u,
+            up: &[],
+            caps,
+            g,
+            lambda_d: &z[2 * m..2 * m + m * d],
+            known: &[],
+            normal: &reach.normal,
+            tangent: &reach.tangent,
+            slack,
+            velocity_per_q: reach.velocity_per_q,
+            apart,
+            shut_share: None,
+        };
         let (mut reach_s, mut form_reach, mut form_unique) = (f64::INFINITY, f64::INFINITY, false);
         for round in 0..3 {
             loop {
@@ -225,21 +242,7 @@ impl Bound {
             if round == 2 {
                 break;
             }
-            let facts = StepFacts {
-                x: &self.x,
-                u,
-                up: &self.up,
-                caps,
-                g,
-                lambda_d: &z[2 * m..2 * m + m * d],
-                known: &self.known,
-                normal: &reach.normal,
-                tangent: &reach.tangent,
-                slack,
-                velocity_per_q: reach.velocity_per_q,
-                apart,
-                shut_share: None,
-            };
+            let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
             let form = self.form.bound(red, &facts);
             form_unique = form.unique;
             if form_unique || form.reach >= 0.5 * reach_s {
@@ -258,21 +261,7 @@ impl Bound {
             // At full rest the form may start from another impulse of x*'s
             // face (`linear_form/recentre.rs`): tried last, on the steps
             // that would be searched.
-            let facts = StepFacts {
-                x: &self.x,
-                u,
-                up: &self.up,
-                caps,
-                g,
-                lambda_d: &z[2 * m..2 * m + m * d],
-                known: &self.known,
-                normal: &reach.normal,
-                tangent: &reach.tangent,
-                slack,
-                velocity_per_q: reach.velocity_per_q,
-                apart,
-                shut_share: None,
-            };
+            let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
             unique = self.form.at_rest(red, &facts);
         }
         // The modes whose velocity conditions may hold within the reach.
