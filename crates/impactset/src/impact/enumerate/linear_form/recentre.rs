@@ -239,18 +239,18 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
             *value =
                 share_star[f * t + a] + (0..q).map(|col| basis(f * t + a, col) * (y[col] - y[q + col])).sum::<f64>();
         }
+        // The share's weights on the directions, put back in 𝒫 (gauge ≤ 1),
+        // are the friction's over ρ.
         let weights = &mut lambda_d[i * d..(i + 1) * d];
         decompose(red, &share[..t], weights);
-        let gauge: f64 = weights.iter().sum();
-        if gauge > 1.0 {
-            share.iter_mut().for_each(|p| *p /= gauge);
-        }
+        let gauge = weights.iter().sum::<f64>().max(1.0);
+        share.iter_mut().for_each(|p| *p /= gauge);
         shares[i] = share;
         let rho = red.friction[i] * lam[j];
+        weights.iter_mut().for_each(|w| *w *= rho / gauge);
         for a in 0..t {
             x[i * s + 1 + a] = rho * share[a];
         }
-        decompose(red, &x[i * s + 1..(i + 1) * s], weights);
     }
     for i in (0..m).filter(|&i| step.caps[i] <= 0.0) {
         decompose(red, &x[i * s + 1..(i + 1) * s], &mut lambda_d[i * d..(i + 1) * d]);
