@@ -3,6 +3,7 @@
 //! `enumerate` and `tableau.rs` for the tableau and the bounds). The
 //! tableaux it prunes with are those of a [`Tableaux`] (`strategy.rs`).
 
+use super::node_lp::NodeAt;
 use super::scratch::{Scratch, Search};
 use super::strategy::{At, Tableaux};
 use super::tableau::{Reduced, StepData, StepScales, low_bits};
@@ -178,6 +179,16 @@ impl StepEnumerator {
             if LAST {
                 self.leaf(ops, sc, tab, deferred_here == 0);
                 continue;
+            }
+            // With at least two contacts left free, the fixed contacts'
+            // inequalities are tested together too (`node_lp.rs`).
+            if depth + 3 <= m
+                && let Some(tab) = tab.node_tableau(red, depth)
+            {
+                let node = NodeAt { tab, depth, deferred: deferred_here, free, choice: &dom.choice };
+                if !sc.node_lp.feasible(red, node, &step) {
+                    continue;
+                }
             }
             let scales = step.scales();
             let mut filtered = false;

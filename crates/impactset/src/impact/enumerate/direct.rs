@@ -176,6 +176,11 @@ impl Tableaux for Direct {
         })
     }
 
+    fn node_tableau(&self, red: &Reduced, depth: usize) -> Option<&[f64]> {
+        let len = red.tableau_len();
+        Some(&self.tableaux[(depth + 1) * len..(depth + 2) * len])
+    }
+
     fn probes_with(&mut self, red: &Reduced, free: u64) {
         // The columns the probes' bounds read: the free contacts' (one run
         // per contact) and the constant.

@@ -76,6 +76,7 @@ mod gauss;
 mod keep;
 mod linear_form;
 mod modes;
+mod node_lp;
 mod options;
 mod rebuild;
 mod recorded;

@@ -3,6 +3,7 @@
 
 use super::bound::Bound;
 use super::direct::Direct;
+use super::node_lp::NodeLp;
 use super::recorded::Recorded;
 use super::strategy::Domains;
 use super::tableau::Reduced;
@@ -32,6 +33,8 @@ pub(super) struct Scratch {
     pub(super) leaf: Leaf,
     /// The tableaux the search prunes with.
     pub(super) search: Search,
+    /// The joint test of a node's inequalities (`node_lp.rs`).
+    pub(super) node_lp: NodeLp,
 }
 
 /// A leaf's impulses `x`, post-impact velocities `u⁺`, and the direct

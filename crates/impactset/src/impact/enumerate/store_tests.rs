@@ -28,8 +28,8 @@ fn bits(e: &StepEnumerator, count: usize) -> Vec<u64> {
 /// The fixed-mode records kept from step to step change nothing: an
 /// enumerator that keeps them, one that keeps none (the direct search, every
 /// tableau computed from its parent's) and one whose small store fills and
-/// is emptied again and again return the same solutions bit for bit, with
-/// the same node counts.
+/// is emptied again and again return the same solutions bit for bit, the
+/// two that keep records with the same node counts.
 #[test]
 fn kept_records_give_bit_identical_results() {
     let mut rng = ChaCha8Rng::seed_from_u64(29);
@@ -53,7 +53,10 @@ fn kept_records_give_bit_identical_results() {
             let reference = bits(&kept, count);
             assert_eq!(bits(&none, count), reference);
             assert_eq!(bits(&small, count), reference);
-            assert_eq!((none.nodes(), small.nodes()), (kept.nodes(), kept.nodes()));
+            // The direct search also tests a node's inequalities together
+            // (`node_lp.rs`), so it may fix fewer modes, never more.
+            assert_eq!(small.nodes(), kept.nodes());
+            assert!(none.nodes() <= kept.nodes(), "{} > {}", none.nodes(), kept.nodes());
             assert_eq!(none.exhaustive(), kept.exhaustive());
         }
     }

@@ -68,6 +68,14 @@ pub(super) trait Tableaux {
 
     /// The impulses of the leaf at level `m` (with no contact deferred).
     fn leaf_impulses(&self, red: &Reduced, x: &mut [f64]);
+
+    /// The whole tableau of the node just fixed at `depth` (level
+    /// `depth + 1`), for the joint test of its inequalities (`node_lp.rs`);
+    /// `None` where the tableaux are kept as records, which hold only what
+    /// the bounds read.
+    fn node_tableau(&self, _red: &Reduced, _depth: usize) -> Option<&[f64]> {
+        None
+    }
 }
 
 /// Where bounds are tested: the search node at `depth` (contacts
