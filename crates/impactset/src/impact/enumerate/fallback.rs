@@ -33,6 +33,14 @@ impl StepEnumerator {
     }
 }
 
+/// The covering vector of the fallback's second solve, which the bound's
+/// solve takes first (`bound_step` in `mod.rs`).
+pub(super) fn hashed_cover(cover: &mut [f64]) {
+    for (row, c) in cover.iter_mut().enumerate() {
+        *c = exponential(1, row as u64);
+    }
+}
+
 /// A deterministic `Exp(1)` draw from `(solve, row)` (SplitMix64).
 fn exponential(solve: u64, row: u64) -> f64 {
     let mut x = solve.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ row.wrapping_add(0xD1B5_4A32_D192_ED03);

@@ -123,17 +123,16 @@ impl StepEnumerator {
 }
 
 impl Scratch {
-    /// Takes Lemke's solution `z` of a step with scales `step`, and whether
-    /// its own residual is off the round-off a refinement could remove
-    /// (a complementarity product or a sign beyond [`REFINED_ABOVE`] of the
-    /// step's scales).
-    pub(super) fn take_lemke(&mut self, z: &[f64], residual: &LcpResidual, step: TableauScales) {
-        self.z.copy_from_slice(z);
+    /// Notes of Lemke's solution in `z` (of a step with scales `step`)
+    /// whether its own residual is off the round-off a refinement could
+    /// remove (a complementarity product or a sign beyond [`REFINED_ABOVE`]
+    /// of the step's scales).
+    pub(super) fn take_lemke(&mut self, residual: &LcpResidual, step: TableauScales) {
         let (v, p) = (step.velocity, step.impulse);
         let floor = -REFINED_ABOVE * v.min(p);
         self.lemke_off = residual.min_z < floor
             || residual.min_w < floor
-            || residual.complementarity * z.len() as f64 > REFINED_ABOVE * v * p;
+            || residual.complementarity * self.z.len() as f64 > REFINED_ABOVE * v * p;
     }
 }
 

@@ -72,6 +72,7 @@ mod direct;
 mod direct_tableau;
 mod eliminate;
 mod fallback;
+mod first_solution;
 mod gauss;
 mod keep;
 mod linear_form;
@@ -96,7 +97,7 @@ mod tests;
 #[cfg(test)]
 mod widened_tests;
 
-use crate::lcp::{LemkeOptions, LemkeWorkspace};
+use crate::lcp::LemkeWorkspace;
 use crate::problem::ContactOperators;
 
 #[cfg(feature = "gpu")]
@@ -373,45 +374,6 @@ impl StepEnumerator {
         }
         self.scratch = Some(scratch);
         self.count
-    }
-
-    /// One Lemke solve (covering vector 1) and the bound it puts on every
-    /// solution of the step (`bound.rs`): the modes the search may skip, and
-    /// whether `Δv` is unique. Leaves the Lemke solution in `sc.z` and its
-    /// `Δv` in `sc.dv`.
-    fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], widened: bool, sc: &mut Scratch) {
-        let m = self.reduced.m;
-        // Below the size a widened step takes none either: its twinned search
-        // keeps each `Δv`'s first tuple, as the GPU does (docs/model.md §5b).
-        let large = self.tuples() >= self.options.bound_min_tuples;
-        let solved = if large && (widened || self.options.bound) {
-            self.lemke.solve(&ops.step_matrix, b, &LemkeOptions::default()).ok()
-        } else {
-            None
-        };
-        self.verdict = match solved {
-            // A solution to round-off in the step's own scales (its errors
-            // are then far inside the bound's slack).
-            Some(sol)
-                if {
-                    let (r, v, p) = (sol.residual, self.scales.velocity, self.scales.impulse);
-                    let floor = -ACCEPT * v.min(p);
-                    r.min_z >= floor && r.min_w >= floor && r.complementarity * self.size as f64 <= ACCEPT * v * p
-                } =>
-            {
-                sc.take_lemke(sol.z, &sol.residual, self.scales);
-                keep::velocity_change(ops, &sc.z, &mut sc.dv);
-                let apart = self.apart(sc.dv.iter().fold(0.0f64, |a, x| a.max(x.abs())), self.scales.normal);
-                let g = &b[self.size - m..];
-                let (reduced, reach, d, scales) = (&self.reduced, &self.reach, self.d, self.scales);
-                let searched = self.twinned;
-                sc.bound.compute(reduced, reach, &sc.u, &sc.caps, g, &sc.z, d, scales, apart, searched)
-            }
-            _ => Verdict::None,
-        };
-        if self.verdict == Verdict::None {
-            sc.bound.allow_all();
-        }
     }
 
     /// Whether the search may stop: a twinned step's `Δv` is certified

@@ -1,0 +1,61 @@
+//! The bound's first solution: one Lemke solve of the step and the bound
+//! it puts on every other (docs/model.md §5b, "The bound from one
+//! solution"; the bound itself is `bound.rs`).
+
+use super::bound::Verdict;
+use super::scratch::Scratch;
+use super::{ACCEPT, StepEnumerator, fallback, keep};
+use crate::lcp::{LcpResidual, LemkeOptions};
+use crate::problem::ContactOperators;
+
+impl StepEnumerator {
+    /// One Lemke solve and the bound it puts on every solution of the step
+    /// (`bound.rs`): the modes the search may skip, and whether `Δv` is
+    /// unique. Leaves the Lemke solution in `sc.z` and its `Δv` in `sc.dv`.
+    ///
+    /// The solve's covering vector is a fixed hash of the row (the
+    /// fallback's second, `fallback.rs`), then `1` where that fails: any
+    /// solution bounds the others, and on symmetric steps (a box flat on
+    /// four corners) the covering vector `1` ties many rows at every pivot,
+    /// whose lexicographic rule then costs more than the solve.
+    pub(super) fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], widened: bool, sc: &mut Scratch) {
+        let m = self.reduced.m;
+        // Below the size a widened step takes none either: its twinned search
+        // keeps each `Δv`'s first tuple, as the GPU does (docs/model.md §5b).
+        let large = self.tuples() >= self.options.bound_min_tuples;
+        // A solution to round-off in the step's own scales (its errors are
+        // then far inside the bound's slack).
+        let (v, p, size) = (self.scales.velocity, self.scales.impulse, self.size);
+        let floor = -ACCEPT * v.min(p);
+        let accept =
+            |r: &LcpResidual| r.min_z >= floor && r.min_w >= floor && r.complementarity * size as f64 <= ACCEPT * v * p;
+        let mut solved = None;
+        if large && (widened || self.options.bound) {
+            fallback::hashed_cover(&mut sc.cover);
+            for cover in [Some(&sc.cover[..]), None] {
+                if let Ok(sol) = self.lemke.solve_covered(&ops.step_matrix, b, cover, 0, &LemkeOptions::default())
+                    && accept(&sol.residual)
+                {
+                    sc.z.copy_from_slice(sol.z);
+                    solved = Some(sol.residual);
+                    break;
+                }
+            }
+        }
+        self.verdict = match solved {
+            Some(residual) => {
+                sc.take_lemke(&residual, self.scales);
+                keep::velocity_change(ops, &sc.z, &mut sc.dv);
+                let apart = self.apart(sc.dv.iter().fold(0.0f64, |a, x| a.max(x.abs())), self.scales.normal);
+                let g = &b[self.size - m..];
+                let (reduced, reach, d, scales) = (&self.reduced, &self.reach, self.d, self.scales);
+                let searched = self.twinned;
+                sc.bound.compute(reduced, reach, &sc.u, &sc.caps, g, &sc.z, d, scales, apart, searched)
+            }
+            None => Verdict::None,
+        };
+        if self.verdict == Verdict::None {
+            sc.bound.allow_all();
+        }
+    }
+}
