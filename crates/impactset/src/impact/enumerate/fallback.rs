@@ -33,20 +33,26 @@ impl StepEnumerator {
     }
 }
 
-/// The covering vector of the fallback's second solve, which the bound's
-/// solve takes first (`bound_step` in `mod.rs`).
+/// The covering vector of the bound's Lemke solve (`first_solution.rs`):
+/// entries of the `random-lemke` rule's law, `2⁻⁶ + U[0, 1)` in 2⁻²⁴ steps
+/// ([`crate::stream::cover`]), from a fixed hash of the row (as the
+/// fallback's, solve number 0), so the solve is a function of the step.
 pub(super) fn hashed_cover(cover: &mut [f64]) {
     for (row, c) in cover.iter_mut().enumerate() {
-        *c = exponential(1, row as u64);
+        *c = crate::stream::cover((splitmix(0, row as u64) >> 32) as u32);
     }
 }
 
-/// A deterministic `Exp(1)` draw from `(solve, row)` (SplitMix64).
+/// A deterministic `Exp(1)` draw from `(solve, row)`.
 fn exponential(solve: u64, row: u64) -> f64 {
+    let unit = ((splitmix(solve, row) >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64);
+    -unit.ln()
+}
+
+/// SplitMix64's finalizer of `(solve, row)`.
+fn splitmix(solve: u64, row: u64) -> u64 {
     let mut x = solve.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ row.wrapping_add(0xD1B5_4A32_D192_ED03);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^= x >> 31;
-    let unit = ((x >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64);
-    -unit.ln()
+    x ^ (x >> 31)
 }
