@@ -13,11 +13,12 @@ impl StepEnumerator {
     /// (`bound.rs`): the modes the search may skip, and whether `Δv` is
     /// unique. Leaves the Lemke solution in `sc.z` and its `Δv` in `sc.dv`.
     ///
-    /// The solve's covering vector is a fixed hash of the row (the
-    /// fallback's second, `fallback.rs`), then `1` where that fails: any
-    /// solution bounds the others, and on symmetric steps (a box flat on
-    /// four corners) the covering vector `1` ties many rows at every pivot,
-    /// whose lexicographic rule then costs more than the solve.
+    /// The solve's covering vector is drawn from the `random-lemke` rule's
+    /// law by a fixed hash of the row (`fallback::hashed_cover`), then `1`
+    /// where that solve fails: any solution bounds the others, and on
+    /// symmetric steps (a box flat on four corners) the covering vector `1`
+    /// ties many rows at most pivots, whose lexicographic rule then costs
+    /// more than the rest of the solve.
     pub(super) fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], widened: bool, sc: &mut Scratch) {
         let m = self.reduced.m;
         // Below the size a widened step takes none either: its twinned search

@@ -1,5 +1,5 @@
 //! Joint feasibility of a search node's inequalities (docs/model.md §5b,
-//! "Pruning by a linear program").
+//! the contact-mode enumerator's pruning).
 //!
 //! The bounds of `tableau.rs` test a fixed contact's inequalities one at a
 //! time, each at its own best free impulses. A node can pass every one of

@@ -33,7 +33,7 @@ fn bits(e: &StepEnumerator, count: usize) -> Vec<u64> {
 #[test]
 fn kept_records_give_bit_identical_results() {
     let mut rng = ChaCha8Rng::seed_from_u64(29);
-    let mut evictions = 0;
+    let (mut evictions, mut pruned_together) = (0, 0);
     for (n, m, spatial, coupled) in [(4, 2, None, true), (6, 3, None, true), (8, 4, None, false), (6, 2, Some(4), true)]
     {
         let problem = if coupled {
@@ -57,10 +57,13 @@ fn kept_records_give_bit_identical_results() {
             // (`node_lp.rs`), so it may fix fewer modes, never more.
             assert_eq!(small.nodes(), kept.nodes());
             assert!(none.nodes() <= kept.nodes(), "{} > {}", none.nodes(), kept.nodes());
+            pruned_together += usize::from(none.nodes() < kept.nodes());
             assert_eq!(none.exhaustive(), kept.exhaustive());
         }
     }
     assert!(evictions > 0, "the small store never filled");
+    // The solutions above are the same although the joint test pruned.
+    assert!(pruned_together > 0, "the joint test of a node's inequalities never pruned");
 }
 
 /// The twinned search gives the same solutions bit for bit whatever its
