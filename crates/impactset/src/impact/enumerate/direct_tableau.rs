@@ -1,7 +1,7 @@
 //! The bounds the direct search (`direct.rs`) reads from a whole tableau
 //! (`tableau.rs` has the module docs, `eliminate.rs` the elimination).
 
-use super::modes::Mode;
+use super::modes::{Inequality, Mode};
 use super::tableau::{Reduced, StepData, low_bits};
 
 impl Reduced {
@@ -20,6 +20,20 @@ impl Reduced {
             }
         }
         best
+    }
+
+    /// Where the terms of contact `i`'s inequality `ineq` live in a tableau:
+    /// per term its coefficient and the offset of its row (`x_i`'s rows, then
+    /// `u⁺_i`'s), the first [`term_count`](super::modes::Inequality::term_count) used.
+    #[inline(always)]
+    pub fn inequality_rows(&self, i: usize, ineq: &Inequality) -> [(f64, usize); 6] {
+        let (s, st) = (self.s, self.stride());
+        let (x_rows, u_rows) = (i * s * st, (self.dim + i * s - s) * st);
+        let mut terms = [(0.0, 0usize); 6];
+        for (term, &(a, index)) in terms.iter_mut().zip(ineq.terms()) {
+            *term = (a, if index < s { x_rows + index * st } else { u_rows + index * st });
+        }
+        terms
     }
 
     /// Whether every inequality of contact `i` (fixed in `mode` on `tab`) can
@@ -48,18 +62,13 @@ impl Reduced {
         step: &StepData,
         rel: f64,
     ) -> bool {
-        let (dim, st) = (self.dim, self.stride());
+        let dim = self.dim;
         let free = free & low_bits(self.m);
         let tab = &tab[..self.tableau_len()];
-        let (x_rows, u_rows) = (i * S * st, (dim + i * S - S) * st);
         for ineq in self.table.inequalities_of(mode) {
-            // Column `col` of the combination of tableau rows (x_i then u⁺_i
-            // per coordinate): only the constant and the free contacts'
-            // columns are read.
-            let mut terms = [(0.0, 0usize); 6];
-            for (term, &(a, index)) in terms.iter_mut().zip(ineq.terms()) {
-                *term = (a, if index < S { x_rows + index * st } else { u_rows + index * st });
-            }
+            // Column `col` of the combination of tableau rows: only the
+            // constant and the free contacts' columns are read.
+            let terms = self.inequality_rows(i, ineq);
             let terms = &terms[..ineq.term_count];
             let column = |col: usize| terms.iter().fold(0.0, |v, &(a, row)| v + a * tab[row + col]);
             let mut upper = column(dim) + ineq.a0 * step.caps[i];

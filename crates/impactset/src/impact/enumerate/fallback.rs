@@ -37,10 +37,8 @@ impl StepEnumerator {
 /// entries of the `random-lemke` rule's law, `2⁻⁶ + U[0, 1)` in 2⁻²⁴ steps
 /// ([`crate::stream::cover`]), from a fixed hash of the row (as the
 /// fallback's, solve number 0), so the solve is a function of the step.
-pub(super) fn hashed_cover(cover: &mut [f64]) {
-    for (row, c) in cover.iter_mut().enumerate() {
-        *c = crate::stream::cover((splitmix(0, row as u64) >> 32) as u32);
-    }
+pub(super) fn hashed_cover(size: usize) -> Vec<f64> {
+    (0..size).map(|row| crate::stream::cover((splitmix(0, row as u64) >> 32) as u32)).collect()
 }
 
 /// A deterministic `Exp(1)` draw from `(solve, row)`.

@@ -4,7 +4,7 @@
 
 use super::bound::Verdict;
 use super::scratch::Scratch;
-use super::{ACCEPT, StepEnumerator, fallback, keep};
+use super::{ACCEPT, StepEnumerator, keep};
 use crate::lcp::{LcpResidual, LemkeOptions};
 use crate::problem::ContactOperators;
 
@@ -32,8 +32,7 @@ impl StepEnumerator {
             |r: &LcpResidual| r.min_z >= floor && r.min_w >= floor && r.complementarity * size as f64 <= ACCEPT * v * p;
         let mut solved = None;
         if large && (widened || self.options.bound) {
-            fallback::hashed_cover(&mut sc.cover);
-            for cover in [Some(&sc.cover[..]), None] {
+            for cover in [Some(&self.bound_cover[..]), None] {
                 if let Ok(sol) = self.lemke.solve_covered(&ops.step_matrix, b, cover, 0, &LemkeOptions::default())
                     && accept(&sol.residual)
                 {

@@ -199,6 +199,9 @@ pub struct StepEnumerator {
     /// The scales of the step being enumerated.
     scales: StepScales,
     lemke: LemkeWorkspace,
+    /// The covering vector of the bound's Lemke solve
+    /// ([`fallback::hashed_cover`]): a function of the row alone.
+    bound_cover: Vec<f64>,
     counts: EnumerationCounts,
     /// The enumerators of widened steps, one per set of contacts with a
     /// prescribed normal impulse, built when first needed (`widened.rs`).
@@ -309,6 +312,7 @@ impl StepEnumerator {
             reach,
             scales: StepScales::default(),
             lemke: LemkeWorkspace::new(size),
+            bound_cover: fallback::hashed_cover(size),
             counts: EnumerationCounts::default(),
             widened: Vec::new(),
         }

@@ -70,7 +70,7 @@ impl NodeLp {
     /// of the node's fixed, eliminated contacts together (`false`: no
     /// solution below the node).
     pub(super) fn feasible(&mut self, red: &Reduced, at: NodeAt, step: &StepData) -> bool {
-        let (s, dim, st) = (red.s, red.dim, red.stride());
+        let (s, dim) = (red.s, red.dim);
         let free = at.free & low_bits(red.m);
         self.cols.clear();
         for j in bits(free) {
@@ -93,14 +93,10 @@ impl NodeLp {
         let mut r = 0;
         for i in fixed {
             let mode = &red.table.modes[at.choice[i]];
-            let (x_rows, u_rows) = (i * s * st, (dim + i * s - s) * st);
             for ineq in red.table.inequalities_of(mode) {
-                let column = |col: usize| {
-                    ineq.terms().iter().fold(0.0, |v, &(a, index)| {
-                        let row = if index < s { x_rows + index * st } else { u_rows + index * st };
-                        v + a * at.tab[row + col]
-                    })
-                };
+                let terms = red.inequality_rows(i, ineq);
+                let column =
+                    |col: usize| terms[..ineq.term_count].iter().fold(0.0, |v, &(a, row)| v + a * at.tab[row + col]);
                 let scale = step.slack(ineq, 1.0);
                 let scale = if scale > 0.0 { scale } else { 1.0 };
                 // `g + Σ coef α ≥ −PRUNE`, written `−Σ coef α + slack = g + PRUNE`.
