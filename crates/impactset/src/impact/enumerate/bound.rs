@@ -239,7 +239,9 @@ impl Bound {
                     break;
                 }
             }
-            if round == 2 {
+            if round == 2 || (round == 0 && self.first_unique(reach)) {
+                // (Where the first certificate holds, more known contacts
+                // keep it: the form is not needed.)
                 break;
             }
             let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
@@ -250,19 +252,13 @@ impl Bound {
             }
             form_reach = form.reach;
         }
-        // In exact arithmetic (no slack, the contacts whose a_i is 0 left
-        // out, a_i and the dead zones widened against rounding) √Q ≤ 0.
-        let exact_zero = std::mem::take(&mut self.exact_zero);
-        let mut unique = form_unique
-            || self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0
-            || self.joint_reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
-        self.exact_zero = exact_zero;
+        let mut unique = form_unique || self.first_unique(reach);
         if !unique {
-            // At full rest the form may start from another impulse of x*'s
-            // face (`linear_form/recentre.rs`): tried last, on the steps
-            // that would be searched.
+            // The form may start from another impulse of x*'s face
+            // (`linear_form/recentre.rs`): tried last, on the steps that
+            // would be searched.
             let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
-            unique = self.form.at_rest(red, &facts);
+            unique = self.form.certifies_from_another_representative(red, &facts);
         }
         // The modes whose velocity conditions may hold within the reach.
         for i in 0..m {
@@ -296,6 +292,17 @@ impl Bound {
             }
         }
         if unique { Verdict::Unique } else { Verdict::Bounded }
+    }
+
+    /// The first certificate: in exact arithmetic (no slack, the contacts
+    /// whose `a_i` is 0 left out, `a_i` and the dead zones widened against
+    /// rounding) `√Q ≤ 0`.
+    fn first_unique(&mut self, reach: &Reach) -> bool {
+        let exact_zero = std::mem::take(&mut self.exact_zero);
+        let unique = self.reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0
+            || self.joint_reach(reach, 0.0, 1.0 + 1e-9, |i| !exact_zero[i]) == 0.0;
+        self.exact_zero = exact_zero;
+        unique
     }
 
     /// The largest `q = √Q` with `q² ≤ max_S ‖a_S‖ √(Λ_T q² − ‖r_S‖²) + K`

@@ -30,9 +30,9 @@
 //! `linear_form/simplex.rs`). The step is certified when the bound leaves
 //! every other solution's `Δv` closer to `Δv*` than the search tells
 //! velocity changes apart (`keep.rs`): the full search keeps one `Δv`.
-//! Where `x*` brings every contact to rest and the form does not certify
-//! from it, it tries again from another impulse with `x*`'s `Δv` whose
-//! friction shares cancel the coupling to the null directions
+//! Where the form does not certify from `x*`, it tries again from another
+//! impulse with `x*`'s `Δv` whose friction shares, where `x*`'s velocities
+//! leave them free, cancel the coupling to the null directions
 //! (`linear_form/recentre.rs`).
 
 use nalgebra::{DMatrix, SymmetricEigen};
@@ -70,6 +70,9 @@ pub(super) struct LinearForm {
     /// The last few `V`s met, each with the bases its eigendecomposition of
     /// `W` gives (`W` is the problem's: only `V` changes from step to step).
     kept: Vec<(Vec<usize>, Bases)>,
+    /// The patterns of normal impulses `recentre.rs` found for the last few
+    /// sets of pushing contacts.
+    patterns: Vec<recentre::KeptPatterns>,
     /// Steps certified with the normal terms weighed in (`τ ≠ 1`) that `B`
     /// alone did not certify, for the tests.
     pub weighed: u64,
@@ -79,9 +82,11 @@ pub(super) struct LinearForm {
     /// Steps certified only with the pattern's combined rows, friction
     /// cones included (`combined.rs`), for the tests.
     pub combined: u64,
-    /// Steps at full rest certified only from another representative of
-    /// their solution (`recentre.rs`), for the tests.
+    /// Steps certified only from another representative of their solution
+    /// (`recentre.rs`), and those of them with a contact sliding, for the
+    /// tests.
     pub recentred: u64,
+    pub recentred_sliding: u64,
 }
 
 /// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
@@ -115,8 +120,9 @@ pub(super) struct StepFacts<'a> {
     pub apart: f64,
     /// Per contact, `p̃` where its cone is shut (`ρ* = 0`), if given; else
     /// a maximizer of `(−u*_t)ᵀp`. Any `p ∈ 𝒫` holds the bound there (its
-    /// `e` is counted); at full rest `e` is `u*_t`'s round-off whatever
-    /// `p` is, and `recentre.rs` picks it with the other contacts' shares.
+    /// `e` is counted); `recentre.rs` picks it with the other contacts'
+    /// shares, in the face of `𝒫` that `u*_t` selects (where `u*_t` is at
+    /// rest `e` is its round-off whatever `p` is).
     pub shut_share: Option<&'a [[f64; 2]]>,
 }
 
@@ -141,9 +147,8 @@ pub(super) struct FormBound {
 }
 
 impl LinearForm {
-    /// Whether the form certifies a step at full rest from another impulse
-    /// of the face of `x*`'s `Δv` (`recentre.rs`), where it did not from
-    /// `x*`.
+    /// Whether the form certifies a step from another impulse of the face
+    /// of `x*`'s `Δv` (`recentre.rs`), where it did not from `x*`.
     ///
     /// `x̂` lies in the face up to the round-off of `W`'s null directions,
     /// which its own `u⁺` (and so the form's defects) carries. `x*` is a
@@ -151,8 +156,8 @@ impl LinearForm {
     /// every solution does: where the form settles from `x̂`, every `Δv`,
     /// `x*`'s included, is within 0.4 of what the search tells apart of
     /// `Δv̂`, so the search would keep one.
-    pub fn at_rest(&mut self, red: &Reduced, step: &StepFacts) -> bool {
-        let Some(other) = recentre::recentre(red, step) else { return false };
+    pub fn certifies_from_another_representative(&mut self, red: &Reduced, step: &StepFacts) -> bool {
+        let Some(other) = recentre::recentre(red, step, &mut self.patterns) else { return false };
         let facts = StepFacts {
             x: &other.x,
             up: &other.up,
@@ -162,6 +167,7 @@ impl LinearForm {
         };
         let unique = self.bound(red, &facts).unique;
         self.recentred += u64::from(unique);
+        self.recentred_sliding += u64::from(unique && other.sliding);
         unique
     }
 

@@ -1,19 +1,23 @@
-//! Another representative of a step's solution at full rest, for friction's
-//! linear form (docs/model.md §5b, "Full rest: another representative").
+//! Another representative of a step's solution, for friction's linear form
+//! (docs/model.md §5b, "Another representative of `x*`'s face").
 //!
-//! Where Lemke's `x*` brings every contact to rest (`u*⁺ = 0`, normal and
-//! tangential), every admissible impulse `x̂` with `W x̂ = W x*` (each
-//! `λn̂_i ∈ [0, cap_i]`, each `f̂_i ∈ μ_i λn̂_i 𝒫`) solves the step with the
-//! same `Δv`: the laws hold at `u⁺ = 0` whatever the impulses. The form's
-//! bound holds from any solution with its own defects, so it may start from
-//! any of them. Lemke's is a vertex of that face (a statically
-//! indeterminate box on four corners: corners at the edge of their cone or
-//! with no friction, their directions far apart), where the form's coupling
-//! to a null direction with normal pattern `ν`, `½ gᵀWδ` with `g_i = ν_i μ_i
-//! p̃_i`, is large. It vanishes where `W g = 0`: one common share on a box
-//! coming to rest without spin, shares turning about it where it spins. So
-//! `x̂` keeps `x*`'s normal impulses and moves the shares along the null
-//! directions that keep `W x̂ = W x*`, making `Σ |W g|` least by an LP.
+//! Every admissible impulse `x̂` with `W x̂ = W x*` that keeps `x*`'s normal
+//! impulses and puts each contact's friction share `p̂_i` where `x*`'s
+//! velocities allow it solves the step with the same `Δv`: `u⁺` is the
+//! same, so each normal law holds as at `x*`, and `f̂_i = μ_i λn_i p̂_i`
+//! minimizes `u*_tᵀf` over `μ_i λn_i 𝒫` wherever `p̂_i` lies in the face of
+//! `𝒫` that maximizes `(−u*_t)ᵀp` (all of `𝒫` where the contact sticks, an
+//! edge or a vertex where it slides). The form's bound holds from any
+//! solution with its own defects, so it may start from any of them.
+//! Lemke's is a vertex of that face, where the form's coupling to a null
+//! direction with normal pattern `ν`, `½ gᵀWδ` with `g_i = ν_i μ_i p̃_i`, is
+//! large (a statically indeterminate box on four corners: corners at the
+//! edge of their cone or with no friction, their directions far apart;
+//! sliding, its corners at different points of the edge of 𝒫 they slide
+//! against). It vanishes where `W g = 0`: one common share on a box coming
+//! to rest or sliding without spin, shares turning about it where it
+//! spins. So `x̂` moves the shares along the null directions that keep
+//! `W x̂ = W x*`, within their faces, making `Σ |W g|` least by an LP.
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
@@ -33,17 +37,19 @@ const TINY: f64 = 1e-12;
 /// of the largest are patterns of normal impulses.
 const PATTERN: f64 = 1e-8;
 
-/// A step's velocities at most this fraction of `max |u|` are at rest.
+/// A contact's slip at most this fraction of `max |u|` is at rest.
 const REST: f64 = 1e-9;
 
 /// The representative `x̂`, its `u⁺`, a decomposition `λD̂` of its friction
-/// and each contact's share `p̂_i` of its cone (a shut cone's included).
+/// and each contact's share `p̂_i` of its cone (a shut cone's included);
+/// `sliding`: some contact slides at `x*`.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Recentred {
     pub x: Vec<f64>,
     pub up: Vec<f64>,
     pub lambda_d: Vec<f64>,
     pub shares: Vec<[f64; 2]>,
+    pub sliding: bool,
 }
 
 /// The facets of the friction polygon `𝒫 = conv{d_k}` as `(n_k, o_k)`,
@@ -66,6 +72,52 @@ fn facets(red: &Reduced) -> Option<Vec<([f64; 2], f64)>> {
         .collect();
     let convex = out.iter().all(|(n, o)| *o > 0.0 && d.iter().all(|p| n[0] * p[0] + n[1] * p[1] <= o * (1.0 + 1e-12)));
     convex.then_some(out)
+}
+
+/// The patterns of normal impulses (columns, one entry per contact) that
+/// the null directions of `w` (`W` on the pushing contacts' coordinates,
+/// `s` per contact, `contacts` of them) move, or `None` where they move
+/// none.
+fn patterns(w: &DMatrix<f64>, contacts: usize, s: usize) -> Option<DMatrix<f64>> {
+    let k = w.nrows();
+    let eigen = SymmetricEigen::try_new(w.clone(), 1e-15, 10_000)?;
+    let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
+    let null: Vec<usize> = (0..k).filter(|&j| eigen.eigenvalues[j] <= NULL * largest).collect();
+    if null.is_empty() {
+        return None;
+    }
+    let normals = DMatrix::from_fn(contacts, null.len(), |j, col| eigen.eigenvectors[(j * s, null[col])]);
+    let svd = normals.svd(true, false);
+    let u = svd.u.as_ref()?;
+    let top = svd.singular_values.iter().fold(0.0f64, |a, &x| a.max(x));
+    let kept: Vec<usize> = (0..svd.singular_values.len()).filter(|&a| svd.singular_values[a] > PATTERN * top).collect();
+    (!kept.is_empty()).then(|| DMatrix::from_fn(contacts, kept.len(), |j, col| u[(j, kept[col])]))
+}
+
+/// The pushing contacts of a step and the patterns [`patterns`] found for
+/// them (they depend on which contacts push alone: `W` is the problem's).
+pub(super) type KeptPatterns = (Vec<usize>, Option<DMatrix<f64>>);
+
+/// How many sets of pushing contacts [`recentre`]'s callers keep patterns
+/// for.
+pub(super) const KEPT: usize = 8;
+
+/// Whether a slip along `−a` (`a` a unit vector) meets an edge of `𝒫`
+/// (space: two directions maximize `aᵀd_k` to `10⁻⁹`) rather than a vertex.
+fn against_edge(red: &Reduced, a: &[f64; 2]) -> bool {
+    if red.t == 1 {
+        return false;
+    }
+    let (mut first, mut second) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for d in &red.directions {
+        let v = a[0] * d[0] + a[1] * d[1];
+        if v > first {
+            (first, second) = (v, first);
+        } else if v > second {
+            second = v;
+        }
+    }
+    first - second <= 1e-9
 }
 
 /// `f` as non-negative weights of the directions (two neighbours in
@@ -91,25 +143,31 @@ fn decompose(red: &Reduced, f: &[f64], out: &mut [f64]) {
     }
 }
 
-/// `x̂` for a step at full rest, or `None`: the step not at rest, a widened
-/// cone (`b_γ ≠ 0`), no null direction of `W` that moves normal impulses,
-/// or no LP solution.
+/// `x̂`, or `None`: a widened cone (`b_γ ≠ 0`), no null direction of `W`
+/// that moves normal impulses, or no LP solution.
 ///
 /// `x̂` keeps `x*`'s normal impulses (`λn̂ = 0` where `λn*` is at the
 /// round-off of 0) and moves the friction shares `p̂_i` (`f̂_i = μ_i λn̂_i
 /// p̂_i`; a shut cone's share is free) along the null directions of
 /// `W_T D` (`D = diag(μ_i λn̂_i)` on the tangents), so `W x̂ = W x*`. A
 /// small LP (`simplex.rs`) keeps every share in `𝒫` (as far as `x*`'s own
-/// is) and makes the coupling least: for each pattern `ν` of normal
-/// impulses that `W`'s null directions move, the tangential impulse
-/// `g_i = ν_i μ_i p̂_i` should itself move nothing, `Σ_r |(W g)_r|` least
-/// (the form's coupling to `ν` is `½ gᵀ W δ`). On a box brought to rest
-/// without spin one common share does it; stopping a spin takes shares
-/// that turn about the box, which the LP finds as well.
-pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
+/// is), the share of a contact that slides at `x*` in the face of `𝒫` its
+/// slip `−u*_t` selects (`âᵀp̂ = h(â)`, `â` the slip's direction), and
+/// makes the coupling least: for each pattern `ν` of normal impulses that
+/// `W`'s null directions move, the tangential impulse `g_i = ν_i μ_i p̂_i`
+/// should itself move nothing, `Σ_r |(W g)_r|` least (the form's coupling
+/// to `ν` is `½ gᵀ W δ`). On a box brought to rest, or sliding, without
+/// spin one common share does it where the faces allow one; stopping a
+/// spin takes shares that turn about the box, which the LP finds as well.
+pub(super) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Vec<KeptPatterns>) -> Option<Recentred> {
     let (m, s, t, dim) = (red.m, red.s, red.t, red.dim);
     let velocity = step.u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-    if step.up.iter().any(|x| x.abs() > REST * velocity) || step.g.iter().any(|&g| g != 0.0) {
+    // In the plane a sliding contact's face is an end of 𝒫 (a segment), so
+    // its share is held: there x̂ is looked for at full rest only (tried on
+    // every searched step, it certified none of the disk stack's and cost
+    // its `all` 15 %).
+    let planar_motion = t == 1 && step.up.iter().any(|x| x.abs() > REST * velocity);
+    if planar_motion || step.g.iter().any(|&g| g != 0.0) {
         return None;
     }
     let facets = facets(red)?;
@@ -120,24 +178,38 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
     if frictional.is_empty() {
         return None;
     }
+    // Each frictional contact's slip direction â = −u*_t / ‖u*_t‖ where it
+    // slides. Where every one slides against a vertex of 𝒫 no share may
+    // move within its face: x̂ would be x*.
+    let slips: Vec<Option<[f64; 2]>> = frictional
+        .iter()
+        .map(|&j| {
+            let ut = &step.up[pushing[j] * s + 1..(pushing[j] + 1) * s];
+            let norm = ut.iter().map(|x| x * x).sum::<f64>().sqrt();
+            (norm > REST * velocity).then(|| {
+                let mut a = [0.0; 2];
+                (0..t).for_each(|c| a[c] = -ut[c] / norm);
+                a
+            })
+        })
+        .collect();
+    if slips.iter().all(|slip| slip.is_some_and(|a| !against_edge(red, &a))) {
+        return None;
+    }
     let moving: Vec<usize> = pushing.iter().flat_map(|&i| i * s..(i + 1) * s).collect();
     let k = moving.len();
     let w = |r: usize, c: usize| red.w[moving[r] * dim + moving[c]];
-    let eigen = SymmetricEigen::try_new(DMatrix::from_fn(k, k, w), 1e-15, 10_000)?;
-    let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
-    let null: Vec<usize> = (0..k).filter(|&j| eigen.eigenvalues[j] <= NULL * largest).collect();
-    if null.is_empty() {
-        return None;
-    }
-    let normals = DMatrix::from_fn(pushing.len(), null.len(), |j, col| eigen.eigenvectors[(j * s, null[col])]);
-    let svd = normals.svd(true, false);
-    let u = svd.u.as_ref()?;
-    let top = svd.singular_values.iter().fold(0.0f64, |a, &x| a.max(x));
-    let patterns: Vec<usize> =
-        (0..svd.singular_values.len()).filter(|&a| svd.singular_values[a] > PATTERN * top).collect();
-    if patterns.is_empty() {
-        return None;
-    }
+    let slot = match kept.iter().position(|(p, _)| *p == pushing) {
+        Some(slot) => slot,
+        None => {
+            if kept.len() == KEPT {
+                kept.remove(0);
+            }
+            kept.push((pushing.clone(), patterns(&DMatrix::from_fn(k, k, w), pushing.len(), s)));
+            kept.len() - 1
+        }
+    };
+    let patterns = kept[slot].1.as_ref()?;
     // The frictional contacts' shares, from x*: λn̂ and p*.
     let lam: Vec<f64> = pushing
         .iter()
@@ -174,12 +246,16 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
     }
     let basis = |c: usize, col: usize| v_t[(free[col], c)];
     // Unknowns y ≥ 0: γ⁺ (q), γ⁻ (q), a slack per facet row, e⁺ and e⁻ per
-    // coupling row. Rows: every frictional contact's facets, then (W g)_r
-    // for each pattern and row r.
+    // coupling row. Rows: every frictional contact's facets, each sliding
+    // contact's face, then (W g)_r for each pattern and row r.
     let facet_rows = frictional.len() * facets.len();
-    let coupling_rows = patterns.len() * k;
+    // A contact that slides at x* (its cone shut or not) keeps its share in
+    // the face of 𝒫 that maximizes (−u*_t)ᵀp (an edge or a vertex): the
+    // share's component along the slip's direction â is h(â).
+    let sliding: Vec<(usize, [f64; 2])> = slips.iter().enumerate().filter_map(|(f, a)| a.map(|a| (f, a))).collect();
+    let coupling_rows = patterns.ncols() * k;
     let cols = 2 * q + facet_rows + 2 * coupling_rows;
-    let rows = facet_rows + coupling_rows;
+    let rows = facet_rows + sliding.len() + coupling_rows;
     let (mut a, mut b) = (vec![0.0; rows * cols], vec![0.0; rows]);
     let mut row = 0;
     for f in 0..frictional.len() {
@@ -196,8 +272,21 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
             row += 1;
         }
     }
-    for &pattern in &patterns {
-        let nu = |j: usize| u[(j, pattern)];
+    for &(f, along) in &sliding {
+        // âᵀ(p* + Nγ) = h(â) = max_k âᵀd_k.
+        let support =
+            red.directions.iter().map(|d| (0..t).map(|a| along[a] * d[a]).sum::<f64>()).fold(f64::MIN, f64::max);
+        for col in 0..q {
+            let v: f64 = (0..t).map(|a| along[a] * basis(f * t + a, col)).sum();
+            a[row * cols + col] = v;
+            a[row * cols + q + col] = -v;
+        }
+        b[row] = support - (0..t).map(|a| along[a] * share_star[f * t + a]).sum::<f64>();
+        row += 1;
+    }
+    let first_coupling = row;
+    for pattern in patterns.column_iter() {
+        let nu = |j: usize| pattern[j];
         for r in 0..k {
             // (W g)_r = Σ_c W_r,tangent(c) ν_j μ_j p_c: its value at p* and
             // its coefficients on γ.
@@ -211,7 +300,7 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
                 a[row * cols + col] = v;
                 a[row * cols + q + col] = -v;
             }
-            let e = 2 * q + facet_rows + 2 * (row - facet_rows);
+            let e = 2 * q + facet_rows + 2 * (row - first_coupling);
             a[row * cols + e] = -1.0;
             a[row * cols + e + 1] = 1.0;
             b[row] = -at_star;
@@ -257,5 +346,5 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts) -> Option<Recentred> {
     }
     let mut up = vec![0.0; dim];
     red.post_velocity(step.u, &x, &mut up);
-    Some(Recentred { x, up, lambda_d, shares })
+    Some(Recentred { x, up, lambda_d, shares, sliding: !sliding.is_empty() })
 }
