@@ -253,12 +253,21 @@ impl Bound {
             form_reach = form.reach;
         }
         let mut unique = form_unique || self.first_unique(reach);
+        let mut margin = margin;
         if !unique {
             // The form may start from another impulse of x*'s face
             // (`linear_form/recentre.rs`): tried last, on the steps that
-            // would be searched.
+            // would be searched. Where it does not certify, its reach about
+            // x̂'s u⁺ (x*'s to round-off, which widens the margin) may be
+            // the smaller.
             let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
-            unique = self.form.certifies_from_another_representative(red, &facts);
+            if let Some((form, shift)) = self.form.from_representative(red, &facts) {
+                unique = form.unique;
+                if form.reach < reach_s {
+                    reach_s = form.reach;
+                    margin += shift;
+                }
+            }
         }
         // The modes whose velocity conditions may hold within the reach.
         for i in 0..m {

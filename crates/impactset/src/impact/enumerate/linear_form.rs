@@ -147,17 +147,20 @@ pub(super) struct FormBound {
 }
 
 impl LinearForm {
-    /// Whether the form certifies a step from another impulse of the face
-    /// of `x*`'s `Δv` (`recentre.rs`), where it did not from `x*`.
+    /// The form's bound from another impulse `x̂` of the face of `x*`'s
+    /// `Δv` (`recentre.rs`), where it did not certify from `x*`, and how far
+    /// `x̂`'s `u⁺` lies from `x*`'s (`max_r |(W(x̂ − x*))_r|`, round-off).
     ///
     /// `x̂` lies in the face up to the round-off of `W`'s null directions,
     /// which its own `u⁺` (and so the form's defects) carries. `x*` is a
     /// solution the bound covers, so it lies within the reach from `x̂` as
     /// every solution does: where the form settles from `x̂`, every `Δv`,
     /// `x*`'s included, is within 0.4 of what the search tells apart of
-    /// `Δv̂`, so the search would keep one.
-    pub fn certifies_from_another_representative(&mut self, red: &Reduced, step: &StepFacts) -> bool {
-        let Some(other) = recentre::recentre(red, step, &mut self.patterns) else { return false };
+    /// `Δv̂`, so the search would keep one. Where it does not, its reach
+    /// bounds every solution the search accepts as the reach from `x*` does,
+    /// about `x̂`'s `u⁺`.
+    pub fn from_representative(&mut self, red: &Reduced, step: &StepFacts) -> Option<(FormBound, f64)> {
+        let other = recentre::recentre(red, step, &mut self.patterns)?;
         let facts = StepFacts {
             x: &other.x,
             up: &other.up,
@@ -165,10 +168,11 @@ impl LinearForm {
             shut_share: Some(&other.shares),
             ..*step
         };
-        let unique = self.bound(red, &facts).unique;
-        self.recentred += u64::from(unique);
-        self.recentred_sliding += u64::from(unique && other.sliding);
-        unique
+        let form = self.bound(red, &facts);
+        self.recentred += u64::from(form.unique);
+        self.recentred_sliding += u64::from(form.unique && other.sliding);
+        let shift = other.up.iter().zip(step.up).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+        Some((form, shift))
     }
 
     /// Whether every solution of the step has the `Δv` of `x*` (up to what
