@@ -261,7 +261,7 @@ impl Bound {
             // x̂'s u⁺ (x*'s to round-off, which widens the margin) may be
             // the smaller.
             let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
-            if let Some((form, shift)) = self.form.from_representative(red, &facts) {
+            if let Some((form, shift)) = self.form.bound_from_representative(red, &facts) {
                 unique = form.unique;
                 if form.reach < reach_s {
                     reach_s = form.reach;

@@ -159,7 +159,7 @@ impl LinearForm {
     /// `Δv̂`, so the search would keep one. Where it does not, its reach
     /// bounds every solution the search accepts as the reach from `x*` does,
     /// about `x̂`'s `u⁺`.
-    pub fn from_representative(&mut self, red: &Reduced, step: &StepFacts) -> Option<(FormBound, f64)> {
+    pub fn bound_from_representative(&mut self, red: &Reduced, step: &StepFacts) -> Option<(FormBound, f64)> {
         let other = recentre::recentre(red, step, &mut self.patterns)?;
         let facts = StepFacts {
             x: &other.x,
