@@ -335,11 +335,18 @@ impl LinearForm {
             let mut settled = settles(std::slice::from_ref(&box_way), level);
             if let (false, Some(null), Some(pattern)) = (settled, &null, pattern) {
                 // The pattern the null directions move, counted with the
-                // normal impulses it moves together (one eigenproblem per
-                // normal impulse).
+                // normal impulses it moves together: first with each row's
+                // c bounded by a level (a Cholesky factorization), then,
+                // where that does not settle, with its own (one
+                // eigenproblem per normal impulse).
                 ways.push(box_way);
-                let mut rows = self.pattern_ways(s, step, &on_range, scaled, pattern, null, &mut ways);
+                let mut rows = self.pattern_ways(s, step, &on_range, scaled, pattern, null, false, &mut ways);
                 settled = settles(&ways, level);
+                if !settled {
+                    ways.truncate(1);
+                    rows = self.pattern_ways(s, step, &on_range, scaled, pattern, null, true, &mut ways);
+                    settled = settles(&ways, level);
+                }
                 self.patterned += u64::from(settled);
                 if !settled {
                     // Every contact's laws at once (two small LPs).

@@ -139,7 +139,7 @@ impl LinearForm {
             }
             let rest = res.norm() * norm;
             let h = h * sign;
-            let Some(c) = shifted_contraction(on_range, &h, along) else {
+            let Some(c) = shifted_contraction(on_range, &h, along, true) else {
                 continue;
             };
             let (one, none) = ((room + rest, accepted + rest), (f64::INFINITY, f64::INFINITY));

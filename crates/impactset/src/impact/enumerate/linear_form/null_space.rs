@@ -7,7 +7,7 @@
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-use super::{CONTRACTION, LinearForm, ROUNDOFF, StepFacts};
+use super::{CONTRACTION, LEVELS, LinearForm, ROUNDOFF, StepFacts};
 use crate::impact::enumerate::tableau::Reduced;
 
 /// An eigenvalue of `W` on `V` at most this fraction of its largest counts
@@ -226,7 +226,9 @@ impl LinearForm {
     /// (`S`: `on_range`). Where one contact of the pattern cannot push more
     /// and one cannot push less (at its cap, or at zero), `A = 0`: the
     /// pattern then only moves `c`.
-    /// Returns the rows, for [`Self::combined_ways`].
+    /// Not `exact`, each row's `c` is only bounded from above (by one of
+    /// the form's levels, [`shifted_contraction`]). Returns the rows, for
+    /// [`Self::combined_ways`].
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pattern_ways(
         &self,
@@ -236,6 +238,7 @@ impl LinearForm {
         scaled: &DMatrix<f64>,
         pattern: &Pattern,
         null: &NullTerms,
+        exact: bool,
         ways: &mut Vec<Way>,
     ) -> PatternRows {
         let (coupling, norm) = (&null.coupling, null.norm);
@@ -257,7 +260,7 @@ impl LinearForm {
             let room = |room: f64, widen: f64| ((room + rest + widen * impulse) / u.abs()).max(0.0);
             let (plus, minus) = if u > 0.0 { (more, less) } else { (less, more) };
             let h = scaled.row(r).transpose() / u;
-            if let Some(c) = shifted_contraction(on_range, &h, &along) {
+            if let Some(c) = shifted_contraction(on_range, &h, &along, exact) {
                 rows.push(PatternRow {
                     above: room(plus, ROUNDOFF),
                     below: room(minus, ROUNDOFF),
@@ -317,9 +320,24 @@ impl LinearForm {
     }
 }
 
-/// `λmax(S − hℓᵀ − ℓhᵀ)` (`S`: `on_range`), where it is below [`CONTRACTION`].
-pub(super) fn shifted_contraction(on_range: &DMatrix<f64>, h: &DVector<f64>, along: &DVector<f64>) -> Option<f64> {
+/// `λmax(S − hℓᵀ − ℓhᵀ)` (`S`: `on_range`), where it is below
+/// [`CONTRACTION`]; not `exact`, the least of [`LEVELS`] above it instead,
+/// by a Cholesky factorization of `level · I − (S − hℓᵀ − ℓhᵀ)` each (an
+/// upper bound: a step the rows settle with it settles with `λmax` too).
+pub(super) fn shifted_contraction(
+    on_range: &DMatrix<f64>,
+    h: &DVector<f64>,
+    along: &DVector<f64>,
+    exact: bool,
+) -> Option<f64> {
     let shifted = on_range - h * along.transpose() - along * h.transpose();
+    if !exact {
+        return LEVELS.into_iter().find(|&level| {
+            let mut gap = -&shifted;
+            (0..gap.nrows()).for_each(|r| gap[(r, r)] += level);
+            gap.cholesky().is_some()
+        });
+    }
     let eigen = SymmetricEigen::try_new(shifted, 1e-15, 10_000)?;
     let c = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
     (c < CONTRACTION).then_some(c)
