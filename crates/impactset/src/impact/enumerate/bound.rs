@@ -258,14 +258,15 @@ impl Bound {
             // The form may start from another impulse of x*'s face
             // (`linear_form/recentre.rs`): tried last, on the steps that
             // would be searched. Where it does not certify, its reach about
-            // x̂'s u⁺ (x*'s to round-off, which widens the margin) may be
-            // the smaller.
+            // x̂'s u⁺ (x*'s to round-off, which widens the margin: twice
+            // the largest difference covers a contact's tangential norm)
+            // may be the smaller.
             let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
             if let Some((form, shift)) = self.form.bound_from_representative(red, &facts) {
                 unique = form.unique;
                 if form.reach < reach_s {
                     reach_s = form.reach;
-                    margin += shift;
+                    margin += 2.0 * shift;
                 }
             }
         }

@@ -143,8 +143,9 @@ fn decompose(red: &Reduced, f: &[f64], out: &mut [f64]) {
     }
 }
 
-/// `x̂`, or `None`: a widened cone (`b_γ ≠ 0`), no null direction of `W`
-/// that moves normal impulses, or no LP solution.
+/// `x̂`, or `None`: a widened cone (`b_γ ≠ 0`), a planar step not at full
+/// rest, every frictional contact sliding against a vertex of `𝒫`, no null
+/// direction of `W` that moves normal impulses, or no LP solution.
 ///
 /// `x̂` keeps `x*`'s normal impulses (`λn̂ = 0` where `λn*` is at the
 /// round-off of 0) and moves the friction shares `p̂_i` (`f̂_i = μ_i λn̂_i
