@@ -9,7 +9,7 @@ fn impactset(args: &[&str]) -> Output {
 }
 
 fn write(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("impactset-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -199,7 +199,7 @@ fn sample_output_does_not_depend_on_the_chunk_size() {
 
 #[test]
 fn export_round_trips_through_show() {
-    let dir = std::env::temp_dir().join(format!("impactset-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (flag, ext) in [("--json", "json"), ("--toml", "toml")] {
         let file = dir.join(format!("compass.{ext}"));
@@ -214,7 +214,7 @@ fn export_round_trips_through_show() {
 
 #[test]
 fn bench_writes_rows_with_the_documented_keys() {
-    let dir = std::env::temp_dir().join(format!("impactset-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("bench.json");
     let out = impactset(&[
@@ -267,7 +267,8 @@ fn bench_writes_rows_with_the_documented_keys() {
 
 #[test]
 fn census_classifies_every_solve_and_finds_no_silent_failure() {
-    let json = std::env::temp_dir().join(format!("impactset-census-{}.json", std::process::id()));
+    let json =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-census-{}.json", std::process::id()));
     let out = impactset(&["census", "-n", "39000", "--per-problem", "500", "--json", json.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();

@@ -19,7 +19,8 @@ fn ok(args: &[&str]) -> String {
 }
 
 fn dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("impactset-reach-{}-{test}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("impactset-reach-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

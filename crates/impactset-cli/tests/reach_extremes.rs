@@ -25,7 +25,8 @@ fn refused(args: &[&str], expect: &str) {
 }
 
 fn dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("impactset-reach-extremes-{}-{test}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("impactset-reach-extremes-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

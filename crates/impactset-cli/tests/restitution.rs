@@ -30,7 +30,8 @@ fn the_bouncing_scenes_run_as_documented_and_every_sample_rebounds_or_holds() {
 fn show_prints_the_coefficients_and_a_bad_one_is_named() {
     let (stdout, _) = text(&impactset(&["show", "cradle"]));
     assert!(stdout.contains("restitution"), "{stdout}");
-    let dir = std::env::temp_dir().join(format!("impactset-restitution-{}", std::process::id()));
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-restitution-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.json");
     std::fs::write(
@@ -57,7 +58,8 @@ fn the_gpu_runs_bouncing_friction_under_all_and_refuses_many_mode_tuples() {
     assert!(stdout.contains("gpu ("), "{stdout}");
     // A box on an edge bouncing on two spatial corners: 35² mode tuples a
     // step, which the CPU certifies, keeping Lemke's impulses: refused.
-    let dir = std::env::temp_dir().join(format!("impactset-restitution-gpu-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("impactset-restitution-gpu-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("edge.json");
     let corner = |y: f64| {

@@ -131,7 +131,8 @@ fn errors_name_the_field_once_and_end_on_the_value() {
 
 #[test]
 fn text_after_the_json_object_is_refused() {
-    let dir = std::env::temp_dir().join(format!("impactset-hardening-{}", std::process::id()));
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-hardening-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("trailing.json");
     let good = r#"{"mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1],
@@ -216,7 +217,8 @@ fn sample_set(problem: &ImpactProblem, samples: usize) -> SampleSet {
 
 #[test]
 fn written_npy_reads_back_and_an_unfinished_writer_leaves_the_previous_file() {
-    let dir = std::env::temp_dir().join(format!("impactset-hardening-npy-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("impactset-hardening-npy-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("set.npy");
     let problem = point(1.0, -1.0).unwrap();
@@ -331,7 +333,8 @@ fn summaries_write_infinite_residuals_as_strings_and_advise_on_rejections() {
 #[test]
 fn npy_headers_match_npyz() {
     let mut reference = Vec::new();
-    let dir = std::env::temp_dir().join(format!("impactset-hardening-hdr-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("impactset-hardening-hdr-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let problem = point(1.0, -1.0).unwrap();
     for samples in [1, 9, 10, 1000] {

@@ -22,9 +22,9 @@ fn rocking_block() -> ImpactProblem {
 }
 
 fn out_dir() -> PathBuf {
-    let dir = std::env::var_os("IMPACTSET_FIGURE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("impactset-figures-{}", std::process::id())));
+    let dir = std::env::var_os("IMPACTSET_FIGURE_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-figures-{}", std::process::id()))
+    });
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

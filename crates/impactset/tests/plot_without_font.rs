@@ -13,7 +13,8 @@ fn svg_renders_and_png_reports_the_missing_font() {
     let a = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.2);
     let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![1.0, -1.0], vec![a]).unwrap();
     let set = sample_set(&problem, &SamplerOptions { samples: 16, ..Default::default() });
-    let dir = std::env::temp_dir().join(format!("impactset-nofont-{}", std::process::id()));
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-nofont-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let options = SetPlotOptions { title: "floor".into(), ..Default::default() };
     plot_post_impact_set(&dir.join("floor.svg"), &problem, &set, &[], &[], &options).unwrap();

@@ -130,7 +130,7 @@ proptest! {
             })
             .collect();
         let set = SampleSet { n, samples };
-        let path = std::env::temp_dir().join(format!("impactset-roundtrip-{}-{rows}.npy", std::process::id()));
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-roundtrip-{}-{rows}.npy", std::process::id()));
         write_npy(&path, &set).unwrap();
         let back = read_npy(&path).unwrap();
         std::fs::remove_file(&path).ok();

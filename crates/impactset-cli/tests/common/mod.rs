@@ -12,7 +12,8 @@ pub fn impactset(args: &[&str]) -> Output {
 
 /// An empty folder of this test process, `impactset-<suite>-<pid>-<name>`.
 pub fn scratch(suite: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("impactset-{suite}-{}-{name}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("impactset-{suite}-{}-{name}", std::process::id()));
     std::fs::remove_dir_all(&dir).ok();
     std::fs::create_dir_all(&dir).unwrap();
     dir
