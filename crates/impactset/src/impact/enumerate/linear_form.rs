@@ -69,10 +69,10 @@ pub(super) struct LinearForm {
     idx: Vec<usize>,
     /// The last few `V`s met, each with the bases its eigendecomposition of
     /// `W` gives (`W` is the problem's: only `V` changes from step to step).
-    kept: Vec<(Vec<usize>, Bases)>,
+    kept: Kept<Option<Bases>>,
     /// The patterns of normal impulses `recentre.rs` found for the last few
     /// sets of pushing contacts.
-    patterns: Vec<recentre::KeptPatterns>,
+    patterns: Kept<Option<DMatrix<f64>>>,
     /// Steps certified with the normal terms weighed in (`τ ≠ 1`) that `B`
     /// alone did not certify, for the tests.
     pub weighed: u64,
@@ -89,8 +89,39 @@ pub(super) struct LinearForm {
     pub recentred_sliding: u64,
 }
 
-/// How many eigendecompositions of `W` on a `V` a [`LinearForm`] keeps.
+/// How many index sets a [`Kept`] keeps.
 const KEPT: usize = 8;
+
+/// What was computed from `W` on the last few index sets (`V`, or the
+/// pushing contacts): `W` is the problem's, so it depends on the set alone.
+#[derive(Clone, Debug)]
+pub(super) struct Kept<T>(Vec<(Vec<usize>, T)>);
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept(Vec::new())
+    }
+}
+
+impl<T> Kept<T> {
+    /// The slot of `key`, computed by `make` where it is not kept (the
+    /// oldest of [`KEPT`] dropped).
+    pub fn slot(&mut self, key: &[usize], make: impl FnOnce() -> T) -> usize {
+        if let Some(slot) = self.0.iter().position(|(k, _)| k == key) {
+            return slot;
+        }
+        if self.0.len() == KEPT {
+            self.0.remove(0);
+        }
+        self.0.push((key.to_vec(), make()));
+        self.0.len() - 1
+    }
+
+    /// What slot `slot` holds.
+    pub fn at(&self, slot: usize) -> &T {
+        &self.0[slot].1
+    }
+}
 
 /// What the certificate reads of the bound's work on one step.
 pub(super) struct StepFacts<'a> {
@@ -258,22 +289,14 @@ impl LinearForm {
         let idx = &self.idx;
         let sym = DMatrix::from_fn(k, k, |r, c| 0.5 * (b(idx[r], idx[c]) + b(idx[c], idx[r])));
         let normal = DMatrix::from_fn(k, k, |r, c| 0.5 * (n(idx[r], idx[c]) + n(idx[c], idx[r])));
-        let slot = match self.kept.iter().position(|(v, _)| v == idx) {
-            Some(slot) => slot,
-            None => {
-                let normals = (0..k).filter(|&r| idx[r] % s == 0).collect();
-                let Some(bases) = Bases::new(DMatrix::from_fn(k, k, |r, c| w(idx[r], idx[c])), normals) else {
-                    return NONE;
-                };
-                if self.kept.len() == KEPT {
-                    self.kept.remove(0);
-                }
-                self.kept.push((idx.clone(), bases));
-                self.kept.len() - 1
-            }
-        };
+        let slot = self.kept.slot(idx, || {
+            let normals = (0..k).filter(|&r| idx[r] % s == 0).collect();
+            Bases::new(DMatrix::from_fn(k, k, |r, c| w(idx[r], idx[c])), normals)
+        });
         // A W-orthonormal basis of W's range on V, and the null directions.
-        let Bases { scaled, columns, pattern } = &self.kept[slot].1;
+        let Some(Bases { scaled, columns, pattern }) = self.kept.at(slot) else {
+            return NONE;
+        };
         let (rank, nullity) = (scaled.ncols(), columns.ncols());
         // Q ≤ c Q + linear √Q + constant. A constant at the round-off of the
         // works it sums is x*'s rounding, not a defect (x* is taken exact

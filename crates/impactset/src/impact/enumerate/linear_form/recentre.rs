@@ -22,7 +22,7 @@
 use nalgebra::{DMatrix, SymmetricEigen};
 
 use super::super::tableau::Reduced;
-use super::{StepFacts, simplex};
+use super::{Kept, StepFacts, simplex};
 
 /// Eigenvalues of `W` on the moving coordinates at most this fraction of
 /// the largest span its null directions (the defects their round-off leaves
@@ -94,14 +94,6 @@ fn patterns(w: &DMatrix<f64>, contacts: usize, s: usize) -> Option<DMatrix<f64>>
     (!kept.is_empty()).then(|| DMatrix::from_fn(contacts, kept.len(), |j, col| u[(j, kept[col])]))
 }
 
-/// The pushing contacts of a step and the patterns [`patterns`] found for
-/// them (they depend on which contacts push alone: `W` is the problem's).
-pub(super) type KeptPatterns = (Vec<usize>, Option<DMatrix<f64>>);
-
-/// How many sets of pushing contacts [`recentre`]'s callers keep patterns
-/// for.
-pub(super) const KEPT: usize = 8;
-
 /// Whether a slip along `−a` (`a` a unit vector) meets an edge of `𝒫`
 /// (space: two directions maximize `aᵀd_k` to `10⁻⁹`) rather than a vertex.
 fn against_edge(red: &Reduced, a: &[f64; 2]) -> bool {
@@ -160,7 +152,7 @@ fn decompose(red: &Reduced, f: &[f64], out: &mut [f64]) {
 /// to `ν` is `½ gᵀ W δ`). On a box brought to rest, or sliding, without
 /// spin one common share does it where the faces allow one; stopping a
 /// spin takes shares that turn about the box, which the LP finds as well.
-pub(super) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Vec<KeptPatterns>) -> Option<Recentred> {
+pub(super) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Kept<Option<DMatrix<f64>>>) -> Option<Recentred> {
     let (m, s, t, dim) = (red.m, red.s, red.t, red.dim);
     let velocity = step.u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     // In the plane a sliding contact's face is an end of 𝒫 (a segment), so
@@ -200,17 +192,8 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Vec<KeptPatte
     let moving: Vec<usize> = pushing.iter().flat_map(|&i| i * s..(i + 1) * s).collect();
     let k = moving.len();
     let w = |r: usize, c: usize| red.w[moving[r] * dim + moving[c]];
-    let slot = match kept.iter().position(|(p, _)| *p == pushing) {
-        Some(slot) => slot,
-        None => {
-            if kept.len() == KEPT {
-                kept.remove(0);
-            }
-            kept.push((pushing.clone(), patterns(&DMatrix::from_fn(k, k, w), pushing.len(), s)));
-            kept.len() - 1
-        }
-    };
-    let patterns = kept[slot].1.as_ref()?;
+    let slot = kept.slot(&pushing, || patterns(&DMatrix::from_fn(k, k, w), pushing.len(), s));
+    let patterns = kept.at(slot).as_ref()?;
     // The frictional contacts' shares, from x*: λn̂ and p*.
     let lam: Vec<f64> = pushing
         .iter()
