@@ -6,11 +6,15 @@
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EnumeratorOptions {
     /// Mode fixes (search nodes and forward-checking probes: one contact's
-    /// mode fixed on a partial tuple, under a microsecond each) the search may
-    /// make before it gives up being exhaustive: a guard against a runaway
-    /// step, about 0.25 s on four spatial contacts. Default `1_000_000`
-    /// (`cube-flat`'s longest searches take about 200 000: with `100_000`,
-    /// 41 of its 18 600 steps in 4 096 samples were cut short).
+    /// mode fixed on a partial tuple, 0.5–2 µs each) the search may make
+    /// before it gives up being exhaustive: a guard against a runaway step,
+    /// about 8 s on four spatial contacts and 30–45 s on eight. Default
+    /// `1 << 24` (16 777 216): `cube-flat`'s longest searches take about
+    /// 200 000 fixes; a humanoid standing on both flat feet (eight spatial
+    /// contacts) needed up to 5.7 million on every step of 8 samples under
+    /// the uniform law, and under the default `mixed` law 1 % of its steps
+    /// need more (14 % needed more than the million of the default before;
+    /// docs/performance.md).
     pub node_budget: usize,
     /// Lemke solves with pseudo-random covering vectors that complete a
     /// search cut short by the budget. Default `16`.
@@ -60,7 +64,7 @@ pub enum RecordPolicy {
 impl Default for EnumeratorOptions {
     fn default() -> Self {
         EnumeratorOptions {
-            node_budget: 1_000_000,
+            node_budget: 1 << 24,
             fallback_solves: 16,
             cache_bytes: 32 << 20,
             records: RecordPolicy::WhenTheyFit,
