@@ -7,9 +7,10 @@
 //! Walks Algorithm 1 with one [`StepEnumerator`]: caps `h·U[0, 1)` (the
 //! uniform law) at the problem's default step size (a file's own `h` when it
 //! gives one), up to 64 steps, a uniformly drawn solution each step, from
-//! `v⁻`. Prints the shares of steps and the mean time of a step; with
+//! `v⁻`. Prints the shares of steps, the mean time of a step and the
+//! search's mode fixes (mean over the searched steps, and the most); with
 //! `--no-bound`, of the search alone (the same solutions); `--budget N`
-//! sets the search's node budget (default 1 000 000 mode fixes).
+//! sets the search's node budget (default 2²⁴ mode fixes).
 
 use std::time::Instant;
 
@@ -46,6 +47,7 @@ fn main() {
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let mut b = vec![0.0; size];
     let start = Instant::now();
+    let (mut fixes, mut most) = (0usize, 0usize);
     for _ in 0..samples {
         let mut v = problem.velocity().clone();
         for _ in 0..64 {
@@ -57,6 +59,8 @@ fn main() {
             b[m..m + u.len()].copy_from_slice(u.as_slice());
             b[size - m..].iter_mut().for_each(|x| *x = 0.0);
             let count = enumerator.enumerate(ops, &b);
+            fixes += enumerator.nodes();
+            most = most.max(enumerator.nodes());
             if count == 0 {
                 break;
             }
@@ -68,12 +72,15 @@ fn main() {
     let share = |k: u64| 100.0 * k as f64 / c.steps.max(1) as f64;
     println!(
         "{source}: {m} contacts, {samples} samples, {} steps: {:.1} % certified unique, {:.1} % enumerated, \
-         {:.1} % not exhaustive (budget); {:.3} ms a step, {:.3} s a sample",
+         {:.1} % not exhaustive (budget); {:.3} ms a step, {:.3} s a sample; {:.0} mode fixes a searched \
+         step, {} at most",
         c.steps,
         share(c.certified),
         share(c.enumerated),
         share(c.not_exhaustive),
         1e3 * elapsed / c.steps.max(1) as f64,
         elapsed / samples as f64,
+        fixes as f64 / (c.enumerated + c.not_exhaustive).max(1) as f64,
+        most,
     );
 }
