@@ -44,7 +44,10 @@ const MAX_PIVOTS: usize = 200;
 pub(super) struct NodeLp {
     /// Per vertex column, its free contact and friction direction.
     cols: Vec<(usize, usize)>,
-    /// Rows × (`cols`, a slack per row, an artificial per row, right-hand side).
+    /// Rows × (`cols`, a slack per row, right-hand side). Each row that
+    /// starts on an artificial variable has it in the basis as column
+    /// `cols + rows + row` (read only by Bland's rule): artificials never
+    /// enter, so their own columns are not kept.
     tab: Vec<f64>,
     basis: Vec<usize>,
     /// The objective row: reduced costs of phase one and its value.
@@ -85,7 +88,7 @@ impl NodeLp {
             fixed.clone().map(|i| red.table.inequalities_of(&red.table.modes[at.choice[i]]).len()).sum();
         let rows = inequalities + free.count_ones() as usize;
         let nv = self.cols.len();
-        let width = nv + 2 * rows + 1;
+        let width = nv + rows + 1;
         self.tab.clear();
         self.tab.resize(rows * width, 0.0);
         self.basis.clear();
@@ -147,7 +150,6 @@ impl NodeLp {
             if row[rhs] < 0.0 {
                 row.iter_mut().for_each(|v| *v = -*v);
             }
-            row[nv + rows + r] = 1.0;
             self.basis.push(nv + rows + r);
             for (o, &v) in self.obj.iter_mut().zip(row.iter()) {
                 *o -= v;
@@ -156,10 +158,6 @@ impl NodeLp {
         }
         if !any {
             return true;
-        }
-        // Artificials carry no reduced cost of their own.
-        for r in 0..rows {
-            self.obj[nv + rows + r] = 0.0;
         }
         self.phase_one(rows, width, nv + rows)
     }
@@ -202,8 +200,27 @@ impl NodeLp {
         true
     }
 
-    /// Makes column `c` basic in row `r`.
+    /// Makes column `c` basic in row `r`. Compiled for AVX2 where the
+    /// processor has it (the same operations, so the same bits: no fused
+    /// multiply-add).
     fn pivot(&mut self, rows: usize, width: usize, r: usize, c: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::lcp::avx2() {
+            // SAFETY: the processor has AVX2.
+            return unsafe { self.pivot_avx2(rows, width, r, c) };
+        }
+        self.pivot_body(rows, width, r, c)
+    }
+
+    /// [`NodeLp::pivot`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn pivot_avx2(&mut self, rows: usize, width: usize, r: usize, c: usize) {
+        self.pivot_body(rows, width, r, c)
+    }
+
+    #[inline(always)]
+    fn pivot_body(&mut self, rows: usize, width: usize, r: usize, c: usize) {
         let p = self.tab[r * width + c];
         let (before, rest) = self.tab.split_at_mut(r * width);
         let (row, after) = rest.split_at_mut(width);
