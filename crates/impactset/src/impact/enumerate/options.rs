@@ -8,13 +8,13 @@ pub struct EnumeratorOptions {
     /// Mode fixes (search nodes and forward-checking probes: one contact's
     /// mode fixed on a partial tuple, 0.5–2 µs each) the search may make
     /// before it gives up being exhaustive: a guard against a runaway step,
-    /// about 8 s on four spatial contacts and 30–45 s on eight. Default
+    /// about 8 s on four spatial contacts and 20–35 s on eight. Default
     /// `1 << 24` (16 777 216): `cube-flat`'s longest searches take about
     /// 200 000 fixes; a humanoid standing on both flat feet (eight spatial
     /// contacts) needed up to 5.7 million on every step of 8 samples under
     /// the uniform law, and under the default `mixed` law 1 % of its steps
-    /// need more (14 % needed more than the million of the default before;
-    /// docs/performance.md).
+    /// need more than this guard (14 % more than the million of the default
+    /// before; docs/performance.md).
     pub node_budget: usize,
     /// Lemke solves with pseudo-random covering vectors that complete a
     /// search cut short by the budget. Default `16`.
