@@ -43,6 +43,23 @@ impl Reduced {
     /// column and the free contacts' columns of the inequality's rows are
     /// read.
     pub fn may_hold(&self, tab: &[f64], i: usize, mode: &Mode, free: u64, step: &StepData, rel: f64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if crate::lcp::avx2() {
+            // SAFETY: the processor has AVX2.
+            return unsafe { self.may_hold_avx2(tab, i, mode, free, step, rel) };
+        }
+        self.may_hold_any(tab, i, mode, free, step, rel)
+    }
+
+    /// [`may_hold`](Self::may_hold) compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn may_hold_avx2(&self, tab: &[f64], i: usize, mode: &Mode, free: u64, step: &StepData, rel: f64) -> bool {
+        self.may_hold_any(tab, i, mode, free, step, rel)
+    }
+
+    #[inline(always)]
+    fn may_hold_any(&self, tab: &[f64], i: usize, mode: &Mode, free: u64, step: &StepData, rel: f64) -> bool {
         // Compiled per number of reduced coordinates, so the per-column loops
         // unroll.
         match self.s {
@@ -53,6 +70,7 @@ impl Reduced {
     }
 
     /// [`may_hold`](Self::may_hold) for `s = S`.
+    #[inline(always)]
     fn may_hold_s<const S: usize>(
         &self,
         tab: &[f64],
