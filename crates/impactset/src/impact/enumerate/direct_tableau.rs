@@ -41,7 +41,8 @@ impl Reduced {
     /// [`StepData::hull`]), `j` in the bit set
     /// `free`, within `rel` (see [`StepData::slack`]). Only the constant
     /// column and the free contacts' columns of the inequality's rows are
-    /// read.
+    /// read. Compiled for AVX2 where the processor has it (the same
+    /// operations, so the same bits: no fused multiply-add).
     pub fn may_hold(&self, tab: &[f64], i: usize, mode: &Mode, free: u64, step: &StepData, rel: f64) -> bool {
         #[cfg(target_arch = "x86_64")]
         if crate::lcp::avx2() {
