@@ -1,12 +1,11 @@
 //! The `impactset` binary: bad input gives one error line and exit code 2;
 //! good input works end to end.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn impactset(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
-}
+use std::path::PathBuf;
+
+use common::impactset;
 
 fn write(name: &str, text: &str) -> PathBuf {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-cli-{}", std::process::id()));
@@ -199,8 +198,7 @@ fn sample_output_does_not_depend_on_the_chunk_size() {
 
 #[test]
 fn export_round_trips_through_show() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("cli", "export");
     for (flag, ext) in [("--json", "json"), ("--toml", "toml")] {
         let file = dir.join(format!("compass.{ext}"));
         let out = impactset(&["export", "compass-gait", flag, "--out", file.to_str().unwrap()]);
@@ -214,8 +212,7 @@ fn export_round_trips_through_show() {
 
 #[test]
 fn bench_writes_rows_with_the_documented_keys() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("cli", "bench");
     let json = dir.join("bench.json");
     let out = impactset(&[
         "bench",

@@ -1,21 +1,18 @@
 //! The `analyze`, `modes` and `figures` commands, run as the binary.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use impactset::analysis::{Metric, covering_radius, hausdorff};
 use impactset::io::read_npy;
 use impactset::scene;
 
-fn impactset(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
-}
+use common::impactset;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("impactset-cli-analysis-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("cli-analysis", name)
 }
 
 fn stdout_json(out: &Output) -> serde_json::Value {

@@ -10,6 +10,8 @@
 //! searched for the same `Δv` (`assert_same_npy_numbers`; bytes still equal
 //! on every scene whose steps are too small for the bound).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -18,10 +20,7 @@ fn golden() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("impactset-golden-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("golden", name)
 }
 
 fn impactset(args: &[&str]) {

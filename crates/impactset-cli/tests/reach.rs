@@ -2,15 +2,14 @@
 //! shards merge into the whole run bit for bit, each state's set is the
 //! `impactset sample` run of its state seed, and bad input is one line, exit 2.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use arrow_array::{Array, Float64Array, ListArray, RecordBatch, StringArray, UInt64Array};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-fn impactset(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
-}
+use common::impactset;
 
 fn ok(args: &[&str]) -> String {
     let out = impactset(args);
@@ -19,10 +18,7 @@ fn ok(args: &[&str]) -> String {
 }
 
 fn dir(test: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("impactset-reach-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("reach", test)
 }
 
 fn s(p: &Path) -> &str {

@@ -4,12 +4,11 @@
 //! tables with and without the search, and `analyze` reports the gap next
 //! to ε with what the certificate certifies.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn impactset(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
-}
+use std::path::{Path, PathBuf};
+
+use common::impactset;
 
 fn ok(args: &[&str]) -> String {
     let out = impactset(args);
@@ -25,10 +24,7 @@ fn refused(args: &[&str], expect: &str) {
 }
 
 fn dir(test: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("impactset-reach-extremes-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("reach-extremes", test)
 }
 
 fn s(p: &Path) -> &str {

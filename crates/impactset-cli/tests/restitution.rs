@@ -3,11 +3,11 @@
 //! coefficient is named, and the GPU runs restitution under `all` where
 //! it models it and refuses it elsewhere (100 or more mode tuples a step).
 
-use std::process::{Command, Output};
+mod common;
 
-fn impactset(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_impactset")).args(args).output().expect("the binary runs")
-}
+use std::process::Output;
+
+use common::impactset;
 
 fn text(out: &Output) -> (String, String) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
@@ -30,9 +30,7 @@ fn the_bouncing_scenes_run_as_documented_and_every_sample_rebounds_or_holds() {
 fn show_prints_the_coefficients_and_a_bad_one_is_named() {
     let (stdout, _) = text(&impactset(&["show", "cradle"]));
     assert!(stdout.contains("restitution"), "{stdout}");
-    let dir =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("impactset-restitution-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("restitution", "coefficient");
     let path = dir.join("bad.json");
     std::fs::write(
         &path,
@@ -58,9 +56,7 @@ fn the_gpu_runs_bouncing_friction_under_all_and_refuses_many_mode_tuples() {
     assert!(stdout.contains("gpu ("), "{stdout}");
     // A box on an edge bouncing on two spatial corners: 35² mode tuples a
     // step, which the CPU certifies, keeping Lemke's impulses: refused.
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("impactset-restitution-gpu-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("restitution", "gpu-edge");
     let path = dir.join("edge.json");
     let corner = |y: f64| {
         format!(
