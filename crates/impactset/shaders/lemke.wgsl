@@ -164,10 +164,10 @@ fn first_leaving_row(n: u32, offset: u32, tie: scalar) -> u32 {
 }
 
 // The lexicographic minimum-ratio row for entering column e, or N (a
-// secondary ray) when no entry exceeds the pivot tolerance `tol`. When the
-// row of z₀ ties for the minimum ratio, it leaves: that ends the path at a
-// solution (the usual rule; it also keeps round-off from turning a
-// degenerate tie into a wrong, non-lexicographic choice).
+// secondary ray) when no entry exceeds the pivot tolerance `tol`. z₀'s row
+// leaves instead where `z0_leaves` says so: that ends the path at a
+// solution (the usual rule when the ratios tie; it also keeps round-off
+// from turning a degenerate tie into a wrong, non-lexicographic choice).
 fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scalar) -> u32 {
     let stride = tableau_stride(n);
     var best = n;
@@ -181,16 +181,37 @@ fn leaving_row(n: u32, e: u32, z0_row: u32, offset: u32, tol: scalar, tie: scala
     if best == n {
         return n;
     }
+    return select(best, z0_row, z0_leaves(n, e, best, z0_row, tol, tie));
+}
+
+// `lcp::pivot::z0_leaves`: z₀ leaves instead of row `least` when its ratio
+// θ₀ ties with the least, or when moving the entering variable to θ₀ leaves
+// every candidate row feasible to the tie tolerance,
+// x_i − θ₀ a_i ≥ −tie · max(1, |x_i|) (round-off entries in both rows near
+// the end of a path, whose ratios differ by more than the tie).
+fn z0_leaves(n: u32, e: u32, least: u32, z0_row: u32, tol: scalar, tie: scalar) -> bool {
+    let stride = tableau_stride(n);
     let a0 = lemke_tableau[cell(z0_row * stride + e)];
-    let ab = lemke_tableau[cell(best * stride + e)];
-    if best != z0_row && is_pivot_candidate(a0, z0_row, tol) {
-        let ratio0 = lemke_tableau[cell(z0_row * stride + 2u * n + 1u)] / a0;
-        let ratiob = lemke_tableau[cell(best * stride + 2u * n + 1u)] / ab;
-        if compare_tied(ratio0, ratiob, tie) == 0 {
-            return z0_row;
+    if least == z0_row || !is_pivot_candidate(a0, z0_row, tol) {
+        return false;
+    }
+    let theta0 = lemke_tableau[cell(z0_row * stride + 2u * n + 1u)] / a0;
+    let a = lemke_tableau[cell(least * stride + e)];
+    let x = lemke_tableau[cell(least * stride + 2u * n + 1u)];
+    if compare_tied(theta0, x / a, tie) == 0 {
+        return true;
+    }
+    if x - theta0 * a < -tie * max(scalar(1.0), abs(x)) {
+        return false;
+    }
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        let ai = lemke_tableau[cell(i * stride + e)];
+        let xi = lemke_tableau[cell(i * stride + 2u * n + 1u)];
+        if is_pivot_candidate(ai, i, tol) && xi - theta0 * ai < -tie * max(scalar(1.0), abs(xi)) {
+            return false;
         }
     }
-    return best;
+    return true;
 }
 
 // Tableau entries first .. first + 8 times `factor`.

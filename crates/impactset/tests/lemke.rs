@@ -129,3 +129,23 @@ fn random_covers_can_end_on_a_ray() {
     }
     assert!(rays > 0 && solved > rays, "{rays} rays, {solved} solved");
 }
+
+/// Near the end of a path `z₀`'s value and the entering column's entries in
+/// its row and in the least-ratio row can all be round-off. On this spatial
+/// step (3 velocities, 4 contacts, a random covering vector; found by
+/// `solves_random_step_lcps` on CI) `z₀` was 7.6e-12 with entry 4.0e-11
+/// and the least row's entry 2.3e-11: the ratios differ by 1e-5 of their
+/// size, more than the tie, so the path pivoted on the round-off and ended
+/// three pivots later at a point with `w` down to −0.1. `z₀` leaving there
+/// moves no row below −1e-15 (the rule of `lcp/pivot.rs`'s `z0_leaves`):
+/// the path ends at a solution.
+#[test]
+fn a_round_off_pivot_does_not_end_the_path_off_a_solution() {
+    let (ops, b, cover, offset) = random_step_lcp(475982509279465212, 3, 4, true);
+    let mut ws = LemkeWorkspace::new(b.len());
+    let scale = b.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+    for offset in [offset, 0] {
+        let sol = ws.solve_covered(&ops.step_matrix, &b, Some(&cover), offset, &LemkeOptions::default()).unwrap();
+        assert!(sol.residual.violation() <= 1e-12 * scale * scale, "{:?}", sol.residual);
+    }
+}

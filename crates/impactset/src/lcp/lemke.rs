@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use super::eta::{EtaFile, EtaOutcome, LcpData, default_eta_limit};
 use super::memo::MemoKey;
-use super::pivot::{Tolerances, compare_tied, complement};
+use super::pivot::{Tolerances, compare_tied, complement, z0_leaves};
 use super::{LcpError, LcpResidual};
 
 /// Options of [`LemkeWorkspace::solve`]. Every field has a problem-scaled default.
@@ -374,10 +374,10 @@ fn first_leaving_row(t: &[f64], n: usize, offset: usize, tol: Tolerances) -> usi
 }
 
 /// The lexicographic minimum-ratio row for entering column `e`, or `None`
-/// (a secondary ray) when no entry exceeds the pivot tolerance. When the row
-/// of `z₀` ties for the minimum ratio, it leaves: that ends the path at a
-/// solution (the usual rule; it also keeps round-off from turning a
-/// degenerate tie into a wrong, non-lexicographic choice).
+/// (a secondary ray) when no entry exceeds the pivot tolerance. `z₀`'s row
+/// leaves instead where [`z0_leaves`] says so: that ends the path at a
+/// solution (the usual rule when the ratios tie; it also keeps round-off
+/// from turning a degenerate tie into a wrong, non-lexicographic choice).
 fn leaving_row(t: &[f64], n: usize, e: usize, z0_row: usize, offset: usize, tol: Tolerances) -> Option<usize> {
     let stride = 2 * n + 2;
     let mut best: Option<usize> = None;
@@ -390,14 +390,8 @@ fn leaving_row(t: &[f64], n: usize, e: usize, z0_row: usize, offset: usize, tol:
         }
     }
     let best = best?;
-    let (a0, ab) = (t[z0_row * stride + e], t[best * stride + e]);
-    if best != z0_row && a0 > tol.pivot {
-        let ratio = |row: usize, a: f64| t[row * stride + 2 * n + 1] / a;
-        if compare_tied(ratio(z0_row, a0), ratio(best, ab), tol.tie) == Ordering::Equal {
-            return Some(z0_row);
-        }
-    }
-    Some(best)
+    let entry = |i: usize| (t[i * stride + e], t[i * stride + 2 * n + 1]);
+    Some(if z0_leaves(n, best, z0_row, tol, entry) { z0_row } else { best })
 }
 
 /// Gauss–Jordan pivot on `(r, e)`.

@@ -34,6 +34,39 @@ pub(super) fn compare_tied(x: f64, y: f64, tie: f64) -> Ordering {
     }
 }
 
+/// Whether `z₀` leaves instead of row `least`, whose ratio is the least
+/// (`entry(i)` is row `i`'s entry `a_i` in the entering column and its
+/// right-hand side `x_i`): when `z₀`'s ratio `θ₀` ties with the least, or
+/// when moving the entering variable to `θ₀` (which ends the path at a
+/// solution) leaves every candidate row feasible to the tie tolerance,
+/// `x_i − θ₀ a_i ≥ −tie · max(1, |x_i|)`. The second case is round-off's:
+/// as `z₀` nears 0 the entering column's entries in `z₀`'s row and in the
+/// least row can both be round-off (1e-11 against entries of order 1),
+/// their ratios apart by more than the tie while the rows would move by
+/// less than it. Pivoting on the least row's round-off puts a factor of
+/// 1e11 into every later pivot: on a random step LCP (tests/lemke.rs) the
+/// path went on and ended at a point with `w` down to −0.1.
+#[inline(always)]
+pub(super) fn z0_leaves(
+    n: usize,
+    least: usize,
+    z0_row: usize,
+    tol: Tolerances,
+    entry: impl Fn(usize) -> (f64, f64),
+) -> bool {
+    let (a0, x0) = entry(z0_row);
+    if least == z0_row || a0 <= tol.pivot {
+        return false;
+    }
+    let theta0 = x0 / a0;
+    let (a, x) = entry(least);
+    if compare_tied(theta0, x / a, tol.tie) == Ordering::Equal {
+        return true;
+    }
+    let feasible = |(a, x): (f64, f64)| a <= tol.pivot || x - theta0 * a >= -tol.tie * x.abs().max(1.0);
+    feasible((a, x)) && (0..n).all(|i| feasible(entry(i)))
+}
+
 /// The complement of variable `v` (`w_j ↔ z_j`).
 pub(super) fn complement(v: usize, n: usize) -> usize {
     if v < n { v + n } else { v - n }
