@@ -21,7 +21,7 @@ use std::cmp::Ordering;
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
 use super::memo::{MemoKey, PathMemo};
-use super::pivot::{Tolerances, clearly_extreme, compare_tied, complement, z0_leaves};
+use super::pivot::{Tolerances, clearly_extreme, compare_tied, complement, z0_or_least};
 use super::{ANY_SIZE, LcpError, size};
 
 /// Pivots done in product form before a solve switches to the dense
@@ -384,7 +384,7 @@ impl EtaFile {
         // under the memo follow paths met before, whose branches the
         // processor predicts well; they skip this.
         if !MEMO && let Some(least) = clearly_extreme::<true>(&self.col[..n], &self.ratio[..n], tol) {
-            return Some(self.z0_or(least, z0_row, tol));
+            return Some(z0_or_least(&self.col[..n], &self.rhs[..n], least, z0_row, tol));
         }
         let mut best: Option<(usize, f64)> = None;
         for i in 0..n {
@@ -403,15 +403,7 @@ impl EtaFile {
             }
         }
         let (best, _) = best?;
-        Some(self.z0_or(best, z0_row, tol))
-    }
-
-    /// `z₀`'s row where [`z0_leaves`] says it leaves instead of row `least`, else `least`.
-    #[inline(always)]
-    fn z0_or(&self, least: usize, z0_row: usize, tol: Tolerances) -> usize {
-        let n = self.n;
-        let (col, rhs) = (&self.col[..n], &self.rhs[..n]);
-        if z0_leaves(n, least, z0_row, tol, |i| (col[i], rhs[i])) { z0_row } else { least }
+        Some(z0_or_least(&self.col[..n], &self.rhs[..n], best, z0_row, tol))
     }
 }
 

@@ -67,6 +67,13 @@ pub(super) fn z0_leaves(
     feasible((a, x)) && (0..n).all(|i| feasible(entry(i)))
 }
 
+/// `z₀`'s row where [`z0_leaves`] says it leaves instead of row `least`,
+/// else `least`, from the entering column `col` and the right-hand side.
+#[inline(always)]
+pub(super) fn z0_or_least(col: &[f64], rhs: &[f64], least: usize, z0_row: usize, tol: Tolerances) -> usize {
+    if z0_leaves(col.len(), least, z0_row, tol, |i| (col[i], rhs[i])) { z0_row } else { least }
+}
+
 /// The complement of variable `v` (`w_j ↔ z_j`).
 pub(super) fn complement(v: usize, n: usize) -> usize {
     if v < n { v + n } else { v - n }
