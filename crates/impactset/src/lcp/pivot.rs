@@ -43,9 +43,10 @@ pub(super) fn compare_tied(x: f64, y: f64, tie: f64) -> Ordering {
 /// as `z₀` nears 0 the entering column's entries in `z₀`'s row and in the
 /// least row can both be round-off (1e-11 against entries of order 1),
 /// their ratios apart by more than the tie while the rows would move by
-/// less than it. Pivoting on the least row's round-off puts a factor of
-/// 1e11 into every later pivot: on a random step LCP (tests/lemke.rs) the
-/// path went on and ended at a point with `w` down to −0.1.
+/// less than it. Pivoting on the least row's round-off puts its inverse
+/// (4e10 there) into every later column: on a random step LCP
+/// (tests/lemke.rs) the path went on and ended at a point with `w` down to
+/// −0.1.
 #[inline(always)]
 pub(super) fn z0_leaves(
     n: usize,
