@@ -81,7 +81,8 @@ impl StepEnumerator {
     /// the fixed contacts whose mode block was singular at its turn: they stay
     /// free variables of the tableau (bounded by the hull of their mode), their
     /// own inequalities are not tested, and leaves below them are solved
-    /// directly. With at least two contacts left free, a surviving node also
+    /// directly (a last contact's singular block with none deferred before
+    /// makes the whole tuple singular: it is skipped). With at least two contacts left free, a surviving node also
     /// filters the free contacts' modes (forward checking, see
     /// [`filter_free_modes`]).
     fn descend<T: Tableaux>(
@@ -142,6 +143,12 @@ impl StepEnumerator {
             let dom = &mut sc.domains;
             dom.choice[depth] = global;
             let fixed = tab.fix::<LAST>(red, depth, global, cap, deferred, &dom.choice);
+            if LAST && !fixed && deferred == 0 {
+                // Every block before was regular, so the tuple's system,
+                // whose determinant is the product of its blocks', is
+                // singular: its leaf would not solve (docs/model.md §5b).
+                continue;
+            }
             // The next level's domains and hulls start as this level's. The
             // last level reads its hulls only for contacts left free.
             if !LAST || !fixed || deferred != 0 {
