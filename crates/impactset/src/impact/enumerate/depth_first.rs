@@ -82,8 +82,9 @@ impl StepEnumerator {
     /// free variables of the tableau (bounded by the hull of their mode), their
     /// own inequalities are not tested, and leaves below them are solved
     /// directly (a last contact's singular block with none deferred before
-    /// makes the whole tuple singular: it is skipped). With at least two contacts left free, a surviving node also
-    /// filters the free contacts' modes (forward checking, see
+    /// makes the whole tuple singular: it is skipped). With at least two
+    /// contacts left free, a surviving node also filters the modes of the
+    /// free contacts after the next (forward checking, see
     /// [`filter_free_modes`]).
     fn descend<T: Tableaux>(
         &mut self,
@@ -272,7 +273,8 @@ struct Node {
 }
 
 /// Forward checking at a surviving node: every admissible mode of every
-/// unfixed contact `j` is fixed alone on the node's tableau (only the
+/// unfixed contact `j` after the next one is fixed alone on the node's
+/// tableau (only the
 /// entries the bounds read: contact `j`'s rows and those of the fixed,
 /// eliminated contacts) and kept when `j`'s inequalities and those of every
 /// fixed, eliminated contact may still hold (and the mode equations so far,
@@ -280,6 +282,11 @@ struct Node {
 /// whose block is singular is kept. Writes the next level's domains and
 /// hulls; returns `false` as soon as a contact has no mode left (or the
 /// budget is spent: each probe adds one to `nodes`).
+///
+/// The next contact keeps its domain: the next level fixes each of its modes
+/// and tests the same inequalities on hulls at least as narrow, so probing
+/// it first would test each mode twice (its hull is read only while it is
+/// free, by these probes, which take the node's hulls).
 fn filter_free_modes<T: Tableaux>(
     red: &Reduced,
     sc: &mut Scratch,
@@ -292,13 +299,14 @@ fn filter_free_modes<T: Tableaux>(
     let Node { depth, equations, deferred } = node;
     let dom = &mut sc.domains;
     let (m, mm, next) = (red.m, dom.max_modes, depth + 1);
+    dom.inherit_allowed_of(depth, next, m, next);
     let hull_next = &mut dom.hull[next * m..(next + 1) * m];
     // Bounds use the node's hulls, before filtering.
     dom.node_hull.copy_from_slice(hull_next);
     let (u, caps, hull) = (&sc.u[..], &sc.caps[..], &dom.node_hull[..]);
     let step = StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale };
     let free = (low_bits(m) & !low_bits(next)) | deferred;
-    for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next) {
+    for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next + 1) {
         let (mut count, mut vertices) = (0, 0);
         let others = free & !(1 << j);
         tab.probes_with(red, others);

@@ -24,7 +24,8 @@
 //!    (`tableau.rs`, `eliminate.rs`), and a subtree is pruned when a fixed
 //!    contact's inequality fails for every admissible impulse of the free
 //!    contacts, by a margin 1000 times the acceptance tolerance (a root
-//!    filter, each node, and forward checks of the free contacts' modes).
+//!    filter, each node, and forward checks of the modes of the free
+//!    contacts after the next).
 //!    Tuples with more equations than `rank W` are skipped; a contact whose
 //!    block is singular is deferred and the leaves below are solved
 //!    directly (`gauss.rs`), except where it is the last contact and no

@@ -133,11 +133,14 @@ impl Domains {
     /// at level `depth` (no filter ran in between).
     #[inline]
     pub fn inherit_allowed(&mut self, depth: usize, next: usize, m: usize) {
+        (next..m).for_each(|j| self.inherit_allowed_of(depth, next, m, j));
+    }
+
+    /// [`inherit_allowed`](Self::inherit_allowed) for contact `j` alone.
+    pub fn inherit_allowed_of(&mut self, depth: usize, next: usize, m: usize, j: usize) {
         let mm = self.max_modes;
-        for j in next..m {
-            let count = self.allowed_count[depth * m + j];
-            self.allowed_count[next * m + j] = count;
-            self.allowed.copy_within((depth * m + j) * mm..(depth * m + j) * mm + count, (next * m + j) * mm);
-        }
+        let count = self.allowed_count[depth * m + j];
+        self.allowed_count[next * m + j] = count;
+        self.allowed.copy_within((depth * m + j) * mm..(depth * m + j) * mm + count, (next * m + j) * mm);
     }
 }
