@@ -274,14 +274,13 @@ struct Node {
 
 /// Forward checking at a surviving node: every admissible mode of every
 /// unfixed contact `j` after the next one is fixed alone on the node's
-/// tableau (only the
-/// entries the bounds read: contact `j`'s rows and those of the fixed,
-/// eliminated contacts) and kept when `j`'s inequalities and those of every
-/// fixed, eliminated contact may still hold (and the mode equations so far,
-/// those of the fixed contacts plus `j`'s, do not exceed `rank W`). A mode
-/// whose block is singular is kept. Writes the next level's domains and
-/// hulls; returns `false` as soon as a contact has no mode left (or the
-/// budget is spent: each probe adds one to `nodes`).
+/// tableau (only the entries the bounds read: contact `j`'s rows and those
+/// of the fixed, eliminated contacts) and kept when `j`'s inequalities and
+/// those of every fixed, eliminated contact may still hold (and the mode
+/// equations so far, those of the fixed contacts plus `j`'s, do not exceed
+/// `rank W`). A mode whose block is singular is kept. Writes the next
+/// level's domains and hulls; returns `false` as soon as a contact has no
+/// mode left (or the budget is spent: each probe adds one to `nodes`).
 ///
 /// The next contact keeps its domain: the next level fixes each of its modes
 /// and tests the same inequalities on hulls at least as narrow, so probing

@@ -29,7 +29,8 @@
 //!    Tuples with more equations than `rank W` are skipped; a contact whose
 //!    block is singular is deferred and the leaves below are solved
 //!    directly (`gauss.rs`), except where it is the last contact and no
-//!    other was deferred: that tuple's system is singular, and skipped. The search reads its tableaux through one
+//!    other was deferred: that tuple's system is singular, and skipped.
+//!    The search reads its tableaux through one
 //!    interface (`strategy.rs`): replayed from fixed-mode records kept per
 //!    mode prefix from step to step where they fit (`recorded.rs`,
 //!    `cache/`), else computed from the parent's (`direct.rs`,
