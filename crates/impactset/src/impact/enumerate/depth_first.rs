@@ -151,8 +151,10 @@ impl StepEnumerator {
                 continue;
             }
             // The next level's domains and hulls start as this level's. The
-            // last level reads its hulls only for contacts left free.
-            if !LAST || !fixed || deferred != 0 {
+            // last level reads its hulls only for contacts left free: the
+            // deferred ones (a singular last block with none deferred was
+            // skipped above).
+            if !LAST || deferred != 0 {
                 for j in 0..m {
                     dom.hull[next * m + j] = dom.hull[depth * m + j];
                 }
