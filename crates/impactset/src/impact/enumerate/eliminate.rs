@@ -152,19 +152,19 @@ impl Reduced {
                 Some(c) if solve && c < S => own[c],
                 _ => substitute::<S>(&src[l0..l0 + S], src[dim], mode, cap),
             };
+            // One pass per nonzero y_k over the run: each entry still adds
+            // its terms in the order k = 0, 1, …, so it is the same bit for
+            // bit as a sum taken entry by entry, and each pass vectorizes.
             let mut at = 0;
             for run in runs {
                 let len = run.len();
-                let e: [&[f64]; Q] = std::array::from_fn(|k| &eq[k * w + at..][..len]);
-                let part = dst[run.clone()].iter_mut().zip(&src[run.clone()]);
-                for (t, (v, &x)) in part.enumerate() {
-                    let mut acc = x;
-                    for (k, &yk) in y.iter().enumerate().take(Q) {
-                        if yk != 0.0 {
-                            acc += yk * e[k][t];
-                        }
+                let out = &mut dst[run.clone()];
+                out.copy_from_slice(&src[run.clone()]);
+                for (k, &yk) in y.iter().enumerate().take(Q) {
+                    if yk != 0.0 {
+                        let e = &eq[k * w + at..][..len];
+                        out.iter_mut().zip(e).for_each(|(v, &ek)| *v += yk * ek);
                     }
-                    *v = acc;
                 }
                 at += len;
             }
