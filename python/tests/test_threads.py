@@ -110,3 +110,45 @@ def test_ctrl_c_during_a_plot_leaves_no_file(tmp_path, sigint: None) -> None:  #
         assert not path.exists() or path.read_text().rstrip().endswith("</svg>")
     else:
         assert path.read_text().rstrip().endswith("</svg>")
+
+
+def _without_steps(scene: str, shrink: float) -> impactset.Problem:
+    """`scene` with no step cap and `shrink` times its step size: a run derives
+    the cap from a pilot run of 64 samples under its own rule (docs/model.md
+    §11), and with a small enough step every pilot impact runs to the
+    pilot's cap of 10 000 steps."""
+    p = impactset.Problem.scene(scene)
+    return impactset.Problem.from_arrays(
+        p.M, p.v, p.Jn, p.Jt, p.mu, friction_directions=p.friction_directions, step_size=p.step_size * shrink
+    )
+
+
+def test_the_pilot_run_keeps_to_the_threads_asked_for() -> None:
+    q = _without_steps("rocking-block", 1e-4)
+    assert q.steps is None
+    wall, cpu = time.perf_counter(), time.process_time()
+    with pytest.warns(UserWarning):
+        impactset.sample(q, 1, threads=1, selection="random-lemke")
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    # One worker: the process's CPU time is its wall time (two workers on
+    # two cores would make it about twice that).
+    assert cpu < 1.4 * wall, f"CPU {cpu:.2f} s in {wall:.2f} s: more than one worker"
+
+
+def test_ctrl_c_stops_the_pilot_run(sigint: None) -> None:
+    q = _without_steps("cube-flat", 1e-4)
+    # One pilot sample's worth of work: a 10 000-step sample.
+    one = time.perf_counter()
+    with pytest.warns(UserWarning):
+        impactset.sample(q, 1, steps=10_000, threads=1, selection="random-lemke")
+    one = time.perf_counter() - one
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        impactset.sample(q, 1, threads=1, selection="random-lemke")
+    elapsed = time.monotonic() - start
+    timer.cancel()
+    # The pilot alone is 64 such samples on one thread; it stopped within a
+    # few of them after the interrupt.
+    assert elapsed < 0.5 + 16 * one, f"{elapsed:.1f} s; one pilot sample {one:.2f} s"

@@ -254,9 +254,11 @@ pub fn reach_native<'py>(
     };
     let schema = schema(&input, &options).map_err(|e| reach_error(e, backend_name))?;
     if given_steps.is_none() && start < end {
-        let cap = py
-            .detach(|| impactset::reach::default_steps(&input, &options))
-            .map_err(|e| reach_error(e, backend_name))?;
+        let cap = detached::run(py, None, |control| {
+            impactset::reach::default_steps_with_cancel(&input, &options, control.flag())
+        })?
+        .map_err(|e| reach_error(e, backend_name))?
+        .ok_or_else(|| PyRuntimeError::new_err("the pilot run was cancelled"))?;
         if let Some(warning) = cap.warning(&crate::sampling::keyword_name) {
             let message = format!("state 0: {warning}");
             py.import("warnings")?.call_method1("warn", (message,))?;

@@ -255,7 +255,11 @@ pub(crate) fn validate_and_cap(
 ) -> PyResult<()> {
     options.validate(problem).map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?;
     if !steps_given {
-        let cap = py.detach(|| impactset::sampling::default_steps(problem, options));
+        let shared: &SamplerOptions = options;
+        let cap = detached::run(py, None, |control| {
+            impactset::sampling::default_steps_with_cancel(problem, shared, control.flag())
+        })?
+        .ok_or_else(|| PyRuntimeError::new_err("the pilot run was cancelled"))?;
         if let Some(warning) = cap.warning(&keyword_name) {
             py.import("warnings")?.call_method1("warn", (warning,))?;
         }

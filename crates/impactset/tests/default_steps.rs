@@ -64,6 +64,8 @@ fn the_cap_does_not_depend_on_the_seed_or_the_thread_count() {
         let a = one.install(|| impactset::sampling::default_steps(&problem, &options));
         let b = impactset::sampling::default_steps(&problem, &SamplerOptions { seed: 99, ..options.clone() });
         assert_eq!(a, b, "{name}");
+        let c = impactset::sampling::default_steps(&problem, &SamplerOptions { threads: Some(3), ..options.clone() });
+        assert_eq!(a, c, "{name}: on a pool of the run's own threads");
         assert!(a.steps >= 2 * a.pilot_max && a.steps >= impactset::sampling::MIN_STEPS, "{name}: {a:?}");
     }
 }
@@ -78,4 +80,17 @@ fn an_impact_that_cannot_end_is_reported() {
     assert!(cap.unterminated > 0, "{cap:?}");
     assert_eq!(cap.steps, impactset::sampling::PILOT_CAP);
     assert!(cap.warning(&|name| name.to_string()).unwrap().contains("did not end"));
+}
+
+#[test]
+fn a_cancelled_pilot_gives_no_cap_and_an_uncancelled_one_the_same_cap() {
+    use std::sync::atomic::AtomicBool;
+    for (name, problem) in problems().into_iter().take(3) {
+        let options = SamplerOptions { selection: Selection::All, ..SamplerOptions::default() };
+        let cap = impactset::sampling::default_steps(&problem, &options);
+        let running = AtomicBool::new(false);
+        assert_eq!(impactset::sampling::default_steps_with_cancel(&problem, &options, &running), Some(cap), "{name}");
+        let cancelled = AtomicBool::new(true);
+        assert_eq!(impactset::sampling::default_steps_with_cancel(&problem, &options, &cancelled), None, "{name}");
+    }
 }

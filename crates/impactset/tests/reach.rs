@@ -395,3 +395,21 @@ fn an_empty_batch_has_no_default_step_cap_and_no_panic() {
     let input = ReachInput::velocities(base, Vec::new()).unwrap();
     assert!(matches!(impactset::reach::default_steps(&input, &ReachOptions::default()), Err(ReachError::Empty)));
 }
+
+#[test]
+fn a_cancelled_batch_pilot_gives_no_cap() {
+    use std::sync::atomic::AtomicBool;
+    let (base, velocities) = compass_gait_grid(2);
+    let input = ReachInput::velocities(base, velocities).unwrap();
+    let options = options(16, Selection::All);
+    let cap = impactset::reach::default_steps(&input, &options).unwrap();
+    let running = AtomicBool::new(false);
+    assert_eq!(impactset::reach::default_steps_with_cancel(&input, &options, &running).unwrap(), Some(cap));
+    let cancelled = AtomicBool::new(true);
+    assert_eq!(impactset::reach::default_steps_with_cancel(&input, &options, &cancelled).unwrap(), None);
+    let empty = ReachInput::velocities(compass_gait_grid(1).0, Vec::new()).unwrap();
+    assert!(matches!(
+        impactset::reach::default_steps_with_cancel(&empty, &options, &cancelled),
+        Err(ReachError::Empty)
+    ));
+}

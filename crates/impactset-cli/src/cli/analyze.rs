@@ -131,7 +131,7 @@ fn check_extremes(
     let mut base = spec.clone();
     base.step_size = args.step_size.or(base.step_size);
     base.steps = args.steps.or(base.steps);
-    let options = options::sampler_options(&base, check.samples, 0, args.seed, EXTREMES_SELECTION, None)?;
+    let options = options::sampler_options(&base, check.samples, 0, args.seed, EXTREMES_SELECTION, None, None)?;
     extremes_gap(&spec.problem, &options, embedding, net, &check)
         .map_err(|e| InputError(format!("--{} {}: {}", e.field.replace('_', "-"), e.value, e.why)).into())
 }

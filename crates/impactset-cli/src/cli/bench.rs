@@ -138,7 +138,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     for spec in &specs {
         let options = SamplerOptions {
             selection: args.selection,
-            ..sampler_options(spec, args.samples, 0, 0, args.selection, args.schedule)?
+            ..sampler_options(spec, args.samples, 0, 0, args.selection, args.schedule, None)?
         };
         let mut cpu1_rate = None;
         for name in &backends {

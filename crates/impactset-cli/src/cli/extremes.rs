@@ -82,15 +82,15 @@ pub fn run(args: ExtremesArgs) -> Result<()> {
         return Err(InputError("no direction: give --direction NAME=c0,c1,… or --random N".into()).into());
     }
     let samples = args.samples.or(spec.samples).unwrap_or(4096);
-    let mut sampler = options::sampler_options(
+    let sampler = options::sampler_options(
         &spec,
         samples,
         0,
         args.seed,
         args.selection.unwrap_or(EXTREMES_SELECTION),
         args.schedule,
+        args.threads,
     )?;
-    sampler.threads = args.threads;
     options::validate(&sampler, problem)?;
     let search = ExtremesOptions { budget: args.budget, ..ExtremesOptions::default() };
     let total = sampler.samples + directions.len() * search.budget;

@@ -117,7 +117,7 @@ fn figures_of(spec: &impactset::io::ProblemSpec, args: &FiguresArgs) -> Result<(
     let problem = &spec.problem;
     let name = &spec.name;
     let mut selection = args.selection;
-    let mut sampler = options::sampler_options(spec, args.samples, 0, args.seed, selection, args.schedule)?;
+    let mut sampler = options::sampler_options(spec, args.samples, 0, args.seed, selection, args.schedule, None)?;
     let mut set = sample_set(problem, &sampler);
     if set.accepted_count() == 0 && selection == Selection::All {
         eprintln!("{name}: no accepted outcome with selection `all`; redrawing with `random-lemke`");

@@ -44,7 +44,7 @@ struct ModesView {
 pub fn run(args: ModesArgs) -> Result<()> {
     let spec = source::load(&args.problem)?;
     let samples = args.samples.or(spec.samples).unwrap_or(4096);
-    let sampler = options::sampler_options(&spec, samples, 0, args.seed, args.selection, args.schedule)?;
+    let sampler = options::sampler_options(&spec, samples, 0, args.seed, args.selection, args.schedule, None)?;
     let set = sample_set(&spec.problem, &sampler);
     let view = ModesView {
         problem: spec.name.clone(),

@@ -9,8 +9,10 @@ use impactset::io::ProblemSpec;
 use impactset::run::{Backend, BackendChoice, OpenError};
 use impactset::{ImpactProblem, NamedChoice, SamplerOptions, Schedule, Selection};
 
-/// The options for `samples` samples of `spec` from `first_index`, with the
-/// problem's step size and step cap (else the sampler's defaults).
+/// The options for `samples` samples of `spec` from `first_index` on
+/// `threads` workers (`None`: all cores), with the problem's step size and
+/// step cap (else the sampler's defaults; the pilot run that derives the cap
+/// runs on the same workers).
 pub fn sampler_options(
     spec: &ProblemSpec,
     samples: usize,
@@ -18,10 +20,11 @@ pub fn sampler_options(
     seed: u64,
     selection: Selection,
     schedule: Option<Schedule>,
+    threads: Option<usize>,
 ) -> Result<SamplerOptions> {
     let base = spec.sampler_options();
     let schedule = schedule.unwrap_or(base.schedule);
-    let mut options = SamplerOptions { samples, first_index, seed, selection, schedule, ..base };
+    let mut options = SamplerOptions { samples, first_index, seed, selection, schedule, threads, ..base };
     validate(&options, &spec.problem)?;
     if spec.steps.is_none() {
         derive_steps(&mut options, &spec.problem);

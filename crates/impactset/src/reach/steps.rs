@@ -1,5 +1,7 @@
 //! The step cap of a batch that gives none (docs/model.md §11–§12).
 
+use std::sync::atomic::AtomicBool;
+
 use super::{ReachError, ReachInput, ReachOptions};
 use crate::SamplerOptions;
 use crate::sampling::StepCap;
@@ -17,6 +19,24 @@ use crate::sampling::StepCap;
 /// Errors: [`ReachError::Empty`] for a batch of no states (give `K`), and
 /// state 0's problem or step size out of range ([`super::validate`]).
 pub fn default_steps(input: &ReachInput, options: &ReachOptions) -> Result<StepCap, ReachError> {
+    pilot(input, options, None).map(|cap| cap.expect("a pilot without a cancel flag completes"))
+}
+
+/// [`default_steps`] that stops when `cancel` is set (checked before every
+/// pilot sample): `Ok(None)` then.
+pub fn default_steps_with_cancel(
+    input: &ReachInput,
+    options: &ReachOptions,
+    cancel: &AtomicBool,
+) -> Result<Option<StepCap>, ReachError> {
+    pilot(input, options, Some(cancel))
+}
+
+fn pilot(
+    input: &ReachInput,
+    options: &ReachOptions,
+    cancel: Option<&AtomicBool>,
+) -> Result<Option<StepCap>, ReachError> {
     if input.is_empty() {
         return Err(ReachError::Empty);
     }
@@ -25,5 +45,8 @@ pub fn default_steps(input: &ReachInput, options: &ReachOptions) -> Result<StepC
     let problem = &state.problem;
     let step_size = super::validate::step_size_of(options, &state);
     let pilot = SamplerOptions { step_size: Some(step_size), ..options.sampler.clone() };
-    Ok(crate::sampling::default_steps(problem, &pilot))
+    Ok(match cancel {
+        Some(cancel) => crate::sampling::default_steps_with_cancel(problem, &pilot, cancel),
+        None => Some(crate::sampling::default_steps(problem, &pilot)),
+    })
 }

@@ -18,10 +18,13 @@
 //! [`PILOT_SAMPLES`] pilots with probability at most `1/(PILOT_SAMPLES + 1)`
 //! before the margin; the factor 2 covers the tail beyond the largest pilot.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use super::SamplerOptions;
 use super::sample::{SampleWorkspace, run_sample};
+use super::set::in_pool;
 use crate::ImpactProblem;
 use crate::stream;
 
@@ -70,23 +73,46 @@ impl StepCap {
 
 /// The default step cap of `problem` under `options`' step size, selection
 /// rule and tolerances (its `steps`, `samples`, `seed`, `first_index` are not
-/// used). Runs on the calling thread's rayon pool; the result does not
-/// depend on the thread count.
+/// used). Runs on `options.threads` workers (`None`: the calling thread's
+/// rayon pool), as the run itself does; the result does not depend on the
+/// thread count.
 pub fn default_steps(problem: &ImpactProblem, options: &SamplerOptions) -> StepCap {
+    pilot(problem, options, None).expect("a pilot without a cancel flag completes")
+}
+
+/// [`default_steps`] that stops when `cancel` is set (checked before every
+/// pilot sample, as a run checks it): `None` then. A pilot runs the run's
+/// own rule, so on a problem whose samples take long (`all` on many
+/// contacts) it takes as long as [`PILOT_SAMPLES`] of them.
+pub fn default_steps_with_cancel(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    cancel: &AtomicBool,
+) -> Option<StepCap> {
+    pilot(problem, options, Some(cancel))
+}
+
+fn pilot(problem: &ImpactProblem, options: &SamplerOptions, cancel: Option<&AtomicBool>) -> Option<StepCap> {
     let pilot = SamplerOptions { steps: PILOT_CAP, seed: PILOT_SEED, first_index: 0, ..options.clone() };
     let key = stream::stream_key(PILOT_SEED);
-    let outcomes: Vec<(bool, u32)> = (0..PILOT_SAMPLES as u64)
-        .into_par_iter()
-        .map_init(
-            || SampleWorkspace::new(problem),
-            |ws, index| {
-                let s = run_sample(problem, &pilot, &key, index, ws, None);
-                (s.terminated && s.max_residual.is_finite(), s.steps)
-            },
-        )
-        .collect();
+    let cancelled = || cancel.is_some_and(|flag| flag.load(Ordering::Relaxed));
+    let outcomes: Option<Vec<(bool, u32)>> = in_pool(options.threads, || {
+        (0..PILOT_SAMPLES as u64)
+            .into_par_iter()
+            .map_init(
+                || SampleWorkspace::new(problem),
+                |ws, index| {
+                    (!cancelled()).then(|| {
+                        let s = run_sample(problem, &pilot, &key, index, ws, None);
+                        (s.terminated && s.max_residual.is_finite(), s.steps)
+                    })
+                },
+            )
+            .collect()
+    });
+    let outcomes = outcomes?;
     let pilot_max = outcomes.iter().filter(|(done, _)| *done).map(|&(_, k)| k as usize).max().unwrap_or(0);
     let unterminated = outcomes.iter().filter(|(done, _)| !done).count();
     let steps = if unterminated > 0 { PILOT_CAP } else { (2 * pilot_max).clamp(MIN_STEPS, PILOT_CAP) };
-    StepCap { steps, pilot_max, unterminated }
+    Some(StepCap { steps, pilot_max, unterminated })
 }
