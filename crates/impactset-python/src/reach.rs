@@ -255,7 +255,7 @@ pub fn reach_native<'py>(
     let schema = schema(&input, &options).map_err(|e| reach_error(e, backend_name))?;
     if given_steps.is_none() && start < end {
         let cap = detached::run(py, None, |control| {
-            impactset::reach::default_steps_with_cancel(&input, &options, control.flag())
+            impactset::reach::default_steps_with(&input, &options, &|_| {}, Some(control.flag()))
         })?
         .map_err(|e| reach_error(e, backend_name))?
         .ok_or_else(|| PyRuntimeError::new_err("the pilot run was cancelled"))?;

@@ -257,7 +257,7 @@ pub(crate) fn validate_and_cap(
     if !steps_given {
         let shared: &SamplerOptions = options;
         let cap = detached::run(py, None, |control| {
-            impactset::sampling::default_steps_with_cancel(problem, shared, control.flag())
+            impactset::sampling::default_steps_with(problem, shared, &|_| {}, Some(control.flag()))
         })?
         .ok_or_else(|| PyRuntimeError::new_err("the pilot run was cancelled"))?;
         if let Some(warning) = cap.warning(&keyword_name) {

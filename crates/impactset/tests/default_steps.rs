@@ -89,8 +89,16 @@ fn a_cancelled_pilot_gives_no_cap_and_an_uncancelled_one_the_same_cap() {
         let options = SamplerOptions { selection: Selection::All, ..SamplerOptions::default() };
         let cap = impactset::sampling::default_steps(&problem, &options);
         let running = AtomicBool::new(false);
-        assert_eq!(impactset::sampling::default_steps_with_cancel(&problem, &options, &running), Some(cap), "{name}");
+        assert_eq!(
+            impactset::sampling::default_steps_with(&problem, &options, &|_| {}, Some(&running)),
+            Some(cap),
+            "{name}"
+        );
         let cancelled = AtomicBool::new(true);
-        assert_eq!(impactset::sampling::default_steps_with_cancel(&problem, &options, &cancelled), None, "{name}");
+        assert_eq!(
+            impactset::sampling::default_steps_with(&problem, &options, &|_| {}, Some(&cancelled)),
+            None,
+            "{name}"
+        );
     }
 }

@@ -404,12 +404,12 @@ fn a_cancelled_batch_pilot_gives_no_cap() {
     let options = options(16, Selection::All);
     let cap = impactset::reach::default_steps(&input, &options).unwrap();
     let running = AtomicBool::new(false);
-    assert_eq!(impactset::reach::default_steps_with_cancel(&input, &options, &running).unwrap(), Some(cap));
+    assert_eq!(impactset::reach::default_steps_with(&input, &options, &|_| {}, Some(&running)).unwrap(), Some(cap));
     let cancelled = AtomicBool::new(true);
-    assert_eq!(impactset::reach::default_steps_with_cancel(&input, &options, &cancelled).unwrap(), None);
+    assert_eq!(impactset::reach::default_steps_with(&input, &options, &|_| {}, Some(&cancelled)).unwrap(), None);
     let empty = ReachInput::velocities(compass_gait_grid(1).0, Vec::new()).unwrap();
     assert!(matches!(
-        impactset::reach::default_steps_with_cancel(&empty, &options, &cancelled),
+        impactset::reach::default_steps_with(&empty, &options, &|_| {}, Some(&cancelled)),
         Err(ReachError::Empty)
     ));
 }

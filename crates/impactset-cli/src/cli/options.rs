@@ -7,6 +7,7 @@ use super::InputError;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
 use impactset::run::{Backend, BackendChoice, OpenError};
+use impactset::sampling::PILOT_SAMPLES;
 use impactset::{ImpactProblem, NamedChoice, SamplerOptions, Schedule, Selection};
 
 /// The options for `samples` samples of `spec` from `first_index` on
@@ -34,9 +35,13 @@ pub fn sampler_options(
 
 /// Sets the step cap `K` of validated `options` that neither the command
 /// line nor the problem gives: the pilot run's (docs/model.md §11), with a
-/// warning on stderr when some pilot impacts did not end.
+/// progress bar over its samples (a pilot under `all` on many contacts takes
+/// minutes) and a warning on stderr when some pilot impacts did not end.
 pub fn derive_steps(options: &mut SamplerOptions, problem: &ImpactProblem) {
-    let cap = impactset::sampling::default_steps(problem, options);
+    let bar = super::progress::bar(PILOT_SAMPLES as u64, "pilot samples (the step cap)", false);
+    let cap = impactset::sampling::default_steps_with(problem, options, &|k| bar.inc(k as u64), None)
+        .expect("a pilot without a cancel flag completes");
+    bar.finish_and_clear();
     if let Some(warning) = cap.warning(&option) {
         eprintln!("warning: {warning}");
     }

@@ -20,6 +20,7 @@ use impactset::reach::{
     reach_stream, schema,
 };
 use impactset::run::{BackendChoice, RunControl};
+use impactset::sampling::PILOT_SAMPLES;
 use impactset::{SamplerOptions, Schedule, Selection};
 use sets::SetsWriter;
 use shard::{shard_numbers, shard_range};
@@ -180,7 +181,11 @@ pub fn run(args: ReachArgs) -> Result<()> {
     };
     let schema = schema(&input, &options).map_err(reach_input_error)?;
     if given_steps.is_none() {
-        let cap = impactset::reach::default_steps(&input, &options).map_err(reach_input_error)?;
+        let bar = super::progress::bar(PILOT_SAMPLES as u64, "pilot samples (the step cap)", args.quiet);
+        let cap = impactset::reach::default_steps_with(&input, &options, &|k| bar.inc(k as u64), None)
+            .map_err(reach_input_error)?
+            .expect("a pilot without a cancel flag completes");
+        bar.finish_and_clear();
         if let (Some(warning), false) = (cap.warning(&options::option), args.quiet) {
             eprintln!("warning: state 0: {warning}");
         }

@@ -19,22 +19,16 @@ use crate::sampling::StepCap;
 /// Errors: [`ReachError::Empty`] for a batch of no states (give `K`), and
 /// state 0's problem or step size out of range ([`super::validate`]).
 pub fn default_steps(input: &ReachInput, options: &ReachOptions) -> Result<StepCap, ReachError> {
-    pilot(input, options, None).map(|cap| cap.expect("a pilot without a cancel flag completes"))
+    default_steps_with(input, options, &|_| {}, None).map(|cap| cap.expect("a pilot without a cancel flag completes"))
 }
 
-/// [`default_steps`] that stops when `cancel` is set (checked before every
-/// pilot sample): `Ok(None)` then.
-pub fn default_steps_with_cancel(
+/// [`default_steps`] with the pilot's progress and cancellation
+/// ([`sampling::default_steps_with`](crate::sampling::default_steps_with)):
+/// `Ok(None)` when cancelled.
+pub fn default_steps_with(
     input: &ReachInput,
     options: &ReachOptions,
-    cancel: &AtomicBool,
-) -> Result<Option<StepCap>, ReachError> {
-    pilot(input, options, Some(cancel))
-}
-
-fn pilot(
-    input: &ReachInput,
-    options: &ReachOptions,
+    progress: &(dyn Fn(usize) + Sync),
     cancel: Option<&AtomicBool>,
 ) -> Result<Option<StepCap>, ReachError> {
     if input.is_empty() {
@@ -45,8 +39,5 @@ fn pilot(
     let problem = &state.problem;
     let step_size = super::validate::step_size_of(options, &state);
     let pilot = SamplerOptions { step_size: Some(step_size), ..options.sampler.clone() };
-    Ok(match cancel {
-        Some(cancel) => crate::sampling::default_steps_with_cancel(problem, &pilot, cancel),
-        None => Some(crate::sampling::default_steps(problem, &pilot)),
-    })
+    Ok(crate::sampling::default_steps_with(problem, &pilot, progress, cancel))
 }

@@ -77,22 +77,29 @@ impl StepCap {
 /// rayon pool), as the run itself does; the result does not depend on the
 /// thread count.
 pub fn default_steps(problem: &ImpactProblem, options: &SamplerOptions) -> StepCap {
-    pilot(problem, options, None).expect("a pilot without a cancel flag completes")
+    pilot(problem, options, &|_| {}, None).expect("a pilot without a cancel flag completes")
 }
 
-/// [`default_steps`] that stops when `cancel` is set (checked before every
-/// pilot sample, as a run checks it): `None` then. A pilot runs the run's
-/// own rule, so on a problem whose samples take long (`all` on many
-/// contacts) it takes as long as [`PILOT_SAMPLES`] of them.
-pub fn default_steps_with_cancel(
+/// [`default_steps`] calling `progress(k)` each time `k` more pilot samples
+/// are done (of [`PILOT_SAMPLES`]) and stopping when `cancel` is set
+/// (checked before every pilot sample, as a run checks it): `None` then. A
+/// pilot runs the run's own rule, so on a problem whose samples take long
+/// (`all` on many contacts) it takes as long as [`PILOT_SAMPLES`] of them.
+pub fn default_steps_with(
     problem: &ImpactProblem,
     options: &SamplerOptions,
-    cancel: &AtomicBool,
+    progress: &(dyn Fn(usize) + Sync),
+    cancel: Option<&AtomicBool>,
 ) -> Option<StepCap> {
-    pilot(problem, options, Some(cancel))
+    pilot(problem, options, progress, cancel)
 }
 
-fn pilot(problem: &ImpactProblem, options: &SamplerOptions, cancel: Option<&AtomicBool>) -> Option<StepCap> {
+fn pilot(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    progress: &(dyn Fn(usize) + Sync),
+    cancel: Option<&AtomicBool>,
+) -> Option<StepCap> {
     let pilot = SamplerOptions { steps: PILOT_CAP, seed: PILOT_SEED, first_index: 0, ..options.clone() };
     let key = stream::stream_key(PILOT_SEED);
     let cancelled = || cancel.is_some_and(|flag| flag.load(Ordering::Relaxed));
@@ -104,6 +111,7 @@ fn pilot(problem: &ImpactProblem, options: &SamplerOptions, cancel: Option<&Atom
                 |ws, index| {
                     (!cancelled()).then(|| {
                         let s = run_sample(problem, &pilot, &key, index, ws, None);
+                        progress(1);
                         (s.terminated && s.max_residual.is_finite(), s.steps)
                     })
                 },
