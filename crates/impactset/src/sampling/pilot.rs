@@ -77,7 +77,7 @@ impl StepCap {
 /// rayon pool), as the run itself does; the result does not depend on the
 /// thread count.
 pub fn default_steps(problem: &ImpactProblem, options: &SamplerOptions) -> StepCap {
-    pilot(problem, options, &|_| {}, None).expect("a pilot without a cancel flag completes")
+    default_steps_with(problem, options, &|_| {}, None).expect("a pilot without a cancel flag completes")
 }
 
 /// [`default_steps`] calling `progress(k)` each time `k` more pilot samples
@@ -86,15 +86,6 @@ pub fn default_steps(problem: &ImpactProblem, options: &SamplerOptions) -> StepC
 /// pilot runs the run's own rule, so on a problem whose samples take long
 /// (`all` on many contacts) it takes as long as [`PILOT_SAMPLES`] of them.
 pub fn default_steps_with(
-    problem: &ImpactProblem,
-    options: &SamplerOptions,
-    progress: &(dyn Fn(usize) + Sync),
-    cancel: Option<&AtomicBool>,
-) -> Option<StepCap> {
-    pilot(problem, options, progress, cancel)
-}
-
-fn pilot(
     problem: &ImpactProblem,
     options: &SamplerOptions,
     progress: &(dyn Fn(usize) + Sync),
