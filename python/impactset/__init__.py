@@ -119,8 +119,10 @@ def sample(
     default: the problem's, else ``"mixed"``, which reaches the extremes of
     the set; ``"uniform"`` is Halm & Posa's Algorithm 2); ``steps`` (the
     step cap K) and ``step_size`` (the impulse step h) default to the
-    problem's, else twice the most steps of a 64-sample pilot run and half
-    the largest single-contact plastic impulse (``docs/model.md`` §11).
+    problem's, else twice the most steps of a 64-sample pilot run (under
+    ``selection``, on the run's ``threads``: with ``"all"`` on many contacts
+    it costs as much as 64 samples, so give ``steps`` to sample a few) and
+    half the largest single-contact plastic impulse (``docs/model.md`` §11).
     ``backend`` is ``"cpu"`` (the default, f64), ``"gpu"`` or ``"auto"``
     (a hardware GPU where it runs the selection rule on this problem faster:
     under ``"all"`` for at most 64 mode tuples a step; the reason is in the
@@ -138,8 +140,9 @@ def sample(
     need (``8·n_v + 33`` bytes a sample, reserved before the run):
     ``ValueError`` saying how much a larger ``n`` would need.
 
-    The GIL is released while sampling, so other Python threads run; Ctrl-C
-    stops the run within about a second with ``KeyboardInterrupt``.
+    The GIL is released while sampling (the pilot run included), so other
+    Python threads run; Ctrl-C stops the run within about a second with
+    ``KeyboardInterrupt``, or within one pilot sample during the pilot.
 
     >>> import impactset
     >>> s = impactset.sample(impactset.Problem.scene("compass-gait"), 2000, seed=3)
