@@ -7,7 +7,6 @@ use super::InputError;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
 use impactset::run::{Backend, BackendChoice, OpenError};
-use impactset::sampling::PILOT_SAMPLES;
 use impactset::{ImpactProblem, NamedChoice, SamplerOptions, Schedule, Selection};
 
 /// The options for `samples` samples of `spec` from `first_index` on
@@ -38,7 +37,7 @@ pub fn sampler_options(
 /// progress bar over its samples (a pilot under `all` on many contacts takes
 /// minutes) and a warning on stderr when some pilot impacts did not end.
 pub fn derive_steps(options: &mut SamplerOptions, problem: &ImpactProblem) {
-    let bar = super::progress::bar(PILOT_SAMPLES as u64, "pilot samples (the step cap)", false);
+    let bar = super::progress::pilot_bar(false);
     let cap = impactset::sampling::default_steps_with(problem, options, &|k| bar.inc(k as u64), None)
         .expect("a pilot without a cancel flag completes");
     bar.finish_and_clear();

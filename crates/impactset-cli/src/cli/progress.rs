@@ -18,3 +18,9 @@ pub fn bar(total: u64, unit: &str, quiet: bool) -> ProgressBar {
     }
     bar
 }
+
+/// The bar over the pilot run's samples, which derives a run's step cap
+/// (docs/model.md §11; under `all` on many contacts it takes minutes).
+pub fn pilot_bar(quiet: bool) -> ProgressBar {
+    bar(impactset::sampling::PILOT_SAMPLES as u64, "pilot samples (the step cap)", quiet)
+}

@@ -20,7 +20,6 @@ use impactset::reach::{
     reach_stream, schema,
 };
 use impactset::run::{BackendChoice, RunControl};
-use impactset::sampling::PILOT_SAMPLES;
 use impactset::{SamplerOptions, Schedule, Selection};
 use sets::SetsWriter;
 use shard::{shard_numbers, shard_range};
@@ -181,7 +180,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
     };
     let schema = schema(&input, &options).map_err(reach_input_error)?;
     if given_steps.is_none() {
-        let bar = super::progress::bar(PILOT_SAMPLES as u64, "pilot samples (the step cap)", args.quiet);
+        let bar = super::progress::pilot_bar(args.quiet);
         let cap = impactset::reach::default_steps_with(&input, &options, &|k| bar.inc(k as u64), None)
             .map_err(reach_input_error)?
             .expect("a pilot without a cancel flag completes");

@@ -30,11 +30,11 @@
 //!    block is singular is deferred and the leaves below are solved
 //!    directly (`gauss.rs`), except where it is the last contact and no
 //!    other was deferred: that tuple's system is singular, and skipped.
-//!    The search reads its tableaux through one
-//!    interface (`strategy.rs`): replayed from fixed-mode records kept per
-//!    mode prefix from step to step where they fit (`recorded.rs`,
-//!    `cache/`), else computed from the parent's (`direct.rs`,
-//!    `direct_tableau.rs`); both give the same values bit for bit.
+//!    The search reads its tableaux through one interface (`strategy.rs`):
+//!    replayed from fixed-mode records kept per mode prefix from step to
+//!    step where they fit (`recorded.rs`, `cache/`), else computed from the
+//!    parent's (`direct.rs`, `direct_tableau.rs`); both give the same
+//!    values bit for bit.
 //! 3. A step whose friction cone a prescribed normal impulse widens
 //!    (`b_γ ≠ 0`, restitution's expansion) is, unless the bound certifies
 //!    it, the step of a problem with a friction-only twin per widened
