@@ -91,14 +91,14 @@ def measure(problem: impactset.Problem, rule: str, n: int, steps: int) -> dict[s
     s = impactset.sample(problem, n, seed=0, selection=rule, steps=steps, threads=1)
     elapsed = time.perf_counter() - start
     summary = s.summary
-    steps = summary["mean_steps"] * n
+    taken = summary["mean_steps"] * n
     return {
         "samples": n,
         "per_s": n / elapsed,
         "steps": summary["mean_steps"],
-        "fallback_share": summary["fallback_steps"] / steps if steps else 0.0,
+        "fallback_share": summary["fallback_steps"] / taken if taken else 0.0,
         # Absent from summaries that do not count certified steps.
-        "certified_share": summary["certified_steps"] / steps if steps and "certified_steps" in summary else None,
+        "certified_share": summary["certified_steps"] / taken if taken and "certified_steps" in summary else None,
         "accepted": summary["accepted"] / n,
     }
 
