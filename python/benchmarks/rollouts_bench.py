@@ -1,6 +1,6 @@
 """Cost of :func:`impactset.mujoco.rollouts` next to MuJoCo's own rollouts,
 and of :class:`impactset.mujoco.ImpactSampler` next to plain ``mj_step``
-(issue 34; the numbers in ``docs/rollouts.md`` come from this script).
+(the numbers in ``docs/rollouts.md`` come from this script).
 
     python python/benchmarks/rollouts_bench.py [--samples 1024] [--duration 1] [--threads N]
 

@@ -1,4 +1,4 @@
-"""The Python package under hostile input, second round (issue 29): each
+"""The Python package under hostile input: each
 test is named after the defect it catches; each ends in a correct result or
 a clear error naming the argument, with nothing partial left behind."""
 

@@ -1,4 +1,4 @@
-"""Restitution in the Python package (issue 32): ``Problem.from_arrays(...,
+"""Restitution in the Python package: ``Problem.from_arrays(...,
 restitution=)``, ``Problem.restitution``, ``Problem.with_restitution``, the
 robot importers' and the MuJoCo impact sampler's ``restitution=`` option,
 batches (``reach``), the per-sample ``energy_guard`` and the summary's

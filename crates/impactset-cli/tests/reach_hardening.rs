@@ -1,4 +1,4 @@
-//! `reach` and `reach-merge` on hostile input (issue 29): every case ends in
+//! `reach` and `reach-merge` on hostile input: every case ends in
 //! a correct result or exit 2 with one line naming the argument, nothing
 //! partial left behind and no earlier output lost.
 

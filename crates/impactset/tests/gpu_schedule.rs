@@ -102,7 +102,7 @@ fn gpu_schedules_match_cpu_on_the_rocking_block() {
 }
 
 /// Four spatial contacts (`all` runs on the CPU only): the scene where the
-/// laws other than `uniform` reach the extremes (issue 31). In f32 the step
+/// laws other than `uniform` reach the extremes. In f32 the step
 /// LCPs of `extreme` and `ordered`, whose caps span up to 2¹⁶ between
 /// contacts, fail or miss the residual tolerance more often than uniform
 /// caps do; such samples run again on the host (docs/gpu.md), so the f32
