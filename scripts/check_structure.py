@@ -9,6 +9,18 @@
    file `tests.rs`, a file's `#[cfg(test)]` module) and shaders, except
    the files in LARGE, each held to the length it has now until it is
    split (a ratchet: it may shrink, not grow).
+3. No reference to the project's own history in what a user or a reader of
+   the code sees: README.md, docs/, and every source, test, benchmark,
+   script, example and fuzz file (`.md`, `.rs`, `.wgsl`, `.py`, `.sh`,
+   `.toml`, `.yml`, and the scripts of `.ci/`). A work-item, session or
+   sitting number (the word followed by a number: `#` and a hyphen
+   allowed between, a plural too), "round" followed by a number, an
+   opening parenthesis followed by the word "issue", and, in the Markdown
+   documents, a commit hash (7 to 40 hexadecimal digits with at least one
+   letter and one digit) are findings. What a change did belongs in its
+   commit message; a figure names its machine, date and command. A hash
+   that names another project's commit (a data set's provenance) is
+   listed in FOREIGN_HASHES with the reason.
 
 Exits 1 with one line per finding, 0 when the tree is clean.
 
@@ -25,7 +37,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAX_LINES = 500
 
-# Files longer than MAX_LINES that are still to be split (issue 30), with
+# Files longer than MAX_LINES that are still to be split, with
 # their length when this list was written: none may grow.
 LARGE = {
 }
@@ -234,8 +246,51 @@ def long_files() -> list[str]:
     return findings
 
 
+# Findings of check 3. Built so that this file's own text matches none.
+HISTORY = re.compile(r"\b(?:issue|session|sitting|work[ -]item)s?[ \t-]*#?[0-9]+", re.I)
+ROUND = re.compile(r"\bround[ \t]*#?[0-9]+\b", re.I)
+OPEN_ISSUE = re.compile(r"[(]issue\b", re.I)
+COMMIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+HISTORY_SUFFIXES = {".md", ".rs", ".wgsl", ".py", ".sh", ".toml", ".yml", ".yaml"}
+HISTORY_FOLDERS = ("crates", "python", "scripts", "examples", "fuzz", "docs", ".ci")
+SKIPPED = {"target", ".venv", ".git", "__pycache__", "corpus", "artifacts", "node_modules"}
+
+# Commit hashes of other projects that a document cites on purpose:
+# (file, hash) -> why.
+FOREIGN_HASHES = {
+    ("docs/real-drops.md", "f6c2889"): "the commit of DAIRLab/ImpactModeling the shipped data came from",
+}
+
+
+def history_files(root: pathlib.Path) -> list[pathlib.Path]:
+    files = [root / "README.md"] if (root / "README.md").is_file() else []
+    for folder in HISTORY_FOLDERS:
+        for path in sorted((root / folder).rglob("*")):
+            if not path.is_file() or SKIPPED.intersection(path.relative_to(root).parts):
+                continue
+            if path.suffix in HISTORY_SUFFIXES or (folder == ".ci" and not path.suffix):
+                files.append(path)
+    return files
+
+
+def history_references(root: pathlib.Path = ROOT) -> list[str]:
+    findings = []
+    for path in history_files(root):
+        rel = path.relative_to(root).as_posix()
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            hits = [m.group(0) for pattern in (HISTORY, ROUND, OPEN_ISSUE) for m in pattern.finditer(line)]
+            if path.suffix == ".md":
+                hits += [h for h in COMMIT.findall(line) if (rel, h) not in FOREIGN_HASHES]
+            findings += [f"{rel}:{number}: history reference {hit!r}" for hit in hits]
+    return findings
+
+
 def main() -> int:
-    findings = long_files()
+    findings = long_files() + history_references()
     graphs = [RustCrate(src).edges() for src in rust_crates()] + [python_edges()]
     for graph in graphs:
         for cycle in cycles(graph):

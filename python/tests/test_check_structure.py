@@ -1,6 +1,7 @@
-"""scripts/check_structure.py, the repository's import-cycle check: a string
-that reads like Rust (an error message saying "use the CPU backend; …")
-must neither hide a reference nor make one up."""
+"""scripts/check_structure.py: the import-cycle check (a string that reads
+like Rust, an error message saying "use the CPU backend; …", must neither
+hide a reference nor make one up) and the check for references to the
+project's history (numbered work items, sessions and commit hashes)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,38 @@ def test_a_path_in_a_message_is_no_reference_but_a_serde_path_is(tmp_path):
     graph = cs.RustCrate(src).edges()
     assert graph[src / "a.rs"] == set()
     assert graph[src / "c.rs"] == {src / "b.rs"}
+
+
+def test_history_references_are_found_and_ordinary_words_are_not(tmp_path):
+    # The findings are assembled from parts so that this file holds none.
+    cs = load()
+    number = " ".join
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "README.md").write_text(f"Fixed in {number(['session', '28'])}.\nSee docs.\n")
+    (tmp_path / "docs" / "a.md").write_text(
+        f"Measured at `{'f7d8' + 'b2c'}`, the {number(['round', '2'])} figures.\n"
+        "Ten rounds at most; round-off; a hash-like word: deadbeef; 1048576 samples.\n"
+    )
+    (tmp_path / "scripts" / "b.py").write_text(
+        f"# the guard ({'iss' + 'ue'} 33)\nfor round in range(3):\n    x = round(y, 2)\n"
+    )
+    findings = cs.history_references(tmp_path)
+    assert sorted(findings) == sorted(
+        [
+            f"README.md:1: history reference {number(['session', '28'])!r}",
+            f"docs/a.md:1: history reference {number(['round', '2'])!r}",
+            f"docs/a.md:1: history reference {'f7d8' + 'b2c'!r}",
+            f"scripts/b.py:1: history reference {'iss' + 'ue 33'!r}",
+            f"scripts/b.py:1: history reference {'(iss' + 'ue'!r}",
+        ]
+    )
+
+
+def test_a_foreign_commit_hash_is_allowed_only_where_listed(tmp_path):
+    cs = load()
+    (tmp_path / "docs").mkdir()
+    (rel, digest), _ = next(iter(cs.FOREIGN_HASHES.items()))
+    (tmp_path / rel).write_text(f"provenance: commit `{digest}`\n")
+    (tmp_path / "docs" / "other.md").write_text(f"provenance: commit `{digest}`\n")
+    assert cs.history_references(tmp_path) == [f"docs/other.md:1: history reference {digest!r}"]
