@@ -7,6 +7,7 @@ memory, or in a warning that says what went wrong."""
 from __future__ import annotations
 
 import copy
+from importlib.metadata import PackageNotFoundError, distribution
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -127,3 +128,71 @@ def test_mujoco_importer_refuses_a_data_that_is_no_mjdata():
     go2, data = _quadruped("go2")
     with pytest.raises(TypeError, match=r"^data: expected a mujoco\.MjData, got ndarray"):
         imj.problem(go2, np.array(data.qpos))
+
+
+# -- Pinocchio: data of another model --------------------------------------------
+
+
+def _go1():
+    """example-robot-data's Go1 (free flyer) in its neutral pose, falling."""
+    pin = pytest.importorskip("pinocchio")
+    try:
+        dist = distribution("example-robot-data")
+    except PackageNotFoundError:
+        pytest.skip("example-robot-data not installed")
+    robots = Path(str(dist.locate_file("cmeel.prefix/share/example-robot-data/robots")))
+    urdf = robots / "go1_description" / "urdf" / "go1.urdf"
+    if not urdf.is_file():
+        pytest.skip("example-robot-data's robots not found")
+    model = pin.buildModelFromUrdf(str(urdf), pin.JointModelFreeFlyer())
+    geometry = pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.COLLISION, package_dirs=[str(robots.parent)])
+    q = pin.neutral(model)
+    v = np.zeros(model.nv)
+    v[2] = -1.0
+    return pin, model, geometry, q, v
+
+
+def test_pinocchio_data_of_a_model_with_more_frames_is_refused():
+    # Same nq and nv, more frames: Pinocchio's algorithms write every frame
+    # of the model into data (a segfault, or a hang, before this check).
+    ipin = pytest.importorskip("impactset.pinocchio")
+    pin, model, geometry, q, v = _go1()
+    other = pin.Model(model)
+    foot = model.getFrameId("FL_foot")
+    other.addFrame(pin.Frame("toe", model.frames[foot].parentJoint, foot, pin.SE3.Identity(), pin.FrameType.OP_FRAME))
+    data = other.createData()
+    assert (other.nq, other.nv) == (model.nq, model.nv) and not model.check(data)
+    message = (
+        rf"^data: made for another model: it has {model.nframes + 1} frame placements, model\.nframes = {model.nframes}"
+    )
+    contacts = [("FL_foot", [0, 0, 1], 0.8)]
+    with pytest.raises(ValueError, match=message):
+        ipin.problem(model, data, q, v, contacts)
+    with pytest.raises(ValueError, match=message):
+        ipin.problem(model, data, q, v, geometry_model=geometry, mu=0.8)
+    with pytest.raises(ValueError, match=message):
+        ipin.contact_rows(model, data, q, v, contacts)
+    with pytest.raises(ValueError, match=message):
+        ipin.mass_matrix(model, data, q)
+    with pytest.raises(ValueError, match=message):
+        ipin.ground_contacts(model, data, geometry, q, mu=0.8)
+    # Its own data: accepted.
+    assert ipin.problem(model, model.createData(), q, v, contacts).m == 1
+
+
+def test_pinocchio_geometry_of_another_robot_is_refused():
+    # A geometry model hung on joints the model does not have.
+    ipin = pytest.importorskip("impactset.pinocchio")
+    pin, model, geometry, q, _ = _go1()
+    small = pin.Model()
+    small.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
+    q_small = pin.neutral(small)
+    with pytest.raises(ValueError, match=r"^geometry_model: '.*' hangs on joint \d+, the model has 2 joints"):
+        ipin.ground_contacts(small, small.createData(), geometry, q_small, mu=0.8)
+
+
+def test_pinocchio_mass_matrix_refuses_q_of_the_wrong_size():
+    ipin = pytest.importorskip("impactset.pinocchio")
+    _, model, _, q, _ = _go1()
+    with pytest.raises(ValueError, match=rf"^q: expected {model.nq} coordinates \(model\.nq\), got {model.nq - 1}"):
+        ipin.mass_matrix(model, model.createData(), q[:-1])
