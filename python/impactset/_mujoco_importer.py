@@ -385,7 +385,10 @@ def problem(
         ``data`` made for another model, no contact within ``distance``, a
         non-finite state, flex contacts, an unknown geom/body name, a
         contact whose normal row is zero, a coefficient of restitution
-        outside ``[0, 1]`` or of the wrong length.
+        outside ``[0, 1]`` or of the wrong length, active equality
+        constraints that leave the system or a contact no motion (a body
+        welded to a mocap body or to the world; ``equality=False`` leaves
+        them out).
     """
     if not isinstance(equality, (bool, np.bool_)):
         raise TypeError(f"equality: expected True or False, got {type(equality).__name__}")
@@ -393,13 +396,23 @@ def problem(
     if name is None:
         mj = import_mujoco()
         name = mj.mj_id2name(model, mj.mjtObj.mjOBJ_MODEL, 0) or "mujoco"
-    return problem_from_rows(
-        rows,
-        name=name,
-        bilateral=rows.J_eq if equality else None,
-        restitution=restitution,
-        friction_directions=friction_directions,
-        step_size=step_size,
-        steps=steps,
-        samples=samples,
-    )
+    options = {
+        "name": name,
+        "restitution": restitution,
+        "friction_directions": friction_directions,
+        "step_size": step_size,
+        "steps": steps,
+        "samples": samples,
+    }
+    bilateral = rows.J_eq if equality else None
+    try:
+        return problem_from_rows(rows, bilateral=bilateral, **options)
+    except ValueError as e:
+        if bilateral is None or bilateral.shape[0] == 0:
+            raise
+        problem_from_rows(rows, **options)  # raises when the arrays are wrong even without the constraints
+        raise ValueError(
+            f"equality: the model's active equality constraints are refused as bilateral constraints: {e} "
+            f"(contact k is names[k] of {rows.names}). A body welded to a mocap body or to the world cannot "
+            "move; equality=False leaves the constraints out"
+        ) from None

@@ -7,6 +7,7 @@ memory, or in a warning that says what went wrong."""
 from __future__ import annotations
 
 import copy
+import warnings
 from importlib.metadata import PackageNotFoundError, distribution
 from importlib.util import find_spec
 from pathlib import Path
@@ -196,3 +197,100 @@ def test_pinocchio_mass_matrix_refuses_q_of_the_wrong_size():
     _, model, _, q, _ = _go1()
     with pytest.raises(ValueError, match=rf"^q: expected {model.nq} coordinates \(model\.nq\), got {model.nq - 1}"):
         ipin.mass_matrix(model, model.createData(), q[:-1])
+
+
+# -- ImpactSampler: arguments every impact would refuse ------------------------------
+
+BOX_DROP = """
+<mujoco model="box-drop"><option timestep="0.002"/>
+  <worldbody><geom name="floor" type="plane" size="2 2 .1" friction=".6"/>
+    <body name="box" pos="0 0 .4" euler="20 30 10"><freejoint/>
+      <geom name="box" type="box" size=".1 .07 .05" mass="1"/></body>
+  </worldbody>
+</mujoco>"""
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"step_size": float("nan")}, "step_size: expected a positive number, got nan"),
+        ({"step_size": -1.0}, "step_size: expected a positive number, got -1"),
+        ({"step_size": 0.0}, "step_size: expected a positive number, got 0"),
+        ({"step_size": float("inf")}, "step_size: expected a positive number, got inf"),
+        ({"steps": 0}, "steps: expected a whole number ≥ 1, got 0"),
+        ({"steps": 1e9}, "steps: expected a whole number ≥ 1, got 1000000000.0"),
+        ({"steps": 10**9}, "steps: expected an integer in [1, 1000000], got 1000000000"),
+        ({"selection": "lemke-random"}, "selection: expected one of lemke, random-lemke, all, got 'lemke-random'"),
+        ({"restitution": 1.5}, "restitution: 1.5 is not a coefficient of restitution"),
+    ],
+)
+def test_impact_sampler_refuses_at_construction_what_every_impact_would_refuse(kwargs, message):
+    mujoco = pytest.importorskip("mujoco")
+    imj = pytest.importorskip("impactset.mujoco")
+    model = mujoco.MjModel.from_xml_string(BOX_DROP)
+    with pytest.raises(ValueError, match="^" + __import__("re").escape(message)):
+        imj.ImpactSampler(model, **kwargs)
+
+
+def test_impact_sampler_takes_the_cores_own_bounds_of_h_and_k():
+    # The largest step cap the core takes, and a tiny step: accepted.
+    mujoco = pytest.importorskip("mujoco")
+    imj = pytest.importorskip("impactset.mujoco")
+    model = mujoco.MjModel.from_xml_string(BOX_DROP)
+    sampler = imj.ImpactSampler(model, steps=10**6, step_size=1e-9)
+    assert (sampler.cap, sampler.step_size) == (10**6, 1e-9)
+
+
+# -- an impact whose problem cannot be built ------------------------------------------
+
+WELDED_BOX = """
+<mujoco model="welded-box"><option timestep="0.002"/>
+  <worldbody><geom name="floor" type="plane" size="2 2 .1" friction=".6"/>
+    <body name="hand" mocap="true" pos="0 0 .2"/>
+    <body name="box" pos="0 0 .2"><freejoint/><geom name="box" type="box" size=".1 .07 .05" mass="1"/></body>
+  </worldbody>
+  <equality><weld body1="box" body2="hand"/></equality>
+</mujoco>"""
+
+
+def test_a_box_welded_to_a_mocap_body_is_reported_as_such_not_as_rejected_samples():
+    # A mocap "hand" pushes a box welded to it into the floor at 1 m/s: the
+    # weld leaves the box no motion, so the importer refuses the impact's
+    # problem. The warning says so; no sample was drawn, none was rejected.
+    mujoco = pytest.importorskip("mujoco")
+    imj = pytest.importorskip("impactset.mujoco")
+    model = mujoco.MjModel.from_xml_string(WELDED_BOX)
+    data = mujoco.MjData(model)
+    sampler = imj.ImpactSampler(model, attempts=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        while sampler.impacts == 0 and data.time < 0.5:
+            data.mocap_pos[0, 2] = 0.2 - 1.0 * data.time
+            sampler.step(model, data)
+    assert sampler.impacts == sampler.unresolved == 1 and len(sampler.history) == 0
+    messages = [str(w.message) for w in caught if "ImpactSampler" in str(w.message)]
+    assert len(messages) == 1
+    assert "its impact problem could not be built: equality: " in messages[0]
+    assert "welded to a mocap body" in messages[0] and "samples" not in messages[0]
+    # The same state through the importer: the error names `equality`, and
+    # without the constraints the problem is built.
+    with pytest.raises(ValueError, match=r"^equality: the model's active equality constraints are refused"):
+        imj.problem(model, data)
+    assert imj.problem(model, data, equality=False).n == 6
+
+
+def test_an_impact_whose_samples_are_all_rejected_says_how_many_were_drawn():
+    # A step cap of one Routh step: the problem is built, every sample is
+    # cut short; the warning counts the samples drawn.
+    mujoco = pytest.importorskip("mujoco")
+    imj = pytest.importorskip("impactset.mujoco")
+    model = mujoco.MjModel.from_xml_string(BOX_DROP)
+    data = mujoco.MjData(model)
+    sampler = imj.ImpactSampler(model, steps=1, attempts=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        while sampler.impacts == 0 and data.time < 1.0:
+            sampler.step(model, data)
+    messages = [str(w.message) for w in caught if "ImpactSampler" in str(w.message)]
+    assert sampler.impacts == 1 and messages
+    assert messages[0].endswith("kept MuJoCo's own outcome (none of 2 samples was accepted)")
