@@ -294,3 +294,19 @@ def test_an_impact_whose_samples_are_all_rejected_says_how_many_were_drawn():
     messages = [str(w.message) for w in caught if "ImpactSampler" in str(w.message)]
     assert sampler.impacts == 1 and messages
     assert messages[0].endswith("kept MuJoCo's own outcome (none of 2 samples was accepted)")
+
+
+# -- rollouts: a model whose time step cannot be stepped ----------------------------
+
+
+@pytest.mark.parametrize("timestep", [0.0, -0.002, float("nan"), float("inf")])
+def test_rollouts_refuse_a_model_time_step_that_is_not_a_finite_positive_number(timestep):
+    mujoco = pytest.importorskip("mujoco")
+    imj = pytest.importorskip("impactset.mujoco")
+    model = mujoco.MjModel.from_xml_string(BOX_DROP)
+    data = mujoco.MjData(model)
+    model.opt.timestep = timestep
+    with pytest.raises(
+        ValueError, match=rf"^model\.opt\.timestep: expected a finite positive number of seconds, got {timestep!r}"
+    ):
+        imj.rollouts(model, data, np.zeros((1, model.nv)), duration=0.1, outcome=False, threads=1)
