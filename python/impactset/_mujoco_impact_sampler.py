@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from ._impactset import Problem, SampleSet
-from ._mujoco_importer import DEFAULT_DISTANCE, import_mujoco
+from ._impactset import SELECTIONS, Problem, SampleSet
+from ._mujoco_importer import DEFAULT_DISTANCE, check_data, import_mujoco
 from ._mujoco_importer import _collide_within as collide_within
 from ._mujoco_importer import problem as mujoco_problem
 from ._names import SelectionName
@@ -78,13 +78,16 @@ class ImpactSampler:
         taken here (the importer raises the geom margins while it looks for
         near contacts, which must not happen to a model that other threads
         step): make a new sampler after changing the model's parameters.
+        :meth:`step` refuses (``ValueError``) an ``MjData`` made for another
+        model, and a model built unlike this one (other sizes or size
+        signature).
     seed
         The sampling seed (default 0). Impact ``k`` (counted from 0) draws
         sample ``k·attempts`` of this seed, then the next ones while samples
         are rejected, so a run is reproducible from its seed.
     selection
         The step-selection rule (:func:`impactset.sample`; default the
-        library's, ``"all"``).
+        library's, ``"all"``; one of ``impactset.SELECTIONS``).
     threshold
         Approach speed (m/s, default 0.1) above which a new contact starts an
         impact. Below it MuJoCo's soft contacts handle the contact as usual.
@@ -98,8 +101,11 @@ class ImpactSampler:
         Contacts within this distance (default 1 mm) are part of an impact,
         as in :func:`impactset.mujoco.problem`.
     step_size, steps
-        The impulse step ``h`` (default the library's) and the step cap ``K``
-        (default :data:`IMPACT_STEP_CAP`) of each impact's sampling.
+        The impulse step ``h`` (a positive number; default the library's)
+        and the step cap ``K`` (a whole number ≥ 1; default
+        :data:`IMPACT_STEP_CAP`) of each impact's sampling, checked here by
+        the core within its bounds, as :meth:`Problem.from_arrays` checks
+        them.
     restitution
         One coefficient of restitution for every contact of every impact
         (Stronge's energetic ``e``, ``0 ≤ e ≤ 1``, docs/model.md §4b;
@@ -107,7 +113,10 @@ class ImpactSampler:
         contacts change from impact to impact; checked here by the core.
     attempts
         Samples tried per impact before giving up (default 4); an impact none
-        of them resolves is left to MuJoCo and counted in :attr:`unresolved`.
+        of them resolves is left to MuJoCo and counted in :attr:`unresolved`,
+        as is one whose impact problem cannot be built (a body welded to a
+        mocap body or to the world, whose contacts cannot move along their
+        normals); a warning says which of the two happened.
     records
         The last ``records`` resolved impacts are kept in :attr:`history`
         (default 1000).
@@ -152,17 +161,23 @@ class ImpactSampler:
         self.distance = _non_negative(distance, "distance")
         self.radius = _non_negative(radius, "radius")
         self.seed = int(seed)
+        if selection is not None and selection not in SELECTIONS:
+            raise ValueError(f"selection: expected one of {', '.join(SELECTIONS)}, got {selection!r}")
         self.selection = selection
+        if restitution is not None and (
+            isinstance(restitution, bool) or not isinstance(restitution, (int, float, np.integer, np.floating))
+        ):
+            raise TypeError(f"restitution: expected one number for every contact, got {type(restitution).__name__}")
+        cap = IMPACT_STEP_CAP if steps is None else _whole(steps, "steps")
+        # The core's checks of h, K and e, on a one-contact problem: a bad
+        # value would otherwise make every impact's problem fail, and every
+        # impact be left to MuJoCo.
+        Problem.from_arrays(
+            np.eye(1), [-1.0], [[1.0]], [[0.0]], [0.0], restitution=restitution, step_size=step_size, steps=cap
+        )
         self.step_size = step_size
-        if restitution is not None:
-            if isinstance(restitution, bool) or not isinstance(restitution, (int, float, np.integer, np.floating)):
-                raise TypeError(f"restitution: expected one number for every contact, got {type(restitution).__name__}")
-            # The core's check, on a one-contact problem: a bad e would
-            # otherwise make every impact's problem fail, and every impact
-            # be left to MuJoCo.
-            Problem.from_arrays(np.eye(1), [-1.0], [[1.0]], [[0.0]], [0.0], restitution=restitution)
         self.restitution = restitution
-        self.cap = IMPACT_STEP_CAP if steps is None else steps
+        self.cap = cap
         self.attempts = _whole(attempts, "attempts")
         self.history: collections.deque[ImpactRecord] = collections.deque(maxlen=_whole(records, "records", 0))
         self.impacts = 0
@@ -176,10 +191,28 @@ class ImpactSampler:
         # The integration state at the start of this step and of the one before, alternately.
         self._starts = np.empty((2, mj.mj_stateSize(model, self._spec)))
         self._elliptic = int(model.opt.cone) == int(mj.mjtCone.mjCONE_ELLIPTIC)
+        self._checked: tuple[object, object] | None = None  # the last (model, data) found to be this model's
+
+    def _check(self, model: mujoco.MjModel | None, data: mujoco.MjData) -> None:
+        """``ValueError`` unless ``data`` is ``model``'s and ``model`` is
+        this sampler's (built alike: the same sizes and compilation
+        signature). Remembers the pair that passed, since sizes do not
+        change: each step checks two identities only."""
+        if self._checked is not None and self._checked[0] is model and self._checked[1] is data:
+            return
+        if model is not None:
+            check_data(model, data)
+        try:
+            check_data(self._model, data)
+        except ValueError as e:
+            what = "data" if model is None else "model"
+            raise ValueError(f"{what}: not built like the model this sampler was made for ({e})") from None
+        self._checked = (model, data)
 
     def step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """One step of ``data``, as ``mujoco.mj_step(model, data)``, with an
         impact at its start resolved from the set."""
+        self._check(model, data)
         mj = self._mj
         before = self._starts[self.steps % 2]
         mj.mj_getState(model, data, before, self._spec)
@@ -224,6 +257,7 @@ class ImpactSampler:
     def approach_speed(self, data: mujoco.MjData) -> float:
         """The fastest approach (m/s, ≥ 0) of the contacts within
         ``distance`` at the start of the step ``data`` just took."""
+        self._check(None, data)
         normal, _, _ = self._normal_velocities(data)
         return max(0.0, -float(normal.min())) if normal.size else 0.0
 
@@ -269,12 +303,15 @@ class ImpactSampler:
         first = self.impacts * self.attempts
         self.impacts += 1
         problem, drawn = self._draw(first, self._impact_bodies(approaching))
-        if problem is None or drawn is None:
+        if isinstance(problem, ValueError) or drawn is None:
             self.unresolved += 1
+            why = (
+                f"its impact problem could not be built: {problem}"
+                if isinstance(problem, ValueError)
+                else f"none of {self.attempts} samples was accepted"
+            )
             warnings.warn(
-                f"ImpactSampler: the impact at t = {data.time:g} s kept MuJoCo's own outcome "
-                f"(none of {self.attempts} samples was accepted)",
-                stacklevel=3,
+                f"ImpactSampler: the impact at t = {data.time:g} s kept MuJoCo's own outcome ({why})", stacklevel=3
             )
         else:
             index, v_plus = drawn
@@ -321,9 +358,12 @@ class ImpactSampler:
                     grown = True
         return np.flatnonzero(np.isin(root, sorted(trees))).tolist()
 
-    def _draw(self, first: int, bodies: list[int]) -> tuple[Problem | None, tuple[int, npt.NDArray[np.float64]] | None]:
-        """The impact problem of ``bodies`` at the private copy's state and
-        one accepted sample from index ``first`` on (None when none is)."""
+    def _draw(
+        self, first: int, bodies: list[int]
+    ) -> tuple[Problem | ValueError, tuple[int, npt.NDArray[np.float64]] | None]:
+        """The impact problem of ``bodies`` at the private copy's state (or
+        the importer's error) and one accepted sample from index ``first``
+        on (None when none is)."""
         from . import sample
 
         try:
@@ -336,8 +376,8 @@ class ImpactSampler:
                 step_size=self.step_size,
                 restitution=self.restitution,
             )
-        except ValueError:
-            return None, None
+        except ValueError as e:
+            return e, None
         for index in range(first, first + self.attempts):
             s: SampleSet = sample(problem, 1, seed=self.seed, selection=self.selection, threads=1, first_index=index)
             if len(s):

@@ -32,10 +32,60 @@ def import_mujoco() -> Any:
     return mujoco
 
 
+#: ``MjData`` arrays whose length is a size of the model that made it,
+#: with that size's name in ``MjModel``.
+_SIZED_BY_MODEL = (
+    ("qpos", "nq"),
+    ("qvel", "nv"),
+    ("act", "na"),
+    ("ctrl", "nu"),
+    ("xpos", "nbody"),
+    ("xanchor", "njnt"),
+    ("geom_xpos", "ngeom"),
+    ("site_xpos", "nsite"),
+    ("cam_xpos", "ncam"),
+    ("light_xpos", "nlight"),
+    ("mocap_pos", "nmocap"),
+    ("eq_active", "neq"),
+    ("ten_length", "ntendon"),
+    ("sensordata", "nsensordata"),
+    ("userdata", "nuserdata"),
+)
+
+
+def check_data(model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    """``ValueError`` naming ``data`` unless it was made for ``model``
+    (``mujoco.MjData(model)``, or for a model compiled from the same
+    structure): MuJoCo's functions index ``data`` by the sizes of ``model``
+    and check nothing, so another model's data corrupts memory. Checks the
+    array lengths that are model sizes, then MuJoCo's compilation
+    ``signature``, which both carry."""
+    mj = import_mujoco()
+    if not isinstance(model, mj.MjModel):
+        raise TypeError(f"model: expected a mujoco.MjModel, got {type(model).__name__}")
+    if not isinstance(data, mj.MjData):
+        raise TypeError(f"data: expected a mujoco.MjData, got {type(data).__name__}")
+    for field, size in _SIZED_BY_MODEL:
+        have, want = len(getattr(data, field)), int(getattr(model, size))
+        if have != want:
+            raise ValueError(
+                f"data: made for another model: data.{field} has {have} entries, model.{size} = {want} "
+                "(make it with mujoco.MjData(model))"
+            )
+    signature = getattr(model, "signature", None)
+    if signature is not None and getattr(data, "signature", signature) != signature:
+        raise ValueError(
+            f"data: made for another model: data.signature = {data.signature}, model.signature = {signature} "
+            "(make it with mujoco.MjData(model))"
+        )
+
+
 def mass_matrix(model: mujoco.MjModel, data: mujoco.MjData) -> npt.NDArray[np.float64]:
     """MuJoCo's joint-space inertia ``M`` (nv, nv) at the state of ``data``
-    (after ``mj_forward``), dense, symmetric, armature included."""
+    (after ``mj_forward``), dense, symmetric, armature included.
+    ``ValueError`` when ``data`` is another model's."""
     mj = import_mujoco()
+    check_data(model, data)
     M = np.zeros((model.nv, model.nv))
     try:
         mj.mj_fullM(model, data, M)  # MuJoCo ≥ 4.0: (m, d, dst)
@@ -52,8 +102,10 @@ def equality_jacobian(model: mujoco.MjModel, data: mujoco.MjData, *, rtol: float
     ``J_eq v = 0`` is the same). ``rtol`` is the singular-value cut relative
     to the largest. Empty (0, nv) when no equality is active. An example
     (a ball joint between two free bodies: 3 rows) is in the docstring of
-    :mod:`impactset.mujoco`."""
+    :mod:`impactset.mujoco`. ``ValueError`` when ``data`` is another
+    model's."""
     mj = import_mujoco()
+    check_data(model, data)
     nv = model.nv
     kind = np.asarray(data.efc_type[: data.nefc])
     rows = np.flatnonzero(kind == int(mj.mjtConstraint.mjCNSTR_EQUALITY))
@@ -168,6 +220,7 @@ def contact_rows(
     penetrating are found; ``mj_forward`` then makes ``data`` MuJoCo's own
     again."""
     mj = import_mujoco()
+    check_data(model, data)
     try:
         distance = float(distance)
     except (TypeError, ValueError):
@@ -329,10 +382,13 @@ def problem(
     Raises
     ------
     ValueError
-        No contact within ``distance``, a non-finite state, flex contacts,
-        an unknown geom/body name, a contact whose normal row is zero, a
-        coefficient of restitution outside ``[0, 1]`` or of the wrong
-        length.
+        ``data`` made for another model, no contact within ``distance``, a
+        non-finite state, flex contacts, an unknown geom/body name, a
+        contact whose normal row is zero, a coefficient of restitution
+        outside ``[0, 1]`` or of the wrong length, active equality
+        constraints that leave the system or a contact no motion (a body
+        welded to a mocap body or to the world; ``equality=False`` leaves
+        them out).
     """
     if not isinstance(equality, (bool, np.bool_)):
         raise TypeError(f"equality: expected True or False, got {type(equality).__name__}")
@@ -340,13 +396,23 @@ def problem(
     if name is None:
         mj = import_mujoco()
         name = mj.mj_id2name(model, mj.mjtObj.mjOBJ_MODEL, 0) or "mujoco"
-    return problem_from_rows(
-        rows,
-        name=name,
-        bilateral=rows.J_eq if equality else None,
-        restitution=restitution,
-        friction_directions=friction_directions,
-        step_size=step_size,
-        steps=steps,
-        samples=samples,
-    )
+    options = {
+        "name": name,
+        "restitution": restitution,
+        "friction_directions": friction_directions,
+        "step_size": step_size,
+        "steps": steps,
+        "samples": samples,
+    }
+    bilateral = rows.J_eq if equality else None
+    try:
+        return problem_from_rows(rows, bilateral=bilateral, **options)
+    except ValueError as e:
+        if bilateral is None or bilateral.shape[0] == 0:
+            raise
+        problem_from_rows(rows, **options)  # raises when the arrays are wrong even without the constraints
+        raise ValueError(
+            f"equality: the model's active equality constraints are refused as bilateral constraints: {e} "
+            f"(contact k is names[k] of {rows.names}). A body welded to a mocap body or to the world cannot "
+            "move; equality=False leaves the constraints out"
+        ) from None

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from . import _progress
 from ._impactset import SampleSet
-from ._mujoco_importer import import_mujoco
+from ._mujoco_importer import check_data, import_mujoco
 from ._mujoco_metrics import Metric, Trajectories, default_metrics
 from ._mujoco_outcome import outcome as mujoco_outcome
 
@@ -172,13 +172,17 @@ def rollouts(
     Raises
     ------
     ValueError
-        An argument of the wrong shape or value, named in the message.
+        An argument of the wrong shape or value, named in the message:
+        ``data`` made for another model, a ``model.opt.timestep`` that is
+        not a finite positive number.
     """
     mj = import_mujoco()
     started = clock.perf_counter()
+    check_data(model, data)
+    timestep = _timestep(model)
     v_plus, v_minus, seed = _samples(model, data, samples)
-    steps = _steps(duration, float(model.opt.timestep))
-    keep = _kept_steps(times, steps, float(model.opt.timestep))
+    steps = _steps(duration, timestep)
+    keep = _kept_steps(times, steps, timestep)
     if controller is not None and control is not None:
         raise ValueError("control, controller: give one of them, not both")
     if controller is not None and not callable(controller):
@@ -195,7 +199,7 @@ def rollouts(
     values: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in chosen}
     run = _run_stepped if controller is not None else _run_rollout
     chunk = _chunk_size(steps, start.full.size, threads if controller is None else 1)
-    time_axis = np.arange(steps + 1) * float(model.opt.timestep)
+    time_axis = np.arange(steps + 1) * timestep
     try:
         with _Pool(mj, model, threads if controller is None else 1) as pool:
             for lo in range(0, starts.shape[0], chunk):
@@ -214,7 +218,7 @@ def rollouts(
     joined = {name: np.concatenate(parts) if parts else np.empty(0) for name, parts in values.items()}
     n = v_plus.shape[0]
     return Rollouts(
-        times=keep * float(model.opt.timestep),
+        times=keep * timestep,
         states=kept[:n],
         metrics={name: value[:n] for name, value in joined.items()},
         v_plus=v_plus,
@@ -222,7 +226,7 @@ def rollouts(
         outcome_states=None if single is None else kept[n],
         outcome_metrics=None if single is None else {name: value[n].item() for name, value in joined.items()},
         steps=steps,
-        timestep=float(model.opt.timestep),
+        timestep=timestep,
         method="stepped" if controller is not None else "rollout",
         seed=seed,
         seconds=clock.perf_counter() - started,
@@ -387,6 +391,14 @@ def _samples(
     if not np.all(np.isfinite(v)):
         raise ValueError("samples: not every velocity is finite")
     return v, v_minus, None if seed is None else int(seed)
+
+
+def _timestep(model: mujoco.MjModel) -> float:
+    """The model's time step: a finite positive number of seconds."""
+    timestep = float(model.opt.timestep)
+    if not (math.isfinite(timestep) and timestep > 0):
+        raise ValueError(f"model.opt.timestep: expected a finite positive number of seconds, got {timestep!r}")
+    return timestep
 
 
 def _steps(duration: object, timestep: float) -> int:

@@ -106,11 +106,40 @@ def tangent_basis(normal: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], npt.N
     return t1, np.cross(n, t1)
 
 
+def _check_data(model: pinocchio.Model, data: pinocchio.Data) -> None:
+    """``ValueError`` naming ``data`` unless it is ``model``'s
+    (``model.createData()``; Pinocchio's own ``model.check(data)``):
+    Pinocchio's algorithms index ``data`` by the sizes of ``model`` and
+    check nothing, so another model's data corrupts memory."""
+    pin = _pin()
+    if not isinstance(model, pin.Model):
+        raise TypeError(f"model: expected a pinocchio.Model, got {type(model).__name__}")
+    if not isinstance(data, pin.Data):
+        raise TypeError(f"data: expected a pinocchio.Data, got {type(data).__name__}")
+    if model.check(data):
+        return
+    for what, have, size, want in (
+        ("joint placements", len(data.oMi), "model.njoints", model.njoints),
+        ("frame placements", len(data.oMf), "model.nframes", model.nframes),
+        ("mass matrix rows", data.M.shape[0], "model.nv", model.nv),
+    ):
+        if have != want:
+            raise ValueError(
+                f"data: made for another model: it has {have} {what}, {size} = {want} (make it with model.createData())"
+            )
+    raise ValueError("data: made for another model: model.check(data) is False (make it with model.createData())")
+
+
 def mass_matrix(model: pinocchio.Model, data: pinocchio.Data, q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """``pin.crba`` at ``q``, symmetrised (the CRBA fills the upper
-    triangle only)."""
+    triangle only). ``ValueError`` when ``data`` is another model's or
+    ``q`` has the wrong size."""
     pin = _pin()
-    upper = np.triu(np.array(pin.crba(model, data, np.asarray(q, dtype=float))))
+    _check_data(model, data)
+    q = np.array(q, dtype=float).reshape(-1)
+    if q.shape != (model.nq,):
+        raise ValueError(f"q: expected {model.nq} coordinates (model.nq), got {q.size}")
+    upper = np.triu(np.array(pin.crba(model, data, q)))
     return upper + np.triu(upper, 1).T
 
 
@@ -189,6 +218,7 @@ def contact_rows(
 ) -> ContactRows:
     """The arrays of the impact problem; see :func:`problem`."""
     pin = _pin()
+    _check_data(model, data)
     q = np.array(q, dtype=float).reshape(-1)
     v = np.array(v, dtype=float).reshape(-1)
     if q.shape != (model.nq,):
@@ -282,10 +312,20 @@ def ground_contacts(
     pin = _pin()
     import coal
 
+    _check_data(model, data)
     n = _vector3(normal, "ground_normal", nonzero=True)
     n = n / np.linalg.norm(n)
     mu = _friction(mu, "mu")
-    q = np.asarray(q, dtype=float)
+    q = np.array(q, dtype=float).reshape(-1)
+    if q.shape != (model.nq,):
+        raise ValueError(f"q: expected {model.nq} coordinates (model.nq), got {q.size}")
+    check_finite(q, "q")
+    for g in geometry_model.geometryObjects:
+        if not 0 <= g.parentJoint < model.njoints:
+            raise ValueError(
+                f"geometry_model: {g.name!r} hangs on joint {g.parentJoint}, the model has {model.njoints} joints "
+                "(a geometry model of another robot?)"
+            )
     geometry_data = pin.GeometryData(geometry_model)
     pin.updateGeometryPlacements(model, data, geometry_model, geometry_data, q)
     ground = coal.Halfspace(n, float(height))
@@ -336,8 +376,8 @@ def problem(
     Parameters
     ----------
     model, data
-        A ``pinocchio.Model`` and its ``Data`` (overwritten: CRBA, joint
-        Jacobians, frame placements at ``q``).
+        A ``pinocchio.Model`` and its ``Data`` (``model.createData()``;
+        overwritten: CRBA, joint Jacobians, frame placements at ``q``).
     q, v
         Configuration (``model.nq``) and velocity (``model.nv``), Pinocchio's
         coordinates.
@@ -363,7 +403,8 @@ def problem(
     Raises
     ------
     ValueError
-        Wrong sizes, non-finite ``q``/``v``, a quaternion or unit complex
+        ``data`` made for another model (``model.check(data)`` fails),
+        wrong sizes, non-finite ``q``/``v``, a quaternion or unit complex
         number in ``q`` of norm off 1 by more than :data:`UNIT_TOLERANCE`,
         an unknown frame, a zero normal, a contact point that is not a
         finite 3-vector, negative friction, a contact that does not move
@@ -373,6 +414,7 @@ def problem(
         A friction coefficient that is not a number (``mu='0.6'``), a frame
         that is neither a name nor an index.
     """
+    _check_data(model, data)
     if contacts is None:
         if geometry_model is None or mu is None:
             raise ValueError("contacts: None needs geometry_model= and mu= to find the ground contacts")
