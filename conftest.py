@@ -32,9 +32,16 @@ from doctest import ELLIPSIS, NORMALIZE_WHITESPACE
 from pathlib import Path
 
 import pytest
-from sybil import Document, Example, Sybil
-from sybil.evaluators.doctest import NUMBER
-from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
+
+try:
+    from sybil import Document, Example, Sybil
+    from sybil.evaluators.doctest import NUMBER
+    from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
+except ModuleNotFoundError as error:
+    raise ImportError(
+        "the code blocks of README.md and docs/*.md are tested with Sybil: "
+        'pip install "sybil>=10,<11" (scripts/test-all.sh does)'
+    ) from error
 
 ROOT = Path(__file__).resolve().parent
 
