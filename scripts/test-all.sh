@@ -30,12 +30,14 @@ fi
 echo "== structure: no import cycle between source files, no source file over 500 lines (scripts/check_structure.py)"
 python3 scripts/check_structure.py
 
-echo "== Python: the impactset package (maturin develop --release into .venv), pytest with doctests"
+echo "== Python: the impactset package (maturin develop --release into .venv), pytest with doctests and the documents' code blocks"
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.23" "pytest>=7" "ruff>=0.6"
+# The code blocks of README.md and docs/*.md run as tests (Sybil, conftest.py).
+.venv/bin/python -m pip install --quiet "sybil>=10,<11"
 # Batch reachability: impactset.ray (tests on a local 2-CPU cluster), to_pandas, Parquet tables.
 .venv/bin/python -m pip install --quiet "ray>=2.9,<3" "pandas>=1.5" "pyarrow>=12"
 # The worked examples draw their figures with matplotlib.
@@ -50,5 +52,5 @@ VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop -
 IMPACTSET_CLI="$PWD/target/release/impactset" .venv/bin/python -m pytest -q
 
 echo "== Python lint: ruff check and ruff format --check"
-.venv/bin/ruff check python
-.venv/bin/ruff format --check python
+.venv/bin/ruff check python conftest.py
+.venv/bin/ruff format --check python conftest.py

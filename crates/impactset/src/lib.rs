@@ -55,3 +55,8 @@ pub use names::NamedChoice;
 pub use problem::{Contact, ContactOperators, Dimension, ImpactProblem, ProblemError, ProblemWarning};
 pub use sampling::{Sample, SampleSet, SamplerOptions, Schedule, sample_one, sample_set, sample_set_with_progress};
 pub use scene::Scene;
+
+// The Rust example of docs/library.md runs as a doctest (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/library.md")]
+pub struct LibraryGuide;
