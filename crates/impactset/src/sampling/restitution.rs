@@ -19,8 +19,10 @@ use crate::ImpactProblem;
 use crate::impact::SINGULAR;
 
 mod coupled;
+mod step_size;
 
 use coupled::Newton;
+pub use step_size::{CoarseExpansion, EXPANSION_RESOLUTION, coarse_expansion, default_step_size, expansion_step_size};
 
 /// Expansion work below `WORK_TOL · E⁻` is not owed: the round-off of the
 /// works' sums, a few units of `f64` epsilon times the energies they add up
