@@ -122,7 +122,8 @@ def sample(
     problem's, else twice the most steps of a 64-sample pilot run (under
     ``selection``, on the run's ``threads``: with ``"all"`` on many contacts
     it costs as much as 64 samples, so give ``steps`` to sample a few) and
-    half the largest single-contact plastic impulse (``docs/model.md`` §11).
+    half the largest single-contact plastic impulse (``docs/model.md`` §11;
+    with restitution at most the expansion's step size, §4b).
     ``backend`` is ``"cpu"`` (the default, f64), ``"gpu"`` or ``"auto"``
     (a hardware GPU where it runs the selection rule on this problem faster:
     under ``"all"`` for at most 64 mode tuples a step; the reason is in the

@@ -207,7 +207,8 @@ def reach(
     the caps, default: the first problem's, else ``"mixed"``), ``steps`` (default: the
     first problem's, else from a 64-sample pilot run of state 0,
     ``docs/model.md`` §11), ``step_size`` (default: each state's
-    problem's, else half its largest single-contact plastic impulse). State
+    problem's, else half its largest single-contact plastic impulse; with
+    restitution at most the expansion's step size, §4b). State
     ``k`` samples with the state seed of ``(seed, k)`` (the table's ``seed``
     column; ``impactset.sample`` with that seed at state ``k`` reproduces
     its samples), so rows do not depend on ``threads``, on the backend's

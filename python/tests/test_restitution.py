@@ -352,3 +352,30 @@ def test_pinocchio_importer_takes_restitution_and_elastic_feet_keep_the_energy()
     assert np.all(energy(bouncing.M, s.v_plus) <= energy(bouncing.M, bouncing.v) * (1 + 1e-9))
     with pytest.raises(ValueError, match=r"^restitution\[2\]: -0.3 is not a coefficient of restitution"):
         ipin.problem(model, data, q, v, contacts, restitution=[0.5, 0.4, -0.3, 0.2])
+
+
+def test_reach_with_restitution_does_not_depend_on_threads_and_each_state_is_its_sample():
+    """A batch of bouncing states of one configuration: the table and sets
+    are the same on one thread and on two (a worker's workspace serves
+    several states; each state's ``E⁻`` and scale are its own), and each
+    state's set is ``sample`` of that state at its state seed."""
+    p = impactset.Problem.scene("rocking-block-bouncing")
+    V = np.array([[-0.2 + 0.1 * k, -0.22 - 0.11 * k, 0.0] for k in range(5)])
+    runs = [
+        impactset.reach(p, 32, velocities=V, seed=4, selection="random-lemke", threads=t, keep_sets=True)
+        for t in (1, 2)
+    ]
+    one, two = runs
+    for name in one.columns:
+        a, b = np.asarray(one[name]), np.asarray(two[name])
+        if a.dtype == object:
+            assert [repr(x) for x in a] == [repr(x) for x in b], name
+        else:
+            assert a.tobytes() == b.tobytes(), name
+    assert one.sets is not None and two.sets is not None
+    for k, v in enumerate(V):
+        state = impactset.Problem.from_arrays(
+            p.M, v, p.Jn, p.Jt, p.mu, p.names, restitution=p.restitution, step_size=p.step_size, steps=p.steps
+        )
+        s = impactset.sample(state, 32, seed=int(one["seed"][k]), selection="random-lemke")
+        assert s.v_plus.tobytes() == one.sets[k].tobytes() == two.sets[k].tobytes(), k

@@ -90,7 +90,7 @@ impl Problem {
     }
 
     /// The step size `sample` uses by default: the problem's, else
-    /// [`ImpactProblem::default_step_size`] (as the command line).
+    /// [`impactset::sampling::default_step_size`] (as the command line).
     pub(crate) fn resolved_step_size(&self) -> f64 {
         self.spec.sampler_options().step_size_for(&self.spec.problem)
     }
@@ -411,7 +411,8 @@ impl Problem {
 
     /// The impulse step :func:`impactset.sample` uses when none is given:
     /// :attr:`step_size`, else half the largest single-contact plastic
-    /// impulse.
+    /// impulse, with restitution at most the expansion's step size
+    /// (``docs/model.md`` §4b).
     #[getter]
     fn default_step_size(&self) -> f64 {
         self.resolved_step_size()

@@ -54,13 +54,23 @@ fn sizes_and_sampling_parameters_follow_scenes_md() {
         let s = scene(id);
         assert_eq!((s.problem.n(), s.problem.m()), (n, m), "{id}");
     }
-    // The scenes that bounce (docs/scenes.md): their coefficients and step caps.
+    // The scenes that bounce (docs/scenes.md): their coefficients, and the
+    // expansion's step size `0.01 ‖v⁻‖_M / √(max W_ii)` (docs/model.md §4b)
+    // with the step cap scaled from the inelastic `h`, `K` they list.
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b;
     let bouncing = scene("rocking-block-bouncing");
     assert!(bouncing.problem.contacts().iter().all(|c| c.restitution == 0.5));
-    assert_eq!((bouncing.step_size, bouncing.steps, bouncing.samples), (0.3, 20, 1 << 14));
+    // A corner of the 1 × 2 block of mass 1: W = 1 + (½)² / (5/12) = 1.6;
+    // ‖v⁻‖_M is the drop speed √(2 · 9.81 · 0.01).
+    let h = 0.01 * (2.0 * 9.81 * 0.01f64).sqrt() / 1.6f64.sqrt();
+    assert!(close(bouncing.step_size, h), "{} against {h}", bouncing.step_size);
+    assert_eq!((bouncing.steps, bouncing.samples), ((20.0 * 0.3 / h).ceil() as usize, 1 << 14));
     let cradle = scene("cradle");
     assert!(cradle.problem.contacts().iter().all(|c| c.restitution == 1.0 && c.friction == 0.0));
-    assert_eq!((cradle.step_size, cradle.steps, cradle.samples), (0.25, 40, 1 << 14));
+    // Two unit balls: W = 2; ‖v⁻‖_M = 1.
+    let h = 0.01 / 2f64.sqrt();
+    assert!(close(cradle.step_size, h), "{} against {h}", cradle.step_size);
+    assert_eq!((cradle.steps, cradle.samples), ((40.0 * 0.25 / h).ceil() as usize, 1 << 14));
     assert_eq!(scene::ids().len(), paper.len() + others.len());
     assert!(scene::builtin("no-such-scene").is_none());
 }

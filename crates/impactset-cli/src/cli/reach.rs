@@ -59,7 +59,8 @@ pub struct ReachArgs {
     #[arg(long)]
     steps: Option<usize>,
     /// Impulse step h for every state [default: each problem's, else half
-    /// its largest single-contact plastic impulse].
+    /// its largest single-contact plastic impulse, with restitution at most
+    /// the expansion's step size (docs/model.md §4b)].
     #[arg(long)]
     step_size: Option<f64>,
     /// Batch seed: state k samples with the state seed of (seed, k).
@@ -189,6 +190,13 @@ pub fn run(args: ReachArgs) -> Result<()> {
             eprintln!("warning: state 0: {warning}");
         }
         options.sampler.steps = cap.steps;
+    }
+    if let Some(coarse) =
+        args.step_size.or(first.step_size).and_then(|h| impactset::sampling::coarse_expansion(&first.problem, h))
+        && !args.quiet
+    {
+        let by = if args.step_size.is_some() { "--step-size" } else { "the problem's step_size" };
+        eprintln!("warning: state 0: {by} {coarse}");
     }
     // Every state and option checked (as `sample` checks its own) before a
     // thread starts or an output is opened.

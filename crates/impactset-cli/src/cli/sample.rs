@@ -32,7 +32,7 @@ pub struct SampleArgs {
     /// Step cap K [default: the problem's, else twice the most steps of a 64-sample pilot run (docs/model.md §11)].
     #[arg(long)]
     steps: Option<usize>,
-    /// Impulse step h [default: the problem's, else half the largest single-contact plastic impulse].
+    /// Impulse step h [default: the problem's, else half the largest single-contact plastic impulse, with restitution at most the expansion's step size (docs/model.md §4b)].
     #[arg(long)]
     step_size: Option<f64>,
     /// Run seed: with the problem and parameters it fixes every sample.
@@ -181,6 +181,10 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ..base
     };
     options::validate(&options, problem)?;
+    if let Some(coarse) = options.step_size.and_then(|h| impactset::sampling::coarse_expansion(problem, h)) {
+        let by = if args.step_size.is_some() { "--step-size" } else { "the problem's step_size" };
+        eprintln!("warning: {by} {coarse}");
+    }
     let net_bytes = (options.samples as u128) * (problem.n() as u128) * 8;
     if args.heldout > 0 && (args.summary.is_some() || args.json) && net_bytes > MAX_NET_BYTES {
         return Err(InputError(format!(

@@ -58,7 +58,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
         friction_directions: p.friction_directions(),
         bilateral_constraints: p.bilateral().nrows(),
         step_lcp_size: p.operators().layout().size(),
-        step_size: spec.step_size.unwrap_or_else(|| p.default_step_size()),
+        step_size: spec.step_size.unwrap_or_else(|| impactset::sampling::default_step_size(p)),
         steps: spec.steps,
         samples: spec.samples,
         kinetic_energy: p.kinetic_energy(p.velocity()),

@@ -82,7 +82,7 @@ impl ProblemSpec {
 
     /// The sampler options this problem asks for: its sample count (else
     /// 4096), step cap `K` (else 10), impulse step `h` (else
-    /// [`ImpactProblem::default_step_size`]) and schedule (else
+    /// [`default_step_size`](crate::sampling::default_step_size)) and schedule (else
     /// [`Schedule::Mixed`]), every other field at its default. Callers
     /// override what the user sets.
     pub fn sampler_options(&self) -> SamplerOptions {
@@ -90,7 +90,7 @@ impl ProblemSpec {
         SamplerOptions {
             samples: self.samples.unwrap_or(defaults.samples),
             steps: self.steps.unwrap_or(defaults.steps),
-            step_size: Some(self.step_size.unwrap_or_else(|| self.problem.default_step_size())),
+            step_size: Some(self.step_size.unwrap_or_else(|| crate::sampling::default_step_size(&self.problem))),
             schedule: self.schedule.unwrap_or(defaults.schedule),
             ..defaults
         }

@@ -18,7 +18,7 @@ pub struct StateProblem {
     /// The problem (its `v⁻` is the state's pre-impact velocity).
     pub problem: ImpactProblem,
     /// Impulse step `h` of this state, if its file or scene gives one
-    /// (else [`ImpactProblem::default_step_size`] unless the batch sets one).
+    /// (else [`default_step_size`](crate::sampling::default_step_size) unless the batch sets one).
     pub step_size: Option<f64>,
 }
 

@@ -38,7 +38,7 @@ pub fn sample_bytes(n: usize) -> u64 {
 /// The step size of a state: the batch's, else the state's own, else its
 /// default (docs/model.md §11).
 pub(crate) fn step_size_of(options: &ReachOptions, state: &StateProblem) -> f64 {
-    options.sampler.step_size.or(state.step_size).unwrap_or_else(|| state.problem.default_step_size())
+    options.sampler.step_size.or(state.step_size).unwrap_or_else(|| crate::sampling::default_step_size(&state.problem))
 }
 
 /// Checks the batch's options and every state of `states` before anything

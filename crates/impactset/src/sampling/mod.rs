@@ -27,7 +27,10 @@ pub use flat::FlatSamples;
 pub use json::finite_or_string;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use pilot::{MIN_STEPS, PILOT_CAP, PILOT_SAMPLES, StepCap, default_steps, default_steps_with};
-pub use restitution::{CORRECTIONS, GUARD_ROUNDS, WORK_TOL, impulse_for_work};
+pub use restitution::{
+    CORRECTIONS, CoarseExpansion, EXPANSION_RESOLUTION, GUARD_ROUNDS, WORK_TOL, coarse_expansion, default_step_size,
+    expansion_step_size, impulse_for_work,
+};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use sample::{SampleWorkspace, run_sample};
 pub use schedule::{

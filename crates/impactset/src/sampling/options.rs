@@ -36,7 +36,8 @@ pub struct SamplerOptions {
     /// `[first, first + samples)` gives the same samples as one run.
     pub first_index: u64,
     /// Impulse step `h > 0`. Default (`None`): the problem file's value, else
-    /// [`ImpactProblem::default_step_size`].
+    /// [`default_step_size`](super::default_step_size) (with restitution
+    /// no coarser than the expansion asks for, docs/model.md §4b).
     pub step_size: Option<f64>,
     /// Step cap `K` (default 10; the command line and the Python package
     /// derive it from the problem by [`default_steps`](super::default_steps)
@@ -140,7 +141,7 @@ impl SamplerOptions {
 
     /// The step size `h` used for `problem`.
     pub fn step_size_for(&self, problem: &ImpactProblem) -> f64 {
-        self.step_size.unwrap_or_else(|| problem.default_step_size())
+        self.step_size.unwrap_or_else(|| super::default_step_size(problem))
     }
 }
 

@@ -19,8 +19,10 @@ use crate::ImpactProblem;
 use crate::impact::SINGULAR;
 
 mod coupled;
+mod step_size;
 
 use coupled::Newton;
+pub use step_size::{CoarseExpansion, EXPANSION_RESOLUTION, coarse_expansion, default_step_size, expansion_step_size};
 
 /// Expansion work below `WORK_TOL · E⁻` is not owed: the round-off of the
 /// works' sums, a few units of `f64` epsilon times the energies they add up
@@ -38,7 +40,9 @@ pub const CORRECTIONS: usize = 4;
 /// continuous ones.
 pub const GUARD_ROUNDS: usize = 40;
 
-/// One sample's expansion state, reused across samples.
+/// One sample's expansion state, reused across samples (and across the
+/// states of one configuration: what depends on `v⁻` is set by
+/// [`start`](Expansion::start)).
 #[derive(Clone, Debug)]
 pub(crate) struct Expansion {
     /// `e_i²`.
@@ -72,7 +76,8 @@ pub(crate) struct Expansion {
 }
 
 impl Expansion {
-    pub(crate) fn new(problem: &ImpactProblem, energy_before: f64) -> Self {
+    /// The state for `problem`'s contacts (`e_i`, `W_ii`); nothing of `v⁻`.
+    pub(crate) fn new(problem: &ImpactProblem) -> Self {
         let ops = problem.operators();
         let m = ops.m;
         let e2: Vec<f64> = problem.contacts().iter().map(|c| c.restitution * c.restitution).collect();
@@ -84,9 +89,9 @@ impl Expansion {
             released: vec![0.0; m],
             offset: vec![0.0; m],
             mean: vec![0.0; m],
-            tol: WORK_TOL * energy_before,
-            at_rest: SINGULAR * problem.velocity_scale(),
-            energy_before,
+            tol: 0.0,
+            at_rest: 0.0,
+            energy_before: 0.0,
             cut: false,
             guarded: false,
             newton: Newton::default(),
@@ -105,10 +110,13 @@ impl Expansion {
         self.enabled = true;
     }
 
-    /// A new sample of a run whose works' slack is `work_tol · E⁻`:
-    /// nothing absorbed, nothing released.
-    pub(crate) fn start(&mut self, work_tol: f64) {
-        self.tol = work_tol * self.energy_before;
+    /// A new sample from a `v⁻` of energy `energy_before` and velocity
+    /// scale `velocity_scale`, in a run whose works' slack is
+    /// `work_tol · E⁻`: nothing absorbed, nothing released.
+    pub(crate) fn start(&mut self, work_tol: f64, energy_before: f64, velocity_scale: f64) {
+        self.energy_before = energy_before;
+        self.at_rest = SINGULAR * velocity_scale;
+        self.tol = work_tol * energy_before;
         self.absorbed.fill(0.0);
         self.released.fill(0.0);
         self.cut = false;
@@ -302,7 +310,8 @@ mod tests {
         let scene = crate::scene::builtin("rocking-block").expect("a built-in scene");
         let problem = scene.problem;
         let delassus = &problem.operators().delassus;
-        let mut expansion = Expansion::new(&problem, 10.0);
+        let mut expansion = Expansion::new(&problem);
+        expansion.energy_before = 10.0;
         expansion.e2 = vec![1.0, 0.25];
         expansion.absorbed = vec![0.8, 1.2];
         expansion.start_with_tol(1e-12);

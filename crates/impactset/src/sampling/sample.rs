@@ -178,9 +178,11 @@ pub(crate) fn run_sample_from(
         CapSource::Sequential(start) => start,
         _ => 0,
     };
+    // `E⁻` is this problem's: the workspace may have served another `v⁻`.
+    let energy_before = problem.kinetic_energy_into(problem.velocity(), &mut ws.mv);
     let elastic = ws.expansion.enabled();
     if elastic {
-        ws.expansion.start(options.work_tol);
+        ws.expansion.start(options.work_tol, energy_before, problem.velocity_scale());
     }
     let terminated = loop {
         ws.u.gemv(1.0, &ops.j, &ws.v, 0.0);
@@ -282,7 +284,7 @@ pub(crate) fn run_sample_from(
         terminated,
         accepted: terminated && max_residual <= options.residual_tol,
         max_residual,
-        energy_before: ws.energy_before,
+        energy_before,
         energy_after,
         fallback_steps,
         certified_steps,

@@ -1,4 +1,7 @@
 //! Per-thread state of Algorithm 1 (docs/model.md §5), reused across samples.
+//!
+//! It depends on the problem's `M` and contacts only, never on `v⁻`: a
+//! reach run shares one workspace among the states of a configuration.
 
 use nalgebra::DVector;
 
@@ -7,7 +10,8 @@ use super::schedule::SampleSchedule;
 use crate::ImpactProblem;
 use crate::impact::StepWorkspace;
 
-/// Per-thread state of Algorithm 1, reused across samples.
+/// Per-thread state of Algorithm 1, reused across samples and across
+/// problems of equal `M` and contacts.
 pub(crate) struct SampleWorkspace {
     pub(super) step: StepWorkspace,
     pub(super) v: DVector<f64>,
@@ -31,15 +35,12 @@ pub(crate) struct SampleWorkspace {
     pub(super) v_next: DVector<f64>,
     /// `M v`, for the energy.
     pub(super) mv: DVector<f64>,
-    /// `½ v⁻ᵀ M v⁻`, the same for every sample.
-    pub(super) energy_before: f64,
 }
 
 impl SampleWorkspace {
     pub(crate) fn new(problem: &ImpactProblem) -> Self {
         let ops = problem.operators();
         let impulses = ops.m + ops.m * ops.d;
-        let energy_before = problem.kinetic_energy(problem.velocity());
         SampleWorkspace {
             step: StepWorkspace::new(ops),
             v: DVector::zeros(ops.n),
@@ -50,11 +51,10 @@ impl SampleWorkspace {
             schedule: SampleSchedule::new(ops.m),
             approaching: vec![false; ops.m],
             active: vec![false; ops.m],
-            expansion: Expansion::new(problem, energy_before),
+            expansion: Expansion::new(problem),
             column: vec![0.0; ops.m],
             v_next: DVector::zeros(ops.n),
             mv: DVector::zeros(ops.n),
-            energy_before,
         }
     }
 }

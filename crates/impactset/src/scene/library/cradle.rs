@@ -4,7 +4,7 @@
 
 use nalgebra::DVector;
 
-use super::{Sampling, planar};
+use super::{Sampling, bouncing, planar};
 use crate::Dimension;
 use crate::scene::{
     Scene, SceneInfo,
@@ -36,7 +36,6 @@ pub(super) fn build() -> Scene {
     let q = DVector::from_fn(3 * BALLS, |k, _| if k % 3 == 0 { 2.0 * radius * (k / 3) as f64 } else { 0.0 });
     let mut v = DVector::zeros(3 * BALLS);
     v[0] = 1.0;
-    let mut scene = planar(INFO, system, q, v, Sampling { h: 0.25, steps: 40, samples: 1 << 14 }, None);
-    scene.problem = scene.problem.with_restitution(&[1.0; BALLS - 1]).expect("e = 1 is a coefficient of restitution");
-    scene
+    let scene = planar(INFO, system, q, v, Sampling { h: 0.25, steps: 40, samples: 1 << 14 }, None);
+    bouncing(scene, &[1.0; BALLS - 1])
 }

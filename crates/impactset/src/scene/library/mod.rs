@@ -13,6 +13,10 @@
 //! | `cube-flat`, `cube-edge` | 0.2 | 10 | 2^12 |
 //! | `rocking-block-bouncing` | 0.3 | 20 | 2^14 |
 //! | `cradle` | 0.25 | 40 | 2^14 |
+//!
+//! The restitution scenes are built at the inelastic `h` and `K` listed;
+//! they then take the expansion's step size and scale `K` with it
+//! ([`bouncing`]; docs/scenes.md lists the result).
 
 mod analytic;
 mod box_wall;
@@ -111,6 +115,19 @@ fn scene(
         mirror,
         model,
     }
+}
+
+/// `scene` with coefficients of restitution `e`: its step size becomes the
+/// expansion's (docs/model.md §4b, [`expansion_step_size`](crate::sampling::expansion_step_size))
+/// and its step cap grows by the same factor, so that `K·h`, the impulse a
+/// contact can take in `K` steps, stays what the scene gives it.
+fn bouncing(mut scene: Scene, e: &[f64]) -> Scene {
+    scene.problem =
+        scene.problem.with_restitution(e).unwrap_or_else(|err| panic!("built-in scene {}: {err}", scene.id));
+    let h = crate::sampling::expansion_step_size(&scene.problem).expect("a bouncing scene has restitution");
+    scene.steps = (scene.steps as f64 * scene.step_size / h).ceil() as usize;
+    scene.step_size = h;
+    scene
 }
 
 /// The planar reflection `x ↦ −x` of one floating body's `(ẋ, ẏ, θ̇)`.

@@ -2,7 +2,7 @@
 
 use nalgebra::dvector;
 
-use super::{Sampling, planar, reflect_floating};
+use super::{Sampling, bouncing, planar, reflect_floating};
 use crate::Dimension;
 use crate::scene::{
     Mirror, Scene, SceneInfo,
@@ -45,13 +45,13 @@ pub(super) fn build() -> Scene {
     planar(INFO, system, q, v, Sampling { h, steps: 10, samples: 1 << 14 }, Some(mirror))
 }
 
-/// `rocking-block` with `e = 0.5` at both corners and twice its step cap
-/// (the expansion takes about half the impulse the compression takes).
+/// `rocking-block` with `e = 0.5` at both corners, twice its step cap at
+/// its `h` (the expansion takes about half the impulse the compression
+/// takes), at the expansion's step size.
 pub(super) fn build_bouncing() -> Scene {
     let mut scene = build();
     scene.id = BOUNCING.id;
     scene.description = BOUNCING.description;
     scene.steps = 20;
-    scene.problem = scene.problem.with_restitution(&[0.5, 0.5]).expect("e = 0.5 is a coefficient of restitution");
-    scene
+    bouncing(scene, &[0.5, 0.5])
 }
