@@ -128,3 +128,43 @@ def test_plot_writes_svg_and_png(tmp_path: Path) -> None:
     else:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(f.name for f in tmp_path.iterdir()) in (["gait.png", "gait.svg"], ["gait.svg"])
+
+
+def _simultaneous(b: dict) -> np.ndarray:
+    return b["v_plus"][[i for i, label in enumerate(b["labels"]) if label.startswith("simultaneous")]]
+
+
+def test_the_simultaneous_baseline_of_a_wedged_block_never_speeds_its_slide() -> None:
+    """A block between floor and ceiling sliding at 0.3: friction only slows
+    the slide, so no simultaneous outcome slides faster (docs/model.md §2,
+    "The acceptance check"); the slide to 0.05 is listed."""
+    path = Path(__file__).parents[2] / "crates/impactset/tests/data/block-between-floor-and-ceiling.json"
+    b = impactset.baseline(impactset.Problem.load(path))
+    v = _simultaneous(b)
+    assert np.all(np.abs(v[:, 0]) <= 0.3 + 1e-12), v
+    assert np.any(np.all(np.abs(v - [0.05, 0.0, 0.0]) <= 1e-12, axis=1)), v
+
+
+def test_the_simultaneous_baseline_at_huge_friction_lists_only_the_stop() -> None:
+    """The rocking block with μ = 10¹²: both corners stick, v⁺ = 0 is the
+    only solution of the LCP."""
+    p = impactset.Problem.scene("rocking-block")
+    stuck = impactset.Problem.from_arrays(p.M, p.v, p.Jn, p.Jt, [1e12, 1e12])
+    v = _simultaneous(impactset.baseline(stuck))
+    assert v.shape[0] == 1 and np.all(np.abs(v) <= 1e-9 * np.abs(p.v).max()), v
+
+
+def test_the_simultaneous_baseline_of_an_ill_conditioned_block_is_not_empty() -> None:
+    """Rotational inertia 10⁻⁸: the LCP always has a solution (both corners
+    stick, v⁺ = 0), and it is listed."""
+    p = impactset.Problem.from_arrays(
+        np.diag([1.0, 1.0, 1e-8]),
+        [0.2, -1.0, 0.0],
+        [[0.0, 1.0, -1.0], [0.0, 1.0, 1.0]],
+        [[1.0, 0.0, 0.5], [1.0, 0.0, 0.5]],
+        [0.3, 0.3],
+    )
+    b = impactset.baseline(p)
+    assert b["simultaneous_method"] != "failed"
+    v = _simultaneous(b)
+    assert v.shape[0] == 1 and np.all(np.abs(v) <= 1e-6), v

@@ -2,6 +2,7 @@
 //! (§3), the discrete Routh step (§4) and the choice among step solutions (§5b).
 
 mod basis;
+mod definition;
 mod enumerate;
 mod impulse_bound;
 mod outcome;
@@ -12,6 +13,7 @@ mod simultaneous;
 mod violation;
 
 pub(crate) use basis::{SINGULAR, lu_in_place, lu_solve};
+pub use definition::{DEFINITION_TOLERANCE, ROUNDOFF_LIMIT, definition_violation, solves_definition};
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, PRUNE, REPLACED_ABOVE, SAME_DV};
 pub use enumerate::{EnumerationCounts, EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};

@@ -63,6 +63,12 @@ pub struct SimultaneousOutcomes {
     pub method: SolutionMethod,
     /// One per distinct `v⁺`.
     pub outcomes: Vec<ImpactOutcome>,
+    /// The impulses `[λn; λD]` (docs/model.md §2) of each outcome, in the
+    /// same order: the solution of the simultaneous LCP it came from, by
+    /// which it passed the acceptance check. Empty with restitution, whose
+    /// outcomes are not solutions of that LCP.
+    #[serde(skip)]
+    pub impulses: Vec<Vec<f64>>,
     /// With [`SolutionMethod::Failed`]: why there is no outcome.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,

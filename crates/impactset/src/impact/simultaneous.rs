@@ -4,13 +4,13 @@
 use nalgebra::DVector;
 
 use crate::ImpactProblem;
-use crate::lcp::{LcpMatrix, LemkeOptions, LemkeWorkspace, basic_solutions};
+use crate::lcp::{LemkeOptions, LemkeWorkspace, basic_solutions};
 use crate::problem::ContactOperators;
 
+use super::definition::solves_definition;
 use super::impulse_bound::normal_impulse_bound;
 use super::outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};
-use super::violation::solution_violation;
-use super::{ENUMERATED_VIOLATION, MAX_SEARCH_CONTACTS, StepEnumerator, StepScales};
+use super::{MAX_SEARCH_CONTACTS, StepEnumerator};
 
 /// Largest simultaneous LCP whose complementary index sets are enumerated
 /// (`2^N` small solves); larger ones get the Lemke solution only.
@@ -73,60 +73,108 @@ pub(crate) fn apply_impulse(ops: &ContactOperators, contacts: &[usize], z: &[f64
 /// separated (`normal_impulse_bound`), every solution is a solution of one
 /// Routh step whose caps no solution reaches, and the step's contact-mode
 /// search finds them all ([`SolutionMethod::Enumerated`], or
-/// [`SolutionMethod::Searched`] when it ran out of budget). Otherwise, up to
-/// [`MAX_ENUMERATED_SIMULTANEOUS`] unknowns every complementary index set is
-/// solved (`2^N` small systems) and beyond, the Lemke solution alone
-/// ([`SolutionMethod::Lemke`]).
+/// [`SolutionMethod::Searched`] when it ran out of budget). Otherwise, or
+/// when the search kept nothing, up to [`MAX_ENUMERATED_SIMULTANEOUS`]
+/// unknowns every complementary index set is solved (`2^N` small systems),
+/// and beyond, or when that kept nothing, the Lemke solution alone
+/// ([`SolutionMethod::Lemke`]). Every candidate passes the acceptance check
+/// ([`accepted`]) before it is listed; when no
+/// method yields one, the method is [`SolutionMethod::Failed`] and
+/// [`SimultaneousOutcomes::failure`] says why.
 pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {
     if problem.has_restitution() {
         return crate::sampling::simultaneous_with_restitution(problem);
     }
     let ops = problem.operators();
     let contacts: Vec<usize> = (0..ops.m).collect();
-    let v = problem.velocity();
-    let searched = (ops.m <= MAX_SEARCH_CONTACTS)
-        .then(|| normal_impulse_bound(problem))
-        .flatten()
-        .and_then(|bound| search(problem, bound));
-    let (method, velocities, failure) = match searched {
-        Some((method, velocities)) => (method, velocities, None),
-        None => {
-            let (a, b) = simultaneous_lcp(ops, &contacts, v);
-            if b.len() <= MAX_ENUMERATED_SIMULTANEOUS {
-                let z = enumerate_solutions(problem, &a, &b);
-                (
-                    SolutionMethod::Enumerated,
-                    z.into_iter().map(|z| apply_impulse(ops, &contacts, &z, v)).collect(),
-                    None,
-                )
-            } else {
-                match lemke_outcome(problem, &a, &b, &contacts) {
-                    Ok(v) => (SolutionMethod::Lemke, vec![v], None),
-                    Err(why) => (SolutionMethod::Failed, Vec::new(), Some(why)),
-                }
-            }
+    let mut why: Vec<String> = Vec::new();
+    let mut found: Option<(SolutionMethod, Vec<Vec<f64>>)> = None;
+    if let Some(bound) = (ops.m <= MAX_SEARCH_CONTACTS).then(|| normal_impulse_bound(problem)).flatten() {
+        let (method, candidates) = search(problem, bound);
+        let kept = accepted(problem, candidates);
+        if kept.is_empty() {
+            why.push("the contact-mode search found no solution that passes the acceptance check".into());
+        } else {
+            found = Some((method, kept));
         }
+    }
+    let (a, b) = simultaneous_lcp(ops, &contacts, problem.velocity());
+    if found.is_none() && b.len() <= MAX_ENUMERATED_SIMULTANEOUS {
+        let kept = accepted(problem, enumerate_solutions(problem, &a, &b));
+        if kept.is_empty() {
+            why.push("no complementary index set gave a solution that passes the acceptance check".into());
+        } else {
+            found = Some((SolutionMethod::Enumerated, kept));
+        }
+    }
+    if found.is_none() {
+        match lemke_outcome(problem, &a, &b) {
+            Ok(lambda) => found = Some((SolutionMethod::Lemke, vec![lambda])),
+            Err(e) => why.push(e),
+        }
+    }
+    let Some((method, impulses)) = found else {
+        return SimultaneousOutcomes {
+            method: SolutionMethod::Failed,
+            outcomes: Vec::new(),
+            impulses: Vec::new(),
+            failure: Some(why.join("; ")),
+        };
     };
-    let verified = velocities.into_iter().filter(|v| is_admissible(problem, v)).collect();
-    let distinct = distinct_velocities(problem, verified);
-    let count = distinct.len();
-    let outcomes = distinct
-        .into_iter()
+    let count = impulses.len();
+    let outcomes = impulses
+        .iter()
         .enumerate()
-        .map(|(k, v)| ImpactOutcome::new(problem, format!("simultaneous {}/{count}", k + 1), v))
+        .map(|(k, lambda)| {
+            let v = apply_impulse(ops, &contacts, lambda, problem.velocity());
+            ImpactOutcome::new(problem, format!("simultaneous {}/{count}", k + 1), v)
+        })
         .collect();
-    SimultaneousOutcomes { method, outcomes, failure }
+    SimultaneousOutcomes { method, outcomes, impulses, failure: None }
+}
+
+/// The candidates `λ = [λn; λD]` that pass the acceptance check
+/// ([`solves_definition`], and no energy gained: `E(v⁺) ≤ (1 + 10⁻⁹) E(v⁻)`),
+/// one per distinct `v⁺`: taken in order of their round-off
+/// `ρ = K ε ‖|v⁻| + |M⁻¹Jᵀ| |λ|‖_M` (the smallest impulses first), a `v⁺`
+/// within `10⁻⁹ ‖v⁻‖_M + ρ + ρ'` of a kept one is the same outcome. The
+/// approach test of [`is_admissible`] is the definition's, with the
+/// round-off of `Jn v⁺` allowed.
+fn accepted(problem: &ImpactProblem, candidates: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+    let ops = problem.operators();
+    let contacts: Vec<usize> = (0..ops.m).collect();
+    let scale = problem.energy_norm(problem.velocity()).max(f64::MIN_POSITIVE);
+    let energy = problem.kinetic_energy(problem.velocity());
+    let terms = (ops.n + 1 + ops.m + ops.m * ops.d) as f64;
+    let mut passed: Vec<(f64, DVector<f64>, Vec<f64>)> = candidates
+        .into_iter()
+        .filter(|lambda| solves_definition(problem, lambda))
+        .map(|lambda| {
+            let v = apply_impulse(ops, &contacts, &lambda, problem.velocity());
+            let size = problem.velocity().abs() + ops.minv_jt.abs() * DVector::from_column_slice(&lambda).abs();
+            (terms * f64::EPSILON * problem.energy_norm(&size), v, lambda)
+        })
+        .filter(|(_, v, _)| problem.kinetic_energy(v) <= (1.0 + OUTCOME_TOLERANCE) * energy)
+        .collect();
+    passed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut kept: Vec<(f64, DVector<f64>, Vec<f64>)> = Vec::new();
+    for (rho, v, lambda) in passed {
+        if !kept.iter().any(|(r, k, _)| problem.energy_norm(&(k - &v)) <= 1e-9 * scale + rho + r) {
+            kept.push((rho, v, lambda));
+        }
+    }
+    kept.into_iter().map(|(_, _, lambda)| lambda).collect()
 }
 
 /// Every solution of the simultaneous LCP as the solutions of one Routh
 /// step (docs/model.md §2): with every cap `h = 2Λ` above the bound `Λ` on
 /// `Σ λn` ([`normal_impulse_bound`]), no step solution takes its cap, so
 /// `σ = 0` and the step LCP is the simultaneous LCP; the contact-mode
-/// enumerator (§5b) lists one solution per distinct `Δv`. Solutions are
-/// kept at step violation [`ENUMERATED_VIOLATION`] in the velocity scale
-/// and the largest single-contact plastic impulse. `None` if the search
-/// kept none (round-off hid every vertex): the caller falls back.
-fn search(problem: &ImpactProblem, bound: f64) -> Option<(SolutionMethod, Vec<DVector<f64>>)> {
+/// enumerator (§5b) lists one solution per distinct `Δv`. Returns their
+/// impulses `[λn; λD]` (for the acceptance check) and whether the search
+/// was exhaustive ([`SolutionMethod::Enumerated`]) or ran out of budget
+/// ([`SolutionMethod::Searched`]).
+fn search(problem: &ImpactProblem, bound: f64) -> (SolutionMethod, Vec<Vec<f64>>) {
     let ops = problem.operators();
     let layout = ops.layout();
     let (m, size) = (ops.m, layout.size());
@@ -137,38 +185,28 @@ fn search(problem: &ImpactProblem, bound: f64) -> Option<(SolutionMethod, Vec<DV
     b[m..size - m].copy_from_slice(u.as_slice());
     let mut enumerator = StepEnumerator::new(ops);
     let count = enumerator.enumerate(ops, &b);
-    let scales = StepScales { velocity: problem.velocity_scale(), impulse: 2.0 * problem.default_step_size() };
-    let a_r = LcpMatrix::from_row_major(size, &ops.step_matrix).expect("the step matrix is size × size");
-    let mut w = vec![0.0; size];
-    let velocities: Vec<DVector<f64>> = (0..count)
-        .map(|k| enumerator.solution(k))
-        .filter(|z| {
-            // A capped contact would contradict the bound: such a vertex is
-            // round-off of a degenerate mode system, not a solution.
-            let uncapped = z[layout.impulses()].iter().take(m).all(|&l| l < 0.5 * cap);
-            uncapped && solution_violation(&a_r, &b, z, &mut w, layout, scales) <= ENUMERATED_VIOLATION
-        })
-        .map(|z| {
-            let mut v = problem.velocity().clone();
-            v.gemv(1.0, &ops.minv_jt, &DVector::from_column_slice(&z[layout.impulses()]), 1.0);
-            v
-        })
+    let impulses = (0..count)
+        .map(|k| enumerator.solution(k)[layout.impulses()].to_vec())
+        // A capped contact would contradict the bound: such a vertex is
+        // round-off of a degenerate mode system, not a solution.
+        .filter(|lambda| lambda.iter().take(m).all(|&l| l < 0.5 * cap))
         .collect();
     let method = if enumerator.exhaustive() { SolutionMethod::Enumerated } else { SolutionMethod::Searched };
-    (!velocities.is_empty()).then_some((method, velocities))
+    (method, impulses)
 }
 
-/// The Lemke solution of the simultaneous LCP `(A, b)` as an admissible
-/// `v⁺`: covering vector `1` first, then [`LEMKE_RETRIES`] covering vectors
-/// with entries in `[1, 2)` from a fixed stream (the same on every run),
-/// until a solve ends within its residual tolerance at an outcome that
-/// passes [`is_admissible`]. On degenerate LCPs (several coplanar contacts:
-/// `W` of rank 6 among 40 unknowns) covering vector `1` can end off a
-/// solution where others do not. Errors: why none did.
-fn lemke_outcome(problem: &ImpactProblem, a: &[f64], b: &[f64], contacts: &[usize]) -> Result<DVector<f64>, String> {
+/// The Lemke solution `[λn; λD]` of the simultaneous LCP `(A, b)` that
+/// passes the acceptance check: covering vector `1` first, then
+/// [`LEMKE_RETRIES`] covering vectors with entries in `[1, 2)` from a fixed
+/// stream (the same on every run), until a solve ends at one. On degenerate
+/// LCPs (several coplanar contacts: `W` of rank 6 among 40 unknowns)
+/// covering vector `1` can end off a solution where others do not.
+/// Errors: why none did.
+fn lemke_outcome(problem: &ImpactProblem, a: &[f64], b: &[f64]) -> Result<Vec<f64>, String> {
     use rand::{Rng, SeedableRng};
     let ops = problem.operators();
     let size = b.len();
+    let impulses = ops.m + ops.m * ops.d;
     let mut ws = LemkeWorkspace::new(size);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
     let mut last = String::new();
@@ -176,19 +214,19 @@ fn lemke_outcome(problem: &ImpactProblem, a: &[f64], b: &[f64], contacts: &[usiz
         let cover: Option<Vec<f64>> = (attempt > 0).then(|| (0..size).map(|_| rng.random_range(1.0..2.0)).collect());
         match ws.solve_covered(a, b, cover.as_deref(), 0, &LemkeOptions::default()) {
             Ok(sol) if sol.within_tolerance => {
-                let v = apply_impulse(ops, contacts, sol.z, problem.velocity());
-                if is_admissible(problem, &v) {
-                    return Ok(v);
+                let lambda = sol.z[..impulses].to_vec();
+                if !accepted(problem, vec![lambda.clone()]).is_empty() {
+                    return Ok(lambda);
                 }
-                last = "its solution is not a possible outcome (a contact approaching or energy gained)".into();
+                last = "its solution fails the acceptance check".into();
             }
             Ok(sol) => last = format!("it ended off a solution (violation {:.1e})", sol.residual.violation()),
             Err(e) => last = e.to_string(),
         }
     }
     Err(format!(
-        "no Lemke solve of the simultaneous LCP (size {size}, too large to enumerate) ended at a solution with \
-         covering vector 1 or {LEMKE_RETRIES} others; the last: {last}"
+        "no Lemke solve of the simultaneous LCP (size {size}) ended at a solution that passes the acceptance check \
+         with covering vector 1 or {LEMKE_RETRIES} others; the last: {last}"
     ))
 }
 
@@ -197,7 +235,8 @@ fn lemke_outcome(problem: &ImpactProblem, a: &[f64], b: &[f64], contacts: &[usiz
 /// [`is_admissible`].
 pub const OUTCOME_TOLERANCE: f64 = 1e-9;
 
-/// Every basic solution of `(A, b)` ([`basic_solutions`]), each row held to
+/// The impulses `[λn; λD]` of every basic solution of `(A, b)`
+/// ([`basic_solutions`]), each row held to
 /// [`OUTCOME_TOLERANCE`] of its own terms and of its unit: the velocity
 /// scale `s` for the `λn` and `λD` rows (contact velocities), the impulse
 /// `s / max_r W_rr` ([`ContactOperators::largest_mobility`]) for the `γ`
@@ -210,7 +249,8 @@ fn enumerate_solutions(problem: &ImpactProblem, a: &[f64], b: &[f64]) -> Vec<Vec
     let impulse = if largest > 0.0 { velocity / largest } else { velocity };
     let rows = b.len();
     let floor: Vec<f64> = (0..rows).map(|r| if r < rows - ops.m { velocity } else { impulse }).collect();
-    basic_solutions(a, b, OUTCOME_TOLERANCE, &floor)
+    let impulses = ops.m + ops.m * ops.d;
+    basic_solutions(a, b, OUTCOME_TOLERANCE, &floor).into_iter().map(|z| z[..impulses].to_vec()).collect()
 }
 
 /// Whether `v⁺` is a possible outcome of an impact on `problem`: no contact
@@ -223,16 +263,4 @@ pub fn is_admissible(problem: &ImpactProblem, v_plus: &DVector<f64>) -> bool {
     let energy = problem.kinetic_energy(v_plus);
     problem.normal_velocities(v_plus).iter().all(|&u| u >= approaching)
         && energy <= (1.0 + OUTCOME_TOLERANCE) * problem.kinetic_energy(problem.velocity())
-}
-
-/// Keeps one of each group of velocities closer than `1e-9` relative in the energy norm.
-pub(crate) fn distinct_velocities(problem: &ImpactProblem, velocities: Vec<DVector<f64>>) -> Vec<DVector<f64>> {
-    let scale = problem.energy_norm(problem.velocity()).max(f64::MIN_POSITIVE);
-    let mut kept: Vec<DVector<f64>> = Vec::new();
-    for v in velocities {
-        if !kept.iter().any(|k| problem.energy_norm(&(k - &v)) <= 1e-9 * scale) {
-            kept.push(v);
-        }
-    }
-    kept
 }

@@ -98,7 +98,12 @@ pub fn simultaneous_with_restitution(problem: &ImpactProblem) -> SimultaneousOut
         (false, false) => SolutionMethod::Enumerated,
         (false, true) => SolutionMethod::Sampled,
     };
-    SimultaneousOutcomes { method, failure: outcomes.is_empty().then(|| failure.unwrap_or_default()), outcomes }
+    SimultaneousOutcomes {
+        method,
+        failure: outcomes.is_empty().then(|| failure.unwrap_or_default()),
+        outcomes,
+        impulses: Vec::new(),
+    }
 }
 
 /// The sequential baseline with restitution: from each contact, one
