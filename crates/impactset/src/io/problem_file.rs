@@ -107,7 +107,7 @@ fn check_defaults(
     if let Some(h) = step_size
         && !(h.is_finite() && h > 0.0)
     {
-        return Err(("step_size".into(), format!("{h} is not a positive number")));
+        return Err(("step_size".into(), format!("{} is not a positive number", crate::number::readable(h))));
     }
     if let Some(h) = step_size
         && !(1.0 / RANGE..=RANGE).contains(&h)
@@ -229,7 +229,7 @@ pub fn load_problem(path: &Path) -> Result<ProblemSpec, FileError> {
     } else {
         let mut de = serde_json::Deserializer::from_str(&text);
         let file = serde_path_to_error::deserialize(&mut de)
-            .map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?;
+            .map_err(|e| syntax(describe(e.path(), &json_message(e.inner()))))?;
         // Only whitespace may follow the object.
         de.end().map_err(|e| syntax(format!("text after the problem object ({e})")))?;
         file
@@ -240,6 +240,17 @@ pub fn load_problem(path: &Path) -> Result<ProblemSpec, FileError> {
         field,
         message,
     })
+}
+
+/// A JSON error with its place as `(line L, column C)` after the message
+/// rather than run into it.
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let place = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&place) {
+        Some(message) if e.line() > 0 => format!("{message} (line {}, column {})", e.line(), e.column()),
+        _ => text,
+    }
 }
 
 fn one_line(s: &str) -> String {
