@@ -178,7 +178,10 @@ fn a_mistyped_or_huge_field_is_named_with_its_value_as_given() {
     );
     assert_input_error(
         &["show", &toml],
-        &["schedule.toml", "schedule: expected a string naming a schedule law", "got the boolean true"],
+        &[
+            "schedule.toml: schedule: expected a string naming a schedule law",
+            "got the boolean true (line 3, column 12)",
+        ],
     );
     let huge = write("huge.json", &file("-1e300", ""));
     assert_input_error(&["show", &huge], &["huge.json: contacts[0].friction: -1e300 is negative"]);

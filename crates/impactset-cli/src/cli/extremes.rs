@@ -24,13 +24,13 @@ pub struct ExtremesArgs {
     #[arg(long = "direction")]
     directions: Vec<String>,
     /// Add this many seeded random directions, uniform on the unit sphere of the energy norm
-    /// (`c = M d / ‖d‖_M`, so `cᵀv⁺` is in units of ‖v‖_M).
+    /// (`c = M d / ‖d‖_M`, so `cᵀv⁺` is in units of ‖v‖_M); at most 2¹⁷ directions in all.
     #[arg(long, default_value_t = 0)]
     random: usize,
     /// Samples of the run's law that seed the search [default: the problem's, else 4096].
     #[arg(long, short = 'n')]
     samples: Option<usize>,
-    /// Schedules the search evaluates per direction.
+    /// Schedules the search evaluates per direction (at most 2²⁴, docs/model.md §5d).
     #[arg(long, default_value_t = ExtremesOptions::default().budget)]
     budget: usize,
     /// Run seed: fixes the samples, the random directions and the search.

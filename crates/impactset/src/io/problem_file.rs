@@ -225,7 +225,7 @@ pub fn load_problem(path: &Path) -> Result<ProblemSpec, FileError> {
     let syntax = |message: String| FileError::Syntax { path: path.to_owned(), message };
     let file: ProblemFile = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
         let de = toml::Deserializer::parse(&text).map_err(|e| syntax(one_line(&e.to_string())))?;
-        serde_path_to_error::deserialize(de).map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?
+        serde_path_to_error::deserialize(de).map_err(|e| syntax(describe(e.path(), &toml_message(e.inner(), &text))))?
     } else {
         let mut de = serde_json::Deserializer::from_str(&text);
         let file = serde_path_to_error::deserialize(&mut de)
@@ -250,6 +250,20 @@ fn json_message(e: &serde_json::Error) -> String {
     match text.strip_suffix(&place) {
         Some(message) if e.line() > 0 => format!("{message} (line {}, column {})", e.line(), e.column()),
         _ => text,
+    }
+}
+
+/// A TOML error as [`json_message`] writes a JSON one: the message, then
+/// `(line L, column C)`, without the quoted excerpt.
+fn toml_message(e: &toml::de::Error, text: &str) -> String {
+    match e.span() {
+        Some(span) if span.start <= text.len() && text.is_char_boundary(span.start) => {
+            let before = &text[..span.start];
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let (line, column) = (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1);
+            format!("{} (line {line}, column {column})", e.message().trim())
+        }
+        _ => e.to_string(),
     }
 }
 
