@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds=${FUZZ_SECONDS:-15}
-targets=(problem_file npy routh_step lemke reach_input reach_merge)
+targets=(problem_file npy routh_step lemke reach_input reach_merge extremes_args restitution_file)
 
 cargo test --release --quiet
 

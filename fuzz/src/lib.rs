@@ -2,6 +2,12 @@
 //! without panicking, hanging or aborting on an allocation; where it gets an
 //! answer it checks it.
 
+mod extremes;
+mod restitution;
+
+pub use extremes::extremes_args;
+pub use restitution::restitution_file;
+
 use impactset::io::{ProblemFile, parse_npy};
 use impactset::lcp::{LcpResidual, LemkeOptions, LemkeWorkspace};
 use impactset::reach::{
@@ -34,7 +40,7 @@ const MAX_ALL_CONTACTS: usize = 3;
 
 /// Two samples of every rule, at most 4 steps each: finite outputs, no
 /// energy gain beyond round-off in an accepted sample.
-fn sample_briefly(problem: &impactset::ImpactProblem, step_size: Option<f64>) {
+pub(crate) fn sample_briefly(problem: &impactset::ImpactProblem, step_size: Option<f64>) {
     if problem.operators().step_size_n() > 64 {
         return;
     }

@@ -42,6 +42,16 @@ fn reach_input() {
 }
 
 #[test]
+fn extremes_args() {
+    run("extremes_args", impactset_fuzz::extremes_args);
+}
+
+#[test]
+fn restitution_file() {
+    run("restitution_file", impactset_fuzz::restitution_file);
+}
+
+#[test]
 fn reach_merge() {
     run("reach_merge", |data| {
         impactset_fuzz::reach_merge(data);

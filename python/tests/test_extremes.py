@@ -42,6 +42,29 @@ def test_bad_directions_are_named() -> None:
         impactset.extremes(p, random=1, schedule="fast")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("random", [2**64 - 1, 100_000_000_000, 2**17 + 1])
+def test_a_random_count_past_the_limit_is_a_value_error_not_a_panic(random: int) -> None:
+    p = impactset.Problem.scene("cube-edge")
+    with pytest.raises(ValueError, match=rf"^random={random}: at most 131072 \(2¹⁷\) directions"):
+        impactset.extremes(p, random=random)
+
+
+def test_a_budget_past_the_limit_is_a_value_error_before_anything_runs() -> None:
+    p = impactset.Problem.scene("cube-edge")
+    # 2⁶⁴ − 1 schedules would search forever; the limit is one direction's
+    # 2²⁴ selection streams (docs/model.md §5d).
+    with pytest.raises(ValueError, match=r"^budget=18446744073709551615: at most 16777216 \(2²⁴\)"):
+        impactset.extremes(p, random=1, budget=2**64 - 1)
+    with pytest.raises(ValueError, match=r"^budget=16777217: "):
+        impactset.extremes(p, random=1, budget=2**24 + 1)
+
+
+def test_a_non_finite_direction_is_named() -> None:
+    p = impactset.Problem.scene("cube-edge")
+    with pytest.raises(ValueError, match="^directions"):
+        impactset.extremes(p, [[np.nan, 0, 0, 0, 0, 1]])
+
+
 def test_ctrl_c_stops_a_long_search(sigint: None) -> None:
     p = impactset.Problem.scene("cube-flat")
     timer = threading.Timer(1.0, _thread.interrupt_main)

@@ -3,6 +3,7 @@ files Python writes."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -74,3 +75,31 @@ def test_to_dict_is_the_file_schema() -> None:
     d = impactset.Problem.scene("rocking-block").to_dict()
     assert set(d) >= {"name", "mass_matrix", "velocity", "contacts", "step_size", "steps", "samples"}
     assert d["contacts"][0]["name"] == "A" and len(d["contacts"][0]["tangent"]) == 3
+
+
+POINT = (
+    '{"mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1], '
+    '"contacts": [{"normal": [0, 1], "tangent": [1, 0], "friction": FRICTION}]SCHEDULE}'
+)
+
+
+@pytest.mark.parametrize(
+    ("friction", "schedule", "message"),
+    [
+        (
+            "0.5",
+            ', "schedule": 3',
+            r"schedule: expected a string naming a schedule law \(mixed, uniform, extreme, ordered, held\), "
+            r"got the number 3 \(line 1, column \d+\)",
+        ),
+        ("0.5", ', "schedule": "fast"', r'schedule: expected a string naming a schedule law .*, got "fast"'),
+        ("-1e300", "", r"contacts\[0\]\.friction: -1e300 is negative"),
+    ],
+)
+def test_a_bad_field_is_named_with_its_value_as_given(
+    tmp_path: Path, friction: str, schedule: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(POINT.replace("FRICTION", friction).replace("SCHEDULE", schedule))
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: {message}$"):
+        impactset.Problem.load(path)

@@ -82,3 +82,59 @@ fn anchors_are_labelled_outcomes_of_the_model() {
     let without = json(&["sample", "cube-flat", "-n", "64", "--selection", "random-lemke", "--json"]);
     assert!(without.get("anchors").is_none());
 }
+
+/// Counts past the limits of docs/model.md §5d (a direction's 2²⁴
+/// selection streams, 2¹⁷ directions) are input errors before anything is
+/// allocated or searched: `--random 2⁶⁴−1` used to panic ("capacity
+/// overflow"), `--random 10¹¹` to abort on allocation, `--budget 2⁶⁴−1` to
+/// run forever; `analyze`'s extremes check the same.
+#[test]
+fn counts_past_the_limits_are_input_errors_not_panics_or_hangs() {
+    let max = "18446744073709551615";
+    let e = |args: &[&str], expect: &[&str]| assert_input_error(&[&["extremes", "cube-edge"], args].concat(), expect);
+    e(&["--random", max], &["--random 18446744073709551615: at most 131072 (2¹⁷) directions"]);
+    e(&["--random", "100000000000"], &["--random 100000000000: at most 131072"]);
+    e(&["--random", "131073"], &["--random 131073: at most 131072"]);
+    e(&["--random", "1", "--budget", max], &["--budget 18446744073709551615: at most 16777216 (2²⁴) schedules"]);
+    e(&["--random", "1", "--budget", "16777217"], &["--budget 16777217: at most 16777216"]);
+
+    let d = common::scratch("extremes", "analyze-limits");
+    let (set, held) = (d.join("set.npy"), d.join("held.npy"));
+    for (path, seed) in [(&set, "1"), (&held, "2")] {
+        let out = impactset(&["sample", "cube-edge", "-n", "64", "--seed", seed, "--out", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let base = ["analyze", set.to_str().unwrap(), "--problem", "cube-edge", "--heldout", held.to_str().unwrap()];
+    for (flag, value, expect) in [
+        ("--extremes-directions", max, "at most 131072"),
+        ("--extremes-directions", "100000000000", "at most 131072"),
+        ("--extremes-budget", max, "at most 16777216"),
+    ] {
+        assert_input_error(&[&base[..], &[flag, value]].concat(), &[&format!("{flag} {value}: {expect}")]);
+    }
+    std::fs::remove_dir_all(d).ok();
+}
+
+/// `--direction` names the entry that is not finite, and `extremes`
+/// refuses an empty or repeated name as `reach` does (one check for both).
+#[test]
+fn direction_entries_and_names_are_checked_as_reach_checks_them() {
+    let e = |args: &[&str], expect: &[&str]| assert_input_error(&[&["extremes", "cube-edge"], args].concat(), expect);
+    e(&["--direction", "z=0,0,nan,0,0,0"], &["--direction z=0,0,nan,0,0,0: entry 2 is NaN, not a finite number"]);
+    e(&["--direction", "z=0,0,1e999,0,0,0"], &["entry 2 is inf, not a finite number"]);
+    e(&["--direction", "z=0,0,x,0,0,0"], &["entry 2 (\"x\") is not a number"]);
+    e(&["--direction", " =0,0,1,0,0,0"], &["--direction  =0,0,1,0,0,0: the name is empty"]);
+    let twice = ["--direction", "up=0,0,1,0,0,0", "--direction", "up=0,0,-1,0,0,0"];
+    e(&twice, &["--direction up: the name is given twice"]);
+    // A given name may not take a random direction's.
+    e(&["--direction", "random-0=0,0,1,0,0,0", "--random", "1"], &["--direction random-0: the name is given twice"]);
+    let d = common::scratch("extremes", "reach-names");
+    let out = d.join("t.csv");
+    let reach = ["reach", "rocking-block", "-n", "8", "-q", "--out", out.to_str().unwrap()];
+    assert_input_error(
+        &[&reach[..], &["--direction", "up=0,1,0", "--direction", "up=0,-1,0"]].concat(),
+        &["direction up: the name is given twice"],
+    );
+    assert_input_error(&[&reach[..], &["--direction", "=0,1,0"]].concat(), &["the name is empty"]);
+    std::fs::remove_dir_all(d).ok();
+}

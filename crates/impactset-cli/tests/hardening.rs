@@ -153,3 +153,39 @@ fn low_acceptance_is_explained() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Lemke fallback steps"), "{stdout}");
 }
+
+/// A field of the wrong type says what it expected and what it got, in
+/// words ("the number 3", not serde's "expected value"), and a very large
+/// number is written in scientific notation, not as 301 digits.
+#[test]
+fn a_mistyped_or_huge_field_is_named_with_its_value_as_given() {
+    let dir = scratch("typed");
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let base = r#"{"mass_matrix": [[1, 0], [0, 1]], "velocity": [0, -1],
+        "contacts": [{"normal": [0, 1], "tangent": [1, 0], "friction": MU}]REST}"#;
+    let file = |mu: &str, rest: &str| base.replace("MU", mu).replace("REST", rest);
+    let schedule = write("schedule.json", &file("0.5", r#", "schedule": 3"#));
+    let law = "schedule: expected a string naming a schedule law (mixed, uniform, extreme, ordered, held), got the number 3 (line 2, column";
+    assert_input_error(&["show", &schedule], &["schedule.json", law]);
+    let toml = write(
+        "schedule.toml",
+        "mass_matrix = [[1.0, 0.0], [0.0, 1.0]]\nvelocity = [0.0, -1.0]\nschedule = true\n\
+         [[contacts]]\nnormal = [0.0, 1.0]\ntangent = [1.0, 0.0]\nfriction = 0.5\n",
+    );
+    assert_input_error(
+        &["show", &toml],
+        &[
+            "schedule.toml: schedule: expected a string naming a schedule law",
+            "got the boolean true (line 3, column 12)",
+        ],
+    );
+    let huge = write("huge.json", &file("-1e300", ""));
+    assert_input_error(&["show", &huge], &["huge.json: contacts[0].friction: -1e300 is negative"]);
+    let e = write("e.json", &file("0.5", "").replace(r#""friction": 0.5"#, r#""friction": 0.5, "restitution": 1e300"#));
+    assert_input_error(&["show", &e], &["e.json: contacts[0].restitution: 1e300 is not a coefficient of restitution"]);
+    std::fs::remove_dir_all(dir).ok();
+}

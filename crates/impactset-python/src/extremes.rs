@@ -6,7 +6,8 @@ use pyo3::types::{PyDict, PyList};
 
 use impactset::SamplerOptions;
 use impactset::sampling::{
-    EXTREMES_SELECTION, ExtremesOptions, MAX_THREADS, SearchControl, extremes_with, random_directions,
+    EXTREMES_SELECTION, ExtremesOptions, MAX_THREADS, SearchControl, check_budget, check_direction_count,
+    extremes_with, random_directions,
 };
 
 use crate::analysis::{problem_arg, velocities};
@@ -46,7 +47,10 @@ pub fn extremes_native<'py>(
         None => Vec::new(),
     };
     let random = args::optional_count("random", random, 0)?.unwrap_or(0);
-    cs.extend(random_directions(p, random, seed));
+    let named = |arg: &str, e: impactset::sampling::OptionsError| {
+        PyValueError::new_err(format!("{arg}={}: {}", e.value, e.why))
+    };
+    cs.extend(random_directions(p, random, seed).map_err(|e| named("random", e))?);
     if cs.is_empty() {
         return Err(PyValueError::new_err("directions: give at least one direction (or random=k)"));
     }
@@ -55,6 +59,9 @@ pub fn extremes_native<'py>(
         budget: args::optional_count("budget", budget, 0)?.unwrap_or(ExtremesOptions::default().budget),
         ..ExtremesOptions::default()
     };
+    check_budget(search.budget).map_err(|e| named("budget", e))?;
+    check_direction_count(cs.len())
+        .map_err(|e| PyValueError::new_err(format!("directions: {} directions with random, {}", e.value, e.why)))?;
     let given_steps = args::run::steps(steps)?.or(spec.steps);
     let mut options = SamplerOptions {
         samples: args::optional_count("n", n, 1)?.unwrap_or(defaults.samples),

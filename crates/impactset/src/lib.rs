@@ -41,6 +41,7 @@ pub mod impact;
 pub mod io;
 pub mod lcp;
 mod names;
+pub mod number;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod problem;

@@ -91,3 +91,73 @@ macro_rules! named_choices {
 }
 
 pub(crate) use named_choices;
+
+/// Deserializes a [`NamedChoice`] from its word; anything else is an error
+/// that says what was expected and what was given ("expected a string
+/// naming a schedule law (mixed, uniform, …), got the number 3"), not the
+/// parser's "expected value".
+pub(crate) fn deserialize_choice<'de, D, T>(deserializer: D, what: &'static str) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: NamedChoice,
+{
+    deserializer.deserialize_any(ChoiceVisitor::<T> { what, choice: std::marker::PhantomData })
+}
+
+struct ChoiceVisitor<T> {
+    what: &'static str,
+    choice: std::marker::PhantomData<T>,
+}
+
+impl<T: NamedChoice> ChoiceVisitor<T> {
+    fn got<E: serde::de::Error>(&self, given: std::fmt::Arguments<'_>) -> E {
+        E::custom(format_args!("{self}, got {given}"))
+    }
+}
+
+impl<T: NamedChoice> std::fmt::Display for ChoiceVisitor<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let words: Vec<&str> = T::choices().iter().map(|c| c.word()).collect();
+        write!(f, "expected a string naming {} ({})", self.what, words.join(", "))
+    }
+}
+
+impl<'de, T: NamedChoice> serde::de::Visitor<'de> for ChoiceVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<T, E> {
+        T::choices().iter().copied().find(|c| c.word() == s).ok_or_else(|| self.got(format_args!("{s:?}")))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<T, E> {
+        Err(self.got(format_args!("the boolean {b}")))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, x: i64) -> Result<T, E> {
+        Err(self.got(format_args!("the number {x}")))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, x: u64) -> Result<T, E> {
+        Err(self.got(format_args!("the number {x}")))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, x: f64) -> Result<T, E> {
+        Err(self.got(format_args!("the number {}", crate::number::readable(x))))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<T, E> {
+        Err(self.got(format_args!("null")))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<T, A::Error> {
+        Err(self.got(format_args!("a list")))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<T, A::Error> {
+        Err(self.got(format_args!("an object")))
+    }
+}

@@ -141,7 +141,7 @@ fn the_default_law_reaches_the_directed_searchs_supports() {
     let scene = scene::builtin("cube-flat").unwrap();
     let p = &scene.problem;
     let o = options(&scene, 1 << 16, Schedule::Mixed, Selection::RandomLemke);
-    let directions = random_directions(p, 50, 11);
+    let directions = random_directions(p, 50, 11).unwrap();
     let search = ExtremesOptions { budget: 512, ..ExtremesOptions::default() };
     let found = extremes(p, &o, &directions, &search).unwrap();
     let s = scale(p);

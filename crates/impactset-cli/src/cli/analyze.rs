@@ -12,6 +12,7 @@ use impactset::analysis::{
     baseline_distances, extremes_gap,
 };
 use impactset::io::read_npy;
+use impactset::number::readable;
 use impactset::sampling::EXTREMES_SELECTION;
 
 /// Arguments of `impactset analyze`.
@@ -72,7 +73,7 @@ struct AnalyzeView {
 /// Runs `impactset analyze`.
 pub fn run(args: AnalyzeArgs) -> Result<()> {
     if !(args.delta > 0.0 && args.delta < 1.0) {
-        return Err(InputError(format!("--delta {}: must lie strictly between 0 and 1", args.delta)).into());
+        return Err(InputError(format!("--delta {}: must lie strictly between 0 and 1", readable(args.delta))).into());
     }
     if args.reference.is_none() && args.heldout.is_none() {
         return Err(
@@ -121,7 +122,7 @@ fn check_extremes(
     if let Some(h) = args.step_size
         && !(h.is_finite() && h > 0.0)
     {
-        return Err(InputError(format!("--step-size {h}: must be a positive number")).into());
+        return Err(InputError(format!("--step-size {}: must be a positive number", readable(h))).into());
     }
     let check = ExtremesGapOptions {
         directions: args.extremes_directions,
@@ -132,8 +133,13 @@ fn check_extremes(
     base.step_size = args.step_size.or(base.step_size);
     base.steps = args.steps.or(base.steps);
     let options = options::sampler_options(&base, check.samples, 0, args.seed, EXTREMES_SELECTION, None, None)?;
-    extremes_gap(&spec.problem, &options, embedding, net, &check)
-        .map_err(|e| InputError(format!("--{} {}: {}", e.field.replace('_', "-"), e.value, e.why)).into())
+    extremes_gap(&spec.problem, &options, embedding, net, &check).map_err(|e| {
+        let flag = match e.field {
+            "directions" | "budget" => format!("--extremes-{}", e.field),
+            field => format!("--{}", field.replace('_', "-")),
+        };
+        InputError(format!("{flag} {}: {}", e.value, e.why)).into()
+    })
 }
 
 /// Reads an NPY set and embeds its rows; a bad file is an input error.

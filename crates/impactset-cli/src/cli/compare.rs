@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::{InputError, options, source};
 use impactset::gpu::{GpuContext, Precision};
+use impactset::number::readable;
 use impactset::run::{Comparison, compare_backends};
 use impactset::{SamplerOptions, Schedule, Selection};
 
@@ -59,7 +60,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     if let Some(t) = args.tolerance
         && !(t.is_finite() && t >= 0.0)
     {
-        return Err(InputError(format!("--tolerance {t}: must be a non-negative number")).into());
+        return Err(InputError(format!("--tolerance {}: must be a non-negative number", readable(t))).into());
     }
     let ctx = GpuContext::new().context("compare needs a GPU adapter")?;
     let precision = args.precision.unwrap_or(ctx.default_precision());
@@ -97,11 +98,22 @@ fn print_table(r: &Report) {
     let c = r.comparison;
     println!(
         "{}: {} samples, selection {}, seed {}, h = {}, K = {}",
-        r.scene, c.samples, r.selection, r.seed, r.step_size, r.steps
+        r.scene,
+        c.samples,
+        r.selection,
+        r.seed,
+        readable(r.step_size),
+        r.steps
     );
     println!("  GPU {} ({})", c.adapter, c.precision);
     let rows: [(&str, String); 12] = [
-        ("agreement", format!("{:.4} within {:e} of ‖v⁻‖_M", c.agreement_fraction, c.tolerance)),
+        (
+            "agreement",
+            format!(
+                "{:.4} within {:e} of ‖v⁻‖_M, over the {} samples the device ran",
+                c.agreement_fraction, c.tolerance, c.device_samples
+            ),
+        ),
         (
             "agreement (f32 floors)",
             c.agreement_at_floors
@@ -110,7 +122,7 @@ fn print_table(r: &Report) {
         ("max deviation", format!("{:.3e}", c.max_deviation)),
         ("termination mismatches", c.termination_mismatches.to_string()),
         ("acceptance mismatches", c.acceptance_mismatches.to_string()),
-        ("host re-runs", c.host_reruns.to_string()),
+        ("host re-runs", format!("{} (the CPU's own samples, left out of the agreement)", c.host_reruns)),
         ("accepted (cpu / gpu)", format!("{} / {}", c.accepted_cpu, c.accepted_gpu)),
         ("mean steps (cpu / gpu)", format!("{:.3} / {:.3}", c.mean_steps_cpu, c.mean_steps_gpu)),
         ("hausdorff", format!("{:.3e}", c.hausdorff)),

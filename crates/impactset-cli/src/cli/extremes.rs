@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use super::{InputError, options, outputs, source};
 use impactset::sampling::{
-    EXTREMES_SELECTION, Extreme, ExtremesOptions, SearchControl, extremes_with, random_directions,
+    DirectionNameError, EXTREMES_SELECTION, Extreme, ExtremesOptions, SearchControl, check_budget,
+    check_direction_count, check_direction_names, extremes_with, parse_direction, random_directions,
 };
 use impactset::{Schedule, Selection};
 
@@ -23,13 +24,13 @@ pub struct ExtremesArgs {
     #[arg(long = "direction")]
     directions: Vec<String>,
     /// Add this many seeded random directions, uniform on the unit sphere of the energy norm
-    /// (`c = M d / ‖d‖_M`, so `cᵀv⁺` is in units of ‖v‖_M).
+    /// (`c = M d / ‖d‖_M`, so `cᵀv⁺` is in units of ‖v‖_M); at most 2¹⁷ directions in all.
     #[arg(long, default_value_t = 0)]
     random: usize,
     /// Samples of the run's law that seed the search [default: the problem's, else 4096].
     #[arg(long, short = 'n')]
     samples: Option<usize>,
-    /// Schedules the search evaluates per direction.
+    /// Schedules the search evaluates per direction (at most 2²⁴, docs/model.md §5d).
     #[arg(long, default_value_t = ExtremesOptions::default().budget)]
     budget: usize,
     /// Run seed: fixes the samples, the random directions and the search.
@@ -70,17 +71,27 @@ pub fn run(args: ExtremesArgs) -> Result<()> {
     let mut names = Vec::new();
     let mut directions = Vec::new();
     for text in &args.directions {
-        let (name, c) = parse_direction(text, problem.n())?;
+        let (name, c) =
+            parse_direction(text, problem.n()).map_err(|e| InputError(format!("--direction {text}: {e}")))?;
         names.push(name);
         directions.push(c);
     }
-    for (j, c) in random_directions(problem, args.random, args.seed).into_iter().enumerate() {
+    let random = random_directions(problem, args.random, args.seed)
+        .map_err(|e| InputError(format!("--random {}: {}", e.value, e.why)))?;
+    for (j, c) in random.into_iter().enumerate() {
         names.push(format!("random-{j}"));
         directions.push(c);
     }
     if directions.is_empty() {
         return Err(InputError("no direction: give --direction NAME=c0,c1,… or --random N".into()).into());
     }
+    check_direction_names(names.iter().map(String::as_str)).map_err(|e| {
+        let named = match &e {
+            DirectionNameError::Empty { position } => args.directions[*position].clone(),
+            DirectionNameError::Twice { name } => name.clone(),
+        };
+        InputError(format!("--direction {named}: {}", e.why()))
+    })?;
     let samples = args.samples.or(spec.samples).unwrap_or(4096);
     let sampler = options::sampler_options(
         &spec,
@@ -92,6 +103,10 @@ pub fn run(args: ExtremesArgs) -> Result<()> {
         args.threads,
     )?;
     options::validate(&sampler, problem)?;
+    // The limits first: the progress bar's total is `directions × budget`.
+    check_budget(args.budget).map_err(|e| InputError(format!("--budget {}: {}", e.value, e.why)))?;
+    check_direction_count(directions.len())
+        .map_err(|e| InputError(format!("--direction and --random: {} directions, {}", e.value, e.why)))?;
     let search = ExtremesOptions { budget: args.budget, ..ExtremesOptions::default() };
     let total = sampler.samples + directions.len() * search.budget;
     let bar = super::progress::bar(total as u64, "samples and schedules", args.json);
@@ -99,8 +114,7 @@ pub fn run(args: ExtremesArgs) -> Result<()> {
     let control = SearchControl { progress: &progress, cancel: None };
     let found = extremes_with(problem, &sampler, &directions, &search, &control)
         .map_err(|e| {
-            let flag = format!("--{}", e.field.replace('_', "-"));
-            anyhow::Error::from(InputError(format!("{flag} {}: {}", e.value, e.why)))
+            anyhow::Error::from(InputError(format!("--{} {}: {}", e.field.replace('_', "-"), e.value, e.why)))
         })?
         .expect("a search without a cancel flag completes");
     bar.finish_and_clear();
@@ -138,19 +152,4 @@ pub fn run(args: ExtremesArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// `NAME=c0,c1,…` with `n` finite numbers.
-fn parse_direction(text: &str, n: usize) -> Result<(String, Vec<f64>)> {
-    let bad = |why: String| anyhow::Error::from(InputError(format!("--direction {text}: {why}")));
-    let (name, values) = text.split_once('=').ok_or_else(|| bad("expected NAME=c0,c1,…".into()))?;
-    let c = values
-        .split(',')
-        .map(|x| x.trim().parse::<f64>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| bad(e.to_string()))?;
-    if c.len() != n || c.iter().any(|x| !x.is_finite()) {
-        return Err(bad(format!("expected {n} finite numbers (the problem's velocity has {n}), got {}", c.len())));
-    }
-    Ok((name.trim().to_string(), c))
 }

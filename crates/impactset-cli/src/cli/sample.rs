@@ -131,7 +131,9 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if let Some(h) = args.step_size
         && !(h.is_finite() && h > 0.0)
     {
-        return Err(InputError(format!("--step-size {h}: must be a positive number")).into());
+        return Err(
+            InputError(format!("--step-size {}: must be a positive number", impactset::number::readable(h))).into()
+        );
     }
     if args.samples == Some(0) {
         return Err(InputError("--samples 0: must be at least 1".into()).into());
@@ -312,7 +314,11 @@ pub fn run(args: SampleArgs) -> Result<()> {
         if own_parameters {
             eprintln!(
                 "note: {} with its own K = {} and h = {} accepted {} of {} samples (docs/scenes.md)",
-                spec.name, summary.steps, summary.step_size, summary.accepted, summary.samples
+                spec.name,
+                summary.steps,
+                impactset::number::readable(summary.step_size),
+                summary.accepted,
+                summary.samples
             );
         } else {
             eprintln!("warning: {advice}");
@@ -339,7 +345,7 @@ fn print_summary(s: &RunSummary) {
         "  mean LCP steps {:.3}, max residual {:.2e}, max E⁺/E⁻ {:.6} (accepted), Lemke fallback steps {}",
         s.mean_steps, s.max_residual, s.max_energy_ratio, s.fallback_steps
     );
-    println!("  h = {}, K = {}, seed {}", s.step_size, s.steps, s.seed);
+    println!("  h = {}, K = {}, seed {}", impactset::number::readable(s.step_size), s.steps, s.seed);
     if s.host_reruns > 0 {
         println!("  host re-runs: {} samples ran again on the CPU (docs/gpu.md)", s.host_reruns);
     }

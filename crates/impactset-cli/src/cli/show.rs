@@ -85,7 +85,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
     if view.bilateral_constraints > 0 {
         println!("bilateral constraints: {} rows of J_eq (J_eq v = 0 through the impact)", view.bilateral_constraints);
     }
-    println!("step LCP size N = {}, step size h = {}", view.step_lcp_size, view.step_size);
+    println!("step LCP size N = {}, step size h = {}", view.step_lcp_size, impactset::number::readable(view.step_size));
     println!("v⁻ = {:?}", view.velocity);
     println!("kinetic energy ½v⁻ᵀMv⁻ = {:.6}", view.kinetic_energy);
     println!(

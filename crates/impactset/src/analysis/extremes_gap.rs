@@ -10,7 +10,9 @@
 use serde::Serialize;
 
 use super::{Embedding, Figure, NearestIndex, PointCloud, velocity_norm};
-use crate::sampling::{ExtremesOptions, OptionsError, anchors, extremes_from, in_pool, random_directions};
+use crate::sampling::{
+    ExtremesOptions, MAX_ANCHORS, OptionsError, anchors, check_budget, extremes_from, in_pool, random_directions,
+};
 use crate::{ImpactProblem, SamplerOptions, sample_set};
 
 /// How much the check searches. Cheap by default: it runs next to every
@@ -21,11 +23,13 @@ pub struct ExtremesGapOptions {
     /// contacts, else 24 seeded random orders).
     pub anchors: usize,
     /// Seeded random directions searched, uniform on the unit sphere of the
-    /// energy norm (default 4).
+    /// energy norm (default 4, at most
+    /// [`MAX_EXTREMES_DIRECTIONS`](crate::sampling::MAX_EXTREMES_DIRECTIONS)).
     pub directions: usize,
     /// Samples of the law, from index 0, that seed the search (default 256).
     pub samples: usize,
-    /// Schedules the search evaluates per direction (default 256).
+    /// Schedules the search evaluates per direction (default 256, at most
+    /// [`MAX_EXTREMES_BUDGET`](crate::sampling::MAX_EXTREMES_BUDGET)).
     pub budget: usize,
 }
 
@@ -57,6 +61,9 @@ pub struct ExtremesGap {
 /// `embedding`): the ordered anchors and a search in seeded random
 /// directions under `options` (its seed, step size, step cap, rule and
 /// law; `samples` and `first_index` are the check's).
+///
+/// Errors: those of [`SamplerOptions::validate`], and `check`'s fields
+/// (`directions`, `budget`, `anchors`) beyond their limits.
 pub fn extremes_gap(
     problem: &ImpactProblem,
     options: &SamplerOptions,
@@ -66,8 +73,13 @@ pub fn extremes_gap(
 ) -> Result<ExtremesGap, OptionsError> {
     let options = &SamplerOptions { samples: check.samples.max(1), first_index: 0, ..options.clone() };
     options.validate(problem)?;
+    check_budget(check.budget)?;
+    if check.anchors > MAX_ANCHORS {
+        let why = format!("at most {MAX_ANCHORS} ordered anchors");
+        return Err(OptionsError { field: "anchors", value: check.anchors.to_string(), why });
+    }
+    let directions = random_directions(problem, check.directions, options.seed)?;
     let seeds = sample_set(problem, options);
-    let directions = random_directions(problem, check.directions, options.seed);
     let search = ExtremesOptions { budget: check.budget, ..ExtremesOptions::default() };
     let (anchors, found) = in_pool(options.threads, || {
         let anchors = anchors(problem, options, check.anchors);

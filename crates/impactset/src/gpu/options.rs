@@ -56,6 +56,12 @@ pub struct GpuRunOptions {
     /// friction of 1e5). No effect in f64. docs/gpu-lavapipe.md gives the
     /// agreement with the CPU it reaches on every built-in scene.
     pub equilibrate: bool,
+    /// Keep the indices of the samples the host runs again
+    /// ([`GpuPlan::host_rerun_indices`](super::GpuPlan::host_rerun_indices)),
+    /// as [`compare_backends`](crate::run::compare_backends) does to hold
+    /// the device's samples apart from the host's. Default: `false` (a long
+    /// run would keep one index per re-run).
+    pub keep_rerun_indices: bool,
     /// Selection `all` only, for tests: distinct solutions the shader keeps
     /// per step, below [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS),
     /// so that a test reaches the host's re-run of a step with more.
@@ -74,6 +80,7 @@ impl Default for GpuRunOptions {
             workgroup_size: None,
             skip_velocities: false,
             equilibrate: true,
+            keep_rerun_indices: false,
             kept_solutions: None,
         }
     }

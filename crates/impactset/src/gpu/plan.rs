@@ -60,6 +60,9 @@ pub struct GpuPlan<'c> {
     /// dispatch the driver's loop limiter cut short.
     pub(super) host_reruns: AtomicU64,
     pub(super) loop_limit_reruns: AtomicU64,
+    /// With [`GpuRunOptions::keep_rerun_indices`](super::GpuRunOptions::keep_rerun_indices):
+    /// the (state, sample index) of every re-run so far.
+    pub(super) rerun_indices: Option<std::sync::Mutex<Vec<(usize, u64)>>>,
 }
 
 /// Mappable copies of one batch's outputs, and its timestamp queries.

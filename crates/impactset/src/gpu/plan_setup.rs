@@ -228,6 +228,7 @@ impl<'c> GpuPlan<'c> {
             cpu_states: blocks.iter().map(|b| b.cpu.clone()).collect(),
             host_reruns: std::sync::atomic::AtomicU64::new(0),
             loop_limit_reruns: std::sync::atomic::AtomicU64::new(0),
+            rerun_indices: run.keep_rerun_indices.then(Default::default),
         })
     }
 }

@@ -35,6 +35,16 @@ impl GpuPlan<'_> {
         self.loop_limit_reruns.load(Ordering::Relaxed)
     }
 
+    /// With [`GpuRunOptions::keep_rerun_indices`](super::GpuRunOptions::keep_rerun_indices),
+    /// the sample indices of the plan's first state that the host ran
+    /// again so far, in increasing order (`None` without the option).
+    pub fn host_rerun_indices(&self) -> Option<Vec<u64>> {
+        let kept = self.rerun_indices.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
+        let mut indices: Vec<u64> = kept.iter().filter(|(state, _)| *state == 0).map(|&(_, j)| j).collect();
+        indices.sort_unstable();
+        Some(indices)
+    }
+
     /// Runs the samples of the batch `rows` whose flags (`flags(i)`) ask
     /// for it, and in f32 those `out` holds unaccepted, again on the CPU and
     /// writes them into `out`.
@@ -56,6 +66,9 @@ impl GpuPlan<'_> {
                 group.iter().map(|&i| rows.first.wrapping_add((i % rows.row_samples) as u64)).collect();
             for (&i, sample) in group.iter().zip(samples_at(problem, options, &indices)) {
                 out.set(i, &sample);
+            }
+            if let Some(kept) = &self.rerun_indices {
+                kept.lock().unwrap_or_else(|e| e.into_inner()).extend(indices.iter().map(|&j| (state, j)));
             }
         }
     }

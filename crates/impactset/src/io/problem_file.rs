@@ -107,7 +107,7 @@ fn check_defaults(
     if let Some(h) = step_size
         && !(h.is_finite() && h > 0.0)
     {
-        return Err(("step_size".into(), format!("{h} is not a positive number")));
+        return Err(("step_size".into(), format!("{} is not a positive number", crate::number::readable(h))));
     }
     if let Some(h) = step_size
         && !(1.0 / RANGE..=RANGE).contains(&h)
@@ -225,11 +225,11 @@ pub fn load_problem(path: &Path) -> Result<ProblemSpec, FileError> {
     let syntax = |message: String| FileError::Syntax { path: path.to_owned(), message };
     let file: ProblemFile = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
         let de = toml::Deserializer::parse(&text).map_err(|e| syntax(one_line(&e.to_string())))?;
-        serde_path_to_error::deserialize(de).map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?
+        serde_path_to_error::deserialize(de).map_err(|e| syntax(describe(e.path(), &toml_message(e.inner(), &text))))?
     } else {
         let mut de = serde_json::Deserializer::from_str(&text);
         let file = serde_path_to_error::deserialize(&mut de)
-            .map_err(|e| syntax(describe(e.path(), &e.inner().to_string())))?;
+            .map_err(|e| syntax(describe(e.path(), &json_message(e.inner()))))?;
         // Only whitespace may follow the object.
         de.end().map_err(|e| syntax(format!("text after the problem object ({e})")))?;
         file
@@ -240,6 +240,31 @@ pub fn load_problem(path: &Path) -> Result<ProblemSpec, FileError> {
         field,
         message,
     })
+}
+
+/// A JSON error with its place as `(line L, column C)` after the message
+/// rather than run into it.
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let place = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&place) {
+        Some(message) if e.line() > 0 => format!("{message} (line {}, column {})", e.line(), e.column()),
+        _ => text,
+    }
+}
+
+/// A TOML error as [`json_message`] writes a JSON one: the message, then
+/// `(line L, column C)`, without the quoted excerpt.
+fn toml_message(e: &toml::de::Error, text: &str) -> String {
+    match e.span() {
+        Some(span) if span.start <= text.len() && text.is_char_boundary(span.start) => {
+            let before = &text[..span.start];
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let (line, column) = (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1);
+            format!("{} (line {line}, column {column})", e.message().trim())
+        }
+        _ => e.to_string(),
+    }
 }
 
 fn one_line(s: &str) -> String {

@@ -3,6 +3,8 @@
 
 use thiserror::Error;
 
+use crate::number::readable;
+
 /// A reason an [`ImpactProblem`](super::ImpactProblem) could not be built.
 ///
 /// Every error names the problem-file field it is about ([`field`](Self::field))
@@ -109,11 +111,12 @@ impl ProblemError {
                  headroom (model.md §1, Range); rescale the units"
             ),
             ProblemError::NotSymmetric { i, j, a, b } => {
-                format!("is not symmetric: entry ({i},{j}) = {a} but ({j},{i}) = {b}")
+                format!("is not symmetric: entry ({i},{j}) = {} but ({j},{i}) = {}", readable(*a), readable(*b))
             }
             ProblemError::NotPositiveDefinite => "is not positive definite (its Cholesky factorization fails)".into(),
-            ProblemError::NegativeFriction { value, .. } => format!("{value} is negative"),
+            ProblemError::NegativeFriction { value, .. } => format!("{} is negative", readable(*value)),
             ProblemError::Restitution { value, .. } => {
+                let value = readable(*value);
                 format!("{value} is not a coefficient of restitution (0 ≤ e ≤ 1: 0 inelastic, 1 elastic)")
             }
             ProblemError::Tangents { count, .. } => {

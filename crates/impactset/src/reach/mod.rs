@@ -50,6 +50,7 @@ mod table;
 mod validate;
 mod velocities;
 
+pub use crate::sampling::MAX_EXTREMES_BUDGET;
 pub use csv::{CSV_END_PREFIX, CSV_META_PREFIX, CsvTable, csv_end, csv_head, csv_meta, csv_row, parse_csv_table};
 pub use extremes::{ReachExtremes, search_selection};
 pub use identity::{
@@ -62,7 +63,7 @@ pub use runner::{Reach, ReachRun, StateResult, directions, reach, reach_stream, 
 pub use steps::{default_steps, default_steps_with};
 pub use stream::{STATE_STREAM_OFFSET, state_seed};
 pub use table::{Column, ColumnKind, ReachRow, ReachSchema, Value, mode_stem};
-pub use validate::{MAX_EXTREMES_BUDGET, MAX_STATE_BYTES, sample_bytes, validate};
+pub use validate::{MAX_STATE_BYTES, sample_bytes, validate};
 pub use velocities::{VelocityFormat, parse_velocities};
 
 use crate::ProblemError;

@@ -70,12 +70,14 @@ pub fn directions(input: &ReachInput, options: &ReachOptions) -> Result<Vec<Dire
         }
     }
     let directions = options.directions.clone().unwrap_or_else(|| Direction::defaults(template));
-    let mut seen = std::collections::HashSet::new();
+    crate::sampling::check_direction_names(directions.iter().map(|d| d.name.as_str()))
+        .map_err(|e| ReachError::Direction { name: e.name().to_string(), why: e.why().into() })?;
+    if options.extremes.is_some() {
+        crate::sampling::check_direction_count(directions.len())
+            .map_err(|e| ReachError::Options(format!("{} directions with extremes: {}", e.value, e.why)))?;
+    }
     for d in &directions {
         d.check(template)?;
-        if !seen.insert(d.name.as_str()) {
-            return Err(ReachError::Direction { name: d.name.clone(), why: "given twice".into() });
-        }
     }
     Ok(directions)
 }

@@ -16,9 +16,6 @@ use crate::{Sample, SamplerOptions};
 /// are held together until its row is computed (16 GiB).
 pub const MAX_STATE_BYTES: u64 = 1 << 34;
 
-/// Largest search budget per direction and state (2¹⁶ schedules).
-pub const MAX_EXTREMES_BUDGET: usize = 1 << 16;
-
 /// Largest number of states in flight at once.
 const MAX_WINDOW_STATES: usize = 4096;
 
@@ -60,8 +57,8 @@ pub fn validate(input: &ReachInput, options: &ReachOptions, states: Range<usize>
         return bad(format!("delta {}: must lie in (0, 1)", options.delta));
     }
     if let Some(e) = &options.extremes {
-        if e.budget > MAX_EXTREMES_BUDGET {
-            return bad(format!("extremes budget {}: at most {MAX_EXTREMES_BUDGET} schedules per direction", e.budget));
+        if let Err(e) = crate::sampling::check_budget(e.budget) {
+            return bad(format!("extremes budget {}: {}", e.value, e.why));
         }
         if e.anchors > crate::sampling::MAX_ANCHORS {
             return bad(format!("extremes anchors {}: at most {}", e.anchors, crate::sampling::MAX_ANCHORS));

@@ -138,7 +138,7 @@ impl RunSummary {
                 self.rejected_unterminated,
                 percent(self.rejected_unterminated),
                 self.steps,
-                self.step_size,
+                crate::number::readable(self.step_size),
                 self.mean_steps,
                 option("steps"),
                 option("step_size"),

@@ -12,6 +12,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
+use super::extremes_query::{DIRECTION_BLOCK_BITS, check_budget, check_direction_count};
 use super::sample::{CapSource, SampleWorkspace, Trajectory, run_sample_from};
 use super::{OptionsError, SamplerOptions, in_pool, sample_range};
 use crate::ImpactProblem;
@@ -20,7 +21,9 @@ use crate::stream;
 
 /// Selection-stream indices of the search's candidates start here (far
 /// from any run's samples): candidate `e` of direction `d` is
-/// `SEARCH_INDEX + d·2²⁴ + e`.
+/// `SEARCH_INDEX + d·2²⁴ + e` (the limits of
+/// [`MAX_EXTREMES_DIRECTIONS`](super::MAX_EXTREMES_DIRECTIONS) and
+/// [`MAX_EXTREMES_BUDGET`](super::MAX_EXTREMES_BUDGET) keep them distinct).
 pub const SEARCH_INDEX: u64 = 1 << 41;
 
 /// Selection-stream indices of the ordered anchors: anchor `j` is
@@ -39,7 +42,8 @@ pub const EXTREMES_SELECTION: crate::Selection = crate::Selection::RandomLemke;
 /// Parameters of the directed search (cross-entropy over schedules).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExtremesOptions {
-    /// Schedules evaluated per direction (default 2048).
+    /// Schedules evaluated per direction (default 2048, at most
+    /// [`MAX_EXTREMES_BUDGET`](super::MAX_EXTREMES_BUDGET)).
     pub budget: usize,
     /// Candidates drawn per round (default 32).
     pub population: usize,
@@ -270,6 +274,8 @@ pub fn extremes_with(
     control: &SearchControl<'_>,
 ) -> Result<Option<Vec<Extreme>>, OptionsError> {
     options.validate(problem)?;
+    check_direction_count(directions.len())?;
+    check_budget(search.budget)?;
     let err = |field: &'static str, value: String, why: &str| Err(OptionsError { field, value, why: why.into() });
     for (d, c) in directions.iter().enumerate() {
         if c.len() != problem.n() || c.iter().any(|x| !x.is_finite()) {
@@ -430,7 +436,7 @@ fn cross_entropy(
                             .collect()
                     })
                     .collect();
-                (SEARCH_INDEX + (direction << 24) + (evaluations + e) as u64, schedule)
+                (SEARCH_INDEX + (direction << DIRECTION_BLOCK_BITS) + (evaluations + e) as u64, schedule)
             })
             .collect();
         let found: Vec<Candidate> = schedules
@@ -451,17 +457,21 @@ fn cross_entropy(
 /// `count` directions `c = M d / ‖d‖_M`, `d` standard normal from the
 /// seed's own stream: uniform on the unit sphere of the energy norm, with
 /// `cᵀv = ⟨d, v⟩_M / ‖d‖_M`, so values and gains are in units of `‖v‖_M`.
-pub fn random_directions(problem: &ImpactProblem, count: usize, seed: u64) -> Vec<Vec<f64>> {
+///
+/// Errors: `count` above [`MAX_EXTREMES_DIRECTIONS`](super::MAX_EXTREMES_DIRECTIONS)
+/// (field `directions`).
+pub fn random_directions(problem: &ImpactProblem, count: usize, seed: u64) -> Result<Vec<Vec<f64>>, OptionsError> {
+    check_direction_count(count)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(DIRECTION_STREAM);
-    (0..count)
+    Ok((0..count)
         .map(|_| {
             let d = nalgebra::DVector::from_fn(problem.n(), |_, _| normal(&mut rng));
             let md = problem.mass() * &d;
             let norm = d.dot(&md).sqrt();
             (md / norm).as_slice().to_vec()
         })
-        .collect()
+        .collect())
 }
 
 /// Stream number of [`random_directions`] under the run seed's key.

@@ -4,6 +4,7 @@
 mod baselines;
 mod elastic;
 mod extremes;
+mod extremes_query;
 mod flat;
 mod json;
 mod options;
@@ -22,6 +23,10 @@ pub use extremes::{
     ANCHOR_INDEX, Anchor, EXTREMES_SELECTION, Extreme, ExtremesOptions, MAX_ANCHORS, Origin, SEARCH_INDEX,
     SearchControl, anchor_orders, anchor_outcomes, anchors, extremes, extremes_from, extremes_with, random_directions,
     replay,
+};
+pub use extremes_query::{
+    DirectionNameError, DirectionSpecError, MAX_EXTREMES_BUDGET, MAX_EXTREMES_DIRECTIONS, check_budget,
+    check_direction_count, check_direction_names, parse_direction,
 };
 pub use flat::FlatSamples;
 pub use json::finite_or_string;

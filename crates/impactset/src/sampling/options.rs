@@ -5,6 +5,7 @@ use thiserror::Error;
 use super::Schedule;
 use crate::ImpactProblem;
 use crate::impact::Selection;
+use crate::number::readable;
 use crate::problem::RANGE;
 
 /// The largest step cap `K` accepted: a sample that never terminates stops
@@ -104,7 +105,7 @@ impl SamplerOptions {
         }
         let h = self.step_size_for(problem);
         if !(h.is_finite() && h > 0.0) {
-            return err("step_size", h.to_string(), "must be a positive number");
+            return err("step_size", readable(h), "must be a positive number");
         }
         if !(1.0 / RANGE..=RANGE).contains(&h) {
             return err(
@@ -133,7 +134,7 @@ impl SamplerOptions {
             ("work_tol", self.work_tol),
         ] {
             if !(x.is_finite() && x >= 0.0) {
-                return err(field, x.to_string(), "must be a finite non-negative number");
+                return err(field, readable(x), "must be a finite non-negative number");
             }
         }
         Ok(())

@@ -19,7 +19,7 @@ use rand::RngCore;
 use crate::stream::{self, SampleStreams};
 
 /// The law of the caps `p_i(k)` (docs/model.md §5c).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Schedule {
     /// Each sample follows one of `uniform`, `extreme`, `ordered` and `held`,
@@ -49,6 +49,12 @@ crate::names::named_choices! { Schedule, UnknownSchedule, "schedule", [
     Ordered = "ordered": "persistent relative rates per sample, the fastest approaching contact at full rate",
     Held = "held": "uniform caps held for 1, 2, 4 or 8 steps",
 ] }
+
+impl<'de> serde::Deserialize<'de> for Schedule {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::names::deserialize_choice(deserializer, "a schedule law")
+    }
+}
 
 /// `2²⁴`: the cap `p = 1`.
 pub const CAP_ONE: u32 = 1 << 24;
