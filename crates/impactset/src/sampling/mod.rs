@@ -26,7 +26,9 @@ pub use extremes::{
 pub use flat::FlatSamples;
 pub use json::finite_or_string;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
-pub use pilot::{MIN_STEPS, PILOT_CAP, PILOT_SAMPLES, StepCap, default_steps, default_steps_with};
+pub use pilot::{
+    MIN_STEPS, PILOT_BUDGET, PILOT_CAP, PILOT_FIRST_CAP, PILOT_SAMPLES, StepCap, default_steps, default_steps_with,
+};
 pub use restitution::{CORRECTIONS, GUARD_ROUNDS, WORK_TOL, impulse_for_work};
 pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
 pub(crate) use sample::{SampleWorkspace, run_sample};
