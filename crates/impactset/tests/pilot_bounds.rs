@@ -27,14 +27,14 @@ fn words(name: &str) -> String {
 }
 
 #[test]
-fn the_pilot_on_a_wedge_with_restitution_stops_within_its_budget_and_says_what_it_saw() {
+fn the_pilot_on_a_nearly_wedged_problem_with_restitution_stops_within_its_budget_and_says_what_it_saw() {
     let wedge = data("wedge-restitution.json");
     let options = SamplerOptions { selection: Selection::Lemke, threads: Some(1), ..SamplerOptions::default() };
     let cap = default_steps(&wedge, &options);
     assert!(cap.pilot_steps <= PILOT_BUDGET, "{cap:?}");
     assert_eq!(cap.ended + cap.unterminated + cap.failed(), PILOT_SAMPLES, "{cap:?}");
-    // No velocity lets the wedged contacts release their expansion work:
-    // the pilot stops following them before its per-sample cap.
+    // Its expansions hardly release work: the pilot stops following its
+    // samples before their cap.
     assert!(cap.unterminated > 0 && cap.reached < PILOT_CAP, "{cap:?}");
     assert_eq!(cap.steps, PILOT_CAP, "{cap:?}");
     let warning = cap.warning(&words).unwrap();
@@ -55,12 +55,11 @@ fn the_wedge_without_restitution_ends_every_pilot_sample_and_is_not_flagged() {
 
 #[test]
 fn restitution_on_wedged_contacts_is_flagged_by_name() {
-    let wedge = data("wedge-restitution.json");
-    let flagged = wedge.warnings().into_iter().find_map(|w| match w {
-        ProblemWarning::WedgedRestitution { contacts, names } => Some((contacts, names)),
-        _ => None,
-    });
-    assert_eq!(flagged, Some((vec![0, 1, 2, 3], vec!["C0".into(), "C1".into(), "C2".into(), "C3".into()])));
+    // The long-running four-contact repro is nearly wedged but not wedged:
+    // a thin cone of velocities separates all four contacts (338 of 400 000
+    // random directions), so it is not flagged.
+    let nearly = data("wedge-restitution.json");
+    assert!(!nearly.warnings().iter().any(|w| matches!(w, ProblemWarning::WedgedRestitution { .. })));
     // A block between floor and ceiling: each contact's push only drives
     // the other into approach. The same block under the floor alone can
     // leave it, and is not flagged.
