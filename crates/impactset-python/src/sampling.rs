@@ -329,6 +329,10 @@ fn summary_dict<'py>(
     d.set_item("accepted", s.accepted)?;
     d.set_item("terminated", s.terminated)?;
     d.set_item("rejected_unterminated", s.rejected_unterminated)?;
+    d.set_item("rejected_failed", s.rejected_failed)?;
+    d.set_item("lcp_rays", s.lcp_rays)?;
+    d.set_item("lcp_pivot_caps", s.lcp_pivot_caps)?;
+    d.set_item("lcp_inaccurate", s.lcp_inaccurate)?;
     d.set_item("rejected_residual", s.rejected_residual)?;
     d.set_item("mean_steps", s.mean_steps)?;
     d.set_item("max_residual", s.max_residual)?;

@@ -338,8 +338,8 @@ fn print_summary(s: &RunSummary) {
         s.problem, s.samples, s.selection, s.schedule, s.backend, s.precision, s.threads, s.elapsed_s
     );
     println!(
-        "  accepted {} / terminated {} / rejected: {} unterminated, {} residual",
-        s.accepted, s.terminated, s.rejected_unterminated, s.rejected_residual
+        "  accepted {} / terminated {} / rejected: {} unterminated (out of steps), {} failed LCP solves, {} residual",
+        s.accepted, s.terminated, s.rejected_unterminated, s.rejected_failed, s.rejected_residual
     );
     println!(
         "  mean LCP steps {:.3}, max residual {:.2e}, max E⁺/E⁻ {:.6} (accepted), Lemke fallback steps {}",

@@ -167,6 +167,23 @@ pub enum ProblemWarning {
         /// `is zero` or `has J M⁻¹ Jᵀ = 0`.
         what: &'static str,
     },
+    /// Contacts with restitution that no velocity separates without another
+    /// contact approaching (a wedge, docs/model.md §4b): their expansion
+    /// only drives the other contacts into compression, so an impact takes
+    /// very many steps or never ends.
+    #[error(
+        "contacts {contacts:?} ({}): they have restitution but are wedged: no velocity separates one of them \
+         without another contact approaching, so their expansion only pushes the bodies into the other \
+         contacts and an impact takes very many steps or never ends (samples rejected as unterminated); \
+         set their restitution to 0, or check the normals (docs/model.md §4b)",
+        names.join(", ")
+    )]
+    WedgedRestitution {
+        /// The wedged contacts with `e > 0`, in order.
+        contacts: Vec<usize>,
+        /// Their names.
+        names: Vec<String>,
+    },
     /// `v⁻` violated the bilateral constraints and was replaced by its
     /// M-orthogonal projection onto their null space (model.md §1,
     /// "Bilateral constraints").

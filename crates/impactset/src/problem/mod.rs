@@ -7,6 +7,7 @@ pub mod cone;
 mod error;
 pub mod operators;
 mod validate;
+mod wedge;
 
 pub use cone::Dimension;
 pub use error::{ProblemError, ProblemWarning};
@@ -339,8 +340,8 @@ impl ImpactProblem {
 
     /// What is legal but probably unintended about this problem (see
     /// [`ProblemWarning`]): a `v⁻` projected onto the bilateral constraints,
-    /// no colliding contact, a tangent row that does not move the system on a
-    /// contact with friction.
+    /// no colliding contact, restitution on wedged contacts, a tangent row
+    /// that does not move the system on a contact with friction.
     pub fn warnings(&self) -> Vec<ProblemWarning> {
         let mut warnings = Vec::new();
         if self.projection_change > bilateral::PROJECTION_TOLERANCE {
@@ -348,6 +349,11 @@ impl ImpactProblem {
         }
         if self.colliding().is_empty() {
             warnings.push(ProblemWarning::NothingColliding);
+        }
+        let wedged = wedge::wedged_with_restitution(self);
+        if !wedged.is_empty() {
+            let names = wedged.iter().map(|&i| self.contacts[i].name.clone()).collect();
+            warnings.push(ProblemWarning::WedgedRestitution { contacts: wedged, names });
         }
         let ops = &self.operators;
         let t = self.dimension.tangents();

@@ -19,8 +19,27 @@ pub struct RunSummary {
     pub accepted: usize,
     /// Samples that terminated.
     pub terminated: usize,
-    /// Rejected: not terminated within the step cap.
+    /// Rejected: the impact had not ended after the step cap `K` (a larger
+    /// `K` or `h` would end it).
     pub rejected_unterminated: usize,
+    /// Rejected: stopped by a step LCP that could not be solved (a larger
+    /// `K` would not help; another selection rule may). The kinds, where
+    /// known, are `lcp_rays`, `lcp_pivot_caps`, `lcp_inaccurate`. Not
+    /// written when 0.
+    #[serde(default, skip_serializing_if = "is_zero_count")]
+    pub rejected_failed: usize,
+    /// Of `rejected_failed`: Lemke's method ended on a secondary ray. Not
+    /// written when 0.
+    #[serde(default, skip_serializing_if = "is_zero_count")]
+    pub lcp_rays: usize,
+    /// Of `rejected_failed`: Lemke's method reached its pivot cap. Not
+    /// written when 0.
+    #[serde(default, skip_serializing_if = "is_zero_count")]
+    pub lcp_pivot_caps: usize,
+    /// Of `rejected_failed`: the solve ended outside its residual
+    /// tolerance. Not written when 0.
+    #[serde(default, skip_serializing_if = "is_zero_count")]
+    pub lcp_inaccurate: usize,
     /// Rejected: terminated, residual above tolerance.
     pub rejected_residual: usize,
     /// Total LCP solves divided by samples.
@@ -90,7 +109,11 @@ impl RunSummary {
             samples: tally.samples,
             accepted: tally.accepted,
             terminated: tally.terminated,
-            rejected_unterminated: tally.rejected_unterminated(),
+            rejected_unterminated: tally.rejected_out_of_steps(),
+            rejected_failed: tally.lcp_failed,
+            lcp_rays: tally.lcp_rays,
+            lcp_pivot_caps: tally.lcp_pivot_caps,
+            lcp_inaccurate: tally.lcp_inaccurate,
             rejected_residual: tally.rejected_residual(),
             mean_steps: tally.mean_steps(),
             max_residual: tally.max_residual,
@@ -144,6 +167,20 @@ impl RunSummary {
                 option("step_size"),
             ));
         }
+        if self.rejected_failed > 0 {
+            parts.push(format!(
+                "{} ({:.1}%) stopped on a step LCP that could not be solved ({} on a secondary ray, {} at the \
+                 pivot cap, {} outside the residual tolerance): a larger {} would not end them; another {} may \
+                 solve them",
+                self.rejected_failed,
+                percent(self.rejected_failed),
+                self.lcp_rays,
+                self.lcp_pivot_caps,
+                self.lcp_inaccurate,
+                option("steps"),
+                option("selection"),
+            ));
+        }
         if self.rejected_residual > 0 {
             parts.push(format!(
                 "{} ({:.1}%) ended with a step LCP residual above the tolerance (largest {:e}): the problem \
@@ -159,5 +196,9 @@ impl RunSummary {
 }
 
 fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+fn is_zero_count(x: &usize) -> bool {
     *x == 0
 }

@@ -240,6 +240,8 @@ impl FlatSamples {
             tally.accepted += self.accepted[i] as usize;
             tally.terminated += self.terminated[i] as usize;
             tally.steps += self.steps[i] as u64;
+            let recorded = self.lcp_failure.get(i).is_some_and(|f| f.is_some());
+            tally.lcp_failed += usize::from(super::set::failed(self.terminated[i], self.max_residual[i], recorded));
             tally.max_residual = tally.max_residual.max(self.max_residual[i]);
             if self.accepted[i] && self.energy_before[i] > 0.0 {
                 tally.max_energy_ratio = tally.max_energy_ratio.max(self.energy_after[i] / self.energy_before[i]);

@@ -31,7 +31,9 @@ pub use extremes_query::{
 pub use flat::FlatSamples;
 pub use json::finite_or_string;
 pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
-pub use pilot::{MIN_STEPS, PILOT_CAP, PILOT_SAMPLES, StepCap, default_steps, default_steps_with};
+pub use pilot::{
+    MIN_STEPS, PILOT_BUDGET, PILOT_CAP, PILOT_FIRST_CAP, PILOT_SAMPLES, StepCap, default_steps, default_steps_with,
+};
 pub use restitution::{
     CORRECTIONS, CoarseExpansion, EXPANSION_RESOLUTION, GUARD_ROUNDS, WORK_TOL, coarse_expansion, default_step_size,
     expansion_step_size, impulse_for_work,

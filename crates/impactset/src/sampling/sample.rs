@@ -121,6 +121,11 @@ pub fn sample_trajectory(problem: &ImpactProblem, options: &SamplerOptions, inde
 pub(crate) enum CapSource<'a> {
     /// The run's law ([`SamplerOptions::schedule`]), from the sample's streams.
     Law,
+    /// The run's law as a run of step cap `K` draws it (its finish, docs/model.md
+    /// §5c, from step `K − ⌈K/4⌉`), the sample stopped after
+    /// [`SamplerOptions::steps`] steps: the first steps of the sample of
+    /// cap `K` (the pilot's rounds).
+    LawOf(usize),
     /// A given schedule: `p_i` of step `k` is `schedule[k][i]` (a step past
     /// its end takes every cap 1).
     Given(&'a [Vec<f64>]),
@@ -165,8 +170,10 @@ pub(crate) fn run_sample_from(
     let term = -options.termination_tol * problem.velocity_scale();
     let scales = StepScales { velocity: problem.velocity_scale(), impulse: h };
     let mut streams = SampleStreams::new(key, index);
-    if let CapSource::Law = source {
-        ws.schedule.start(options.schedule, options.steps, key, index);
+    match source {
+        CapSource::Law => ws.schedule.start(options.schedule, options.steps, key, index),
+        CapSource::LawOf(steps) => ws.schedule.start(options.schedule, steps, key, index),
+        _ => {}
     }
     ws.v.copy_from(problem.velocity());
     let mut max_residual: f64 = 0.0;
@@ -207,7 +214,7 @@ pub(crate) fn run_sample_from(
             &ws.approaching
         };
         match source {
-            CapSource::Law => ws.schedule.draw(&mut streams, steps, active, &mut ws.p),
+            CapSource::Law | CapSource::LawOf(_) => ws.schedule.draw(&mut streams, steps, active, &mut ws.p),
             CapSource::Given(schedule) => match schedule.get(steps as usize) {
                 Some(p) => ws.p.copy_from_slice(p),
                 None => ws.p.fill(1.0),

@@ -38,7 +38,8 @@ impl SampleSet {
         self.accepted().count()
     }
 
-    /// Samples that did not terminate within the step cap.
+    /// Samples that did not terminate: out of steps, or stopped by a
+    /// failed step LCP.
     pub fn rejected_unterminated(&self) -> usize {
         self.tally().rejected_unterminated()
     }
@@ -111,6 +112,10 @@ pub struct SetTally {
     pub lcp_pivot_caps: usize,
     /// Samples stopped by a step LCP that ended outside its residual tolerance.
     pub lcp_inaccurate: usize,
+    /// Samples stopped by a failed step LCP of any kind: the three above,
+    /// and a failure whose kind is not known (the GPU flags a failed solve
+    /// without it) or a step whose residual is not finite.
+    pub lcp_failed: usize,
 }
 
 impl SetTally {
@@ -134,12 +139,21 @@ impl SetTally {
                 Some(LcpFailure::Inaccurate) => self.lcp_inaccurate += 1,
                 None => {}
             }
+            self.lcp_failed += usize::from(failed(s.terminated, s.max_residual, s.lcp_failure.is_some()));
         }
     }
 
-    /// Samples that did not terminate within the step cap.
+    /// Samples that did not terminate: out of steps
+    /// ([`rejected_out_of_steps`](Self::rejected_out_of_steps)) or stopped
+    /// by a failed step LCP ([`lcp_failed`](Self::lcp_failed)).
     pub fn rejected_unterminated(&self) -> usize {
         self.samples - self.terminated
+    }
+
+    /// Samples whose impact had not ended after the step cap `K`: those a
+    /// larger `K` or `h` would end.
+    pub fn rejected_out_of_steps(&self) -> usize {
+        self.rejected_unterminated() - self.lcp_failed
     }
 
     /// Samples that terminated with a residual above tolerance.
@@ -151,6 +165,13 @@ impl SetTally {
     pub fn mean_steps(&self) -> f64 {
         self.steps as f64 / self.samples.max(1) as f64
     }
+}
+
+/// Whether a sample was stopped by a failed step LCP: a failure it records,
+/// or (a GPU sample, which records none) unterminated with a residual that
+/// is not finite.
+pub(crate) fn failed(terminated: bool, max_residual: f64, recorded: bool) -> bool {
+    recorded || !terminated && !max_residual.is_finite()
 }
 
 /// Samples per chunk of [`sample_set_chunks`] by default: 2¹⁸, about 25 MB
