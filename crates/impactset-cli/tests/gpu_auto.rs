@@ -76,7 +76,8 @@ fn compare_reports_agreement_over_the_samples_the_device_ran() {
     // The scene's coarse step (its default before the expansion's step-size
     // rule, model.md §4b), at which the host re-ran most samples: what the
     // report must keep apart. At the default step lavapipe takes minutes.
-    let args = ["compare", "rocking-block-bouncing", "--selection", "all", "-n", "64", "--step-size", "0.3", "--steps", "20"];
+    let args =
+        ["compare", "rocking-block-bouncing", "--selection", "all", "-n", "64", "--step-size", "0.3", "--steps", "20"];
     let c = impactset_json(&[&args[..], &["--json"]].concat());
     let count = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("{k}: {c}"));
     let (samples, device, reruns) = (count("samples"), count("device_samples"), count("host_reruns"));
