@@ -31,7 +31,10 @@ fn cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
             None => id.to_string(),
         };
         let options =
-            SamplerOptions { samples, step_size: Some(scene.step_size), steps: scene.steps, ..Default::default() };
+            {
+            let (h, steps) = common::gpu::coarse_step(&scene);
+            SamplerOptions { samples, step_size: Some(h), steps, ..Default::default() }
+        };
         (name, problem, options)
     };
     vec![
@@ -264,8 +267,8 @@ fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions, f64)> {
     let bouncing_gait = gait.problem.clone().with_restitution(&[0.5, 0.5]).expect("valid restitution");
     let options = |scene: &scene::Scene, samples| SamplerOptions {
         samples,
-        step_size: Some(scene.step_size),
-        steps: scene.steps,
+        step_size: Some(common::gpu::coarse_step(scene).0),
+        steps: common::gpu::coarse_step(scene).1,
         selection: Selection::All,
         seed: 5,
         ..Default::default()
@@ -275,7 +278,10 @@ fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions, f64)> {
     // symmetry.
     let random = impactset::scene::random::random_problem(31, 4, 1, false, 2.0);
     let random = random.with_restitution(&[0.7]).expect("valid restitution");
-    let random_options = SamplerOptions { samples: 96, selection: Selection::All, seed: 5, ..Default::default() };
+    // At the problem's inelastic step (as the scenes above, `coarse_step`).
+    let h = random.default_step_size();
+    let random_options =
+        SamplerOptions { samples: 96, step_size: Some(h), selection: Selection::All, seed: 5, ..Default::default() };
     vec![
         ("cradle".to_string(), cradle.problem.clone(), options(&cradle, 96), 1.0 / 3.0),
         ("random planar contact (n = 4, e = 0.7)".to_string(), random, random_options, 1.0 / 3.0),
@@ -420,8 +426,8 @@ fn packed_states_with_restitution_are_each_states_samples() {
         let options: Vec<SamplerOptions> = (0..3)
             .map(|seed| SamplerOptions {
                 samples,
-                step_size: Some(scene.step_size),
-                steps: scene.steps,
+                step_size: Some(common::gpu::coarse_step(scene).0),
+                steps: common::gpu::coarse_step(scene).1,
                 selection,
                 seed,
                 ..Default::default()
@@ -460,13 +466,13 @@ fn restitution_runs_do_not_depend_on_the_split() {
     let scene = scene::builtin("rocking-block-bouncing").expect("built-in scene");
     let options = SamplerOptions {
         samples: 200,
-        step_size: Some(scene.step_size),
-        steps: scene.steps,
+        step_size: Some(common::gpu::coarse_step(scene).0),
+        steps: common::gpu::coarse_step(scene).1,
         selection: Selection::RandomLemke,
         ..Default::default()
     };
     let whole = sample_set_gpu(&ctx, &scene.problem, &options, precision).expect("GPU run");
-    for (batch, steps) in [(64, Some(3)), (37, Some(1)), (200, Some(scene.steps))] {
+    for (batch, steps) in [(64, Some(3)), (37, Some(1)), (200, Some(common::gpu::coarse_step(&scene).1))] {
         let run = GpuRunOptions { batch_size: Some(batch), steps_per_dispatch: steps, ..Default::default() };
         let split = impactset::gpu::sample_set_gpu_with(&ctx, &scene.problem, &options, precision, &run, &|_| {})
             .expect("GPU run");

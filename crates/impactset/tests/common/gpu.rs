@@ -24,3 +24,18 @@ pub fn gpu() -> Option<GpuContext> {
         Err(e) => panic!("GPU context: {e}"),
     }
 }
+
+/// A scene's step size and step cap for tests of what the shaders compute
+/// (the GPU against the CPU on the same options), not of the set's
+/// convergence in `h`: the bouncing scenes at the inelastic `h` and `K` they
+/// are built from (`scene/library/mod.rs`'s table), before the expansion's
+/// step size (docs/model.md §4b) makes a sample take hundreds of steps,
+/// which lavapipe runs for minutes; every other scene at its own.
+#[allow(dead_code)]
+pub fn coarse_step(scene: &impactset::scene::Scene) -> (f64, usize) {
+    match scene.id {
+        "rocking-block-bouncing" => (0.3, 20),
+        "cradle" => (0.25, 40),
+        _ => (scene.step_size, scene.steps),
+    }
+}
