@@ -3,10 +3,10 @@
 
 mod common;
 
-use impactset::gpu::{BASE_LCP_SIZE, GpuError, GpuLcp, Precision, sample_set_gpu, solve_lcps_gpu};
+use impactset::ImpactProblem;
+use impactset::gpu::{BASE_LCP_SIZE, GpuError, GpuLcp, Precision, solve_lcps_gpu};
 use impactset::lcp::{LemkeOptions, LemkeWorkspace};
 use impactset::scene::random::coupled_problem;
-use impactset::{ImpactProblem, SamplerOptions, Selection};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -120,9 +120,9 @@ fn gpu_lemke_matches_cpu_on_step_lcps() {
 }
 
 /// Above the smallest module's 44 rows the Lemke kernel runs in the module
-/// of the LCP's size class (wider tableau blocks, larger private arrays):
-/// five spatial contacts (N = 55, the class of 88), once refused, solve as
-/// on the CPU, and so does the sampler.
+/// of the LCP's size class (larger private arrays): five spatial contacts
+/// (N = 55, the class of 88), once refused, solve as on the CPU (the
+/// sampler on such problems: tests/gpu_large.rs).
 #[test]
 fn gpu_lemke_solves_lcps_above_the_smallest_module() {
     let Some(ctx) = common::gpu::gpu() else { return };
@@ -138,9 +138,6 @@ fn gpu_lemke_solves_lcps_above_the_smallest_module() {
             assert_eq!(a.close, a.total);
         }
     }
-    let options = SamplerOptions { samples: 4, selection: Selection::Lemke, ..Default::default() };
-    let set = sample_set_gpu(&ctx, &problem, &options, precision).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(set.samples.len(), 4);
 }
 
 /// Murty's problem (lower triangular, 1 on the diagonal, 2 below; `q = −1`):
