@@ -3,12 +3,14 @@
 // side by side). Solves w = A z + q ≥ 0, z ≥ 0, zᵀw = 0, N ≤ MAX_N.
 //
 // The tableau is [I | −A | −d | q | 0], row-major with stride
-// `tableau_stride(N)` = 2N + 2 rounded up to a multiple of 8:
+// `tableau_stride(N)` = 2N + 2 rounded up to a multiple of TABLEAU_BLOCK
+// (types.wgsl: 8 in the smallest module, 32 in the larger ones):
 //   column   0 .. N       N .. 2N      2N       2N+1             2N+2 ..
 //            w_0..w_{N−1} z_0..z_{N−1} z₀ (art.) right-hand side  zero padding
-// Row operations go eight columns per loop iteration (the padding stays
-// zero), so that a pivot costs lavapipe's loop limiter N·stride/8 iterations
-// instead of N·stride (docs/gpu-lavapipe.md).
+// Row operations go TABLEAU_BLOCK columns per loop iteration (the padding
+// stays zero), so that a pivot costs lavapipe's loop limiter
+// N·stride/TABLEAU_BLOCK iterations instead of N·stride
+// (docs/gpu-lavapipe.md).
 // The N · tableau_stride(N) entries of each invocation live in the storage
 // buffer `lemke_tableau` (the entry point calls `use_tableau_slot`), in one
 // of two layouts chosen by the host: *interleaved*, entry x of invocation i
@@ -62,10 +64,10 @@ fn cell(x: u32) -> u32 {
     return tableau_base + x * tableau_step;
 }
 
-// Row stride of the tableau: 2N + 2 rounded up to a multiple of 8. Mirrors
-// `gpu::types::tableau_stride`.
+// Row stride of the tableau: 2N + 2 rounded up to a multiple of
+// TABLEAU_BLOCK (a power of two). Mirrors `gpu::types::tableau_stride`.
 fn tableau_stride(n: u32) -> u32 {
-    return (2u * n + 9u) & ~7u;
+    return (2u * n + 1u + TABLEAU_BLOCK) & ~(TABLEAU_BLOCK - 1u);
 }
 
 // Entry (i, c) of the initial tableau [I | −A | −d | q | 0].
@@ -93,18 +95,28 @@ fn init_entry(i: u32, c: u32, n: u32, row: u32) -> scalar {
     return select(abs(x), scalar(0.0), c > 2u * n);
 }
 
+// Writes entries (i, c) .. (i, c + 8) of the initial tableau; returns the
+// largest magnitude of its coefficients among them.
+fn init_eight(i: u32, c: u32, n: u32, row: u32) -> scalar {
+    let low = max(max(init_entry(i, c, n, row), init_entry(i, c + 1u, n, row)),
+                  max(init_entry(i, c + 2u, n, row), init_entry(i, c + 3u, n, row)));
+    let high = max(max(init_entry(i, c + 4u, n, row), init_entry(i, c + 5u, n, row)),
+                   max(init_entry(i, c + 6u, n, row), init_entry(i, c + 7u, n, row)));
+    return max(low, high);
+}
+
 // Fills [I | −A | −d | q | 0], the initial basis w and the row bounds.
 fn init_tableau(n: u32) {
     let stride = tableau_stride(n);
     for (var i = 0u; i < n && i < MAX_N; i++) {
         let row = i * stride;
         var bound = scalar(1.0);
-        for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
-            let low = max(max(init_entry(i, c, n, row), init_entry(i, c + 1u, n, row)),
-                          max(init_entry(i, c + 2u, n, row), init_entry(i, c + 3u, n, row)));
-            let high = max(max(init_entry(i, c + 4u, n, row), init_entry(i, c + 5u, n, row)),
-                           max(init_entry(i, c + 6u, n, row), init_entry(i, c + 7u, n, row)));
-            bound = max(bound, max(low, high));
+        for (var c = 0u; c < stride && c < MAX_STRIDE; c += TABLEAU_BLOCK) {
+            bound = max(bound, init_eight(i, c, n, row));
+            if TABLEAU_BLOCK > 8u {
+                bound = max(bound, max(init_eight(i, c + 8u, n, row), init_eight(i, c + 16u, n, row)));
+                bound = max(bound, init_eight(i, c + 24u, n, row));
+            }
         }
         row_bound[i] = bound;
         basis[i] = i;
@@ -214,8 +226,29 @@ fn z0_leaves(n: u32, e: u32, least: u32, z0_row: u32, tol: scalar, tie: scalar) 
     return true;
 }
 
-// Tableau entries first .. first + 8 times `factor`.
+// Tableau entries first .. first + TABLEAU_BLOCK times `factor`.
 fn scale_block(first: u32, factor: scalar) {
+    scale_eight(first, factor);
+    if TABLEAU_BLOCK > 8u {
+        scale_eight(first + 8u, factor);
+        scale_eight(first + 16u, factor);
+        scale_eight(first + 24u, factor);
+    }
+}
+
+// Tableau entries first .. first + TABLEAU_BLOCK minus f times those at
+// pivot_first .. pivot_first + TABLEAU_BLOCK.
+fn eliminate_block(first: u32, pivot_first: u32, f: scalar) {
+    eliminate_eight(first, pivot_first, f);
+    if TABLEAU_BLOCK > 8u {
+        eliminate_eight(first + 8u, pivot_first + 8u, f);
+        eliminate_eight(first + 16u, pivot_first + 16u, f);
+        eliminate_eight(first + 24u, pivot_first + 24u, f);
+    }
+}
+
+// Tableau entries first .. first + 8 times `factor`.
+fn scale_eight(first: u32, factor: scalar) {
     lemke_tableau[cell(first)] *= factor;
     lemke_tableau[cell(first + 1u)] *= factor;
     lemke_tableau[cell(first + 2u)] *= factor;
@@ -227,7 +260,7 @@ fn scale_block(first: u32, factor: scalar) {
 }
 
 // Tableau entries first .. first + 8 minus f times those at pivot_first .. pivot_first + 8.
-fn eliminate_block(first: u32, pivot_first: u32, f: scalar) {
+fn eliminate_eight(first: u32, pivot_first: u32, f: scalar) {
     lemke_tableau[cell(first)] -= f * lemke_tableau[cell(pivot_first)];
     lemke_tableau[cell(first + 1u)] -= f * lemke_tableau[cell(pivot_first + 1u)];
     lemke_tableau[cell(first + 2u)] -= f * lemke_tableau[cell(pivot_first + 2u)];
@@ -238,13 +271,14 @@ fn eliminate_block(first: u32, pivot_first: u32, f: scalar) {
     lemke_tableau[cell(first + 7u)] -= f * lemke_tableau[cell(pivot_first + 7u)];
 }
 
-// Gauss–Jordan pivot on (r, e), eight columns per loop iteration (the same
-// arithmetic as the CPU entry by entry; see the header on the loop limiter).
+// Gauss–Jordan pivot on (r, e), TABLEAU_BLOCK columns per loop iteration
+// (the same arithmetic as the CPU entry by entry; see the header on the
+// loop limiter).
 fn pivot(n: u32, r: u32, e: u32) {
     let stride = tableau_stride(n);
     let row_r = r * stride;
     let inv = scalar(1.0) / lemke_tableau[cell(row_r + e)];
-    for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
+    for (var c = 0u; c < stride && c < MAX_STRIDE; c += TABLEAU_BLOCK) {
         scale_block(row_r + c, inv);
     }
     lemke_tableau[cell(row_r + e)] = scalar(1.0);
@@ -256,7 +290,7 @@ fn pivot(n: u32, r: u32, e: u32) {
         let row = i * stride;
         let f = lemke_tableau[cell(row + e)];
         if f != scalar(0.0) {
-            for (var c = 0u; c < stride && c < MAX_STRIDE; c += 8u) {
+            for (var c = 0u; c < stride && c < MAX_STRIDE; c += TABLEAU_BLOCK) {
                 eliminate_block(row + c, row_r + c, f);
             }
             lemke_tableau[cell(row + e)] = scalar(0.0);

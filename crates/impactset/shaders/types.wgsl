@@ -8,16 +8,27 @@
 // substitution (everything else is a pipeline override or buffer data).
 alias scalar = f32;
 
-// Largest step LCP the shaders hold in private memory: N = m(3 + d) = 44,
-// four spatial contacts with 8 friction directions. Mirrors `MAX_LCP_SIZE`.
+// The sizes the module is compiled for (`gpu::types::ModuleSizes`), as
+// written those of the smallest module: step LCPs up to N = m(3 + d) = 44
+// (four spatial contacts with 8 friction directions) in private memory, and
+// up to 64 generalized velocities. For a larger problem the host replaces
+// these seven lines with its size class's (44 · 2^k rows, 64 · 2^j
+// velocities; `gpu/shaders.rs`).
+//   MAX_N          largest step LCP; mirrors `BASE_LCP_SIZE`
+//   MAX_CONTACTS   most contacts: N = m(3 + d) ≥ 3m, so ⌊MAX_N / 3⌋
+//   TABLEAU_BLOCK  tableau columns a row operation updates per loop
+//                  iteration (lemke.wgsl): 8, 32 in the larger classes
+//   MAX_STRIDE     tableau row stride bound: 2 MAX_N + 2 rounded up to a
+//                  multiple of TABLEAU_BLOCK; MAX_TABLEAU its tableau's size
+//   MAX_DOF        most generalized velocities; mirrors `BASE_VELOCITIES`
+//   MAX_PIVOTS     hard bound on Lemke pivots: the CPU's default cap
+//                  max(50 N, 10⁴) at N = MAX_N, its largest for N ≤ MAX_N
 const MAX_N: u32 = 44u;
-// Tableau row stride bound (2N + 2 rounded up to a multiple of 8) and size.
+const MAX_CONTACTS: u32 = 14u;
+const TABLEAU_BLOCK: u32 = 8u;
 const MAX_STRIDE: u32 = 96u;
 const MAX_TABLEAU: u32 = 4224u;
-// Largest number of generalized velocities. Mirrors `MAX_VELOCITIES`.
 const MAX_DOF: u32 = 64u;
-// Hard bound on Lemke pivots: the CPU's default cap max(50 N, 10⁴) for
-// every N ≤ MAX_N. Mirrors `MAX_PIVOTS`.
 const MAX_PIVOTS: u32 = 10000u;
 
 // Mirrors `gpu::types::RouthParams` (216 bytes).
@@ -112,8 +123,6 @@ const SCHEDULE_MIXED: u32 = 4u;
 // `CAP_FLOOR` of src/sampling/schedule.rs.
 const CAP_ONE: u32 = 16777216u;
 const CAP_FLOOR: u32 = 16u;
-// Most contacts of a step LCP the shaders hold: N = m(3 + d) ≥ 3m, so ⌊MAX_N / 3⌋.
-const MAX_CONTACTS: u32 = 14u;
 
 // Lemke status codes.
 const LEMKE_SOLVED: u32 = 0u;

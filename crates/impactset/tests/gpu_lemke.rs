@@ -3,10 +3,10 @@
 
 mod common;
 
-use impactset::gpu::{GpuError, GpuLcp, MAX_LCP_SIZE, Precision, sample_set_gpu, solve_lcps_gpu};
+use impactset::ImpactProblem;
+use impactset::gpu::{BASE_LCP_SIZE, GpuError, GpuLcp, Precision, solve_lcps_gpu};
 use impactset::lcp::{LemkeOptions, LemkeWorkspace};
 use impactset::scene::random::coupled_problem;
-use impactset::{ImpactProblem, SamplerOptions, Selection};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -119,18 +119,25 @@ fn gpu_lemke_matches_cpu_on_step_lcps() {
     }
 }
 
+/// Above the smallest module's 44 rows the Lemke kernel runs in the module
+/// of the LCP's size class (larger private arrays): five spatial contacts
+/// (N = 55, the class of 88), once refused, solve as on the CPU (the
+/// sampler on such problems: tests/gpu_large.rs).
 #[test]
-fn gpu_refuses_lcps_above_its_limit() {
+fn gpu_lemke_solves_lcps_above_the_smallest_module() {
     let Some(ctx) = common::gpu::gpu() else { return };
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    // Five spatial contacts with d = 8: N = 55 > 44.
     let problem = random_problem(&mut rng, 12, 5, Some(8));
-    assert!(problem.operators().step_size_n() > MAX_LCP_SIZE);
-    let options = SamplerOptions { samples: 4, selection: Selection::Lemke, ..Default::default() };
-    let err = sample_set_gpu(&ctx, &problem, &options, Precision::F32).unwrap_err();
-    assert!(matches!(err, GpuError::LcpTooLarge { size: 55, max: 44, .. }), "{err}");
-    let lcps = step_lcps(&mut rng, &problem, 1);
-    assert!(matches!(solve_lcps_gpu(&ctx, Precision::F32, &lcps), Err(GpuError::LcpTooLarge { .. })));
+    assert!(problem.operators().step_size_n() > BASE_LCP_SIZE);
+    let lcps = step_lcps(&mut rng, &problem, 32);
+    let precision = ctx.default_precision();
+    let tol = if precision == Precision::F64 { 1e-9 } else { 1e-3 };
+    if let Some(a) = compare(&ctx, precision, &lcps, tol) {
+        assert_eq!(a.close + a.failed, a.total, "a solution off by more than {tol:e}");
+        if precision == Precision::F64 {
+            assert_eq!(a.close, a.total);
+        }
+    }
 }
 
 /// Murty's problem (lower triangular, 1 on the diagonal, 2 below; `q = −1`):

@@ -199,8 +199,8 @@ impl GpuContext {
 
     fn compile(&self, module: Module, precision: Precision, workgroup_size: u32) -> Result<Kernels, GpuError> {
         let entries: &[&'static str] = match module {
-            Module::Routh(_) => &["routh_sample"],
-            Module::Tests => &["chacha_words", "schedule_caps", "lemke_solve"],
+            Module::Routh(..) => &["routh_sample"],
+            Module::Tests(_) => &["chacha_words", "schedule_caps", "lemke_solve"],
         };
         self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {

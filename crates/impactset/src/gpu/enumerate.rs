@@ -98,7 +98,7 @@ fn twinned_fits(ops: &ContactOperators, mask: u64) -> bool {
     m <= MAX_GPU_ALL_CONTACTS
         && tuples <= MAX_GPU_ALL_TUPLES
         && m * (1 + t) <= MAX_GPU_ALL_DIM
-        && m * (3 + ops.d) <= super::types::MAX_LCP_SIZE
+        && m * (3 + ops.d) <= super::types::MAX_GPU_ALL_LCP_SIZE
 }
 
 /// The module width `all` needs on `problem`: its own contacts, or more

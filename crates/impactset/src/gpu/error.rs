@@ -14,25 +14,27 @@ pub enum GpuError {
         /// The adapter's name.
         adapter: String,
     },
-    /// The step LCP is larger than the shaders hold in private memory.
-    #[error("step LCP of size {size} (m = {m} contacts, d = {d} directions) exceeds the GPU limit of {max}")]
-    LcpTooLarge {
+    /// Not one sample fits the device: a buffer the sampler holds per
+    /// sample (its Lemke tableau, `N · stride` scalars) or the problem's
+    /// constants exceed what the device binds or allocates (`limit`, the
+    /// smaller of `max_storage_buffer_binding_size` and `max_buffer_size`).
+    /// Smaller problems run in batches sized from the same limits.
+    #[error(
+        "{what} takes {bytes} bytes for the step LCP of size {size} on {n} velocities, above the GPU's {limit} of {max} bytes: not one sample fits on this device (use the CPU backend)"
+    )]
+    DeviceLimit {
+        /// What does not fit (e.g. "one sample's Lemke tableau").
+        what: &'static str,
+        /// Its bytes.
+        bytes: u64,
+        /// The device limit that binds (`max_storage_buffer_binding_size` or `max_buffer_size`).
+        limit: &'static str,
+        /// The limit's value in bytes.
+        max: u64,
         /// `N = m(3 + d)`.
         size: usize,
-        /// Contacts.
-        m: usize,
-        /// Friction directions per contact.
-        d: usize,
-        /// [`MAX_LCP_SIZE`](super::MAX_LCP_SIZE).
-        max: usize,
-    },
-    /// More generalized velocities than the shaders hold.
-    #[error("{n} generalized velocities exceed the GPU limit of {max}")]
-    TooManyVelocities {
-        /// `n`.
+        /// Generalized velocities.
         n: usize,
-        /// [`MAX_VELOCITIES`](super::MAX_VELOCITIES).
-        max: usize,
     },
     /// The driver cut a shader loop short: lavapipe (Mesa ≤ 22) stops every
     /// loop once an invocation has run 65 535 loop iterations in one

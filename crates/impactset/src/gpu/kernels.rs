@@ -8,10 +8,7 @@ use super::context::{GpuContext, WORKGROUP_SIZE};
 use super::layout::TableauLayout;
 use super::precision::{Precision, from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
-use super::types::{
-    LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, MAX_CONTACTS, MAX_LCP_SIZE, TestParams, key_words, schedule_code,
-    tableau_stride,
-};
+use super::types::{LEMKE_LOOP_EXHAUSTED, LEMKE_RAY, LEMKE_SOLVED, ModuleSizes, TestParams, key_words, schedule_code};
 use crate::lcp::{LcpError, LemkeOptions};
 use crate::sampling::{Schedule, stream};
 
@@ -25,7 +22,7 @@ pub fn chacha_words_gpu(ctx: &GpuContext, seed: u64, streams: &[u64], words: usi
     if words > MAX_TEST_WORDS {
         return Err(GpuError::Unsupported(format!("more than {MAX_TEST_WORDS} words per test stream")));
     }
-    let kernels = ctx.kernels(Module::Tests, Precision::F32)?;
+    let kernels = ctx.kernels(Module::Tests(ModuleSizes::BASE), Precision::F32)?;
     let params = TestParams {
         count: streams.len() as u32,
         size: words as u32,
@@ -71,10 +68,10 @@ pub fn schedule_caps_gpu(
     m: usize,
     queries: &[CapQuery],
 ) -> Result<Vec<u32>, GpuError> {
-    if m == 0 || m > MAX_CONTACTS {
-        return Err(GpuError::Unsupported(format!("caps of {m} contacts (1 to {MAX_CONTACTS})")));
+    if m == 0 {
+        return Err(GpuError::Unsupported("caps of no contacts".into()));
     }
-    let kernels = ctx.kernels(Module::Tests, Precision::F32)?;
+    let kernels = ctx.kernels(Module::Tests(ModuleSizes::of(3 * m, 0)), Precision::F32)?;
     let params = TestParams {
         count: queries.len() as u32,
         size: m as u32,
@@ -124,8 +121,8 @@ pub struct GpuLcpSolution {
     pub violation: f64,
 }
 
-/// Solves LCPs of one size `N ≤ MAX_LCP_SIZE` on the GPU, one per
-/// invocation, with the same tableau, tolerance rule (with the precision's
+/// Solves LCPs of one size `N` on the GPU, one per invocation (in the
+/// module of `N`'s size class, [`ModuleSizes`]), with the same tableau, tolerance rule (with the precision's
 /// `ε`) and pivot cap as [`crate::lcp::LemkeWorkspace`]. The tolerance is
 /// that of the first problem.
 pub fn solve_lcps_gpu(
@@ -135,13 +132,16 @@ pub fn solve_lcps_gpu(
 ) -> Result<Vec<Result<GpuLcpSolution, LcpError>>, GpuError> {
     let Some(first) = problems.first() else { return Ok(Vec::new()) };
     let n = first.q.len();
-    if n == 0 || n > MAX_LCP_SIZE {
-        return Err(GpuError::LcpTooLarge { size: n, m: 0, d: 0, max: MAX_LCP_SIZE });
+    if n == 0 {
+        return Err(GpuError::Unsupported("an LCP of size 0".into()));
     }
     if problems.iter().any(|p| p.q.len() != n || p.a.len() != n * n || p.cover.as_ref().is_some_and(|d| d.len() != n)) {
         return Err(GpuError::Unsupported("LCPs of one batch must share their size".into()));
     }
-    let kernels = ctx.kernels(Module::Tests, precision)?;
+    let sizes = ModuleSizes::of(n, 0);
+    let tableau_bytes = (n * sizes.stride(n) * precision.bytes()) as u64;
+    super::plan_setup::check_per_sample(ctx, &[("a Lemke tableau", tableau_bytes)], n, 0)?;
+    let kernels = ctx.kernels(Module::Tests(sizes), precision)?;
     let cap = LemkeOptions::default().pivot_cap(n);
     let interleave = (TableauLayout::for_adapter(ctx) == TableauLayout::Interleaved) as u32;
     let params = TestParams {
@@ -170,7 +170,7 @@ pub fn solve_lcps_gpu(
     let z_size = (problems.len() * (n + 1) * precision.bytes()) as u64;
     let words_out = ctx.storage_out("pivots", words_size);
     let z_out = ctx.storage_out("z", z_size);
-    let tableau = ctx.storage_out("tableau", (problems.len() * n * tableau_stride(n) * precision.bytes()) as u64);
+    let tableau = ctx.storage_out("tableau", problems.len() as u64 * tableau_bytes);
     let groups = (problems.len() as u32).div_ceil(super::context::WORKGROUP_SIZE);
     let bytes = ctx.dispatch(
         kernels.get("lemke_solve"),

@@ -51,5 +51,6 @@ pub use precision::{
 pub use sampler::{sample_set_gpu, sample_set_gpu_with};
 pub(crate) use state::StateBlock;
 pub use types::{
-    MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_SOLUTIONS, MAX_GPU_ALL_TUPLES, MAX_LCP_SIZE, MAX_PIVOTS, MAX_VELOCITIES,
+    BASE_LCP_SIZE, BASE_VELOCITIES, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_LCP_SIZE, MAX_GPU_ALL_SOLUTIONS,
+    MAX_GPU_ALL_TUPLES,
 };

@@ -38,6 +38,9 @@ pub struct GpuPlan<'c> {
     pub(super) states: usize,
     pub(super) all: bool,
     pub(super) batch: usize,
+    /// The device limit that lowered `batch` below the asked (or default)
+    /// batch size, if one did.
+    pub(super) batch_bound: Option<String>,
     pub(super) workgroup_size: u32,
     pub(super) word_stride: usize,
     pub(super) read_velocities: bool,

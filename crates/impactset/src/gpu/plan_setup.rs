@@ -11,7 +11,7 @@ use super::plan::{GpuPlan, ReadbackSlot};
 use super::precision::{Precision, to_bytes};
 use super::shaders::Module;
 use super::state::StateBlock;
-use super::types::{RouthParams, SELECTION_ALL, tableau_stride};
+use super::types::{RouthParams, SELECTION_ALL};
 use crate::{ImpactProblem, SamplerOptions};
 
 /// Largest workgroup size [`GpuRunOptions::workgroup_size`] may ask for.
@@ -71,7 +71,7 @@ impl<'c> GpuPlan<'c> {
     /// holds on `ctx`'s device in `precision`.
     pub fn states_per_plan(ctx: &GpuContext, scalars_per_state: usize, precision: Precision) -> usize {
         let bytes = (scalars_per_state.max(1) * precision.bytes()) as u64;
-        let limit = max_binding(ctx).min(MAX_PACKED_BYTES);
+        let limit = binding_limit(&ctx.limits).0.min(MAX_PACKED_BYTES);
         (limit / bytes).max(1) as usize
     }
 
@@ -90,6 +90,28 @@ impl<'c> GpuPlan<'c> {
             )));
         }
         let stride = first.constants.len();
+        let params = first.params;
+        let (n, size, steps) = (params.n as usize, params.size as usize, params.max_steps as usize);
+        let scalar = precision.bytes() as u64;
+        let sizes = first.sizes;
+        let tableau_bytes = size as u64 * sizes.stride(size) as u64 * scalar;
+        // `all`'s per-sample scratch (enumerate.wgsl), for `all` or
+        // restitution's retries under the Lemke rules
+        // (`enumerate::retries_on_device`).
+        let enumerates = params.tuples != 0;
+        let (value_stride, word_stride) =
+            if enumerates { (enumerate::value_stride(n), enumerate::word_stride()) } else { (0, 0) };
+        // Restitution's per-sample works A_i, X_i (restitution.wgsl).
+        let expansion_stride = if params.elastic != 0 { 2 * params.m as usize } else { 0 };
+        let per_sample = [
+            ("one sample's Lemke tableau", tableau_bytes),
+            ("one sample's velocities", n as u64 * scalar),
+            ("one sample's enumeration values", value_stride as u64 * scalar),
+            ("one sample's enumeration words", word_stride as u64 * 4),
+            ("one sample's expansion works", expansion_stride as u64 * scalar),
+            ("the problem's constants", stride as u64 * scalar),
+        ];
+        check_fits(&ctx.limits, &per_sample, size, n)?;
         if blocks.len() > Self::states_per_plan(ctx, stride, precision) {
             return Err(GpuError::Unsupported(format!(
                 "{} states in one plan: at most {} fit",
@@ -97,17 +119,12 @@ impl<'c> GpuPlan<'c> {
                 Self::states_per_plan(ctx, stride, precision)
             )));
         }
-        let params = first.params;
-        let (n, size, steps) = (params.n as usize, params.size as usize, params.max_steps as usize);
         let all = params.selection == SELECTION_ALL;
-        // The enumerator's constants and scratch: `all`, or restitution's
-        // retries under the Lemke rules (`enumerate::retries_on_device`).
-        let enumerates = params.tuples != 0;
         let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
         // The enumerator on more than three contacts needs the wider
         // arrays; every other run keeps the module it always had.
         let width = if enumerates { first.width } else { AllWidth::Narrow };
-        let kernels = ctx.kernels_sized(Module::Routh(width), precision, workgroup_size)?;
+        let kernels = ctx.kernels_sized(Module::Routh(width, sizes), precision, workgroup_size)?;
         let pipeline = kernels.get("routh_sample").clone();
         let cpu_adapter = ctx.is_software();
 
@@ -116,26 +133,9 @@ impl<'c> GpuPlan<'c> {
         let keys: Vec<u32> = blocks.iter().flat_map(|b| b.key).collect();
         let state_keys = ctx.storage_init("state keys", bytemuck::cast_slice(&keys));
 
-        let scalar = precision.bytes() as u64;
-        let max_binding = max_binding(ctx);
-        let per_sample_limit = |bytes: u64| max_binding.checked_div(bytes.max(1)).unwrap_or(1) as usize;
         let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * workgroup_size as usize;
-        let tableau_bytes = size as u64 * tableau_stride(size) as u64 * scalar;
-        // `all`'s per-sample scratch (enumerate.wgsl).
-        let (value_stride, word_stride) =
-            if enumerates { (enumerate::value_stride(n), enumerate::word_stride()) } else { (0, 0) };
-        // Restitution's per-sample works A_i, X_i (restitution.wgsl).
-        let expansion_stride = if params.elastic != 0 { 2 * params.m as usize } else { 0 };
-        let batch = run
-            .batch_size
-            .unwrap_or_else(|| default_batch(ctx))
-            .min(per_sample_limit(n as u64 * scalar))
-            .min(per_sample_limit(tableau_bytes))
-            .min(per_sample_limit(value_stride as u64 * scalar))
-            .min(per_sample_limit(word_stride as u64 * 4))
-            .min(per_sample_limit(expansion_stride as u64 * scalar))
-            .min(limit_by_dispatch)
-            .max(1);
+        let wanted = run.batch_size.unwrap_or_else(|| default_batch(ctx));
+        let (batch, batch_bound) = batch_for(&ctx.limits, wanted, &per_sample[..5], limit_by_dispatch);
 
         let steps_per_dispatch =
             run.steps_per_dispatch.unwrap_or(if cpu_adapter { 1 } else { steps }).clamp(1, steps.max(1));
@@ -211,6 +211,7 @@ impl<'c> GpuPlan<'c> {
             states: blocks.len(),
             all,
             batch,
+            batch_bound,
             workgroup_size,
             word_stride,
             read_velocities,
@@ -233,13 +234,139 @@ impl<'c> GpuPlan<'c> {
     }
 }
 
-/// Largest storage binding of `ctx`'s device, in bytes.
-fn max_binding(ctx: &GpuContext) -> u64 {
-    (ctx.limits.max_storage_buffer_binding_size as u64).min(ctx.limits.max_buffer_size)
+/// Largest storage binding a device with `limits` allows, in bytes, and
+/// the limit that sets it: the smaller of `max_storage_buffer_binding_size`
+/// and `max_buffer_size` (the device is opened with the adapter's own
+/// limits, `GpuContext::new`).
+pub(super) fn binding_limit(limits: &wgpu::Limits) -> (u64, &'static str) {
+    let binding = limits.max_storage_buffer_binding_size as u64;
+    if binding <= limits.max_buffer_size {
+        (binding, "max_storage_buffer_binding_size")
+    } else {
+        (limits.max_buffer_size, "max_buffer_size")
+    }
+}
+
+/// `Ok` when each of `parts` (what, bytes: one sample's share of a buffer,
+/// or the problem's constants) fits one binding of a device with `limits`,
+/// else [`GpuError::DeviceLimit`] naming the first that does not and the
+/// limit that binds (for a step LCP of `size` on `n` velocities).
+pub(super) fn check_fits(
+    limits: &wgpu::Limits,
+    parts: &[(&'static str, u64)],
+    size: usize,
+    n: usize,
+) -> Result<(), GpuError> {
+    let (max, limit) = binding_limit(limits);
+    match parts.iter().find(|&&(_, bytes)| bytes > max) {
+        Some(&(what, bytes)) => Err(GpuError::DeviceLimit { what, bytes, limit, max, size, n }),
+        None => Ok(()),
+    }
+}
+
+/// [`check_fits`] on `ctx`'s device.
+pub(super) fn check_per_sample(
+    ctx: &GpuContext,
+    parts: &[(&'static str, u64)],
+    size: usize,
+    n: usize,
+) -> Result<(), GpuError> {
+    check_fits(&ctx.limits, parts, size, n)
+}
+
+/// Samples per batch: `wanted`, lowered to what one binding of a device
+/// with `limits` holds of each per-sample buffer in `parts` and to
+/// `by_dispatch` (the invocations one dispatch may have); with the limit
+/// that lowered it, if one did (named with the buffer it bounds).
+pub(super) fn batch_for(
+    limits: &wgpu::Limits,
+    wanted: usize,
+    parts: &[(&'static str, u64)],
+    by_dispatch: usize,
+) -> (usize, Option<String>) {
+    let (max, limit) = binding_limit(limits);
+    let mut batch = wanted.max(1);
+    let mut bound = None;
+    for &(what, bytes) in parts.iter().filter(|(_, bytes)| *bytes > 0) {
+        let fits = (max / bytes).max(1) as usize;
+        if fits < batch {
+            batch = fits;
+            bound = Some(format!("{limit} ({max} bytes) on {what} ({bytes} bytes)"));
+        }
+    }
+    if by_dispatch < batch {
+        batch = by_dispatch.max(1);
+        bound = Some(format!(
+            "max_compute_workgroups_per_dimension ({} workgroups)",
+            limits.max_compute_workgroups_per_dimension
+        ));
+    }
+    (batch, bound)
 }
 
 /// Samples per batch when the run does not say: [`DEFAULT_BATCH`] on CPU
 /// adapters, [`DEFAULT_GPU_BATCH`] on GPUs.
 fn default_batch(ctx: &GpuContext) -> usize {
     if ctx.is_software() { DEFAULT_BATCH } else { DEFAULT_GPU_BATCH }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::types::ModuleSizes;
+
+    /// A device whose storage bindings hold `binding` bytes and whose
+    /// buffers hold `buffer`.
+    fn limits(binding: u32, buffer: u64) -> wgpu::Limits {
+        wgpu::Limits { max_storage_buffer_binding_size: binding, max_buffer_size: buffer, ..Default::default() }
+    }
+
+    /// One f64 Lemke tableau of sixteen spatial contacts (N = 176).
+    fn tableau_176() -> u64 {
+        (176 * ModuleSizes::of(176, 0).stride(176) * 8) as u64
+    }
+
+    /// Where not one sample's tableau fits, the run is refused with the
+    /// limit that binds, by name and value: the binding size, or the
+    /// buffer size where that is smaller.
+    #[test]
+    fn a_tableau_above_the_binding_limit_is_refused_naming_the_limit() {
+        let parts = [("one sample's Lemke tableau", tableau_176())];
+        let err = check_fits(&limits(1 << 18, 1 << 30), &parts, 176, 40).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                GpuError::DeviceLimit { limit: "max_storage_buffer_binding_size", max: 262_144, size: 176, .. }
+            ),
+            "{err}"
+        );
+        let message = err.to_string();
+        assert!(message.contains("max_storage_buffer_binding_size") && message.contains("262144"), "{message}");
+        assert!(message.contains("Lemke tableau") && message.contains("176"), "{message}");
+        let err = check_fits(&limits(1 << 30, 1 << 18), &parts, 176, 40).unwrap_err();
+        assert!(matches!(err, GpuError::DeviceLimit { limit: "max_buffer_size", .. }), "{err}");
+        assert!(check_fits(&limits(1 << 20, 1 << 30), &parts, 176, 40).is_ok());
+    }
+
+    /// The batch is what the binding limit holds of the largest per-sample
+    /// buffer, and says so; within the limits it is the asked batch.
+    #[test]
+    fn the_batch_is_sized_from_the_binding_limit_and_names_it() {
+        let tableau = tableau_176();
+        let parts = [("one sample's velocities", 40 * 8), ("one sample's Lemke tableau", tableau)];
+        let binding = 64 << 20;
+        let (batch, bound) = batch_for(&limits(binding, 1 << 40), 1 << 18, &parts, usize::MAX);
+        assert_eq!(batch as u64, binding as u64 / tableau);
+        assert!(
+            bound
+                .as_deref()
+                .is_some_and(|b| b.contains("max_storage_buffer_binding_size") && b.contains("Lemke tableau")),
+            "{bound:?}"
+        );
+        let (batch, bound) = batch_for(&limits(binding, 1 << 40), 16, &parts, usize::MAX);
+        assert_eq!((batch, bound), (16, None));
+        let (batch, bound) = batch_for(&limits(binding, 1 << 40), 1 << 18, &parts[..1], 1000);
+        assert_eq!(batch, 1000);
+        assert!(bound.is_some_and(|b| b.contains("max_compute_workgroups_per_dimension")));
+    }
 }

@@ -73,8 +73,10 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// §5b) exceed `all`'s limits; [`GpuError::TooLargeForAll`] for [`Selection::All`](crate::Selection::All) on a
 /// problem of more mode tuples a step than [`MAX_GPU_ALL_TUPLES`](super::MAX_GPU_ALL_TUPLES) (or more than
 /// [`MAX_GPU_ALL_CONTACTS`](super::MAX_GPU_ALL_CONTACTS) contacts),
-/// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`](super::MAX_GPU_STEPS); [`GpuError::LcpTooLarge`] /
-/// [`GpuError::TooManyVelocities`] beyond the shaders' private arrays;
+/// [`GpuError::Unsupported`] for a step cap above [`MAX_GPU_STEPS`](super::MAX_GPU_STEPS); [`GpuError::DeviceLimit`]
+/// where not one sample's Lemke tableau (or the problem's constants) fits
+/// the device's buffer limits (any step LCP size and number of velocities
+/// runs otherwise, in a module compiled for its size class);
 /// [`GpuError::NoF64`] for `F64` on an adapter without it.
 pub fn sample_set_gpu(
     ctx: &GpuContext,
@@ -103,6 +105,15 @@ impl<'c> GpuPlan<'c> {
     /// Largest number of samples per batch.
     pub fn batch_size(&self) -> usize {
         self.batch
+    }
+
+    /// The device limit that lowered [`batch_size`](Self::batch_size) below
+    /// the asked (or default) batch, named with the buffer it bounds (e.g.
+    /// `max_storage_buffer_binding_size (134217728 bytes) on one sample's
+    /// Lemke tableau (506880 bytes)`), or `None` when no limit did. Large
+    /// step LCPs run in smaller batches, sized from the device's limits.
+    pub fn batch_bound(&self) -> Option<&str> {
+        self.batch_bound.as_deref()
     }
 
     /// Threads per workgroup.

@@ -1,11 +1,14 @@
 //! Assembling WGSL modules from the files in `shaders/`. WGSL has no
 //! includes, so a module is the concatenation of its files; the only text
 //! replaced is the scalar alias (`scalar`: f32 or f64), followed by the
-//! scalar's own constants, and the width of `all`'s private arrays
+//! scalar's own constants, the sizes of the private arrays and of the
+//! tableau (`MAX_N`, `MAX_DOF` and what follows from them in `types.wgsl`,
+//! [`ModuleSizes`]), and the width of `all`'s private arrays
 //! (`MAX_CONTACTS_ALL`, `MAX_DIM` in `enumerate.wgsl`).
 
 use super::Precision;
 use super::enumerate::AllWidth;
+use super::types::ModuleSizes;
 
 const TYPES: &str = include_str!("../../shaders/types.wgsl");
 const CHACHA: &str = include_str!("../../shaders/chacha.wgsl");
@@ -29,10 +32,12 @@ const WIDTH_LINES: &str = "const MAX_CONTACTS_ALL: u32 = 3u;\nconst MAX_DIM: u32
 /// Which module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Module {
-    /// Algorithm 1 (`routh.wgsl`), with `all`'s arrays of the given width.
-    Routh(AllWidth),
-    /// The ChaCha, cap and Lemke test kernels (`tests.wgsl`).
-    Tests,
+    /// Algorithm 1 (`routh.wgsl`), with `all`'s arrays of the given width,
+    /// for problems of the given sizes.
+    Routh(AllWidth, ModuleSizes),
+    /// The ChaCha, cap and Lemke test kernels (`tests.wgsl`), for LCPs and
+    /// contacts of the given sizes.
+    Tests(ModuleSizes),
 }
 
 /// The WGSL source of `module` in `precision`.
@@ -57,9 +62,14 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
             crate::impact::ENUMERATED_VIOLATION
         ),
     };
-    let types = TYPES.replacen(SCALAR_LINE, &scalar_line, 1);
+    let sizes = match module {
+        Module::Routh(_, sizes) | Module::Tests(sizes) => sizes,
+    };
+    let base_lines = ModuleSizes::BASE.wgsl_lines();
+    assert!(TYPES.contains(&base_lines), "types.wgsl must declare the smallest module's sizes:\n{base_lines}");
+    let types = TYPES.replacen(SCALAR_LINE, &scalar_line, 1).replacen(&base_lines, &sizes.wgsl_lines(), 1);
     match module {
-        Module::Routh(width) => [
+        Module::Routh(width, _) => [
             types.as_str(),
             CHACHA,
             SCHEDULE,
@@ -73,7 +83,7 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
             ROUTH,
         ]
         .join("\n"),
-        Module::Tests => [types.as_str(), CHACHA, SCHEDULE, LEMKE, TESTS].join("\n"),
+        Module::Tests(_) => [types.as_str(), CHACHA, SCHEDULE, LEMKE, TESTS].join("\n"),
     }
 }
 
@@ -100,12 +110,18 @@ mod tests {
 
     /// Both widths of the sampler module parse and validate in both
     /// precisions (array sizes derived from the width included), with the
-    /// width's own sizes.
+    /// width's own sizes, in the smallest size class and a larger one (a
+    /// humanoid on both feet: N = 88), whose wider tableau blocks are code
+    /// of their own.
     #[test]
     fn both_widths_of_the_sampler_module_validate() {
-        for width in [AllWidth::Narrow, AllWidth::Wide] {
+        for (width, sizes) in [
+            (AllWidth::Narrow, ModuleSizes::BASE),
+            (AllWidth::Wide, ModuleSizes::BASE),
+            (AllWidth::Narrow, ModuleSizes::of(88, 27)),
+        ] {
             for precision in [Precision::F32, Precision::F64] {
-                let source = source(Module::Routh(width), precision);
+                let source = source(Module::Routh(width, sizes), precision);
                 let module = naga::front::wgsl::parse_str(&source).expect("the sampler module parses");
                 let flags = naga::valid::ValidationFlags::all();
                 naga::valid::Validator::new(flags, naga::valid::Capabilities::all())

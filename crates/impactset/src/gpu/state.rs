@@ -12,8 +12,7 @@ use super::enumerate::{self, AllWidth};
 use super::options::{GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 use super::precision::{Precision, pivot_tolerance, relative_pivot_tolerance, tie_tolerance};
 use super::types::{
-    MAX_LCP_SIZE, MAX_VELOCITIES, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words,
-    schedule_code,
+    ModuleSizes, RouthParams, SELECTION_ALL, SELECTION_LEMKE, SELECTION_RANDOM_LEMKE, key_words, schedule_code,
 };
 use crate::impact::{LemkeUnits, Selection};
 use crate::lcp::{LemkeOptions, norms};
@@ -38,6 +37,8 @@ pub(crate) struct StateBlock {
     /// The arrays `enumerate.wgsl` needs for this state's enumerations
     /// (its steps', and its twinned steps' with restitution).
     pub width: AllWidth,
+    /// The size class of its module: its step LCP and velocities.
+    pub sizes: ModuleSizes,
 }
 
 impl StateBlock {
@@ -63,12 +64,6 @@ impl StateBlock {
                 SELECTION_ALL
             }
         };
-        if size > MAX_LCP_SIZE {
-            return Err(GpuError::LcpTooLarge { size, m, d, max: MAX_LCP_SIZE });
-        }
-        if n > MAX_VELOCITIES {
-            return Err(GpuError::TooManyVelocities { n, max: MAX_VELOCITIES });
-        }
         // f32 with `equilibrate` (the default): Lemke runs on the equilibrated
         // step LCP diag(r) A_R diag(c) (powers of two, exact; the shader maps q,
         // the covering vector and z, norms::equilibrate), and an entry of the
@@ -204,7 +199,8 @@ impl StateBlock {
         };
         let cpu = (elastic || all || precision == Precision::F32).then(|| Arc::new((problem.clone(), options.clone())));
         let width = if twinned { full_width } else { own_width };
-        Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu, width })
+        let sizes = ModuleSizes::of(size, n);
+        Ok(StateBlock { constants, params, key: key_words(&stream::stream_key(options.seed)), cpu, width, sizes })
     }
 
     /// Whether `other` can run in the same dispatch as this state: the same
@@ -214,6 +210,7 @@ impl StateBlock {
         self.constants.len() == other.constants.len()
             && bytemuck::bytes_of(&self.params) == bytemuck::bytes_of(&other.params)
             && self.width == other.width
+            && self.sizes == other.sizes
     }
 }
 

@@ -6,16 +6,105 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::sampling::Schedule;
 
-/// Largest step LCP (`N = m(3 + d)`) the shaders hold: four spatial contacts
-/// with 8 friction directions. Mirrors `MAX_N` in `shaders/types.wgsl`.
-pub const MAX_LCP_SIZE: usize = 44;
+/// Step LCP size (`N = m(3 + d)`) of the smallest sampler module: four
+/// spatial contacts with 8 friction directions. Larger problems compile a
+/// module of a larger size class ([`ModuleSizes`]). Mirrors `MAX_N` in
+/// `shaders/types.wgsl`.
+pub const BASE_LCP_SIZE: usize = 44;
 
-/// Most contacts of a step LCP the shaders hold (`N = m(3 + d) ≥ 3m`).
-/// Mirrors `MAX_CONTACTS`.
-pub(crate) const MAX_CONTACTS: usize = MAX_LCP_SIZE / 3;
+/// Generalized velocities of the smallest sampler module. Mirrors `MAX_DOF`.
+pub const BASE_VELOCITIES: usize = 64;
 
-/// Largest number of generalized velocities. Mirrors `MAX_DOF`.
-pub const MAX_VELOCITIES: usize = 64;
+/// Largest step LCP under the selection rule `all` on the GPU (with the
+/// twins of its widened steps): its modules keep the smallest size class.
+pub const MAX_GPU_ALL_LCP_SIZE: usize = BASE_LCP_SIZE;
+
+/// Tableau columns a Lemke row operation updates per loop iteration in the
+/// smallest module (`TABLEAU_BLOCK`; `shaders/lemke.wgsl`).
+const BASE_TABLEAU_BLOCK: usize = 8;
+
+/// Tableau columns per loop iteration in the larger modules (8 or 32:
+/// `lemke.wgsl` adds three blocks of eight above 8). Lavapipe's loop
+/// limiter counts iterations, and with 32 a pivot at `N = 88` would cost
+/// about as many as one at `N = 44` with 8; kept at 8, the code the
+/// smallest module runs, until its cost in compile time is measured
+/// (docs/gpu-lavapipe.md).
+const WIDE_TABLEAU_BLOCK: usize = 8;
+
+/// The sizes a sampler module's private arrays are compiled for: the
+/// largest step LCP and the most generalized velocities. A problem runs on
+/// the smallest class that holds it ([`ModuleSizes::of`]): `44 · 2^k` rows
+/// and `64 · 2^j` velocities, so that small problems keep the small
+/// module (private memory and lavapipe's compile time grow with the
+/// arrays) and every size the CPU runs has a module, bounded only by the
+/// device's buffer limits (`plan_setup.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ModuleSizes {
+    /// `MAX_N`: the largest step LCP.
+    pub lcp: usize,
+    /// `MAX_DOF`: the most generalized velocities.
+    pub velocities: usize,
+}
+
+impl ModuleSizes {
+    /// The smallest module, `types.wgsl` as written.
+    pub(crate) const BASE: ModuleSizes = ModuleSizes { lcp: BASE_LCP_SIZE, velocities: BASE_VELOCITIES };
+
+    /// The smallest class that holds a step LCP of `size` rows on `n`
+    /// generalized velocities.
+    pub(crate) fn of(size: usize, n: usize) -> Self {
+        let mut sizes = Self::BASE;
+        while sizes.lcp < size {
+            sizes.lcp *= 2;
+        }
+        while sizes.velocities < n {
+            sizes.velocities *= 2;
+        }
+        sizes
+    }
+
+    /// `MAX_CONTACTS`: `N = m(3 + d) ≥ 3m`, so `⌊MAX_N / 3⌋`.
+    pub(crate) fn contacts(self) -> usize {
+        self.lcp / 3
+    }
+
+    /// `TABLEAU_BLOCK`: tableau columns per loop iteration of a row operation.
+    pub(crate) fn block(self) -> usize {
+        if self.lcp <= BASE_LCP_SIZE { BASE_TABLEAU_BLOCK } else { WIDE_TABLEAU_BLOCK }
+    }
+
+    /// Row stride of this module's tableau for an `n × n` LCP
+    /// ([`tableau_stride`] with its block).
+    pub(crate) fn stride(self, n: usize) -> usize {
+        tableau_stride(n, self.block())
+    }
+
+    /// `MAX_PIVOTS`: the CPU's default pivot cap
+    /// ([`crate::lcp::LemkeOptions::pivot_cap`], `max(50 N, 10⁴)`) at
+    /// `N = MAX_N`, its largest for every LCP the module holds, so that an
+    /// LCP the CPU solves within its cap is not cut short on the GPU.
+    pub(crate) fn pivots(self) -> usize {
+        crate::lcp::LemkeOptions::default().pivot_cap(self.lcp)
+    }
+
+    /// The constants of `types.wgsl` that fix the module's sizes, as its
+    /// lines (the host replaces the smallest module's lines with these,
+    /// `shaders.rs`).
+    pub(crate) fn wgsl_lines(self) -> String {
+        let stride = self.stride(self.lcp);
+        [
+            ("MAX_N", self.lcp),
+            ("MAX_CONTACTS", self.contacts()),
+            ("TABLEAU_BLOCK", self.block()),
+            ("MAX_STRIDE", stride),
+            ("MAX_TABLEAU", self.lcp * stride),
+            ("MAX_DOF", self.velocities),
+            ("MAX_PIVOTS", self.pivots()),
+        ]
+        .map(|(name, value)| format!("const {name}: u32 = {value}u;\n"))
+        .concat()
+    }
+}
 
 /// Most contacts for which the GPU runs the selection rule `all`. It tries
 /// every mode tuple of a step (`7^m` planar, `3^m` frictionless,
@@ -38,17 +127,11 @@ pub const MAX_GPU_ALL_TUPLES: u64 = 42_875;
 /// f64; f32's near-duplicates can pass it).
 pub const MAX_GPU_ALL_SOLUTIONS: usize = 16;
 
-/// Hard pivot bound of the shaders: the CPU's default pivot cap
-/// ([`crate::lcp::LemkeOptions::pivot_cap`], `max(50 N, 10⁴)`) for every
-/// `N ≤ MAX_LCP_SIZE`, so that an LCP the CPU solves within its cap is not
-/// cut short on the GPU. Mirrors `MAX_PIVOTS`.
-pub const MAX_PIVOTS: usize = 10_000;
-
 /// Row stride of the Lemke tableau for an `n × n` LCP: `2n + 2` rounded up
-/// to a multiple of 8 (the shaders update rows eight columns at a time).
-/// Mirrors `tableau_stride` in `shaders/lemke.wgsl`.
-pub(crate) const fn tableau_stride(n: usize) -> usize {
-    (2 * n + 9) & !7
+/// to a multiple of `block` (the shaders update rows `block` columns per
+/// loop iteration). Mirrors `tableau_stride` in `shaders/lemke.wgsl`.
+pub(crate) const fn tableau_stride(n: usize, block: usize) -> usize {
+    (2 * n + 2).next_multiple_of(block)
 }
 
 /// Mirrors `RouthParams` in `shaders/types.wgsl`.
@@ -214,7 +297,7 @@ mod tests {
     #[test]
     fn restitution_constants_are_the_cpus() {
         let source = crate::gpu::shaders::source(
-            crate::gpu::shaders::Module::Routh(crate::gpu::enumerate::AllWidth::Narrow),
+            crate::gpu::shaders::Module::Routh(crate::gpu::enumerate::AllWidth::Narrow, ModuleSizes::BASE),
             crate::gpu::Precision::F32,
         );
         let module = naga::front::wgsl::parse_str(&source).expect("the sampler module parses");
@@ -227,22 +310,85 @@ mod tests {
         }
     }
 
+    /// The size classes of the first few doublings, and those of the
+    /// problems the GPU is asked for most: a humanoid on both feet (eight
+    /// spatial contacts, `N = 88`, 27 velocities) and sixteen spatial
+    /// contacts (`N = 176`).
+    fn classes() -> Vec<ModuleSizes> {
+        let mut classes: Vec<ModuleSizes> = (0..5).map(|k| ModuleSizes::of(BASE_LCP_SIZE << k, 0)).collect();
+        classes.extend([ModuleSizes::of(88, 27), ModuleSizes::of(176, 100), ModuleSizes::of(45, 65)]);
+        classes
+    }
+
+    #[test]
+    fn size_classes_hold_their_problems_in_the_smallest_class() {
+        assert_eq!(ModuleSizes::of(1, 1), ModuleSizes::BASE);
+        assert_eq!(ModuleSizes::of(BASE_LCP_SIZE, BASE_VELOCITIES), ModuleSizes::BASE);
+        for size in 1..=800 {
+            for n in [1, 27, 64, 65, 200] {
+                let sizes = ModuleSizes::of(size, n);
+                assert!(sizes.lcp >= size && sizes.velocities >= n);
+                assert!(sizes.lcp == BASE_LCP_SIZE || sizes.lcp / 2 < size, "{size}: {sizes:?}");
+                assert!(sizes.velocities == BASE_VELOCITIES || sizes.velocities / 2 < n, "{n}: {sizes:?}");
+                // Every row operation covers whole blocks of the row.
+                assert_eq!(sizes.stride(size) % sizes.block(), 0);
+                assert!(sizes.stride(size) >= 2 * size + 2 && sizes.stride(size) <= sizes.stride(sizes.lcp));
+            }
+        }
+        assert_eq!(ModuleSizes::of(88, 27), ModuleSizes { lcp: 88, velocities: 64 });
+        assert_eq!(ModuleSizes::of(176, 27).lcp, 176);
+    }
+
+    /// Every class's pivot bound is the CPU's cap for every LCP it holds.
     #[test]
     fn the_shader_pivot_bound_is_the_cpu_cap() {
-        let caps: Vec<usize> = (1..=MAX_LCP_SIZE).map(|n| crate::lcp::LemkeOptions::default().pivot_cap(n)).collect();
-        assert!(caps.iter().all(|&cap| cap <= MAX_PIVOTS), "{caps:?}");
-        assert_eq!(caps.iter().max(), Some(&MAX_PIVOTS));
+        for sizes in classes() {
+            let caps: Vec<usize> = (1..=sizes.lcp).map(|n| crate::lcp::LemkeOptions::default().pivot_cap(n)).collect();
+            assert!(caps.iter().all(|&cap| cap <= sizes.pivots()), "{sizes:?}: {caps:?}");
+            assert_eq!(caps.iter().max(), Some(&sizes.pivots()), "{sizes:?}");
+        }
+        assert_eq!(ModuleSizes::BASE.pivots(), 10_000);
+    }
+
+    /// The sizes of the assembled sampler module are its class's, for each
+    /// class (`types.wgsl` as written is the smallest, checked below).
+    #[test]
+    fn each_size_class_compiles_its_own_constants() {
+        use crate::gpu::enumerate::AllWidth;
+        use crate::gpu::shaders::{Module, source};
+        for sizes in classes() {
+            let module = naga::front::wgsl::parse_str(&source(
+                Module::Routh(AllWidth::Narrow, sizes),
+                crate::gpu::Precision::F64,
+            ))
+            .expect("the sampler module parses");
+            let stride = sizes.stride(sizes.lcp);
+            for (name, value) in [
+                ("MAX_N", sizes.lcp),
+                ("MAX_CONTACTS", sizes.lcp / 3),
+                ("MAX_DOF", sizes.velocities),
+                ("MAX_PIVOTS", sizes.pivots()),
+                ("TABLEAU_BLOCK", sizes.block()),
+                ("MAX_STRIDE", tableau_stride(sizes.lcp, sizes.block())),
+                ("MAX_TABLEAU", sizes.lcp * stride),
+            ] {
+                assert_eq!(wgsl_u32(&module, name), value as u32, "{sizes:?} {name}");
+            }
+        }
     }
 
     #[test]
     fn wgsl_constants_are_the_hosts() {
         let module = module();
+        let base = ModuleSizes::BASE;
         for (name, value) in [
-            ("MAX_N", MAX_LCP_SIZE as u32),
-            ("MAX_DOF", MAX_VELOCITIES as u32),
-            ("MAX_PIVOTS", MAX_PIVOTS as u32),
-            ("MAX_STRIDE", tableau_stride(MAX_LCP_SIZE) as u32),
-            ("MAX_TABLEAU", (MAX_LCP_SIZE * tableau_stride(MAX_LCP_SIZE)) as u32),
+            ("MAX_N", BASE_LCP_SIZE as u32),
+            ("MAX_DOF", BASE_VELOCITIES as u32),
+            ("MAX_PIVOTS", base.pivots() as u32),
+            ("TABLEAU_BLOCK", BASE_TABLEAU_BLOCK as u32),
+            ("MAX_STRIDE", tableau_stride(BASE_LCP_SIZE, BASE_TABLEAU_BLOCK) as u32),
+            ("MAX_TABLEAU", (BASE_LCP_SIZE * tableau_stride(BASE_LCP_SIZE, BASE_TABLEAU_BLOCK)) as u32),
+            ("MAX_CONTACTS", (BASE_LCP_SIZE / 3) as u32),
             ("SELECTION_LEMKE", SELECTION_LEMKE),
             ("SELECTION_RANDOM_LEMKE", SELECTION_RANDOM_LEMKE),
             ("SELECTION_ALL", SELECTION_ALL),
@@ -253,7 +399,6 @@ mod tests {
             ("SCHEDULE_MIXED", SCHEDULE_MIXED),
             ("CAP_ONE", crate::sampling::CAP_ONE),
             ("CAP_FLOOR", crate::sampling::CAP_FLOOR),
-            ("MAX_CONTACTS", MAX_CONTACTS as u32),
             ("FLAG_TERMINATED", FLAG_TERMINATED),
             ("FLAG_ACCEPTED", FLAG_ACCEPTED),
             ("FLAG_LCP_FAILED", FLAG_LCP_FAILED),
