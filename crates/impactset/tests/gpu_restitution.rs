@@ -30,8 +30,7 @@ fn cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
             Some(e) => format!("{id} (e = {e} at every contact)"),
             None => id.to_string(),
         };
-        let options =
-            {
+        let options = {
             let (h, steps) = common::gpu::coarse_step(&scene);
             SamplerOptions { samples, step_size: Some(h), steps, ..Default::default() }
         };
@@ -466,8 +465,8 @@ fn restitution_runs_do_not_depend_on_the_split() {
     let scene = scene::builtin("rocking-block-bouncing").expect("built-in scene");
     let options = SamplerOptions {
         samples: 200,
-        step_size: Some(common::gpu::coarse_step(scene).0),
-        steps: common::gpu::coarse_step(scene).1,
+        step_size: Some(common::gpu::coarse_step(&scene).0),
+        steps: common::gpu::coarse_step(&scene).1,
         selection: Selection::RandomLemke,
         ..Default::default()
     };

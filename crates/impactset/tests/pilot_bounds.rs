@@ -133,7 +133,6 @@ fn failed_lemke_solves_are_reported_as_failures_not_as_running_out_of_steps() {
     };
     let tally = set.tally();
     assert_eq!((tally.lcp_failed, tally.rejected_out_of_steps(), tally.rejected_unterminated()), (2, 1, 3));
-    let problem = rocking_block(1.0);
     let options = SamplerOptions { samples: 4, steps: 20, step_size: Some(0.3), ..SamplerOptions::default() };
     let backend = Backend::cpu(None).unwrap();
     let summary = RunSummary::new("p", &tally, &options, &backend, "", &ChunkedRun::default());
