@@ -79,7 +79,7 @@ fn an_impact_that_cannot_end_is_reported() {
     let cap = impactset::sampling::default_steps(&problem, &options);
     assert!(cap.unterminated > 0, "{cap:?}");
     assert_eq!(cap.steps, impactset::sampling::PILOT_CAP);
-    assert!(cap.warning(&|name| name.to_string()).unwrap().contains("did not end"));
+    assert!(cap.warning(&|name| name.to_string()).unwrap().contains("had not ended within"));
 }
 
 #[test]
