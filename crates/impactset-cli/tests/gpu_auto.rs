@@ -73,11 +73,20 @@ fn cli_auto_runs_all_on_the_gpu_when_the_problem_fits() {
 #[test]
 fn compare_reports_agreement_over_the_samples_the_device_ran() {
     let Some(_) = gpu_available() else { return };
-    // The scene's coarse step (its default before the expansion's step-size
-    // rule, model.md §4b), at which the host re-ran most samples: what the
-    // report must keep apart. At the default step lavapipe takes minutes.
-    let args =
-        ["compare", "rocking-block-bouncing", "--selection", "all", "-n", "64", "--step-size", "0.3", "--steps", "20"];
+    // The bouncing block at the coarse step it is built from (h = 0.3,
+    // K = 20; its default is the expansion's step, model.md §4b), at which
+    // the host re-ran most samples: what the report must keep apart. At the
+    // default step lavapipe takes minutes.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_impactset"))
+        .args(["export", "rocking-block-bouncing"])
+        .output()
+        .expect("impactset runs");
+    let mut problem: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the exported problem");
+    problem["step_size"] = 0.3.into();
+    problem["steps"] = 20.into();
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gpu-auto-bouncing-coarse.json");
+    std::fs::write(&path, problem.to_string()).unwrap();
+    let args = ["compare", path.to_str().unwrap(), "--selection", "all", "-n", "64"];
     let c = impactset_json(&[&args[..], &["--json"]].concat());
     let count = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("{k}: {c}"));
     let (samples, device, reruns) = (count("samples"), count("device_samples"), count("host_reruns"));

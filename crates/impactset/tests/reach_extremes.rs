@@ -139,7 +139,8 @@ fn batches_with_and_without_extremes_or_with_other_budgets_are_different_batches
     // A table without the search keeps the metadata it always had.
     assert!(!serde_json::to_string(&identity(&off)).unwrap().contains("extremes"));
     assert!(schema(&input, &on).unwrap().columns().len() > schema(&input, &off).unwrap().columns().len());
-    let too_big = ReachOptions { extremes: Some(ReachExtremes { budget: 1 << 20, anchors: 24 }), ..on };
+    let budget = impactset::sampling::MAX_EXTREMES_BUDGET + 1;
+    let too_big = ReachOptions { extremes: Some(ReachExtremes { budget, anchors: 24 }), ..on };
     assert!(impactset::reach::validate(&input, &too_big, 0..2).is_err());
 }
 
