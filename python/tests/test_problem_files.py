@@ -92,7 +92,11 @@ POINT = (
             r"schedule: expected a string naming a schedule law \(mixed, uniform, extreme, ordered, held\), "
             r"got the number 3 \(line 1, column \d+\)",
         ),
-        ("0.5", ', "schedule": "fast"', r'schedule: expected a string naming a schedule law .*, got "fast"'),
+        (
+            "0.5",
+            ', "schedule": "fast"',
+            r'schedule: expected a string naming a schedule law .*, got "fast" \(line 1, column \d+\)',
+        ),
         ("-1e300", "", r"contacts\[0\]\.friction: -1e300 is negative"),
     ],
 )
