@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_impact_sampler import BOX_DROP
 
 # -- MuJoCo: data of another model -------------------------------------------------
 
@@ -200,14 +201,6 @@ def test_pinocchio_mass_matrix_refuses_q_of_the_wrong_size():
 
 
 # -- ImpactSampler: arguments every impact would refuse ------------------------------
-
-BOX_DROP = """
-<mujoco model="box-drop"><option timestep="0.002"/>
-  <worldbody><geom name="floor" type="plane" size="2 2 .1" friction=".6"/>
-    <body name="box" pos="0 0 .4" euler="20 30 10"><freejoint/>
-      <geom name="box" type="box" size=".1 .07 .05" mass="1"/></body>
-  </worldbody>
-</mujoco>"""
 
 
 @pytest.mark.parametrize(
