@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -144,6 +144,82 @@ def fell(
     return metric
 
 
+def _joint(model: mujoco.MjModel, name: str) -> int:
+    try:
+        return int(model.joint(name).id)
+    except KeyError:
+        raise ValueError(f"joint: the model has no joint {name!r}") from None
+
+
+def joint_position(joint: str, reduce: Reduce = "max") -> Metric:
+    """A hinge or slide joint's position (rad or m), reduced over each
+    rollout: largest (default), least or last."""
+    how = _check_reduce(reduce)
+
+    def metric(model: mujoco.MjModel, trajectories: Trajectories) -> npt.NDArray[np.float64]:
+        j = _joint(model, joint)
+        if int(model.jnt_type[j]) not in (2, 3):  # mjJNT_SLIDE, mjJNT_HINGE
+            raise ValueError(f"joint: {joint!r} is not a hinge or slide joint")
+        return _reduce(trajectories.qpos[..., int(model.jnt_qposadr[j])], how)
+
+    return metric
+
+
+def joint_speed(joints: Sequence[str] | None = None, reduce: Reduce = "max") -> Metric:
+    """The largest joint speed ``|q̇|`` (rad/s or m/s) among the named hinge
+    and slide joints (default: all of them) at each time, reduced over each
+    rollout: largest (default), least or last."""
+    how = _check_reduce(reduce)
+
+    def metric(model: mujoco.MjModel, trajectories: Trajectories) -> npt.NDArray[np.float64]:
+        names = joints
+        if names is None:
+            names = [model.joint(j).name for j in range(model.njnt) if int(model.jnt_type[j]) in (2, 3)]
+        ids = [_joint(model, n) for n in names]
+        bad = [n for n, j in zip(names, ids, strict=True) if int(model.jnt_type[j]) not in (2, 3)]
+        if bad or not ids:
+            raise ValueError(f"joints: expected hinge or slide joints, got {list(names)!r}")
+        dofs = np.asarray(model.jnt_dofadr)[ids]
+        return _reduce(np.max(np.abs(trajectories.qvel[..., dofs]), axis=-1), how)
+
+    return metric
+
+
+def body_height(body: str, reduce: Reduce = "max", *, every: float = 0.01) -> Metric:
+    """A body's world height (z of its frame's origin, metres), e.g. a foot's,
+    read every ``every`` seconds (and at the last state; each read needs
+    MuJoCo's kinematics, on a copy of the model) and reduced over each
+    rollout: largest (default: how high a foot lifts), least or last."""
+    how = _check_reduce(reduce)
+    every = _finite(every, "every", positive=True)
+
+    def metric(model: mujoco.MjModel, trajectories: Trajectories) -> npt.NDArray[np.float64]:
+        mj = import_mujoco()
+        try:
+            b = int(model.body(body).id)
+        except KeyError:
+            raise ValueError(f"body: the model has no body {body!r}") from None
+        model = copy.deepcopy(model)
+        data = mj.MjData(model)
+        full = int(mj.mjtState.mjSTATE_FULLPHYSICS)
+        read = _read_indices(trajectories.time, every)
+        z = np.empty((trajectories.states.shape[0], read.size))
+        for i, rollout in enumerate(trajectories.states):
+            for c, k in enumerate(read):
+                mj.mj_setState(model, data, rollout[k], full)
+                mj.mj_kinematics(model, data)
+                z[i, c] = data.xpos[b, 2]
+        return _reduce(z, how)
+
+    return metric
+
+
+def _read_indices(t: npt.NDArray[np.float64], every: float) -> npt.NDArray[np.int64]:
+    """Indices of the states read every ``every`` seconds, and the last."""
+    stride = max(1, round(every / (t[1] - t[0]))) if t.size > 1 and t[1] > t[0] else 1
+    return np.unique(np.append(np.arange(0, t.size, stride), t.size - 1))
+
+
 def contact_loss(*, gap: float = 5e-3, every: float = 0.01, distance: float = DEFAULT_DISTANCE) -> Metric:
     """The largest share of the impact's contacts lost over each rollout.
 
@@ -164,9 +240,7 @@ def contact_loss(*, gap: float = 5e-3, every: float = 0.01, distance: float = DE
         model = copy.deepcopy(model)
         data = mj.MjData(model)
         full = int(mj.mjtState.mjSTATE_FULLPHYSICS)
-        t = trajectories.time
-        stride = max(1, round(every / (t[1] - t[0]))) if t.size > 1 and t[1] > t[0] else 1
-        read = np.unique(np.append(np.arange(0, t.size, stride), t.size - 1))
+        read = _read_indices(trajectories.time, every)
         out = np.empty(trajectories.states.shape[0])
         start: npt.NDArray[np.float64] | None = None
         pairs: list[tuple[int, int]] = []

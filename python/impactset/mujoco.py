@@ -73,14 +73,25 @@ import sys
 # their metrics, and the impact sampler.
 from ._contact_rows import ContactRows
 from ._mujoco_cli import main
+from ._mujoco_control import keyframe_pd
 from ._mujoco_impact_sampler import IMPACT_STEP_CAP as IMPACT_STEP_CAP
 from ._mujoco_impact_sampler import ImpactRecord, ImpactSampler
 from ._mujoco_importer import DEFAULT_DISTANCE as DEFAULT_DISTANCE
 from ._mujoco_importer import contact_rows, equality_jacobian, mass_matrix, problem
-from ._mujoco_metrics import Trajectories, base_height, base_tilt, contact_loss, fell
+from ._mujoco_metrics import (
+    Trajectories,
+    base_height,
+    base_tilt,
+    body_height,
+    contact_loss,
+    fell,
+    joint_position,
+    joint_speed,
+)
 from ._mujoco_outcome import MAX_OUTCOME_STEPS as MAX_OUTCOME_STEPS
 from ._mujoco_outcome import outcome
 from ._mujoco_rollouts import Rollouts, rollouts
+from ._mujoco_urdf import example_robot_data, load_urdf
 
 __all__ = [
     "ContactRows",
@@ -90,10 +101,16 @@ __all__ = [
     "Trajectories",
     "base_height",
     "base_tilt",
+    "body_height",
     "contact_loss",
     "contact_rows",
     "equality_jacobian",
+    "example_robot_data",
     "fell",
+    "joint_position",
+    "joint_speed",
+    "keyframe_pd",
+    "load_urdf",
     "main",
     "mass_matrix",
     "outcome",

@@ -1,0 +1,104 @@
+"""A controller from a MuJoCo keyframe: :func:`keyframe_pd`, a joint PD to the
+keyframe's joint positions with gravity compensation, for
+:func:`impactset.mujoco.rollouts` (``controller=``) or any ``mj_step`` loop.
+Re-exported by :mod:`impactset.mujoco`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from ._mujoco_importer import import_mujoco
+
+if TYPE_CHECKING:  # pragma: no cover
+    import mujoco
+
+
+def keyframe_pd(
+    model: mujoco.MjModel,
+    key: str | int,
+    *,
+    kp: float | npt.ArrayLike,
+    kd: float | npt.ArrayLike,
+    gravity: bool = True,
+) -> Callable[[mujoco.MjModel, mujoco.MjData], npt.NDArray[np.float64]]:
+    """``controller(model, data) -> ctrl``: every motor drives its joint to
+    the keyframe's position,
+
+        τ = kp (q_key − q) − kd q̇ + b,    ctrl = τ / gear, clipped to ctrlrange,
+
+    with ``b`` the joint's entry of MuJoCo's ``data.qfrc_bias`` (gravity,
+    Coriolis and centrifugal forces at the state ``data`` holds) when
+    ``gravity`` is true. ``kp`` (N·m/rad or N/m) and ``kd`` (N·m·s/rad) are
+    one number or one per actuator. Every actuator must be a motor
+    (``gaintype`` fixed, no bias) on a hinge or slide joint; else
+    ``ValueError`` naming it.
+
+    In an ``mj_step`` loop ``data.qfrc_bias`` is the one ``mj_step``
+    computed at the start of the previous step (one step behind); after
+    ``mj_forward`` it is the current state's.
+
+    >>> import mujoco, numpy as np, impactset.mujoco as imj
+    >>> model = mujoco.MjModel.from_xml_string('''<mujoco><worldbody><body>
+    ...   <joint name="j" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .5 0 0" size=".05" mass="1"/>
+    ... </body></worldbody><actuator><motor joint="j" gear="2"/></actuator>
+    ... <keyframe><key name="up" qpos=".3"/></keyframe></mujoco>''')
+    >>> data = mujoco.MjData(model); mujoco.mj_forward(model, data)
+    >>> hold = imj.keyframe_pd(model, "up", kp=100.0, kd=5.0)
+    >>> for _ in range(2000):
+    ...     data.ctrl[:] = hold(model, data); mujoco.mj_step(model, data)
+    >>> round(float(data.qpos[0]), 3)  # the arm held at the key's angle against gravity
+    0.3
+    """
+    mj = import_mujoco()
+    try:
+        k = model.key(key).id
+    except (KeyError, IndexError, TypeError):
+        raise ValueError(f"key: the model has no keyframe {key!r}") from None
+    nu = int(model.nu)
+    if nu == 0:
+        raise ValueError("model: no actuators to drive")
+    joints = np.empty(nu, dtype=int)
+    for a in range(nu):
+        name = model.actuator(a).name or str(a)
+        j = int(model.actuator_trnid[a, 0])
+        motor = (
+            int(model.actuator_trntype[a]) == int(mj.mjtTrn.mjTRN_JOINT)
+            and int(model.actuator_gaintype[a]) == int(mj.mjtGain.mjGAIN_FIXED)
+            and int(model.actuator_biastype[a]) == int(mj.mjtBias.mjBIAS_NONE)
+            and int(model.jnt_type[j]) in (int(mj.mjtJoint.mjJNT_HINGE), int(mj.mjtJoint.mjJNT_SLIDE))
+        )
+        if not motor:
+            raise ValueError(f"model: actuator {name!r} is not a motor on a hinge or slide joint")
+        joints[a] = j
+    qadr = np.asarray(model.jnt_qposadr)[joints]
+    dadr = np.asarray(model.jnt_dofadr)[joints]
+    target = np.array(model.key_qpos[k])[qadr]
+    scale = np.asarray(model.actuator_gear)[:, 0] * np.asarray(model.actuator_gainprm)[:, 0]
+    kp_a = _gains(kp, nu, "kp")
+    kd_a = _gains(kd, nu, "kd")
+    limited = np.asarray(model.actuator_ctrllimited, dtype=bool)
+    low = np.where(limited, np.asarray(model.actuator_ctrlrange)[:, 0], -np.inf)
+    high = np.where(limited, np.asarray(model.actuator_ctrlrange)[:, 1], np.inf)
+    use_bias = bool(gravity)
+
+    def controller(model: mujoco.MjModel, data: mujoco.MjData) -> npt.NDArray[np.float64]:
+        tau = kp_a * (target - data.qpos[qadr]) - kd_a * data.qvel[dadr]
+        if use_bias:
+            tau = tau + data.qfrc_bias[dadr]
+        return np.clip(tau / scale, low, high)
+
+    return controller
+
+
+def _gains(value: float | npt.ArrayLike, nu: int, name: str) -> npt.NDArray[np.float64]:
+    a = np.asarray(value, dtype=float)
+    if a.ndim == 0:
+        a = np.full(nu, float(a))
+    if a.shape != (nu,) or not all(math.isfinite(x) and x >= 0 for x in a):
+        raise ValueError(f"{name}: expected a finite non-negative number or {nu} of them, got {value!r}")
+    return a
