@@ -16,7 +16,9 @@ meshes are looked for by file name in one folder, and there is no floor.
   is added to it (at the top level, where MuJoCo accepts free joints; a
   ``world`` link with a fixed joint to the base is removed first, as it
   would weld the base to the world);
-* fixed joints are kept as bodies (``fusestatic`` off), so foot links such as
+* a link without ``<inertial>`` is massless, as in the URDF (MuJoCo would
+  otherwise give it its geoms' mass); fixed joints are kept as bodies
+  (``fusestatic`` off), so foot links such as
   a quadruped's ``FL_foot`` keep their names;
 * a floor plane ``floor`` (friction ``friction``) and, with ``feet``, contact
   with the floor only at the named links' collision geoms (each named
@@ -118,7 +120,9 @@ def _prepared_urdf(urdf: Path, dirs: list[Path]) -> str:
     for old in robot.findall("mujoco"):
         robot.remove(old)
     extension = ET.SubElement(robot, "mujoco")
-    ET.SubElement(extension, "compiler", strippath="false", fusestatic="false", discardvisual="true")
+    ET.SubElement(
+        extension, "compiler", strippath="false", fusestatic="false", discardvisual="true", inertiafromgeom="false"
+    )
     return ET.tostring(robot, encoding="unicode")
 
 

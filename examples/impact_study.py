@@ -1,0 +1,405 @@
+"""Where the set of post-impact velocities changes a controller's verdict:
+a robustness study on robot models from Python packages (``docs/study.md``).
+
+For every impact condition of every case it samples the post-impact set,
+searches its extremes (``impactset.extremes`` in the directions that matter
+for the verdict), takes the single-outcome baselines (``impactset.baseline``:
+the simultaneous LCP and each contact first) and MuJoCo's own outcome
+(``impactset.mujoco.outcome``), rolls the controller out from all of them
+(``impactset.mujoco.rollouts``) and writes one CSV row: the share of the set
+that fails, the worst score over the set and over the extremes, MuJoCo's,
+and the baselines' verdicts.
+
+Cases (every parameter's source is in ``docs/study.md``):
+
+* ``a1-level``: example-robot-data's A1 landing level on four feet
+  (``examples/a1_landing.py``), forward × sink speed, armature 0 and 0.1;
+* ``a1-trailing``: the A1 rotating nose-down about its rear feet (standing)
+  while its front feet strike, pitch rate × rotor armature; the verdict is a
+  rear (trailing) foot lifting off;
+* ``humanoid-heel-toe``: dm_control's humanoid striking with its right foot
+  flat (heel and toe capsules at once), sink speed × forward speed; the
+  verdict is the foot rocking off its heel or toe;
+* ``box-curb``: a tall box sliding face-on into a 5 cm curb, speed ×
+  friction; the verdict is the box tipping over.
+
+Run::
+
+    python examples/impact_study.py --out docs/figures/study --csv study.csv   # about 4 min, 2 cores
+    python examples/impact_study.py --small --out /tmp/study                   # seconds
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+
+import impactset
+import impactset.mujoco as imj
+import mujoco
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from a1_landing import KD, KP, a1, touchdown  # noqa: E402  (the sibling example)
+
+#: The contact-loss gap: a foot more than this far from the floor has lifted
+#: off (impactset.mujoco.contact_loss's default, metres).
+GAP = 5e-3
+
+
+@dataclass
+class Condition:
+    """One impact to study: the state, what to roll out and how to judge it."""
+
+    case: str
+    label: dict[str, float]
+    model: mujoco.MjModel
+    data: mujoco.MjData
+    controller: Callable | None
+    score: Callable  # metric: larger is worse
+    threshold: float  # fails where score > threshold
+    duration: float
+    directions: np.ndarray  # for extremes, rows in qvel coordinates
+    distance: float = 1e-3
+
+
+def final_tilt_deg(model: mujoco.MjModel, trajectories: imj.Trajectories) -> np.ndarray:
+    return np.rad2deg(imj.base_tilt("final")(model, trajectories))
+
+
+def base_directions(nv: int) -> np.ndarray:
+    """± each of the base's six velocities (a free joint's qvel)."""
+    eye = np.eye(nv)[:6]
+    return np.vstack([eye, -eye])
+
+
+def a1_level(small: bool) -> Iterator[Condition]:
+    forward = [1.2, 1.8] if small else [0.6, 1.2, 1.8, 2.4]
+    sink = [0.5] if small else [0.5, 1.5, 2.5]
+    for armature in [0.0] if small else [0.0, 0.1]:
+        model = a1(armature)
+        pd = imj.keyframe_pd(model, "standing", kp=KP, kd=KD)
+        for vz in sink:
+            for vx in forward:
+                data = touchdown(model, "standing", vx, vz)
+                label = {"armature": armature, "forward": vx, "sink": vz}
+                yield Condition(
+                    "a1-level", label, model, data, pd, final_tilt_deg, 20.0, 1.0, base_directions(model.nv)
+                )
+
+
+def a1_trailing(small: bool) -> Iterator[Condition]:
+    """Front feet strike while the rear feet stand: the base turns nose-down
+    about the line through the rear feet at ``rate`` rad/s, joints at rest."""
+    rates = [2.0] if small else [1.0, 2.0, 3.0]
+    for armature in [0.0, 0.1] if small else [0.0, 0.01, 0.03, 0.1]:
+        model = a1(armature)
+        pd = imj.keyframe_pd(model, "standing", kp=KP, kd=KD)
+        for rate in rates:
+            data = touchdown(model, "standing", 0.0, 0.0)
+            rear = [model.body(n).id for n in ["RL_foot", "RR_foot"]]
+            pivot = data.xpos[rear].mean(axis=0)
+            omega = np.array([0.0, rate, 0.0])
+            data.qvel[:3] = np.cross(omega, data.qpos[:3] - pivot)
+            data.qvel[3:6] = data.xmat[model.body("base").id].reshape(3, 3).T @ omega
+            mujoco.mj_forward(model, data)
+            score = _lift_from(model, data, ["RL_foot", "RR_foot"])
+            directions = np.vstack([base_directions(model.nv), imj.problem(model, data).Jn])
+            label = {"armature": armature, "rate": rate}
+            yield Condition("a1-trailing", label, model, data, pd, score, GAP, 0.3, directions)
+
+
+def _lift_from(model: mujoco.MjModel, data: mujoco.MjData, bodies: list[str]) -> Callable:
+    ids = [model.body(b).id for b in bodies]
+    z0 = data.xpos[ids, 2].copy()
+    heights = [imj.body_height(b, "max", every=0.005) for b in bodies]
+
+    def metric(model: mujoco.MjModel, trajectories: imj.Trajectories) -> np.ndarray:
+        return np.max([h(model, trajectories) - z for h, z in zip(heights, z0, strict=True)], axis=0)
+
+    return metric
+
+
+def humanoid() -> mujoco.MjModel:
+    spec = find_spec("dm_control")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("needs dm_control: pip install --no-deps dm_control")
+    path = Path(next(iter(spec.submodule_search_locations))) / "suite" / "humanoid.xml"
+    return mujoco.MjModel.from_xml_path(str(path))
+
+
+def humanoid_heel_toe(small: bool) -> Iterator[Condition]:
+    """The humanoid on its right foot, flat, left hip flexed, striking: the
+    foot's two capsules touch at heel and toe (four contacts)."""
+    sinks = [1.0] if small else [0.5, 1.0, 2.0]
+    forwards = [0.5] if small else [0.0, 0.5, 1.0]
+    base = humanoid()
+    spec = mujoco.MjSpec.from_string(_xml(base))
+    pose = mujoco.MjData(base)
+    pose.qpos[base.jnt_qposadr[base.joint("left_hip_y").id]] = -0.6
+    spec.add_key(name="strike", qpos=pose.qpos.tolist())
+    model = spec.compile()
+    # Joint PD to the strike pose; torques clamped by the model's gears
+    # (ctrl in [-1, 1]), gains in docs/study.md.
+    pd = imj.keyframe_pd(model, "strike", kp=100.0, kd=5.0)
+    for vz in sinks:
+        for vx in forwards:
+            data = mujoco.MjData(model)
+            mujoco.mj_resetDataKeyframe(model, data, model.key("strike").id)
+            mujoco.mj_forward(model, data)
+            floor = model.geom("floor").id
+            right = [model.geom(n).id for n in ["right_right_foot", "left_right_foot"]]
+            data.qpos[2] -= min(mujoco.mj_geomDistance(model, data, floor, g, 1.0, None) for g in right)
+            data.qvel[:3] = [vx, 0.0, -vz]
+            mujoco.mj_forward(model, data)
+            score = _rock(model, data)
+            p = imj.problem(model, data, bodies=["right_foot"], distance=3e-3)
+            directions = np.vstack([base_directions(model.nv), p.Jn])
+            label = {"forward": vx, "sink": vz}
+            yield Condition("humanoid-heel-toe", label, model, data, pd, score, GAP, 0.3, directions, 3e-3)
+
+
+def _rock(model: mujoco.MjModel, data: mujoco.MjData) -> Callable:
+    """Metric: the largest lift (m) of the right foot's heel or toe above the
+    floor: the capsules' end points, read every 5 ms."""
+    foot = model.body("right_foot").id
+    ends = []
+    for name in ["right_right_foot", "left_right_foot"]:
+        g = model.geom(name).id
+        half = model.geom_size[g, 1]
+        axis = data.geom_xmat[g].reshape(3, 3)[:, 2]
+        for sign in (-1.0, 1.0):
+            world = data.geom_xpos[g] + sign * half * axis
+            ends.append(data.xmat[foot].reshape(3, 3).T @ (world - data.xpos[foot]))
+    ends = np.array(ends)
+    scratch = mujoco.MjData(model)
+    full = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    z0 = (data.xpos[foot] + (data.xmat[foot].reshape(3, 3) @ ends.T).T)[:, 2]
+
+    def metric(model: mujoco.MjModel, trajectories: imj.Trajectories) -> np.ndarray:
+        t = trajectories.time
+        stride = max(1, round(0.005 / (t[1] - t[0]))) if t.size > 1 else 1
+        out = np.zeros(trajectories.states.shape[0])
+        for i, rollout in enumerate(trajectories.states):
+            for k in range(0, t.size, stride):
+                mujoco.mj_setState(model, scratch, rollout[k], full)
+                mujoco.mj_kinematics(model, scratch)
+                z = (scratch.xpos[foot] + (scratch.xmat[foot].reshape(3, 3) @ ends.T).T)[:, 2] - z0
+                out[i] = max(out[i], float(z.max()))
+        return out
+
+    return metric
+
+
+def box_curb(small: bool) -> Iterator[Condition]:
+    """A 0.1 × 0.1 × 0.4 m box (1 kg) sliding face-on into a 5 cm curb."""
+    speeds = [0.56] if small else np.round(np.arange(0.40, 0.705, 0.02), 2).tolist()
+    for mu in [0.3] if small else [0.3, 0.6]:
+        model = mujoco.MjModel.from_xml_string(BOX_CURB.format(mu=mu))
+        for v in speeds:
+            data = mujoco.MjData(model)
+            data.qvel[0] = v
+            mujoco.mj_forward(model, data)
+            label = {"mu": mu, "speed": v}
+            yield Condition("box-curb", label, model, data, None, final_tilt_deg, 45.0, 3.0, base_directions(6))
+
+
+BOX_CURB = """<mujoco><option timestep="0.001"/><worldbody>
+  <geom name="floor" type="plane" size="2 2 .1" friction="{mu}"/>
+  <geom name="curb" type="box" pos=".2 0 .025" size=".1 1 .025" friction="{mu}"/>
+  <body name="box" pos="0.05 0 .2"><freejoint/><geom name="box" type="box" size=".05 .05 .2" mass="1" friction="{mu}"/></body>
+</worldbody></mujoco>"""
+
+
+def _xml(model: mujoco.MjModel) -> str:
+    path = Path("/tmp") / f"impactset-study-{id(model)}.xml"
+    mujoco.mj_saveLastXML(str(path), model)
+    return path.read_text()
+
+
+CASES = {"a1-level": a1_level, "a1-trailing": a1_trailing, "humanoid-heel-toe": humanoid_heel_toe, "box-curb": box_curb}
+
+
+def evaluate(c: Condition, samples: int, budget: int, seed: int = 0) -> dict:
+    """The set, its extremes, the baselines and MuJoCo's outcome, rolled out."""
+    p = imj.problem(c.model, c.data, distance=c.distance)
+    s = impactset.sample(p, samples, seed=seed, selection="random-lemke")
+    metrics = {"score": c.score}
+    go = dict(duration=c.duration, controller=c.controller, metrics=metrics)
+    r = imj.rollouts(c.model, c.data, s, **go)
+    e = impactset.extremes(p, c.directions, n=samples, budget=budget, seed=seed)
+    found = np.isfinite(e.value)
+    re = imj.rollouts(c.model, c.data, e.v_plus[found], outcome=False, **go)
+    b = impactset.baseline(p)
+    rb = imj.rollouts(c.model, c.data, b["v_plus"], outcome=False, **go)
+    score, e_score, b_score = r.metrics["score"], re.metrics["score"], rb.metrics["score"]
+    out = r.outcome_metrics["score"]
+    fail = score > c.threshold
+    if 0 < fail.mean() < 1 or (e_score > c.threshold).any() != fail.any():
+        verdict = "the set splits"
+    elif bool(out > c.threshold) != bool(fail.any()):
+        verdict = "MuJoCo differs from the whole set"
+    else:
+        verdict = "agree"
+    return {
+        "case": c.case,
+        **{k: f"{v:g}" for k, v in c.label.items()},
+        "contacts": len(p.names),
+        "samples": len(s),
+        "set_fails": f"{fail.mean():.3f}",
+        "set_worst": f"{score.max():.4g}",
+        "set_best": f"{score.min():.4g}",
+        "extremes_worst": f"{e_score.max():.4g}" if e_score.size else "",
+        "extremes_fail": int(np.sum(e_score > c.threshold)),
+        "mujoco": f"{out:.4g}",
+        "mujoco_fails": bool(out > c.threshold),
+        "baselines_fail": "".join("x" if v > c.threshold else "." for v in b_score),
+        "baseline_labels": ";".join(b["labels"]),
+        "threshold": c.threshold,
+        "verdict": verdict,
+        "base_spread": f"{np.max(np.ptp(s.v_plus[:, :6], axis=0)) if p.n > 6 else np.max(np.ptp(s.v_plus, axis=0)):.4g}",
+        "_rollouts": r,
+    }
+
+
+def _tilt_deg(qpos: np.ndarray) -> np.ndarray:
+    """Tilt (degrees) of a free body from its quaternion, qpos[..., 3:7]."""
+    q = qpos[..., 3:7] / np.linalg.norm(qpos[..., 3:7], axis=-1, keepdims=True)
+    return np.rad2deg(np.arccos(np.clip(1.0 - 2.0 * (q[..., 1] ** 2 + q[..., 2] ** 2), -1.0, 1.0)))
+
+
+def trajectory_figure(c: Condition, r: imj.Rollouts, path: Path) -> None:
+    """Tilt against time from every sample (red: tips over) and from MuJoCo's
+    single outcome (black), rolled out again at 10 ms resolution."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    times = np.arange(0.0, c.duration + 1e-9, 0.01)
+    again = imj.rollouts(c.model, c.data, r.v_plus, duration=c.duration, times=times, metrics={})
+    tilt = _tilt_deg(again.trajectories.qpos)
+    mine = _tilt_deg(again.outcome_states[None, :, 1 : 1 + c.model.nq])[0]
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    for k, row in enumerate(tilt):
+        up = row[-1] <= c.threshold
+        ax.plot(
+            again.times,
+            row,
+            color="tab:green" if up else "tab:red",
+            alpha=0.35,
+            lw=1,
+            label=None if k else "samples of the set",
+        )
+    ax.plot(again.times, mine, color="k", lw=2.2, label="MuJoCo's own outcome")
+    ax.axhline(c.threshold, color="gray", ls=":", lw=1)
+    share = float(np.mean(tilt[:, -1] > c.threshold))
+    ax.set(
+        xlabel="time after the impact (s)",
+        ylabel="box tilt (°)",
+        title=f"Box sliding into a curb at {c.label['speed']} m/s (μ = {c.label['mu']}): {share:.0%} of the set tips over",
+    )
+    ax.legend(loc="center right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
+
+
+def map_figure(rows: list[dict], path: Path) -> None:
+    """One panel per case: the share of the set that fails per condition
+    (bars), MuJoCo's single outcome failing (black cross), an extreme failing
+    (red dot)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    fig, axes = plt.subplots(len(cases), 1, figsize=(9, 2.3 * len(cases)), squeeze=False)
+    skip = {"case", "contacts", "samples", "set_fails", "set_worst", "set_best", "extremes_worst", "extremes_fail"}
+    for ax, case in zip(axes[:, 0], cases, strict=True):
+        mine = [r for r in rows if r["case"] == case]
+        keys = [
+            k
+            for k in mine[0]
+            if k not in skip
+            and k
+            not in (
+                "mujoco",
+                "mujoco_fails",
+                "baselines_fail",
+                "baseline_labels",
+                "threshold",
+                "base_spread",
+                "verdict",
+            )
+        ]
+        x = np.arange(len(mine))
+        ax.bar(x, [float(r["set_fails"]) for r in mine], color="tab:orange", label="share of the set that fails")
+        ax.scatter(
+            x[[r["mujoco_fails"] for r in mine]],
+            [1.05] * sum(r["mujoco_fails"] for r in mine),
+            marker="x",
+            color="k",
+            label="MuJoCo's outcome fails",
+        )
+        ext = [r["extremes_fail"] > 0 for r in mine]
+        ax.scatter(x[ext], [1.15] * sum(ext), marker="o", color="tab:red", s=12, label="an extreme fails")
+        ax.set_xticks(x, ["\n".join(f"{r[k]}" for k in keys) for r in mine], fontsize=6)
+        ax.set(ylim=(0, 1.25), title=f"{case} (ticks: {', '.join(keys)})", ylabel="fails")
+        ax.legend(fontsize=6, loc="upper left", ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    print(f"wrote {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="one or two conditions per case, 16 samples")
+    parser.add_argument("--cases", nargs="*", default=list(CASES), choices=list(CASES))
+    parser.add_argument("--samples", type=int, default=128)
+    parser.add_argument("--budget", type=int, default=64, help="schedules per extremes direction")
+    parser.add_argument("--out", type=Path, default=Path("."))
+    parser.add_argument("--csv", type=Path, default=None)
+    args = parser.parse_args()
+    if args.small:
+        args.samples, args.budget = 16, 16
+    start = time.perf_counter()
+    rows = []
+    trace = None
+    for case in args.cases:
+        for c in CASES[case](args.small):
+            row = evaluate(c, args.samples, args.budget)
+            r = row.pop("_rollouts")
+            if case == "box-curb" and c.label == {"mu": 0.3, "speed": 0.56}:
+                trace = (c, r)
+            rows.append(row)
+            verdict = row["verdict"]
+            print(
+                f"{case} {c.label}: {row['contacts']} contacts, set fails {float(row['set_fails']):.0%} "
+                f"(score {row['set_best']}..{row['set_worst']}, extremes {row['extremes_worst']}), "
+                f"MuJoCo {row['mujoco']}, baselines {row['baselines_fail']}, threshold {c.threshold:g}: {verdict}",
+                flush=True,
+            )
+    print(f"{len(rows)} conditions, {time.perf_counter() - start:.0f} s")
+    args.out.mkdir(parents=True, exist_ok=True)
+    if trace is not None:
+        trajectory_figure(*trace, args.out / "box_curb_trajectories.png")
+    map_figure(rows, args.out / "map.png")
+    if args.csv:
+        keys = sorted({k for row in rows for k in row}, key=lambda k: next(i for i, r in enumerate(rows) if k in r))
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys)
+            w.writeheader()
+            w.writerows(rows)
+        print(f"wrote {args.csv}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""load_urdf: a legged URDF in MuJoCo with a free base, a floor and contacts
+at the feet, on example-robot-data's robots and on small URDFs built here;
+keyframe_pd and the joint and body metrics against direct computations."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+import impactset.mujoco as imj  # noqa: E402
+
+try:
+    imj.example_robot_data()
+except ModuleNotFoundError:  # pragma: no cover
+    pytest.skip("example-robot-data is not installed", allow_module_level=True)
+
+A1 = "robots/a1_description/urdf/a1.urdf"
+A1_FEET = ["FL_foot", "FR_foot", "RL_foot", "RR_foot"]
+
+
+def a1(**kwargs):
+    srdf = imj.example_robot_data("robots/a1_description/srdf/a1.srdf")
+    return imj.load_urdf(imj.example_robot_data(A1), feet=A1_FEET, srdf=srdf, state="standing", **kwargs)
+
+
+def test_a1_has_a_free_base_and_the_urdf_joints():
+    model = a1()
+    free = int(mujoco.mjtJoint.mjJNT_FREE)
+    assert int(model.jnt_type[0]) == free and int(model.jnt_dofadr[0]) == 0
+    assert sum(int(t) == free for t in model.jnt_type) == 1
+    assert model.nv == 6 + 12 and model.nq == 7 + 12
+    # The base is the one top-level body: its parent is the world.
+    assert model.body_parentid[model.jnt_bodyid[0]] == 0
+    urdf = ET.parse(imj.example_robot_data(A1)).getroot()
+    moving = [j.get("name") for j in urdf.findall("joint") if j.get("type") in ("revolute", "continuous", "prismatic")]
+    hinges = [model.joint(j).name for j in range(1, model.njnt)]
+    assert sorted(hinges) == sorted(moving)
+    # One motor per joint, named after it, limited to the URDF's effort.
+    effort = {
+        j.get("name"): float(j.find("limit").get("effort")) for j in urdf.findall("joint") if j.get("name") in moving
+    }
+    for a in range(model.nu):
+        name = model.actuator(a).name
+        assert model.joint(int(model.actuator_trnid[a, 0])).name == name
+        assert model.actuator_ctrlrange[a].tolist() == [-effort[name], effort[name]]
+    # Only the feet and the floor collide.
+    colliding = {model.geom(g).name for g in range(model.ngeom) if model.geom_contype[g] or model.geom_conaffinity[g]}
+    assert colliding == {"floor", *A1_FEET}
+
+
+def test_a1_falls_freely_then_lands_on_its_feet():
+    model = a1()
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key("standing").id)
+    drop = 0.1
+    data.qpos[2] += drop
+    z0, g, h = float(data.qpos[2]), -float(model.opt.gravity[2]), float(model.opt.timestep)
+    hold = imj.keyframe_pd(model, "standing", kp=40.0, kd=2.0)
+    steps = 0
+    while data.ncon == 0:  # motors off in flight: nothing moves the joints
+        mujoco.mj_step(model, data)
+        steps += 1
+        if data.ncon == 0:
+            # Free fall: semi-implicit Euler's z after k steps, z0 − g h² k(k+1)/2.
+            assert data.qpos[2] == pytest.approx(z0 - g * h * h * steps * (steps + 1) / 2, abs=1e-6)
+    assert steps * h == pytest.approx(np.sqrt(2 * drop / g), abs=0.02)
+    for _ in range(int(0.5 / h)):
+        data.ctrl[:] = hold(model, data)
+        mujoco.mj_step(model, data)
+    feet = {model.geom(int(data.contact.geom[i][k])).name for i in range(data.ncon) for k in (0, 1)}
+    assert feet == {"floor", *A1_FEET}
+    up = data.xmat[model.body("base").id].reshape(3, 3)[:, 2]
+    assert up[2] > np.cos(np.deg2rad(20))  # upright (the landing examples' rule)
+    assert 0.15 < data.qpos[2] < 0.3
+
+
+def test_talos_meshes_resolve_and_its_soles_touch_at_the_keyframe():
+    erd = imj.example_robot_data
+    model = imj.load_urdf(
+        erd("robots/talos_data/robots/talos_reduced.urdf"),
+        feet=["leg_left_6_link", "leg_right_6_link"],
+        srdf=erd("robots/talos_data/srdf/talos.srdf"),
+        state="half_sitting",
+    )
+    assert model.nv == 6 + model.nu and model.nmesh > 0
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key("half_sitting").id)
+    mujoco.mj_forward(model, data)
+    names = {model.geom(int(data.contact.geom[i][1])).name for i in range(data.ncon)}
+    assert names == {"leg_left_6_link", "leg_right_6_link"}
+    assert np.all(np.abs(data.contact.dist[: data.ncon]) < 1e-3)
+
+
+LEG = """<robot name="hopper">
+  {world}
+  <link name="base"><inertial><mass value="2"/><inertia ixx=".02" iyy=".02" izz=".02" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="package://nowhere/base.dae"/></geometry></visual>
+    <collision><geometry><box size=".2 .2 .1"/></geometry></collision></link>
+  <link name="shin"><inertial><mass value=".5"/><inertia ixx=".01" iyy=".01" izz=".01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><origin xyz="0 0 -.15"/><geometry><box size=".04 .04 .3"/></geometry></collision></link>
+  <link name="foot"><collision><geometry><sphere radius=".02"/></geometry></collision></link>
+  <joint name="knee" type="revolute"><parent link="base"/><child link="shin"/><axis xyz="0 1 0"/>
+    <limit effort="20" lower="-1" upper="1" velocity="10"/></joint>
+  <joint name="ankle" type="fixed"><parent link="shin"/><child link="foot"/><origin xyz="0 0 -.3"/></joint>
+</robot>"""
+
+
+@pytest.mark.parametrize(
+    "world",
+    ["", '<link name="world"/><joint name="weld" type="fixed"><parent link="world"/><child link="base"/></joint>'],
+)
+def test_a_world_link_does_not_weld_the_base(tmp_path, world):
+    path = tmp_path / "hopper.urdf"
+    path.write_text(LEG.format(world=world))
+    model = imj.load_urdf(path, feet=["foot"])
+    assert model.nv == 7 and int(model.jnt_type[0]) == int(mujoco.mjtJoint.mjJNT_FREE)
+    assert model.body(int(model.jnt_bodyid[0])).name == "base"
+    assert model.body_parentid[model.body("foot").id] == model.body("shin").id  # the fixed joint kept as a body
+    assert model.body_mass.sum() == pytest.approx(2.5)  # the foot link has no inertial: massless
+
+
+def test_bad_inputs_are_named(tmp_path):
+    path = tmp_path / "hopper.urdf"
+    path.write_text(
+        LEG.format(world="").replace('<box size=".2 .2 .1"/>', '<mesh filename="package://nowhere/base.stl"/>')
+    )
+    with pytest.raises(FileNotFoundError, match="package 'nowhere'"):
+        imj.load_urdf(path)
+    mesh = tmp_path / "base.dae"
+    mesh.write_text("")
+    path.write_text(LEG.format(world="").replace('<box size=".2 .2 .1"/>', f'<mesh filename="{mesh}"/>'))
+    with pytest.raises(ValueError, match=r"not \.dae"):
+        imj.load_urdf(path)
+    path.write_text(LEG.format(world=""))
+    with pytest.raises(ValueError, match="feet"):
+        imj.load_urdf(path, feet=["toe"])
+    with pytest.raises(ValueError, match="srdf and state"):
+        imj.load_urdf(path, state="standing")
+    with pytest.raises(FileNotFoundError, match="relative"):
+        imj.example_robot_data("robots/no_such_robot.urdf")
+
+
+PENDULUM = """<mujoco><option timestep="0.001"/><worldbody><body>
+  <joint name="j" axis="0 1 0" damping="0"/>
+  <geom type="sphere" pos=".5 0 0" size=".01" mass="2"/>
+</body></worldbody><actuator><motor joint="j" gear="4"/></actuator>
+<keyframe><key name="k" qpos="-0.4"/></keyframe></mujoco>"""
+
+
+@pytest.mark.parametrize("gravity", [True, False])
+def test_keyframe_pd_holds_the_key_with_gravity_compensation(gravity):
+    model = mujoco.MjModel.from_xml_string(PENDULUM)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    kp = 200.0
+    hold = imj.keyframe_pd(model, "k", kp=kp, kd=20.0, gravity=gravity)
+    for _ in range(5000):
+        data.ctrl[:] = hold(model, data)
+        mujoco.mj_step(model, data)
+    q = float(data.qpos[0])
+    if gravity:
+        assert q == pytest.approx(-0.4, abs=1e-6)
+    else:
+        # Static balance of a point mass m at l: kp (q_key − q) + m g l cos q = 0
+        # (a hinge about y, the arm along x: z = −l sin q, gravity's torque m g l cos q).
+        residual = kp * (-0.4 - q) + 2.0 * 9.81 * 0.5 * np.cos(q)
+        assert abs(residual) < 1e-3 and abs(q + 0.4) > 0.01
+
+
+def test_keyframe_pd_refuses_what_it_cannot_drive():
+    model = mujoco.MjModel.from_xml_string(PENDULUM.replace("<motor ", '<position kp="5" '))
+    with pytest.raises(ValueError, match="not a motor"):
+        imj.keyframe_pd(model, "k", kp=1.0, kd=1.0)
+    model = mujoco.MjModel.from_xml_string(PENDULUM)
+    with pytest.raises(ValueError, match="keyframe"):
+        imj.keyframe_pd(model, "nope", kp=1.0, kd=1.0)
+    with pytest.raises(ValueError, match="kp"):
+        imj.keyframe_pd(model, "k", kp=[1.0, 2.0], kd=1.0)
+
+
+def test_joint_and_body_metrics_against_mujoco():
+    model = a1()
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key("standing").id)
+    data.qpos[2] += 0.05
+    data.qvel[6:] = np.linspace(-1.0, 1.0, 12)
+    r = imj.rollouts(
+        model, data, data.qvel[None].copy(), duration=0.2, times=np.arange(0, 0.2001, 0.01), outcome=False, metrics={}
+    )
+    t = r.trajectories
+    speed = imj.joint_speed(["FL_calf_joint", "RR_thigh_joint"], "max")(model, t)
+    adr = [model.jnt_dofadr[model.joint(n).id] for n in ["FL_calf_joint", "RR_thigh_joint"]]
+    assert speed[0] == np.max(np.abs(t.qvel[0][:, adr]))
+    pos = imj.joint_position("FL_calf_joint", "final")(model, t)
+    assert pos[0] == t.qpos[0, -1, model.jnt_qposadr[model.joint("FL_calf_joint").id]]
+    foot = imj.body_height("FL_foot", "min", every=0.01)(model, t)
+    scratch = mujoco.MjData(model)
+    heights = []
+    for state in r.states[0]:
+        mujoco.mj_setState(model, scratch, state, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        mujoco.mj_kinematics(model, scratch)
+        heights.append(scratch.xpos[model.body("FL_foot").id, 2])
+    assert foot[0] == pytest.approx(min(heights), abs=1e-12)
+    with pytest.raises(ValueError, match="no joint"):
+        imj.joint_speed(["nope"])(model, t)
+    with pytest.raises(ValueError, match="no body"):
+        imj.body_height("nope")(model, t)
