@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from . import _mujoco_stepped as _stepped
 from . import _progress
 from ._impactset import SampleSet
 from ._mujoco_importer import check_data, import_mujoco
@@ -110,6 +111,7 @@ def rollouts(
     times: Sequence[float] | npt.ArrayLike | None = None,
     outcome: bool | npt.ArrayLike = True,
     progress: bool | Callable[[int, int], object] = False,
+    impacts: Mapping[str, Any] | None = None,
 ) -> Rollouts:
     """One MuJoCo rollout per post-impact velocity of ``samples``, from the
     impact state in ``data``.
@@ -163,6 +165,14 @@ def rollouts(
     progress
         True: a progress bar on standard error; a callable:
         ``progress(done, total)`` after each chunk of rollouts.
+    impacts
+        Resolve the rollouts' later impacts by the set too: every step is
+        :class:`impactset.mujoco.ImpactSampler`'s ``step`` instead of
+        ``mj_step``, one sampler per rollout, made with these keyword
+        arguments (``seed`` is the first rollout's; rollout ``i`` uses
+        ``seed + i``). ``{}`` for the sampler's defaults. Runs the Python
+        loop, as with ``controller``; each rollout's impact count is the
+        metric ``impacts``.
 
     Ctrl-C stops the run between two chunks (about a second apart) with
     ``KeyboardInterrupt``. Rollouts are deterministic: the same samples (the
@@ -190,6 +200,8 @@ def rollouts(
     ctrl = _control(model, data, control, steps)
     threads = _threads(threads)
     chosen = default_metrics(model) if metrics is None else _metrics(metrics)
+    stepped = controller is not None or impacts is not None
+    run = _stepped.runner(impacts, chosen) if stepped else _run_rollout
     single = _outcome(model, data, outcome, v_minus)
 
     starts = v_plus if single is None else np.vstack([v_plus, single])
@@ -197,11 +209,10 @@ def rollouts(
     update, close = _progress.for_sample(progress, lambda: starts.shape[0])
     kept = np.empty((starts.shape[0], keep.size, start.full.size))
     values: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in chosen}
-    run = _run_stepped if controller is not None else _run_rollout
-    chunk = _chunk_size(steps, start.full.size, threads if controller is None else 1)
+    chunk = _chunk_size(steps, start.full.size, threads if not stepped else 1)
     time_axis = np.arange(steps + 1) * timestep
     try:
-        with _Pool(mj, model, threads if controller is None else 1) as pool:
+        with _Pool(mj, model, threads if not stepped else 1) as pool:
             for lo in range(0, starts.shape[0], chunk):
                 hi = min(lo + chunk, starts.shape[0])
                 trajectory = run(mj, model, start, starts[lo:hi], ctrl, steps, controller, pool)
@@ -227,7 +238,7 @@ def rollouts(
         outcome_metrics=None if single is None else {name: value[n].item() for name, value in joined.items()},
         steps=steps,
         timestep=timestep,
-        method="stepped" if controller is not None else "rollout",
+        method="stepped" if stepped else "rollout",
         seed=seed,
         seconds=clock.perf_counter() - started,
         nq=int(model.nq),
@@ -308,40 +319,6 @@ def _run_rollout(
     )
     if not np.shares_memory(state, trajectory):  # pragma: no cover - MuJoCo copied the output
         trajectory[:, 1:] = state
-    return trajectory
-
-
-def _run_stepped(
-    mj: Any,
-    model: mujoco.MjModel,
-    start: _InitialState,
-    v: npt.NDArray[np.float64],
-    ctrl: npt.NDArray[np.float64],
-    steps: int,
-    controller: Controller | None,
-    pool: Any,
-) -> npt.NDArray[np.float64]:
-    """(S, steps + 1, nstate) trajectories of a Python loop that asks
-    ``controller`` for the controls before every step."""
-    assert controller is not None
-    _, datas = pool
-    data = datas[0]
-    full_spec = int(mj.mjtState.mjSTATE_FULLPHYSICS)
-    trajectory = np.empty((v.shape[0], steps + 1, start.full.size))
-    for i, state in enumerate(start.with_velocities(v)):
-        mj.mj_resetData(model, data)
-        mj.mj_setState(model, data, state, full_spec)
-        mj.mj_setState(model, data, start.inputs, start.spec)
-        data.qacc_warmstart[:] = start.warmstart
-        mj.mj_forward(model, data)
-        trajectory[i, 0] = state
-        for k in range(steps):
-            u = np.asarray(controller(model, data), dtype=float)
-            if u.shape != (model.nu,):
-                raise ValueError(f"controller: returned shape {u.shape}, expected ({model.nu},) (model.nu)")
-            data.ctrl[:] = u
-            mj.mj_step(model, data)
-            mj.mj_getState(model, data, trajectory[i, k + 1], full_spec)
     return trajectory
 
 
