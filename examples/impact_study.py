@@ -82,7 +82,7 @@ def base_directions(nv: int) -> np.ndarray:
 def a1_level(small: bool) -> Iterator[Condition]:
     forward = [1.2, 1.8] if small else [0.6, 1.2, 1.8, 2.4]
     sink = [0.5] if small else [0.5, 1.5, 2.5]
-    for armature in [0.0] if small else [0.0, 0.1]:
+    for armature in [0.0] if small else [0.0, 0.03, 0.1]:
         model = a1(armature)
         pd = imj.keyframe_pd(model, "standing", kp=KP, kd=KD)
         for vz in sink:
