@@ -34,7 +34,13 @@ def test_impact_study_small(tmp_path):
     done = run("examples/impact_study.py", "--small", "--out", str(tmp_path), "--csv", str(table))
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(table.open()))
-    assert {r["case"] for r in rows} == {"a1-level", "a1-trailing", "humanoid-heel-toe", "box-curb"}
+    assert {r["case"] for r in rows} == {
+        "a1-level",
+        "a1-trailing",
+        "humanoid-heel-toe",
+        "humanoid-heel-first",
+        "box-curb",
+    }
     for r in rows:
         share = float(r["set_fails"])
         assert 0.0 <= share <= 1.0
@@ -43,5 +49,7 @@ def test_impact_study_small(tmp_path):
         assert float(r["set_best"]) <= float(r["set_worst"])
         assert (share > 0) == (float(r["set_worst"]) > float(r["threshold"]))
         assert (share < 1) == (float(r["set_best"]) <= float(r["threshold"]))
+    # The heel-first strike's rollouts meet the toe's landing as a later impact of their own.
+    assert all(float(r["later_impacts"]) >= 1 for r in rows if r["case"] == "humanoid-heel-first")
     for name in ("map.png", "box_curb_trajectories.png"):
         assert (tmp_path / name).stat().st_size > 1000
