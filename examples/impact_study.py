@@ -261,6 +261,9 @@ def _xml(model: mujoco.MjModel) -> str:
     return path.read_text()
 
 
+#: The condition labels of every case (the map's tick labels).
+LABELS = ("armature", "forward", "sink", "rate", "pitch", "mu", "speed")
+
 CASES = {
     "a1-level": a1_level,
     "a1-trailing": a1_trailing,
@@ -371,37 +374,17 @@ def map_figure(rows: list[dict], path: Path) -> None:
 
     cases = list(dict.fromkeys(r["case"] for r in rows))
     fig, axes = plt.subplots(len(cases), 1, figsize=(9, 2.3 * len(cases)), squeeze=False)
-    skip = {"case", "contacts", "samples", "set_fails", "set_worst", "set_best", "extremes_worst", "extremes_fail"}
     for ax, case in zip(axes[:, 0], cases, strict=True):
         mine = [r for r in rows if r["case"] == case]
-        keys = [
-            k
-            for k in mine[0]
-            if k not in skip
-            and k
-            not in (
-                "mujoco",
-                "mujoco_fails",
-                "baselines_fail",
-                "baseline_labels",
-                "threshold",
-                "base_spread",
-                "verdict",
-            )
-        ]
+        keys = [k for k in mine[0] if k in LABELS and mine[0][k] != ""]
         x = np.arange(len(mine))
         ax.bar(x, [float(r["set_fails"]) for r in mine], color="tab:orange", label="share of the set that fails")
-        ax.scatter(
-            x[[r["mujoco_fails"] for r in mine]],
-            [1.05] * sum(r["mujoco_fails"] for r in mine),
-            marker="x",
-            color="k",
-            label="MuJoCo's outcome fails",
-        )
-        ext = [r["extremes_fail"] > 0 for r in mine]
-        ax.scatter(x[ext], [1.15] * sum(ext), marker="o", color="tab:red", s=12, label="an extreme fails")
+        single = np.array([str(r["mujoco_fails"]) == "True" for r in mine])
+        ax.scatter(x[single], [1.05] * int(single.sum()), marker="x", color="k", label="MuJoCo's outcome fails")
+        ext = np.array([int(r["extremes_fail"]) > 0 for r in mine])
+        ax.scatter(x[ext], [1.15] * int(ext.sum()), marker="o", color="tab:red", s=12, label="an extreme fails")
         ax.set_xticks(x, ["\n".join(f"{r[k]}" for k in keys) for r in mine], fontsize=6)
-        ax.set(ylim=(0, 1.25), title=f"{case} (ticks: {', '.join(keys)})", ylabel="fails")
+        ax.set(ylim=(0, 1.5), yticks=[0, 0.5, 1], title=f"{case} (ticks: {', '.join(keys)})", ylabel="fails")
         ax.legend(fontsize=6, loc="upper left", ncol=3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -416,7 +399,11 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=64, help="schedules per extremes direction")
     parser.add_argument("--out", type=Path, default=Path("."))
     parser.add_argument("--csv", type=Path, default=None)
+    parser.add_argument("--map-from", type=Path, default=None, help="only draw the map from a CSV this script wrote")
     args = parser.parse_args()
+    if args.map_from is not None:
+        map_figure(list(csv.DictReader(args.map_from.open())), args.out / "map.png")
+        return
     if args.small:
         args.samples, args.budget = 16, 16
     start = time.perf_counter()
