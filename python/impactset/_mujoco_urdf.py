@@ -73,7 +73,7 @@ def _package_dirs(package_dirs: Sequence[str | os.PathLike[str]] | None) -> list
     dirs = [Path(d) for d in (package_dirs or [])]
     try:
         dirs.append(example_robot_data().parent)  # share/: holds the example-robot-data package
-    except ModuleNotFoundError:
+    except (ModuleNotFoundError, FileNotFoundError):  # not installed, or not as a cmeel wheel
         pass
     return dirs
 
@@ -126,7 +126,7 @@ def _prepared_urdf(urdf: Path, dirs: list[Path]) -> str:
     return ET.tostring(robot, encoding="unicode")
 
 
-def _keyframe(srdf: Path, state: str, spec: mujoco.MjSpec, model: mujoco.MjModel) -> np.ndarray:
+def _keyframe(srdf: Path, state: str, model: mujoco.MjModel) -> np.ndarray:
     """qpos of the SRDF's ``group_state`` named ``state``."""
     root = ET.parse(srdf).getroot()
     group = next((g for g in root.iter("group_state") if g.get("name") == state), None)
@@ -248,7 +248,7 @@ def load_urdf(
                 act.ctrlrange = [-limit, limit]
         model = spec.compile()
     if srdf is not None:
-        qpos = _keyframe(Path(srdf), str(state), spec, model)
+        qpos = _keyframe(Path(srdf), str(state), model)
         spec.add_key(name=str(state), qpos=qpos.tolist(), ctrl=[0.0] * model.nu)
         model = spec.compile()
     return model

@@ -208,3 +208,28 @@ def test_joint_and_body_metrics_against_mujoco():
         imj.joint_speed(["nope"])(model, t)
     with pytest.raises(ValueError, match="no body"):
         imj.body_height("nope")(model, t)
+
+
+def test_srdf_keyframe_turns_pinocchios_base_quaternion_into_mujocos(tmp_path):
+    path = tmp_path / "hopper.urdf"
+    path.write_text(LEG.format(world=""))
+    srdf = tmp_path / "hopper.srdf"
+    # A quarter turn about z: Pinocchio's x y z qx qy qz qw.
+    s = np.sqrt(0.5)
+    srdf.write_text(
+        f'<robot name="hopper"><group_state name="crouch" group="all">'
+        f'<joint name="root_joint" value="0.1 0.2 0.5 0 0 {s} {s}"/><joint name="knee" value="0.3"/>'
+        f"</group_state></robot>"
+    )
+    model = imj.load_urdf(path, feet=["foot"], srdf=srdf, state="crouch")
+    qpos = model.key("crouch").qpos
+    assert qpos[:3].tolist() == [0.1, 0.2, 0.5]
+    assert qpos[3:7] == pytest.approx([s, 0.0, 0.0, s])  # MuJoCo's w x y z
+    assert qpos[7] == 0.3
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, 0)
+    mujoco.mj_forward(model, data)
+    # The base's x axis now points along the world's y.
+    assert data.xmat[model.body("base").id].reshape(3, 3)[:, 0] == pytest.approx([0.0, 1.0, 0.0], abs=1e-12)
+    with pytest.raises(ValueError, match="no group_state 'stand'"):
+        imj.load_urdf(path, srdf=srdf, state="stand")
