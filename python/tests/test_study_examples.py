@@ -35,6 +35,7 @@ def test_impact_study_small(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(table.open()))
     assert {r["case"] for r in rows} == {
+        "humanoid-wide-step",
         "a1-level",
         "a1-trailing",
         "humanoid-heel-toe",
