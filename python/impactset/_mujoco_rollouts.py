@@ -194,7 +194,7 @@ def rollouts(
 
     starts = v_plus if single is None else np.vstack([v_plus, single])
     start = _InitialState.of(mj, model, data)
-    update, close = _progress.for_sample(progress, lambda: starts.shape[0])
+    update, close = _progress.for_sample(progress, lambda: starts.shape[0], unit="rollouts")
     kept = np.empty((starts.shape[0], keep.size, start.full.size))
     values: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in chosen}
     run = _run_stepped if controller is not None else _run_rollout

@@ -1,35 +1,5 @@
-"""Impact problems from Pinocchio models (URDF robots): the mass matrix
-from the CRBA and contact rows from frame Jacobians.
-
->>> import numpy as np, pinocchio as pin, impactset, impactset.pinocchio
->>> model = pin.Model()  # a free-flying 1 kg cube
->>> joint = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
->>> model.appendBodyToJoint(joint, pin.Inertia.FromBox(1.0, 0.1, 0.1, 0.1), pin.SE3.Identity())
->>> frame = model.addFrame(pin.Frame("corner", joint, 0, pin.SE3(np.eye(3), np.array([0.05, 0.05, -0.05])), pin.FrameType.OP_FRAME))
->>> data = model.createData()
->>> q, v = pin.neutral(model), np.array([0.2, 0.0, -1.0, 0.0, 0.0, 0.0])
->>> p = impactset.pinocchio.problem(model, data, q, v, [("corner", [0, 0, 1], 0.6)])
->>> p.n, p.m, p.dimension, p.names
-(6, 1, 'spatial', ['corner'])
->>> (p.Jn @ p.v).tolist()  # the corner approaches at 1
-[-1.0]
-
-Conventions (``docs/robots.md``): velocities are Pinocchio's ``v``
-coordinates (a free flyer: linear and angular velocity in the base frame);
-``M`` is ``pin.crba`` symmetrised; a contact is a frame (its origin, or a
-given world point rigidly attached to it) touching a surface with a given
-world normal, pointing away from the surface into the robot: the normal row
-is ``nᵀ J``, ``J`` the point's translational Jacobian in
-``LOCAL_WORLD_ALIGNED``, so positive normal velocity separates; the two
-tangent rows use an orthonormal basis ``t₁, t₂`` of the plane normal to
-``n`` (:func:`tangent_basis`).
-
-``q`` is used as given: its quaternions (free-flyer and spherical joints)
-and unit complex numbers (planar and unbounded revolute joints) must have
-norm 1 within :data:`UNIT_TOLERANCE`, else ``ValueError`` names the joint
-(Pinocchio's Jacobians scale with the norm, so an unnormalized ``q`` gives
-wrong rows); ``pinocchio.normalize(model, q)`` normalizes one.
-"""
+"""Impact problems from Pinocchio models: the implementation behind
+:mod:`impactset.pinocchio` (conventions and examples there)."""
 
 from __future__ import annotations
 
@@ -46,17 +16,6 @@ from ._impactset import Problem
 
 if TYPE_CHECKING:  # pragma: no cover
     import pinocchio
-
-__all__ = [
-    "UNIT_TOLERANCE",
-    "Contact",
-    "ContactRows",
-    "contact_rows",
-    "ground_contacts",
-    "mass_matrix",
-    "problem",
-    "tangent_basis",
-]
 
 #: Largest ``|‖x‖ − 1|`` accepted for the quaternions and unit complex
 #: numbers in ``q`` (Pinocchio's ``isNormalized`` precision): well above
@@ -433,3 +392,41 @@ def problem(
         steps=steps,
         samples=samples,
     )
+
+
+def coordinate_names(model: pinocchio.Model) -> list[str]:
+    """A name for each velocity coordinate (``v``) of ``model``, in the
+    convention shared with :func:`impactset.mujoco.coordinate_names`
+    (``docs/robots.md``): a free flyer whose parent is the universe (a
+    floating base; the first such) gives ``base_vx, base_vy, base_vz``
+    (linear velocity, base frame) and ``base_wx, base_wy, base_wz``
+    (angular velocity, base frame); another free flyer ``<joint>_vx`` …
+    ``<joint>_wz``, a spherical joint ``<joint>_wx`` … ``<joint>_wz``, a
+    joint of one degree of freedom its name, any other ``<joint>_<k>``.
+
+    >>> import pinocchio as pin, impactset.pinocchio
+    >>> model = pin.Model()
+    >>> base = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root_joint")
+    >>> knee = model.addJoint(base, pin.JointModelRY(), pin.SE3.Identity(), "knee")
+    >>> impactset.pinocchio.coordinate_names(model)
+    ['base_vx', 'base_vy', 'base_vz', 'base_wx', 'base_wy', 'base_wz', 'knee']
+    """
+    pin = _pin()
+    if not isinstance(model, pin.Model):
+        raise TypeError(f"model: expected a pinocchio.Model, got {type(model).__name__}")
+    names: list[str] = []
+    base = False
+    for j in range(1, model.njoints):
+        joint, name = model.joints[j], model.names[j]
+        kind = joint.shortname()
+        if kind == "JointModelFreeFlyer":
+            floating = not base and model.parents[j] == 0
+            base = base or floating
+            names.extend(f"{'base' if floating else name}_{s}" for s in ("vx", "vy", "vz", "wx", "wy", "wz"))
+        elif kind.startswith("JointModelSpherical"):
+            names.extend(f"{name}_{s}" for s in ("wx", "wy", "wz"))
+        elif joint.nv == 1:
+            names.append(name)
+        else:
+            names.extend(f"{name}_{k}" for k in range(joint.nv))
+    return names

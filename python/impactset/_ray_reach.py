@@ -1,21 +1,5 @@
-"""Batch reachability on a Ray cluster: :func:`reach` splits the states of
-a batch into shards, runs each shard as a Ray task (the Rust core inside,
-the GIL released) and joins the shards' rows into one :class:`impactset.Reach`.
-
-State ``k`` samples with the state seed of ``(seed, k)`` (``docs/model.md``
-§12), so the table is the same, bit for bit, as :func:`impactset.reach`'s
-on one machine, whatever the number of tasks, the nodes or a retried task.
-
-Ray is imported only when a batch runs; install it with
-``pip install "ray>=2.9,<3"`` (or the package's ``ray`` extra). On a
-cluster started with ``ray start --head`` and ``ray start --address=HEAD:6379``
-on the other nodes::
-
-    import impactset, impactset.ray
-    p = impactset.Problem.scene("compass-gait")
-    r = impactset.ray.reach(p, 1024, velocities=V, address="auto")
-    r.to_pandas().to_parquet("reach.parquet")
-"""
+"""Batch reachability on a Ray cluster: the implementation behind
+:mod:`impactset.ray` (more there)."""
 
 from __future__ import annotations
 
@@ -30,9 +14,6 @@ from ._impactset import reach_native as _reach_native
 from ._names import ScheduleName, SelectionName
 from ._progress import for_batch
 from ._reach import Reach, _check_flag
-
-__all__ = ["reach", "shard_ranges"]
-
 
 def _import_ray() -> Any:
     try:
@@ -117,7 +98,8 @@ def reach(
     extremes_budget: int | None = None,
     heldout_every: int | None = None,
     delta: float | None = None,
-    progress: bool | Callable[[int], object] = False,
+    progress: bool | Callable[[int, int], object] = False,
+    mode_tolerance: float | None = None,
     _shard_hook: Callable[[int, int], object] | None = None,
 ) -> Reach:
     """:func:`impactset.reach` on a Ray cluster: the same arguments and the
@@ -136,8 +118,8 @@ def reach(
     (``"auto"``: the one ``ray start`` runs on this node; ``"ray://host:10001"``;
     None: a new local cluster, kept for later calls). When Ray is already
     initialized (``ray.init(...)``) that cluster is used. ``progress``
-    (True: a bar; or a callable taking samples newly done) advances as
-    shards finish. Ctrl-C cancels the pending tasks.
+    (True: a bar; or a callable called as ``progress(done, total)`` in
+    samples, as :func:`impactset.reach` calls it) advances as shards finish. Ctrl-C cancels the pending tasks.
 
     Arguments are checked here before any task starts: ``ValueError`` or
     ``TypeError`` naming the argument. Runs on the CPU (f64).
@@ -169,6 +151,7 @@ def reach(
         "keep_sets": bool(keep_sets),
         "heldout_every": heldout_every,
         "delta": delta,
+        "mode_tolerance": mode_tolerance,
         "threads": cpus_per_task if threads is None else threads,
     }
     # Every argument checked, and the batch's size, from a run of no states.

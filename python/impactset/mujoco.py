@@ -63,26 +63,27 @@ simulation like ``mujoco.mj_step`` but resolves each impact with one outcome
 drawn from its post-impact set.
 """
 
-from __future__ import annotations
-
-import sys
+import sys as _sys
 
 # The public names of the modules behind this one: the importer (contacts
 # and rows at a state, the problem), MuJoCo's own outcome, the command line,
 # the rows type shared with impactset.pinocchio, rollouts from a set with
 # their metrics, and the impact sampler.
 from ._contact_rows import ContactRows
-from ._mujoco_cli import main
+from ._mujoco_cli import main as _main
 from ._mujoco_impact_sampler import IMPACT_STEP_CAP as IMPACT_STEP_CAP
 from ._mujoco_impact_sampler import ImpactRecord, ImpactSampler
 from ._mujoco_importer import DEFAULT_DISTANCE as DEFAULT_DISTANCE
-from ._mujoco_importer import contact_rows, equality_jacobian, mass_matrix, problem
+from ._mujoco_importer import contact_rows, coordinate_names, equality_jacobian, mass_matrix, problem
 from ._mujoco_metrics import Trajectories, base_height, base_tilt, contact_loss, fell
 from ._mujoco_outcome import MAX_OUTCOME_STEPS as MAX_OUTCOME_STEPS
 from ._mujoco_outcome import outcome
 from ._mujoco_rollouts import Rollouts, rollouts
 
 __all__ = [
+    "DEFAULT_DISTANCE",
+    "IMPACT_STEP_CAP",
+    "MAX_OUTCOME_STEPS",
     "ContactRows",
     "ImpactRecord",
     "ImpactSampler",
@@ -92,14 +93,16 @@ __all__ = [
     "base_tilt",
     "contact_loss",
     "contact_rows",
+    "coordinate_names",
     "equality_jacobian",
     "fell",
-    "main",
     "mass_matrix",
     "outcome",
     "problem",
     "rollouts",
 ]
 
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _sys.exit(_main())
