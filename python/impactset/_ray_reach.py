@@ -15,6 +15,7 @@ from ._names import ScheduleName, SelectionName
 from ._progress import for_batch
 from ._reach import Reach, _check_flag
 
+
 def _import_ray() -> Any:
     try:
         import ray

@@ -103,6 +103,5 @@ __all__ = [
 ]
 
 
-
 if __name__ == "__main__":
     _sys.exit(_main())

@@ -47,7 +47,9 @@ def joint_value(name: str) -> float:
 
 
 def joint_rate(name: str) -> float:
-    return 0.1 * (1 + ["FL", "FR", "RL", "RR"].index(name[:2])) * (1 + ["hip", "thigh", "calf"].index(name.split("_")[1]))
+    return (
+        0.1 * (1 + ["FL", "FR", "RL", "RR"].index(name[:2])) * (1 + ["hip", "thigh", "calf"].index(name.split("_")[1]))
+    )
 
 
 def test_go1_from_mujoco_and_pinocchio_is_one_problem_once_aligned() -> None:
@@ -84,7 +86,12 @@ def test_go1_from_mujoco_and_pinocchio_is_one_problem_once_aligned() -> None:
     radius = model.geom_size[feet[0]][0]
     pin.framesForwardKinematics(pmodel, pdata, q)
     contacts = [
-        {"frame": f, "normal": [0, 0, 1], "mu": 1.0, "point": pdata.oMf[pmodel.getFrameId(f)].translation - [0, 0, radius]}
+        {
+            "frame": f,
+            "normal": [0, 0, 1],
+            "mu": 1.0,
+            "point": pdata.oMf[pmodel.getFrameId(f)].translation - [0, 0, radius],
+        }
         for f in FEET
     ]
     from_pinocchio = impactset.pinocchio.problem(pmodel, pdata, q, v, contacts)
@@ -117,13 +124,17 @@ def test_go1_from_mujoco_and_pinocchio_is_one_problem_once_aligned() -> None:
 
 def test_align_refuses_names_that_do_not_match() -> None:
     p = impactset.Problem.from_arrays(np.eye(2), [0.3, -1.0], [[0.0, 1.0]], [[1.0, 0.0]], [0.5], ["foot"])
-    with pytest.raises(ValueError, match=r"coordinates: the names differ: only to has \['z'\], only the problem has \['y'\]"):
+    with pytest.raises(
+        ValueError, match=r"coordinates: the names differ: only to has \['z'\], only the problem has \['y'\]"
+    ):
         impactset.align(p, p, coordinates=["x", "y"], to_coordinates=["x", "z"])
     with pytest.raises(ValueError, match=r"coordinates: the problem's names \['x'\] are given more than once"):
         impactset.align(p, p, coordinates=["x", "x"], to_coordinates=["x", "y"])
     with pytest.raises(ValueError, match="coordinates: 3 names for the problem's 2 coordinates"):
         impactset.align(p, p, coordinates=["x", "y", "z"], to_coordinates=["x", "y"])
-    with pytest.raises(ValueError, match=r"contacts: the names differ: only to has \['foot'\], only the problem has \['toe'\]"):
+    with pytest.raises(
+        ValueError, match=r"contacts: the names differ: only to has \['foot'\], only the problem has \['toe'\]"
+    ):
         impactset.align(p, p, coordinates=["x", "y"], to_coordinates=["x", "y"], contacts={"foot": "toe"})
     with pytest.raises(ValueError, match=r"contacts: \['heel'\] are not contacts of the problem"):
         impactset.align(p, p, coordinates=["x", "y"], to_coordinates=["x", "y"], contacts={"heel": "foot"})

@@ -120,7 +120,9 @@ def test_mode_tolerance_is_a_keyword_of_sample_and_reach() -> None:
     # Far above every contact speed: every contact sticks, one joint mode.
     loose = impactset.sample(p, 128, seed=2, mode_tolerance=1e9)
     assert len(set(default.mode_labels)) > 1
-    assert len(set(loose.mode_labels)) == 1 and all(part.endswith("sticks") for part in loose.mode_labels[0].split(", "))
+    assert len(set(loose.mode_labels)) == 1 and all(
+        part.endswith("sticks") for part in loose.mode_labels[0].split(", ")
+    )
     assert np.array_equal(default.v_plus, loose.v_plus)
     r = impactset.reach(p, 64, velocities=np.array([p.v]), mode_tolerance=1e9)
     assert r["joint_modes"].tolist() == [1]
