@@ -47,6 +47,11 @@ Conventions (``docs/robots.md``):
 >>> impactset.mujoco.equality_jacobian(model, data).shape  # a ball joint between two free bodies: 3 rows
 (3, 12)
 
+:func:`coordinate_names` names each ``qvel`` coordinate in the convention
+shared with :mod:`impactset.pinocchio` (``base_vx`` … ``base_wz``, then the
+joints), for :func:`impactset.align` and ``SampleSet.plot(coordinates=...)``;
+a problem is named after the model (``<mujoco model="...">``).
+
 The command line writes a problem file::
 
     python -m impactset.mujoco MODEL.xml --keyframe land --out problem.toml

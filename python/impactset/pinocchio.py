@@ -24,6 +24,10 @@ is ``nᵀ J``, ``J`` the point's translational Jacobian in
 tangent rows use an orthonormal basis ``t₁, t₂`` of the plane normal to
 ``n`` (:func:`tangent_basis`).
 
+:func:`coordinate_names` names each ``v`` coordinate in the convention
+shared with :mod:`impactset.mujoco` (``base_vx`` … ``base_wz``, then the
+joints), for :func:`impactset.align` and ``SampleSet.plot(coordinates=...)``.
+
 ``q`` is used as given: its quaternions (free-flyer and spherical joints)
 and unit complex numbers (planar and unbounded revolute joints) must have
 norm 1 within :data:`UNIT_TOLERANCE`, else ``ValueError`` names the joint
