@@ -16,6 +16,10 @@ use impactset::{ImpactProblem, SampleSet, SamplerOptions};
 use crate::detached;
 use impactset::io::PendingFile;
 
+/// The chosen coordinates' indices (`None`: the contact-frame panels) and
+/// the coordinates' names (`None`: `v<i>`).
+pub(crate) type CoordinateAxes = (Option<Vec<usize>>, Option<Vec<String>>);
+
 /// `SampleSet.plot`'s ``coordinates`` (indices, or names in
 /// ``coordinate_names``) as indices into `v` (length `n`), and the names;
 /// `ValueError` or `TypeError` naming the argument.
@@ -23,7 +27,7 @@ pub(crate) fn coordinate_axes(
     coordinates: Option<&Bound<'_, PyAny>>,
     names: Option<&Bound<'_, PyAny>>,
     n: usize,
-) -> PyResult<(Option<Vec<usize>>, Option<Vec<String>>)> {
+) -> PyResult<CoordinateAxes> {
     let names: Option<Vec<String>> = match names.filter(|x| !x.is_none()) {
         None => None,
         Some(x) if x.is_instance_of::<PyString>() => {
