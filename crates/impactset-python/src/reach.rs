@@ -254,9 +254,6 @@ pub fn reach_native<'py>(
         modes: crate::sampling::mode_options(mode_tolerance)?,
         ..ReachOptions::default()
     };
-    if let Some(warning) = input.resting_warning(start..end) {
-        py.import("warnings")?.call_method1("warn", (warning,))?;
-    }
     let schema = schema(&input, &options).map_err(|e| reach_error(e, backend_name))?;
     if given_steps.is_none() && start < end {
         let cap = detached::run(py, None, |control| {
@@ -273,6 +270,9 @@ pub fn reach_native<'py>(
     let steps = options.sampler.steps;
     // The same checks as `sample`, for every state, before a thread starts.
     py.detach(|| impactset::reach::validate(&input, &options, start..end)).map_err(|e| reach_error(e, backend_name))?;
+    if let Some(warning) = input.resting_warning(start..end) {
+        py.import("warnings")?.call_method1("warn", (warning,))?;
+    }
     let (backend, _reason) = py.detach(|| open_backend(&first.problem, choice, precision, selection, threads))?;
 
     let mut results: Vec<StateResult> = Vec::with_capacity(end - start);

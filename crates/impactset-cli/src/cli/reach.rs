@@ -185,13 +185,6 @@ pub fn run(args: ReachArgs) -> Result<()> {
         None => 0..input.len(),
     };
     let schema = schema(&input, &options).map_err(reach_input_error)?;
-    // A problem file in which nothing collides warned as it was read.
-    if args.velocities.is_some()
-        && !quiet
-        && let Some(warning) = input.resting_warning(states.clone())
-    {
-        eprintln!("warning: {warning}");
-    }
     if given_steps.is_none() {
         let bar = super::progress::pilot_bar(quiet);
         let cap = impactset::reach::default_steps_with(&input, &options, &|k| bar.inc(k as u64), None)
@@ -213,6 +206,14 @@ pub fn run(args: ReachArgs) -> Result<()> {
     // Every state and option checked (as `sample` checks its own) before a
     // thread starts or an output is opened.
     impactset::reach::validate(&input, &options, states.clone()).map_err(reach_input_error)?;
+    // A valid batch's states in which nothing collides (a problem file's
+    // warned as it was read).
+    if args.velocities.is_some()
+        && !quiet
+        && let Some(warning) = input.resting_warning(states.clone())
+    {
+        eprintln!("warning: {warning}");
+    }
     let (backend, reason) =
         options::open_backend(args.backend, args.precision, &first.problem, options.sampler.selection, args.threads)?;
     if args.backend == BackendChoice::Auto && backend.is_cpu() && !quiet {
