@@ -21,6 +21,8 @@ The pieces:
 * :func:`reach` → :class:`Reach`: many pre-impact states, one table row
   each; :func:`impactset.ray.reach` runs a batch on a Ray cluster;
 * :func:`extremes` → :class:`Extremes`: the worst case per direction;
+* :func:`align`: two problems of one robot (say from MuJoCo and from
+  Pinocchio) in one order of coordinates and contacts, matched by name;
 * :func:`baseline`, :func:`contact_modes`, :func:`covering_radius`,
   :func:`hausdorff`, :func:`held_out_certificate`;
 * robot models: :mod:`impactset.mujoco` (``problem(model, data)`` from a
@@ -32,8 +34,9 @@ The mathematics: ``docs/model.md`` in the repository.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
+from ._align import align
 from ._extremes import Extremes, extremes
 from ._impactset import (
     Problem,
@@ -53,6 +56,9 @@ from ._names import BackendName, PrecisionName, ScheduleName, SelectionName
 from ._progress import for_sample as _progress_for_sample
 from ._reach import Reach, reach
 
+if _TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
 __all__ = [
     "Problem",
     "SampleSet",
@@ -67,6 +73,7 @@ __all__ = [
     "covering_radius",
     "hausdorff",
     "held_out_certificate",
+    "align",
     "SelectionName",
     "ScheduleName",
     "BackendName",
@@ -77,6 +84,9 @@ __all__ = [
 ]
 
 _SUBMODULES = ("mujoco", "pinocchio", "ray")
+
+# The future import binds its feature; it is no part of the API.
+del annotations
 
 
 def __getattr__(name: str) -> object:
@@ -103,6 +113,7 @@ def sample(
     threads: int | None = None,
     progress: bool | Callable[[int, int], object] = False,
     first_index: int | None = None,
+    mode_tolerance: float | None = None,
 ) -> SampleSet:
     """Samples the post-impact set of ``problem`` (Algorithm 2 of
     ``docs/model.md``): ``n`` samples (default: the problem's sample count,
@@ -134,6 +145,15 @@ def sample(
     ``progress(done, total)`` (samples done so far, samples of the run)
     from the calling thread, at most every 50 ms while the run advances.
 
+    ``mode_tolerance`` (default 1e-6) is the tolerance τ of the contact
+    modes (``modes``, ``mode_labels``, the summary's histogram), relative to
+    the pre-impact contact speed ``s`` (the largest ``|(Jn v⁻)_i|`` or
+    ``‖(Jt v⁻)_i‖``, in the velocity's units, m/s for a robot): a contact
+    separates when its normal velocity exceeds ``τ·s``, else sticks when its
+    tangential speed is at most ``τ·s``, else slides (``docs/model.md`` §6).
+
+    When no contact is colliding (every ``(Jn v⁻)_i ≥ 0``) a
+    ``UserWarning`` says so: every sample ends at once with ``v⁺ = v⁻``.
     When fewer than 99% of the samples are accepted a ``UserWarning`` says
     why and what to change (the command line's advice), except for a
     built-in scene run with its own ``steps`` and ``step_size``, whose
@@ -167,6 +187,7 @@ def sample(
             threads=threads,
             progress=callback,
             first_index=first_index,
+            mode_tolerance=mode_tolerance,
         )
     finally:
         if close is not None:

@@ -394,8 +394,7 @@ def problem(
         raise TypeError(f"equality: expected True or False, got {type(equality).__name__}")
     rows = contact_rows(model, data, distance=distance, geoms=geoms, bodies=bodies, v=v, planar=planar)
     if name is None:
-        mj = import_mujoco()
-        name = mj.mj_id2name(model, mj.mjtObj.mjOBJ_MODEL, 0) or "mujoco"
+        name = model_name(model)
     options = {
         "name": name,
         "restitution": restitution,
@@ -416,3 +415,56 @@ def problem(
             f"(contact k is names[k] of {rows.names}). A body welded to a mocap body or to the world cannot "
             "move; equality=False leaves the constraints out"
         ) from None
+
+
+def model_name(model: Any) -> str:
+    """The model's name (``<mujoco model="...">``), else ``"mujoco"``.
+
+    MuJoCo keeps it as the first entry of ``model.names`` (offset 0); its
+    name lookup ``mj_id2name(model, mjOBJ_MODEL, 0)`` returns None in some
+    releases, so the name is read from there."""
+    names = bytes(getattr(model, "names", b""))
+    first = names.split(b"\0", 1)[0].decode("utf-8", errors="replace")
+    return first or "mujoco"
+
+
+#: The velocity coordinates of a free joint and of a ball joint, by suffix.
+FREE_SUFFIXES = ("vx", "vy", "vz", "wx", "wy", "wz")
+BALL_SUFFIXES = ("wx", "wy", "wz")
+
+
+def coordinate_names(model: Any) -> list[str]:
+    """A name for each velocity coordinate (``qvel``) of ``model``, in the
+    convention shared with :func:`impactset.pinocchio.coordinate_names`
+    (``docs/robots.md``): a free joint on a body whose parent is the world
+    (a floating base; the first such) gives ``base_vx, base_vy, base_vz``
+    (the body origin's linear velocity, world frame) and ``base_wx,
+    base_wy, base_wz`` (angular velocity, body frame); another free joint
+    ``<joint>_vx`` … ``<joint>_wz``, a ball joint ``<joint>_wx`` …
+    ``<joint>_wz``, a hinge or slide joint its name. An unnamed joint is
+    ``joint<id>``.
+
+    >>> import mujoco, impactset.mujoco
+    >>> model = mujoco.MjModel.from_xml_string(
+    ...     '<mujoco><worldbody><body><freejoint/><geom size=".1"/>'
+    ...     '<body><joint name="knee"/><geom size=".1"/></body></body></worldbody></mujoco>')
+    >>> impactset.mujoco.coordinate_names(model)
+    ['base_vx', 'base_vy', 'base_vz', 'base_wx', 'base_wy', 'base_wz', 'knee']
+    """
+    mj = import_mujoco()
+    if not isinstance(model, mj.MjModel):
+        raise TypeError(f"model: expected a mujoco.MjModel, got {type(model).__name__}")
+    names: list[str] = []
+    base = False
+    for j in range(int(model.njnt)):
+        kind = int(model.jnt_type[j])
+        name = model.joint(j).name or f"joint{j}"
+        if kind == int(mj.mjtJoint.mjJNT_FREE):
+            floating = not base and int(model.body_parentid[model.jnt_bodyid[j]]) == 0
+            base = base or floating
+            names.extend(f"{'base' if floating else name}_{s}" for s in FREE_SUFFIXES)
+        elif kind == int(mj.mjtJoint.mjJNT_BALL):
+            names.extend(f"{name}_{s}" for s in BALL_SUFFIXES)
+        else:
+            names.append(name)
+    return names

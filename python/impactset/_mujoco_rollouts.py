@@ -206,7 +206,7 @@ def rollouts(
 
     starts = v_plus if single is None else np.vstack([v_plus, single])
     start = _InitialState.of(mj, model, data)
-    update, close = _progress.for_sample(progress, lambda: starts.shape[0])
+    update, close = _progress.for_sample(progress, lambda: starts.shape[0], unit="rollouts")
     kept = np.empty((starts.shape[0], keep.size, start.full.size))
     values: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in chosen}
     chunk = _chunk_size(steps, start.full.size, threads if not stepped else 1)

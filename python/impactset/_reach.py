@@ -192,7 +192,8 @@ def reach(
     delta: float | None = None,
     backend: BackendName | None = None,
     precision: PrecisionName | None = None,
-    progress: bool | Callable[[int], object] = False,
+    progress: bool | Callable[[int, int], object] = False,
+    mode_tolerance: float | None = None,
 ) -> Reach:
     """The post-impact sets of many pre-impact states (``docs/model.md``
     §12): ``n`` samples per state, one table row per state.
@@ -234,8 +235,15 @@ def reach(
     state's accepted ``v⁺`` (:attr:`Reach.sets`). ``backend`` ``"cpu"``
     (f64), ``"gpu"`` or ``"auto"`` (states one by one on the GPU),
     ``precision`` as in :func:`impactset.sample`. ``progress``: True for a
-    bar on standard error, or a callable taking the number of samples newly
-    done.
+    bar on standard error, or a callable called as ``progress(done, total)``
+    (samples done so far, samples of the batch), as in
+    :func:`impactset.sample` (a callable of one argument, the former
+    ``progress(newly_done)``, still works with a ``DeprecationWarning``).
+
+    ``mode_tolerance`` sets the mode columns' tolerance τ as in
+    :func:`impactset.sample` (relative to each state's pre-impact contact
+    speed; default 1e-6). A ``UserWarning`` names the states in which no
+    contact is colliding (their samples end at once with ``v⁺ = v⁻``).
 
     The table equals, value for value, the command line's
     ``impactset reach PROBLEM --velocities V.npy -n N --seed SEED --out t.parquet``.
@@ -279,6 +287,7 @@ def reach(
             precision=precision,
             threads=threads,
             progress=callback,
+            mode_tolerance=mode_tolerance,
         )
     finally:
         if close is not None:

@@ -47,6 +47,11 @@ Conventions (``docs/robots.md``):
 >>> impactset.mujoco.equality_jacobian(model, data).shape  # a ball joint between two free bodies: 3 rows
 (3, 12)
 
+:func:`coordinate_names` names each ``qvel`` coordinate in the convention
+shared with :mod:`impactset.pinocchio` (``base_vx`` … ``base_wz``, then the
+joints), for :func:`impactset.align` and ``SampleSet.plot(coordinates=...)``;
+a problem is named after the model (``<mujoco model="...">``).
+
 The command line writes a problem file::
 
     python -m impactset.mujoco MODEL.xml --keyframe land --out problem.toml
@@ -63,21 +68,19 @@ simulation like ``mujoco.mj_step`` but resolves each impact with one outcome
 drawn from its post-impact set.
 """
 
-from __future__ import annotations
-
-import sys
+import sys as _sys
 
 # The public names of the modules behind this one: the importer (contacts
 # and rows at a state, the problem), MuJoCo's own outcome, the command line,
 # the rows type shared with impactset.pinocchio, rollouts from a set with
 # their metrics, and the impact sampler.
 from ._contact_rows import ContactRows
-from ._mujoco_cli import main
+from ._mujoco_cli import main as _main
 from ._mujoco_control import keyframe_pd
 from ._mujoco_impact_sampler import IMPACT_STEP_CAP as IMPACT_STEP_CAP
 from ._mujoco_impact_sampler import ImpactRecord, ImpactSampler
 from ._mujoco_importer import DEFAULT_DISTANCE as DEFAULT_DISTANCE
-from ._mujoco_importer import contact_rows, equality_jacobian, mass_matrix, problem
+from ._mujoco_importer import contact_rows, coordinate_names, equality_jacobian, mass_matrix, problem
 from ._mujoco_metrics import (
     Trajectories,
     base_height,
@@ -94,6 +97,9 @@ from ._mujoco_rollouts import Rollouts, rollouts
 from ._mujoco_urdf import example_robot_data, load_urdf
 
 __all__ = [
+    "DEFAULT_DISTANCE",
+    "IMPACT_STEP_CAP",
+    "MAX_OUTCOME_STEPS",
     "ContactRows",
     "ImpactRecord",
     "ImpactSampler",
@@ -104,6 +110,7 @@ __all__ = [
     "body_height",
     "contact_loss",
     "contact_rows",
+    "coordinate_names",
     "equality_jacobian",
     "example_robot_data",
     "fell",
@@ -111,12 +118,12 @@ __all__ = [
     "joint_speed",
     "keyframe_pd",
     "load_urdf",
-    "main",
     "mass_matrix",
     "outcome",
     "problem",
     "rollouts",
 ]
 
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _sys.exit(_main())

@@ -433,10 +433,10 @@ def test_mujoco_command_line_writes_through_a_symlink(tmp_path: Path, ball) -> N
     )
     link = tmp_path / "out.toml"
     link.symlink_to("real.toml")
-    assert impactset.mujoco.main([str(model_path), "--qvel", "0,0,-1,0,0,0", "--out", str(link)]) == 0
+    assert impactset._mujoco_cli.main([str(model_path), "--qvel", "0,0,-1,0,0,0", "--out", str(link)]) == 0
     assert link.is_symlink() and impactset.Problem.load(tmp_path / "real.toml").m == 1
     if sys.platform.startswith("linux"):
-        assert impactset.mujoco.main([str(model_path), "--qvel", "0,0,-1,0,0,0", "--out", "/dev/null"]) == 0
+        assert impactset._mujoco_cli.main([str(model_path), "--qvel", "0,0,-1,0,0,0", "--out", "/dev/null"]) == 0
         assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 

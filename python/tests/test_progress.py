@@ -65,8 +65,17 @@ def test_no_progress_asks_for_no_total() -> None:
         progress.for_sample("yes", total)
 
 
-def test_a_batch_callable_is_handed_over_as_it_is() -> None:
-    seen: list[int] = []
-    assert progress.for_batch(seen.append, 10) == (seen.append, None)
+def test_a_batch_callable_sees_done_and_total_and_the_former_form_is_deprecated() -> None:
+    seen: list[tuple[int, int | None]] = []
+    report, close = progress.for_batch(lambda done, total: seen.append((done, total)), 10)
+    assert close is None and report is not None
+    report(4)
+    report(6)
+    assert seen == [(4, 10), (10, 10)]
+    newly: list[int] = []
+    with pytest.warns(DeprecationWarning, match="one argument"):
+        assert progress.for_batch(newly.append, 10) == (newly.append, None)
     assert progress.for_batch(False, 10) == (None, None)
     assert progress.for_batch(None, None) == (None, None)
+    with pytest.raises(TypeError, match="progress: expected True, False or a callable"):
+        progress.for_batch(3, 10)

@@ -30,6 +30,7 @@ import pickle
 import impactset
 import numpy as np
 import pytest
+from impactset import _mujoco_cli
 
 RULES = ["lemke", "random-lemke", "all"]
 
@@ -296,9 +297,9 @@ def test_mujoco_importer_and_command_line_take_restitution(tmp_path):
     xml = tmp_path / "ball.xml"
     xml.write_text(BALL)
     out = tmp_path / "ball.json"
-    assert imj.main([str(xml), "--out", str(out), "--qvel", "0,0,-1,0,0,0", "--restitution", "0.4"]) == 0
+    assert _mujoco_cli.main([str(xml), "--out", str(out), "--qvel", "0,0,-1,0,0,0", "--restitution", "0.4"]) == 0
     assert impactset.Problem.load(out).restitution.tolist() == [0.4]
-    assert imj.main([str(xml), "--out", str(out), "--restitution", "1.4"]) == 2
+    assert _mujoco_cli.main([str(xml), "--out", str(out), "--restitution", "1.4"]) == 2
 
 
 DROP = """<mujoco><option timestep="0.001"/><worldbody>

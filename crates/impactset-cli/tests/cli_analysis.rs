@@ -115,9 +115,8 @@ fn bad_analyze_input_is_one_line_and_exit_code_2() {
     assert!(err.contains("missing.npy"), "{err}");
     let set = sample(&dir, "set.npy", &["--samples", "8"]);
     let s = set.to_str().unwrap();
-    // A set of another problem (n = 3 against n = 4), no reference, bad δ, unknown problem.
+    // A set of another problem (n = 3 against n = 4), bad δ, unknown problem.
     one_line_error(&impactset(&["analyze", s, "--problem", "compass-gait", "--heldout", s]));
-    one_line_error(&impactset(&["analyze", s, "--problem", "rocking-block"]));
     one_line_error(&impactset(&["analyze", s, "--problem", "rocking-block", "--heldout", s, "--delta", "1.5"]));
     one_line_error(&impactset(&["analyze", s, "--problem", "no-such-scene", "--heldout", s]));
     one_line_error(&impactset(&["modes", "no-such-scene"]));

@@ -4,16 +4,77 @@
 
 use std::path::Path;
 
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use impactset::analysis::baseline_outcomes;
-use impactset::plot::{Marker, PlotError, SetPlotOptions, plot_post_impact_set};
+use impactset::plot::{Marker, PlotError, SetPlotOptions, coordinate_panels, plot_post_impact_set};
 use impactset::sampling::first_trajectories;
 use impactset::{ImpactProblem, SampleSet, SamplerOptions};
 
 use crate::detached;
 use impactset::io::PendingFile;
+
+/// The chosen coordinates' indices (`None`: the contact-frame panels) and
+/// the coordinates' names (`None`: `v<i>`).
+pub(crate) type CoordinateAxes = (Option<Vec<usize>>, Option<Vec<String>>);
+
+/// `SampleSet.plot`'s ``coordinates`` (indices, or names in
+/// ``coordinate_names``) as indices into `v` (length `n`), and the names;
+/// `ValueError` or `TypeError` naming the argument.
+pub(crate) fn coordinate_axes(
+    coordinates: Option<&Bound<'_, PyAny>>,
+    names: Option<&Bound<'_, PyAny>>,
+    n: usize,
+) -> PyResult<CoordinateAxes> {
+    let names: Option<Vec<String>> = match names.filter(|x| !x.is_none()) {
+        None => None,
+        Some(x) if x.is_instance_of::<PyString>() => {
+            return Err(PyTypeError::new_err("coordinate_names: expected a sequence of str, got str"));
+        }
+        Some(x) => {
+            let names: Vec<String> =
+                x.extract().map_err(|_| PyTypeError::new_err("coordinate_names: expected a sequence of str"))?;
+            if names.len() != n {
+                return Err(PyValueError::new_err(format!(
+                    "coordinate_names: {} names for the problem's n = {n} coordinates",
+                    names.len()
+                )));
+            }
+            Some(names)
+        }
+    };
+    let Some(coordinates) = coordinates.filter(|x| !x.is_none()) else { return Ok((None, names)) };
+    if coordinates.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err("coordinates: expected a sequence of indices or names, got str"));
+    }
+    let mut chosen = Vec::new();
+    for item in coordinates.try_iter()? {
+        let item = item?;
+        let index = if let Ok(name) = item.extract::<String>() {
+            let Some(list) = &names else {
+                return Err(PyValueError::new_err(format!(
+                    "coordinates: {name:?} is a name: give coordinate_names (one per coordinate) with it"
+                )));
+            };
+            list.iter().position(|x| *x == name).ok_or_else(|| {
+                PyValueError::new_err(format!("coordinates: no coordinate named {name:?} in coordinate_names"))
+            })?
+        } else {
+            let i = crate::args::integer("coordinates", &item, 0, n as i128 - 1)?;
+            i as usize
+        };
+        chosen.push(index);
+    }
+    if chosen.len() < 2 {
+        return Err(PyValueError::new_err(format!(
+            "coordinates: {} given; a panel plots one coordinate against another, give at least 2",
+            chosen.len()
+        )));
+    }
+    Ok((Some(chosen), names))
+}
 
 /// What one figure needs.
 pub(crate) struct SetFigureJob<'a> {
@@ -24,6 +85,9 @@ pub(crate) struct SetFigureJob<'a> {
     pub baselines: bool,
     pub title: String,
     pub max_points: usize,
+    /// The chosen coordinates (`None`: the contact-frame panels).
+    pub coordinates: Option<Vec<usize>>,
+    pub coordinate_names: Option<Vec<String>>,
 }
 
 impl SetFigureJob<'_> {
@@ -50,8 +114,13 @@ impl SetFigureJob<'_> {
             if control.cancelled() {
                 return Ok(false);
             }
-            let options =
-                SetPlotOptions { title: self.title, max_points: self.max_points, ..SetPlotOptions::default() };
+            let options = SetPlotOptions {
+                title: self.title,
+                max_points: self.max_points,
+                panels: self.coordinates.as_deref().map(coordinate_panels),
+                coordinate_names: self.coordinate_names,
+                ..SetPlotOptions::default()
+            };
             plot_post_impact_set(&tmp, self.problem, self.set, &trajectories, &markers, &options)?;
             if control.cancelled() {
                 return Ok(false);

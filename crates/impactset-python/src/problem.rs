@@ -266,7 +266,7 @@ impl Problem {
         let file = ProblemFile::from_spec(&self.spec);
         let toml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"));
         let text = if toml {
-            toml::to_string_pretty(&file).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?
+            impactset::io::problem_toml(&file).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?
         } else {
             let mut text = serde_json::to_string_pretty(&file)
                 .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;

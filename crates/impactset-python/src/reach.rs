@@ -154,7 +154,7 @@ fn reach_error(e: ReachError, backend: &str) -> PyErr {
 /// float64 vectors), the accepted `v⁺` per state (or None) and a dict of
 /// what ran. `impactset.reach` and `impactset.ray.reach` wrap it.
 #[pyfunction]
-#[pyo3(signature = (problem, n, *, velocities=None, seed=None, selection=None, schedule=None, steps=None, step_size=None, directions=None, baselines=true, extremes=false, extremes_budget=None, keep_sets=false, heldout_every=None, delta=None, backend=None, precision=None, threads=None, progress=None, start=None, end=None))]
+#[pyo3(signature = (problem, n, *, velocities=None, seed=None, selection=None, schedule=None, steps=None, step_size=None, directions=None, baselines=true, extremes=false, extremes_budget=None, keep_sets=false, heldout_every=None, delta=None, backend=None, precision=None, threads=None, progress=None, start=None, end=None, mode_tolerance=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn reach_native<'py>(
     py: Python<'py>,
@@ -179,6 +179,7 @@ pub fn reach_native<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     start: Option<&Bound<'py, PyAny>>,
     end: Option<&Bound<'py, PyAny>>,
+    mode_tolerance: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let (input, first) = input_of(problem, velocities)?;
     let samples = args::integer("n", n, 1, u32::MAX as i128)? as usize;
@@ -250,6 +251,7 @@ pub fn reach_native<'py>(
         keep_sets,
         heldout_every,
         delta,
+        modes: crate::sampling::mode_options(mode_tolerance)?,
         ..ReachOptions::default()
     };
     let schema = schema(&input, &options).map_err(|e| reach_error(e, backend_name))?;
@@ -268,6 +270,9 @@ pub fn reach_native<'py>(
     let steps = options.sampler.steps;
     // The same checks as `sample`, for every state, before a thread starts.
     py.detach(|| impactset::reach::validate(&input, &options, start..end)).map_err(|e| reach_error(e, backend_name))?;
+    if let Some(warning) = input.resting_warning(start..end) {
+        py.import("warnings")?.call_method1("warn", (warning,))?;
+    }
     let (backend, _reason) = py.detach(|| open_backend(&first.problem, choice, precision, selection, threads))?;
 
     let mut results: Vec<StateResult> = Vec::with_capacity(end - start);

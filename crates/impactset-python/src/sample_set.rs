@@ -141,13 +141,23 @@ impl SampleSet {
     /// Ctrl-C; a symbolic link stays a link, a special file (``/dev/null``)
     /// is written into.
     ///
+    /// ``coordinates`` draws chosen velocity coordinates instead (a robot's
+    /// base velocity, named joints; every pair a panel, at most 9): indices
+    /// into ``v``, or names from ``coordinate_names`` (one per coordinate,
+    /// e.g. ``impactset.mujoco.coordinate_names(model)``), which also label
+    /// the axes.
+    ///
     /// >>> import impactset, tempfile, os
     /// >>> s = impactset.sample(impactset.Problem.scene("rocking-block"), 512)
     /// >>> path = os.path.join(tempfile.mkdtemp(), "block.svg")
     /// >>> s.plot(path)
     /// >>> open(path).read().startswith("<svg")
     /// True
-    #[pyo3(signature = (path, *, trajectories=None, baselines=None, title=None, max_points=None))]
+    /// >>> s.plot(path, coordinates=[0, 2], coordinate_names=["x", "y", "spin"])
+    /// >>> "spin" in [line.strip() for line in open(path)]  # an axis label
+    /// True
+    #[pyo3(signature = (path, *, trajectories=None, baselines=None, title=None, max_points=None, coordinates=None, coordinate_names=None))]
+    #[allow(clippy::too_many_arguments)]
     fn plot(
         &self,
         py: Python<'_>,
@@ -156,6 +166,8 @@ impl SampleSet {
         baselines: Option<&Bound<'_, PyAny>>,
         title: Option<&Bound<'_, PyAny>>,
         max_points: Option<&Bound<'_, PyAny>>,
+        coordinates: Option<&Bound<'_, PyAny>>,
+        coordinate_names: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let path = args::path("path", path)?;
         let baselines = some(baselines).map_or(Ok(true), |b| args::flag("baselines", &b))?;
@@ -174,6 +186,8 @@ impl SampleSet {
         let trajectories = args::optional_count("trajectories", trajectories, 0)?.unwrap_or(32);
         let max_points = args::optional_count("max_points", max_points, 1)?.unwrap_or(20_000);
         let problem = self.problem.get();
+        let (coordinates, coordinate_names) =
+            crate::figure::coordinate_axes(coordinates, coordinate_names, problem.problem().n())?;
         let set = self.rust_set(py)?;
         let title = title.unwrap_or_else(|| problem.spec.name.clone());
         let figure = crate::figure::SetFigureJob {
@@ -184,6 +198,8 @@ impl SampleSet {
             baselines,
             title,
             max_points,
+            coordinates,
+            coordinate_names,
         };
         figure.run(py, &path)
     }

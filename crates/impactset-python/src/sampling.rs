@@ -132,11 +132,12 @@ impl Collected {
 fn run_chunks(
     problem: &ImpactProblem,
     options: &SamplerOptions,
+    modes: &ModeOptions,
     backend: &Backend,
     control: &Control,
     mut collected: Collected,
 ) -> Result<Collected, RunError> {
-    let classifier = ModeClassifier::new(problem, &ModeOptions::default());
+    let classifier = ModeClassifier::new(problem, modes);
     let run = RunControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
     collected.run = sample_chunks(backend, problem, options, CHUNK, &run, &mut |chunk| {
         collected.add(&chunk, &classifier);
@@ -148,7 +149,7 @@ fn run_chunks(
 
 /// The native `sample`; `impactset.sample` adds the progress bar.
 #[pyfunction]
-#[pyo3(signature = (problem, n=None, *, seed=None, selection=None, schedule=None, steps=None, step_size=None, backend=None, precision=None, threads=None, progress=None, first_index=None))]
+#[pyo3(signature = (problem, n=None, *, seed=None, selection=None, schedule=None, steps=None, step_size=None, backend=None, precision=None, threads=None, progress=None, first_index=None, mode_tolerance=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn sample_native(
     py: Python<'_>,
@@ -164,6 +165,7 @@ pub fn sample_native(
     threads: Option<&Bound<'_, PyAny>>,
     progress: Option<&Bound<'_, PyAny>>,
     first_index: Option<&Bound<'_, PyAny>>,
+    mode_tolerance: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<SampleSet> {
     let problem_obj = problem.cast::<Problem>().map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(format!(
@@ -220,18 +222,24 @@ pub fn sample_native(
         ..SamplerOptions::default()
     };
     let problem = pyproblem.problem();
+    let modes = mode_options(mode_tolerance)?;
+    if problem.colliding().is_empty() {
+        let warning = impactset::ProblemWarning::NothingColliding.to_string();
+        py.import("warnings")?.call_method1("warn", (warning,))?;
+    }
     validate_and_cap(py, problem, &mut options, steps.is_some())?;
     let (backend, backend_reason) = py.detach(|| open_backend(problem, backend, precision, selection, threads))?;
     let collected = Collected::new(problem.n(), samples)
         .ok_or_else(|| memory::reserve_failed(n_name, samples, samples as u128 * per_sample, "samples"))?;
-    let collected =
-        detached::run(py, progress.as_ref(), |control| run_chunks(problem, &options, &backend, control, collected))?
-            .map_err(|e| match e {
-                // Cancelled runs end in the signal's exception above, so this
-                // is only reached if something else set the flag.
-                RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
-                other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
-            })?;
+    let collected = detached::run(py, progress.as_ref(), |control| {
+        run_chunks(problem, &options, &modes, &backend, control, collected)
+    })?
+    .map_err(|e| match e {
+        // Cancelled runs end in the signal's exception above, so this
+        // is only reached if something else set the flag.
+        RunError::Cancelled => PyRuntimeError::new_err("sampling was cancelled"),
+        other => PyRuntimeError::new_err(format!("backend='{}': {other}", backend.name())),
+    })?;
     let summary = RunSummary::new(&spec.name, &collected.tally, &options, &backend, &backend_reason, &collected.run);
     if let Some(advice) = summary.advice(&keyword_name)
         && !spec.runs_as_documented(&options)
@@ -266,6 +274,19 @@ pub(crate) fn validate_and_cap(
         options.steps = cap.steps;
     }
     Ok(())
+}
+
+/// The contact-mode tolerances of ``mode_tolerance`` (both the separation
+/// and the slip tolerance, relative to the pre-impact contact speed;
+/// docs/model.md §6); None: the library's.
+pub(crate) fn mode_options(tolerance: Option<&Bound<'_, PyAny>>) -> PyResult<ModeOptions> {
+    Ok(match some(tolerance) {
+        Some(t) => {
+            let t = args::positive_float("mode_tolerance", &t)?;
+            ModeOptions { separation_tol: t, slip_tol: t }
+        }
+        None => ModeOptions::default(),
+    })
 }
 
 /// An option as Python names it: the argument itself (`step_size`), for

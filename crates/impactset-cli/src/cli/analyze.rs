@@ -13,6 +13,7 @@ use impactset::analysis::{
 };
 use impactset::io::read_npy;
 use impactset::number::readable;
+use impactset::reach::ReachOptions;
 use impactset::sampling::EXTREMES_SELECTION;
 
 /// Arguments of `impactset analyze`.
@@ -26,7 +27,8 @@ pub struct AnalyzeArgs {
     /// An independent, larger set of the same problem: covering radius, Hausdorff distance, convergence.
     #[arg(long)]
     reference: Option<PathBuf>,
-    /// Fresh samples of the same problem, independent of the set: held-out certificate.
+    /// Fresh samples of the same problem, independent of the set: held-out certificate [default, with
+    /// neither --reference nor --heldout: every 4th outcome of the set held out, as `reach` does].
     #[arg(long)]
     heldout: Option<PathBuf>,
     /// Confidence parameter δ of the held-out certificate (confidence 1 − δ).
@@ -63,6 +65,10 @@ pub struct AnalyzeArgs {
 struct AnalyzeView {
     problem: String,
     set: String,
+    /// With neither --reference nor --heldout: the set's every k-th outcome
+    /// was held out (the certificate's held-out samples) and the rest is the net.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    held_out_every: Option<u64>,
     epsilon: EpsilonReport,
     /// The extremes check, next to ε (absent with --no-extremes).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,24 +76,46 @@ struct AnalyzeView {
     baselines: Vec<BaselineDistance>,
 }
 
+/// With neither `--reference` nor `--heldout`, every this-th outcome of the
+/// set is held out: the split `reach` uses for each state's ε.
+const SELF_HELD_OUT_EVERY: u64 = ReachOptions::DEFAULT_HELDOUT_EVERY;
+
 /// Runs `impactset analyze`.
 pub fn run(args: AnalyzeArgs) -> Result<()> {
     if !(args.delta > 0.0 && args.delta < 1.0) {
         return Err(InputError(format!("--delta {}: must lie strictly between 0 and 1", readable(args.delta))).into());
     }
-    if args.reference.is_none() && args.heldout.is_none() {
-        return Err(
-            InputError("give --reference SET.npy or --heldout SET.npy to measure the set against".into()).into()
-        );
-    }
     let spec = source::load(&args.problem)?;
     let embedding = args.metric.embedding(&spec.problem);
-    let net = load_points(&args.set, &embedding)?;
-    if net.is_empty() {
+    let rows = load_rows(&args.set, &embedding)?;
+    if rows.is_empty() {
         return Err(InputError(format!("{}: the set holds no outcome", args.set.display())).into());
     }
+    // Neither a reference nor held-out samples: the set's own outcomes are
+    // independent draws of one law, so every k-th is held out against the
+    // rest, as `reach` measures each state (docs/model.md §12).
+    let split = (args.reference.is_none() && args.heldout.is_none()).then_some(SELF_HELD_OUT_EVERY);
+    let (net, heldout) = match split {
+        Some(every) => {
+            if rows.len() < every as usize {
+                return Err(InputError(format!(
+                    "{}: {} outcomes; without --reference or --heldout every {every}th is held out, so give at least {every}",
+                    args.set.display(),
+                    rows.len()
+                ))
+                .into());
+            }
+            let held = |i: &usize| *i as u64 % every == every - 1;
+            let net = embedding.points_of((0..rows.len()).filter(|i| !held(i)).map(|i| rows[i].as_slice()));
+            let heldout = embedding.points_of((0..rows.len()).filter(held).map(|i| rows[i].as_slice()));
+            (net, Some(heldout))
+        }
+        None => {
+            let heldout = args.heldout.as_deref().map(|p| load_points(p, &embedding)).transpose()?;
+            (embedding.points_of(rows.iter().map(Vec::as_slice)), heldout)
+        }
+    };
     let reference = args.reference.as_deref().map(|p| load_points(p, &embedding)).transpose()?;
-    let heldout = args.heldout.as_deref().map(|p| load_points(p, &embedding)).transpose()?;
     for (flag, cloud) in [("--reference", &reference), ("--heldout", &heldout)] {
         if cloud.as_ref().is_some_and(PointCloud::is_empty) {
             return Err(InputError(format!("{flag}: the file holds no outcome")).into());
@@ -99,6 +127,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     let view = AnalyzeView {
         problem: spec.name.clone(),
         set: args.set.display().to_string(),
+        held_out_every: split,
         extremes_gap,
         baselines: baseline_distances(&spec.problem, &embedding, &net, epsilon),
         epsilon: report,
@@ -144,6 +173,12 @@ fn check_extremes(
 
 /// Reads an NPY set and embeds its rows; a bad file is an input error.
 fn load_points(path: &Path, embedding: &Embedding) -> Result<PointCloud> {
+    let rows = load_rows(path, embedding)?;
+    Ok(embedding.points_of(rows.iter().map(Vec::as_slice)))
+}
+
+/// Reads an NPY set of `embedding.n()` columns; a bad file is an input error.
+fn load_rows(path: &Path, embedding: &Embedding) -> Result<Vec<Vec<f64>>> {
     let rows = read_npy(path).map_err(|e| InputError(format!("{e:#}")))?;
     if let Some(row) = rows.iter().find(|r| r.len() != embedding.n()) {
         return Err(InputError(format!(
@@ -157,7 +192,7 @@ fn load_points(path: &Path, embedding: &Embedding) -> Result<PointCloud> {
     if rows.iter().flatten().any(|x| !x.is_finite()) {
         return Err(InputError(format!("{}: holds a non-finite velocity", path.display())).into());
     }
-    Ok(embedding.points_of(rows.iter().map(Vec::as_slice)))
+    Ok(rows)
 }
 
 fn print_view(v: &AnalyzeView) {
@@ -175,6 +210,9 @@ fn print_view(v: &AnalyzeView) {
         }
     }
     if let (Some(c), Some(rel)) = (&r.certificate, r.certificate_relative) {
+        if let Some(every) = v.held_out_every {
+            println!("  held out: every {every}th outcome of the set (no --reference or --heldout given)");
+        }
         println!(
             "  held-out certificate: all {} held-out outcomes within ε = {:.4e} ({:.4e} ‖v⁻‖), median {:.4e}",
             c.held_out, c.epsilon, rel, c.median_distance

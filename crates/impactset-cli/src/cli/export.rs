@@ -31,7 +31,8 @@ pub fn run(args: ExportArgs) -> Result<()> {
         InputError(format!("{}: no such built-in scene (scenes: {})", args.scene, scene::ids().join(", ")))
     })?;
     let file = ProblemFile::from_spec(&ProblemSpec::from_scene(scene));
-    let text = if args.toml { toml::to_string(&file)? } else { serde_json::to_string_pretty(&file)? + "\n" };
+    let text =
+        if args.toml { impactset::io::problem_toml(&file)? } else { serde_json::to_string_pretty(&file)? + "\n" };
     match &args.out {
         Some(path) => std::fs::write(path, text).with_context(|| format!("{}: cannot write", path.display()))?,
         None => print!("{text}"),

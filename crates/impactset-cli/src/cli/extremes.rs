@@ -139,11 +139,12 @@ pub fn run(args: ExtremesArgs) -> Result<()> {
         args.seed
     );
     println!("  gains relative to ‖v⁻‖_M = {scale:.6}");
-    println!("{:<16} {:>12} {:>12} {:>9}  found by", "direction", "max cᵀv⁺", "sampled", "gain");
+    // The gain in significant digits: on a robot it is often 1e-5 of ‖v⁻‖_M.
+    println!("{:<16} {:>12} {:>12} {:>10}  found by", "direction", "max cᵀv⁺", "sampled", "gain");
     for v in &view {
         let e = &v.extreme;
         println!(
-            "{:<16} {:>12.6} {:>12.6} {:>9.4}  {}",
+            "{:<16} {:>12.6} {:>12.6} {:>10.3e}  {}",
             v.name,
             e.value,
             e.sampled,

@@ -33,6 +33,10 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// No progress bars on standard error (`reach`: no notes, warnings or
+    /// summary line either).
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -82,6 +86,7 @@ impl std::error::Error for InputError {}
 /// Parses the arguments, runs the subcommand, prints one line per error.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    progress::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Show(args) => show::run(args),
         Command::Sample(args) => sample::run(args),

@@ -25,6 +25,11 @@ pub struct ModesArgs {
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
     #[arg(long, value_parser = options::choice_parser::<Schedule>())]
     schedule: Option<Schedule>,
+    /// Contact-mode tolerance τ, relative to the pre-impact contact speed s: a contact separates when
+    /// its normal velocity exceeds τ·s, else sticks when its tangential speed is at most τ·s
+    /// (docs/model.md §6).
+    #[arg(long, default_value_t = ModeOptions::default().separation_tol)]
+    mode_tolerance: f64,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -43,6 +48,7 @@ struct ModesView {
 /// Runs `impactset modes`.
 pub fn run(args: ModesArgs) -> Result<()> {
     let spec = source::load(&args.problem)?;
+    let modes = options::mode_options(args.mode_tolerance)?;
     let samples = args.samples.or(spec.samples).unwrap_or(4096);
     let sampler = options::sampler_options(&spec, samples, 0, args.seed, args.selection, args.schedule, None)?;
     let set = sample_set(&spec.problem, &sampler);
@@ -52,7 +58,7 @@ pub fn run(args: ModesArgs) -> Result<()> {
         accepted: set.accepted_count(),
         seed: args.seed,
         selection: args.selection.name(),
-        histogram: mode_histogram(&spec.problem, &set, &ModeOptions::default()),
+        histogram: mode_histogram(&spec.problem, &set, &modes),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&view)?);

@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use super::InputError;
+use impactset::analysis::ModeOptions;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
 use impactset::run::{Backend, BackendChoice, OpenError};
@@ -45,6 +46,44 @@ pub fn derive_steps(options: &mut SamplerOptions, problem: &ImpactProblem) {
         eprintln!("warning: {warning}");
     }
     options.steps = cap.steps;
+}
+
+/// The contact-mode tolerances of `--mode-tolerance τ` (both the separation
+/// and the slip tolerance, relative to the pre-impact contact speed;
+/// docs/model.md §6).
+pub fn mode_options(tolerance: f64) -> Result<ModeOptions> {
+    if !(tolerance.is_finite() && tolerance > 0.0) {
+        let value = impactset::number::readable(tolerance);
+        return Err(InputError(format!("--mode-tolerance {value}: must be a positive number")).into());
+    }
+    Ok(ModeOptions { separation_tol: tolerance, slip_tol: tolerance })
+}
+
+/// The panels of `--plot-coordinates` (`v<i>` or `i` each, `i < n`): every
+/// pair of them ([`impactset::plot::coordinate_panels`]); none given: `None`,
+/// the contact-frame panels.
+pub fn coordinate_panels(given: &[String], n: usize) -> Result<Option<Vec<impactset::plot::Panel>>> {
+    if given.is_empty() {
+        return Ok(None);
+    }
+    let mut chosen = Vec::with_capacity(given.len());
+    for text in given {
+        let digits = text.trim().strip_prefix('v').unwrap_or(text.trim());
+        match digits.parse::<usize>() {
+            Ok(i) if i < n => chosen.push(i),
+            _ => {
+                return Err(
+                    InputError(format!("--plot-coordinates {text}: expected v<i> or i with 0 ≤ i < n = {n}")).into()
+                );
+            }
+        }
+    }
+    if chosen.len() < 2 {
+        return Err(
+            InputError("--plot-coordinates: give at least two coordinates (one panel plots a pair)".into()).into()
+        );
+    }
+    Ok(Some(impactset::plot::coordinate_panels(&chosen)))
 }
 
 /// [`SamplerOptions::validate`] as an input error naming the flag

@@ -2,13 +2,27 @@
 //! standard error when it is a terminal.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// A bar over `total` `unit`s (`samples`, `LCPs`); hidden when `quiet` or
-/// when standard error is not a terminal.
+/// `-q/--quiet`, given to every subcommand: no progress bars.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Sets `-q/--quiet` for the run (once, from the parsed arguments).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether the run is `-q/--quiet`.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// A bar over `total` `unit`s (`samples`, `LCPs`); hidden when `quiet`, under
+/// `-q/--quiet` or when standard error is not a terminal.
 pub fn bar(total: u64, unit: &str, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
+    if quiet || self::quiet() || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(total);

@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::{InputError, options, source};
+use impactset::analysis::ModeOptions;
 use impactset::gpu::Precision;
 use impactset::io::ProblemSpec;
 use impactset::reach::{
@@ -103,12 +104,14 @@ pub struct ReachArgs {
     /// GPU scalar type [default: f64 where the adapter has it, else f32].
     #[arg(long, value_parser = options::choice_parser::<Precision>())]
     precision: Option<Precision>,
+    /// Contact-mode tolerance τ of the mode columns, relative to the pre-impact contact speed s: a contact separates when
+    /// its normal velocity exceeds τ·s, else sticks when its tangential speed is at most τ·s
+    /// (docs/model.md §6).
+    #[arg(long, default_value_t = ModeOptions::default().separation_tol)]
+    mode_tolerance: f64,
     /// Samples in flight at once (memory; the results do not depend on it).
     #[arg(long, default_value_t = 1 << 16)]
     window: usize,
-    /// Print no progress and no summary line.
-    #[arg(long, short = 'q')]
-    quiet: bool,
 }
 
 /// Arguments of `impactset reach-merge`.
@@ -136,6 +139,7 @@ pub struct MergeArgs {
 /// Runs `impactset reach`.
 pub fn run(args: ReachArgs) -> Result<()> {
     check_args(&args)?;
+    let quiet = super::progress::quiet();
     let specs = load_problems(&args.problems)?;
     let first = specs[0].clone();
     let input = match &args.velocities {
@@ -172,6 +176,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
         baselines: !args.no_baselines,
         extremes: args.extremes.then(|| ReachExtremes { budget: args.extremes_budget, ..ReachExtremes::default() }),
         keep_sets: args.sets.is_some(),
+        modes: options::mode_options(args.mode_tolerance)?,
         window_samples: args.window,
         ..ReachOptions::default()
     };
@@ -181,19 +186,19 @@ pub fn run(args: ReachArgs) -> Result<()> {
     };
     let schema = schema(&input, &options).map_err(reach_input_error)?;
     if given_steps.is_none() {
-        let bar = super::progress::pilot_bar(args.quiet);
+        let bar = super::progress::pilot_bar(quiet);
         let cap = impactset::reach::default_steps_with(&input, &options, &|k| bar.inc(k as u64), None)
             .map_err(reach_input_error)?
             .expect("a pilot without a cancel flag completes");
         bar.finish_and_clear();
-        if let (Some(warning), false) = (cap.warning(&options::option), args.quiet) {
+        if let (Some(warning), false) = (cap.warning(&options::option), quiet) {
             eprintln!("warning: state 0: {warning}");
         }
         options.sampler.steps = cap.steps;
     }
     if let Some(coarse) =
         args.step_size.or(first.step_size).and_then(|h| impactset::sampling::coarse_expansion(&first.problem, h))
-        && !args.quiet
+        && !quiet
     {
         let by = if args.step_size.is_some() { "--step-size" } else { "the problem's step_size" };
         eprintln!("warning: state 0: {by} {coarse}");
@@ -201,9 +206,17 @@ pub fn run(args: ReachArgs) -> Result<()> {
     // Every state and option checked (as `sample` checks its own) before a
     // thread starts or an output is opened.
     impactset::reach::validate(&input, &options, states.clone()).map_err(reach_input_error)?;
+    // A valid batch's states in which nothing collides (a problem file's
+    // warned as it was read).
+    if args.velocities.is_some()
+        && !quiet
+        && let Some(warning) = input.resting_warning(states.clone())
+    {
+        eprintln!("warning: {warning}");
+    }
     let (backend, reason) =
         options::open_backend(args.backend, args.precision, &first.problem, options.sampler.selection, args.threads)?;
-    if args.backend == BackendChoice::Auto && backend.is_cpu() && !args.quiet {
+    if args.backend == BackendChoice::Auto && backend.is_cpu() && !quiet {
         eprintln!("note: {reason}; running on the CPU");
     }
 
@@ -219,7 +232,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
     let mut table = TableWriter::create(&args.out, &schema, &meta)?;
     let mut sets = args.sets.as_deref().map(|p| SetsWriter::create(p, first.problem.n())).transpose()?;
     let total = (states.len() as u64).saturating_mul(args.samples as u64);
-    let bar = super::progress::bar(total, "samples", args.quiet);
+    let bar = super::progress::bar(total, "samples", quiet);
     let progress = |k: usize| bar.inc(k as u64);
     let control = RunControl { progress: &progress, cancel: None };
     let run =
@@ -244,7 +257,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
         file.commit().with_context(|| format!("{}: cannot write", path.display()))?;
     }
     table.commit().with_context(|| format!("{}: cannot write", args.out.display()))?;
-    if !args.quiet {
+    if !quiet {
         println!(
             "{} states × {} samples ({}), selection {}, {} backend, {} threads: {:.3} s, {:.0} samples/s → {}{}",
             run.states,

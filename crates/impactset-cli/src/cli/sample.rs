@@ -68,6 +68,10 @@ pub struct SampleArgs {
     /// Draw the post-impact set (contact-frame projections, trajectories, baselines): `.png` or `.svg`.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// With --plot: draw these velocity coordinates (`v<i>` or `i`, comma-separated; every pair a
+    /// panel, at most 9) instead of the contact-frame velocities, e.g. a robot's base velocity.
+    #[arg(long, value_delimiter = ',', value_name = "v<i>,…", requires = "plot")]
+    plot_coordinates: Vec<String>,
     /// Record every step (v, p, normal impulses) of the first `--trajectory-count` samples as JSON.
     #[arg(long)]
     trajectories: Option<PathBuf>,
@@ -85,6 +89,11 @@ pub struct SampleArgs {
     /// memory: at most 4 GiB).
     #[arg(long, default_value_t = 0)]
     heldout: usize,
+    /// Contact-mode tolerance τ of the summary's modes and the figure's colours, relative to the pre-impact contact speed s: a contact separates when
+    /// its normal velocity exceeds τ·s, else sticks when its tangential speed is at most τ·s
+    /// (docs/model.md §6).
+    #[arg(long, default_value_t = ModeOptions::default().separation_tol)]
+    mode_tolerance: f64,
     /// Samples computed and written per chunk: memory holds one chunk (the
     /// results do not depend on it) [default: as many as fit in 256 MiB, at most 2¹⁸].
     #[arg(long)]
@@ -128,6 +137,8 @@ const MAX_NET_BYTES: u128 = 4 << 30;
 pub fn run(args: SampleArgs) -> Result<()> {
     let spec = source::load(&args.problem)?;
     let problem = &spec.problem;
+    let mode_options = options::mode_options(args.mode_tolerance)?;
+    let plot_panels = options::coordinate_panels(&args.plot_coordinates, problem.n())?;
     if let Some(h) = args.step_size
         && !(h.is_finite() && h > 0.0)
     {
@@ -218,7 +229,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
     // --heldout, the accepted v⁺ (n·8 bytes per sample).
     let mut writer = args.out.as_deref().map(|out| SampleWriter::create(out, problem.n())).transpose()?;
     let mut tally = SetTally::default();
-    let mut mode_tally = ModeTally::new(problem, &ModeOptions::default());
+    let mut mode_tally = ModeTally::new(problem, &mode_options);
     let mut accepted = Vec::new();
     let mut first_chunk: Option<SampleSet> = None;
     let progress = |k: usize| bar.inc(k as u64);
@@ -296,7 +307,8 @@ pub fn run(args: SampleArgs) -> Result<()> {
             eprintln!("note: the plot shows the first {} of {} samples", set.samples.len(), options.samples);
         }
         let trajectories = first_trajectories(problem, &options, args.trajectory_count.min(options.samples));
-        let plot_options = SetPlotOptions { title: spec.name.clone(), ..SetPlotOptions::default() };
+        let plot_options =
+            SetPlotOptions { title: spec.name.clone(), mode_options, panels: plot_panels, ..SetPlotOptions::default() };
         outputs::write_atomically(path, |tmp| {
             let all = baselines().into_iter().chain(anchors.iter().cloned());
             plot_post_impact_set(tmp, problem, &set, &trajectories, &markers(all.collect()), &plot_options)

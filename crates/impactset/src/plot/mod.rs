@@ -1,5 +1,6 @@
 //! Figures, SVG or PNG by file extension: the post-impact set projected onto
-//! contact-frame velocities, and the convergence of the covering radius.
+//! contact-frame velocities or chosen velocity coordinates, and the
+//! convergence of the covering radius.
 //!
 //! SVG needs no font. PNG text needs a TrueType font found at run time
 //! (`$IMPACTSET_FONT`, else e.g. Debian's `fonts-dejavu-core`; see
@@ -12,6 +13,6 @@ mod render;
 mod set_figure;
 
 pub use convergence_figure::{ConvergencePlotOptions, plot_convergence};
-pub use panels::{Component, ContactAxis, MAX_DEFAULT_PANELS, Panel, default_panels};
+pub use panels::{Axis, Component, ContactAxis, MAX_DEFAULT_PANELS, Panel, coordinate_panels, default_panels};
 pub use render::{FONT_CANDIDATES, Format, PlotError, figure_font};
 pub use set_figure::{Marker, SetPlotOptions, baseline_markers, plot_post_impact_set};

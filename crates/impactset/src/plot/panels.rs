@@ -1,6 +1,8 @@
-//! Which contact-frame velocities a figure panel shows.
+//! Which velocities a figure panel shows: contact-frame velocities, or
+//! chosen velocity coordinates (a robot's base velocity, its joints).
 
 use crate::ImpactProblem;
+use crate::analysis::Embedding;
 
 /// One contact-frame velocity component.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,13 +53,61 @@ impl ContactAxis {
     }
 }
 
+/// One axis of a panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// A contact-frame velocity.
+    Contact(ContactAxis),
+    /// The velocity coordinate `v_i` itself (a robot's base velocity
+    /// component, a joint's rate), in the problem's units.
+    Coordinate(usize),
+}
+
+impl From<ContactAxis> for Axis {
+    fn from(axis: ContactAxis) -> Self {
+        Axis::Contact(axis)
+    }
+}
+
+impl Axis {
+    /// Index of this axis in a figure point `[Jn v; Jt v; v]`: the
+    /// contact-frame velocities, then the coordinates.
+    pub fn row(self, problem: &ImpactProblem) -> usize {
+        match self {
+            Axis::Contact(axis) => axis.row(problem),
+            Axis::Coordinate(i) => problem.m() * (1 + problem.dimension().tangents()) + i,
+        }
+    }
+
+    /// Axis label: a contact axis's ([`ContactAxis::label`]), or the
+    /// coordinate's name in `names` (else `v<i>`).
+    pub fn label(self, problem: &ImpactProblem, names: Option<&[String]>) -> String {
+        match self {
+            Axis::Contact(axis) => axis.label(problem),
+            Axis::Coordinate(i) => names.and_then(|n| n.get(i)).cloned().unwrap_or_else(|| format!("v{i}")),
+        }
+    }
+}
+
+/// A velocity `v` as a figure places it: its contact-frame velocities
+/// `[Jn v; Jt v]` (`embed`, the problem's [`Metric::Contact`] embedding;
+/// the contact axes), then `v` itself (the coordinate axes): entry
+/// [`Axis::row`] is the axis's value.
+///
+/// [`Metric::Contact`]: crate::analysis::Metric::Contact
+pub(crate) fn figure_point(embed: &Embedding, v: &[f64]) -> Vec<f64> {
+    let mut point = embed.apply(v);
+    point.extend_from_slice(v);
+    point
+}
+
 /// A panel: `x` against `y`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Panel {
     /// Horizontal axis.
-    pub x: ContactAxis,
+    pub x: Axis,
     /// Vertical axis.
-    pub y: ContactAxis,
+    pub y: Axis,
 }
 
 /// The most panels [`default_panels`] returns.
@@ -76,12 +126,27 @@ pub fn default_panels(problem: &ImpactProblem) -> Vec<Panel> {
     let m = problem.m();
     let mut panels = Vec::new();
     for i in (0..m.saturating_sub(1)).step_by(2) {
-        panels.push(Panel { x: ContactAxis::normal(i), y: ContactAxis::normal(i + 1) });
+        panels.push(Panel { x: ContactAxis::normal(i).into(), y: ContactAxis::normal(i + 1).into() });
     }
     for i in 0..m {
-        panels.push(Panel { x: ContactAxis::tangent(i, 0), y: ContactAxis::normal(i) });
+        panels.push(Panel { x: ContactAxis::tangent(i, 0).into(), y: ContactAxis::normal(i).into() });
         if problem.dimension().tangents() == 2 {
-            panels.push(Panel { x: ContactAxis::tangent(i, 0), y: ContactAxis::tangent(i, 1) });
+            panels.push(Panel { x: ContactAxis::tangent(i, 0).into(), y: ContactAxis::tangent(i, 1).into() });
+        }
+    }
+    panels.truncate(MAX_DEFAULT_PANELS);
+    panels
+}
+
+/// The panels of chosen velocity coordinates: every pair `(a, b)` of
+/// `coordinates` with `a` before `b`, in order, at most
+/// [`MAX_DEFAULT_PANELS`] (two coordinates: one panel; three: three; four:
+/// six). Fewer than two coordinates give none.
+pub fn coordinate_panels(coordinates: &[usize]) -> Vec<Panel> {
+    let mut panels = Vec::new();
+    for (k, &a) in coordinates.iter().enumerate() {
+        for &b in &coordinates[k + 1..] {
+            panels.push(Panel { x: Axis::Coordinate(a), y: Axis::Coordinate(b) });
         }
     }
     panels.truncate(MAX_DEFAULT_PANELS);
@@ -101,9 +166,33 @@ mod tests {
         let p = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![-1.0, -1.0], vec![a, b]).unwrap();
         let panels = default_panels(&p);
         assert_eq!(panels.len(), 3);
-        assert_eq!(panels[0], Panel { x: ContactAxis::normal(0), y: ContactAxis::normal(1) });
-        assert_eq!(panels[2].y.label(&p), "B normal velocity [m/s]");
-        assert_eq!(panels[2].x.label(&p), "B tangent velocity [m/s]");
+        assert_eq!(panels[0], Panel { x: ContactAxis::normal(0).into(), y: ContactAxis::normal(1).into() });
+        assert_eq!(panels[2].y.label(&p, None), "B normal velocity [m/s]");
+        assert_eq!(panels[2].x.label(&p, None), "B tangent velocity [m/s]");
         assert_eq!(panels[2].x.row(&p), 3);
+    }
+
+    #[test]
+    fn coordinate_panels_pair_every_chosen_coordinate_and_sit_after_the_contact_rows() {
+        let a = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.5);
+        let p = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![-1.0, -1.0], vec![a]).unwrap();
+        let panels = coordinate_panels(&[1, 0, 1]);
+        assert_eq!(panels.len(), 3);
+        assert_eq!(panels[0], Panel { x: Axis::Coordinate(1), y: Axis::Coordinate(0) });
+        // [Jn v; Jt v; v]: one normal and one tangent row, then v0, v1.
+        assert_eq!(Axis::Coordinate(1).row(&p), 3);
+        // The figure's data on those axes are the coordinates themselves.
+        let embed = crate::analysis::Metric::Contact.embedding(&p);
+        let v = [0.25, -0.5];
+        let point = figure_point(&embed, &v);
+        assert_eq!(point[Axis::Coordinate(0).row(&p)], 0.25);
+        assert_eq!(point[Axis::Coordinate(1).row(&p)], -0.5);
+        assert_eq!(point[Axis::Contact(ContactAxis::normal(0)).row(&p)], -0.5);
+        assert_eq!(point[Axis::Contact(ContactAxis::tangent(0, 0)).row(&p)], 0.25);
+        let names = ["base_vx".to_string(), "knee".to_string()];
+        assert_eq!(Axis::Coordinate(1).label(&p, Some(&names)), "knee");
+        assert_eq!(Axis::Coordinate(1).label(&p, None), "v1");
+        assert!(coordinate_panels(&[4]).is_empty());
+        assert_eq!(coordinate_panels(&[0, 1, 2, 3, 4, 5]).len(), MAX_DEFAULT_PANELS);
     }
 }

@@ -7,7 +7,7 @@ use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
-use super::panels::{Panel, default_panels};
+use super::panels::{Axis, Panel, default_panels, figure_point};
 use super::render::{FAMILY, Figure, PlotError, render};
 use crate::ImpactProblem;
 use crate::analysis::ContactMode;
@@ -58,6 +58,10 @@ pub struct SetPlotOptions {
     pub max_modes: usize,
     /// Size of one panel in pixels (default 560 × 480).
     pub panel_size: (u32, u32),
+    /// Names of the velocity coordinates, labelling the
+    /// [`Axis::Coordinate`](super::Axis::Coordinate) axes (default `None`:
+    /// `v0`, `v1`, …).
+    pub coordinate_names: Option<Vec<String>>,
 }
 
 impl Default for SetPlotOptions {
@@ -70,6 +74,7 @@ impl Default for SetPlotOptions {
             mode_options: ModeOptions::default(),
             max_modes: 6,
             panel_size: (560, 480),
+            coordinate_names: None,
         }
     }
 }
@@ -135,6 +140,7 @@ struct SetFigure {
     markers: Vec<(String, Vec<f64>)>,
     notes: Vec<String>,
     panel_size: (u32, u32),
+    coordinate_names: Option<Vec<String>>,
     grid: (usize, usize),
 }
 
@@ -159,6 +165,10 @@ impl SetFigure {
         if panels.is_empty() {
             return Err(PlotError::Empty("no panels".into()));
         }
+        let outside = panels.iter().flat_map(|p| [p.x, p.y]).find(|a| matches!(a, Axis::Coordinate(i) if *i >= n));
+        if let Some(Axis::Coordinate(i)) = outside {
+            return Err(PlotError::Empty(format!("coordinate {i}: the problem has n = {n} velocity coordinates")));
+        }
         let embed = Metric::Contact.embedding(problem);
         let accepted: Vec<&[f64]> = set.accepted().map(|s| s.v_plus.as_slice()).collect();
         let stride = accepted.len().div_ceil(options.max_points.max(1)).max(1);
@@ -168,7 +178,7 @@ impl SetFigure {
         let groups = if options.color_by_mode {
             mode_groups(problem, &accepted, &shown, options, &embed)
         } else {
-            let points = shown.iter().map(|v| embed.apply(v)).collect();
+            let points = shown.iter().map(|v| figure_point(&embed, v)).collect();
             vec![Group { label: "post-impact velocities v⁺".into(), color: MODE_COLORS[0], points }]
         };
         if stride > 1 {
@@ -179,10 +189,10 @@ impl SetFigure {
         if rejected > 0 {
             title.push_str(&format!(" ({rejected} of {} samples rejected)", set.samples.len()));
         }
-        let pre = embed.apply(problem.velocity().as_slice());
+        let pre = figure_point(&embed, problem.velocity().as_slice());
         let paths = trajectories
             .iter()
-            .map(|t| std::iter::once(pre.clone()).chain(t.steps.iter().map(|s| embed.apply(&s.v))).collect())
+            .map(|t| std::iter::once(pre.clone()).chain(t.steps.iter().map(|s| figure_point(&embed, &s.v))).collect())
             .collect();
         if !trajectories.is_empty() {
             notes.push(format!("light: intermediate velocities of {} samples", trajectories.len()));
@@ -200,9 +210,10 @@ impl SetFigure {
             groups,
             paths,
             pre,
-            markers: markers.iter().map(|m| (m.label.clone(), embed.apply(&m.v))).collect(),
+            markers: markers.iter().map(|m| (m.label.clone(), figure_point(&embed, &m.v))).collect(),
             notes,
             panel_size: options.panel_size,
+            coordinate_names: options.coordinate_names.clone(),
             grid,
         })
     }
@@ -236,8 +247,8 @@ impl SetFigure {
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
-            .x_desc(panel.x.label(&self.problem))
-            .y_desc(panel.y.label(&self.problem))
+            .x_desc(panel.x.label(&self.problem, self.coordinate_names.as_deref()))
+            .y_desc(panel.y.label(&self.problem, self.coordinate_names.as_deref()))
             .label_style((FAMILY, 16))
             .axis_desc_style((FAMILY, 19))
             .bold_line_style(RGBColor(225, 225, 225))
@@ -364,8 +375,8 @@ fn mode_groups(
     for v in shown {
         let modes = classifier.classify(v);
         match top.iter().position(|m| **m == modes) {
-            Some(k) => groups[k].points.push(embed.apply(v)),
-            None => other.points.push(embed.apply(v)),
+            Some(k) => groups[k].points.push(figure_point(embed, v)),
+            None => other.points.push(figure_point(embed, v)),
         }
     }
     if histogram.entries.len() > keep {

@@ -170,6 +170,47 @@ impl ReachInput {
         matches!(self.states, States::Velocities { .. })
     }
 
+    /// The states in `states` in which no contact is colliding (every
+    /// `(Jn v⁻)_i ≥ 0`, [`ProblemWarning::NothingColliding`]): each of their
+    /// samples ends after 0 steps with `v⁺ = v⁻`, which is rarely meant.
+    ///
+    /// [`ProblemWarning::NothingColliding`]: crate::ProblemWarning::NothingColliding
+    pub fn resting_states(&self, states: std::ops::Range<usize>) -> Vec<usize> {
+        match &self.states {
+            States::Velocities { base, velocities } => {
+                let p = &base.problem;
+                let n = p.n();
+                states
+                    .filter(|&k| {
+                        let v = DVector::from_column_slice(&velocities[k * n..(k + 1) * n]);
+                        p.normal_velocities(&v).iter().all(|&u| u >= 0.0)
+                    })
+                    .collect()
+            }
+            States::Problems { problems, .. } => {
+                states.filter(|&k| problems[k].problem.colliding().is_empty()).collect()
+            }
+        }
+    }
+
+    /// The warning for [`resting_states`](Self::resting_states) among
+    /// `states`, naming them (`state 3: …`, `states 3, 7, 9 and 2 more (5 of
+    /// 10): …`); `None` when every state has a colliding contact.
+    pub fn resting_warning(&self, states: std::ops::Range<usize>) -> Option<String> {
+        let total = states.len();
+        let resting = self.resting_states(states);
+        let why = crate::ProblemWarning::NothingColliding;
+        match resting.as_slice() {
+            [] => None,
+            [k] => Some(format!("state {k}: {why}")),
+            many => {
+                let shown: Vec<String> = many.iter().take(8).map(usize::to_string).collect();
+                let more = if many.len() > 8 { format!(" and {} more", many.len() - 8) } else { String::new() };
+                Some(format!("states {}{more} ({} of {total}): {why}", shown.join(", "), many.len()))
+            }
+        }
+    }
+
     /// State `k` (`k < len()`).
     ///
     /// Errors: [`ReachError::Problem`] when the state's problem is invalid.

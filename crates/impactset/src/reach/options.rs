@@ -149,6 +149,12 @@ pub struct ReachOptions {
     pub window_samples: usize,
 }
 
+impl ReachOptions {
+    /// The default [`heldout_every`](Self::heldout_every): a quarter of the
+    /// samples held out.
+    pub const DEFAULT_HELDOUT_EVERY: u64 = 4;
+}
+
 impl Default for ReachOptions {
     fn default() -> Self {
         ReachOptions {
@@ -156,7 +162,7 @@ impl Default for ReachOptions {
             directions: None,
             baselines: true,
             keep_sets: false,
-            heldout_every: 4,
+            heldout_every: ReachOptions::DEFAULT_HELDOUT_EVERY,
             delta: 0.05,
             modes: ModeOptions::default(),
             extremes: None,
