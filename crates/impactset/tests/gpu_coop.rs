@@ -75,7 +75,8 @@ fn cooperative_lemke_takes_the_cpus_pivots() {
         }
         eprintln!("N = {size}: {count} LCPs, {pivots} pivots, all the CPU's");
         if size <= 44 {
-            let single = solve_lcps_gpu_with(&ctx, Precision::F64, &lcps, LemkeKernel::PerSample).expect("one invocation");
+            let single =
+                solve_lcps_gpu_with(&ctx, Precision::F64, &lcps, LemkeKernel::PerSample).expect("one invocation");
             for (a, b) in coop.iter().zip(&single) {
                 let (a, b) = (a.as_ref().unwrap(), b.as_ref().expect("solved"));
                 assert_eq!((a.pivots, &a.z), (b.pivots, &b.z));

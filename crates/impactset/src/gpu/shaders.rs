@@ -130,7 +130,8 @@ mod tests {
     /// `source` parses and validates (uniformity included: the
     /// cooperative kernel's barriers must be in uniform control flow).
     fn validate(source: &str, what: &str) {
-        let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(source)));
+        let module =
+            naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(source)));
         let flags = naga::valid::ValidationFlags::all();
         naga::valid::Validator::new(flags, naga::valid::Capabilities::all())
             .validate(&module)
