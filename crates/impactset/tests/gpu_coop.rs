@@ -222,3 +222,43 @@ fn cooperative_kernel_refuses_restitution() {
     let err = GpuPlan::new(&ctx, &problem, &options, Precision::F32, &run).err().expect("refused");
     assert!(err.to_string().contains("cooperative"), "{err}");
 }
+
+/// States of equal sizes packed into one plan (`reach`'s shape: a robot in
+/// several configurations, few samples each) run on the cooperative kernel
+/// too, each packed sample bit for bit the sample its state runs alone and
+/// in f64 the CPU's: eight random spatial contacts (N = 88) at three
+/// approach speeds.
+#[test]
+fn packed_states_on_the_cooperative_kernel_are_the_states_alone() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
+    let base = coupled_problem(&mut ChaCha8Rng::seed_from_u64(21), 30, 8, Some(8), f64::INFINITY, 0.3..0.8);
+    let problems: Vec<ImpactProblem> = [0.7, 1.0, 1.3]
+        .iter()
+        .map(|s| ImpactProblem::new(base.mass().clone(), base.velocity() * *s, base.contacts().to_vec()).unwrap())
+        .collect();
+    let options: Vec<SamplerOptions> = (0..problems.len())
+        .map(|k| SamplerOptions { seed: 40 + k as u64, steps: 10, selection: Selection::RandomLemke, ..Default::default() })
+        .collect();
+    let states: Vec<(&ImpactProblem, &SamplerOptions)> = problems.iter().zip(&options).collect();
+    let run = GpuRunOptions::default();
+    let mut plan = GpuPlan::packed(&ctx, &states, precision, &run).expect("packed plan");
+    assert_eq!(plan.lemke_kernel(), LemkeKernel::Cooperative);
+    let samples = 6;
+    let packed = plan.sample_states(0, samples, &|_| {}, &|| false).unwrap().unwrap();
+    for (k, ((problem, o), flat)) in states.iter().zip(packed).enumerate() {
+        let mut alone = GpuPlan::new(&ctx, problem, o, precision, &run).unwrap();
+        let alone = alone.sample_range(0, samples, &|_| {}).unwrap();
+        let packed = flat.into_sample_set();
+        for (a, b) in packed.samples.iter().zip(&alone.samples) {
+            assert_eq!(a.index, b.index);
+            assert_eq!(a.v_plus, b.v_plus, "state {k} sample {}", a.index);
+            assert_eq!((a.steps, a.accepted, a.terminated), (b.steps, b.accepted, b.terminated));
+        }
+        if precision == Precision::F64 {
+            let cpu = sample_set(problem, &SamplerOptions { samples, ..(*o).clone() });
+            let worst = deviations(problem, &cpu, &packed).into_iter().fold(0.0, f64::max);
+            assert!(worst <= 1e-9, "state {k}: off by {worst:.2e}");
+        }
+    }
+}
