@@ -238,7 +238,12 @@ fn packed_states_on_the_cooperative_kernel_are_the_states_alone() {
         .map(|s| ImpactProblem::new(base.mass().clone(), base.velocity() * *s, base.contacts().to_vec()).unwrap())
         .collect();
     let options: Vec<SamplerOptions> = (0..problems.len())
-        .map(|k| SamplerOptions { seed: 40 + k as u64, steps: 10, selection: Selection::RandomLemke, ..Default::default() })
+        .map(|k| SamplerOptions {
+            seed: 40 + k as u64,
+            steps: 10,
+            selection: Selection::RandomLemke,
+            ..Default::default()
+        })
         .collect();
     let states: Vec<(&ImpactProblem, &SamplerOptions)> = problems.iter().zip(&options).collect();
     let run = GpuRunOptions::default();
