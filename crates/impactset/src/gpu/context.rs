@@ -200,6 +200,8 @@ impl GpuContext {
     fn compile(&self, module: Module, precision: Precision, workgroup_size: u32) -> Result<Kernels, GpuError> {
         let entries: &[&'static str] = match module {
             Module::Routh(..) => &["routh_sample"],
+            Module::RouthCoop(_) => &["routh_sample_coop"],
+            Module::TestsCoop(_) => &["lemke_solve_coop"],
             Module::Tests(_) => &["chacha_words", "schedule_caps", "lemke_solve"],
         };
         self.device.push_error_scope(wgpu::ErrorFilter::Validation);

@@ -5,6 +5,7 @@
 
 use super::GpuError;
 use super::context::{GpuContext, WORKGROUP_SIZE};
+use super::coop::LemkeKernel;
 use super::layout::TableauLayout;
 use super::precision::{Precision, from_bytes, pivot_tolerance, tie_tolerance, to_bytes};
 use super::shaders::Module;
@@ -130,6 +131,18 @@ pub fn solve_lcps_gpu(
     precision: Precision,
     problems: &[GpuLcp],
 ) -> Result<Vec<Result<GpuLcpSolution, LcpError>>, GpuError> {
+    solve_lcps_gpu_with(ctx, precision, problems, LemkeKernel::PerSample)
+}
+
+/// [`solve_lcps_gpu`] on `kernel`: one invocation per LCP, or one workgroup
+/// of [`COOP_THREADS`](super::COOP_THREADS) invocations per LCP
+/// (`shaders/lemke_coop.wgsl`: the same pivots, entry by entry).
+pub fn solve_lcps_gpu_with(
+    ctx: &GpuContext,
+    precision: Precision,
+    problems: &[GpuLcp],
+    kernel: LemkeKernel,
+) -> Result<Vec<Result<GpuLcpSolution, LcpError>>, GpuError> {
     let Some(first) = problems.first() else { return Ok(Vec::new()) };
     let n = first.q.len();
     if n == 0 {
@@ -141,9 +154,17 @@ pub fn solve_lcps_gpu(
     let sizes = ModuleSizes::of(n, 0);
     let tableau_bytes = (n * sizes.stride(n) * precision.bytes()) as u64;
     super::plan_setup::check_per_sample(ctx, &[("a Lemke tableau", tableau_bytes)], n, 0)?;
-    let kernels = ctx.kernels(Module::Tests(sizes), precision)?;
+    let cooperative = kernel == LemkeKernel::Cooperative;
+    if cooperative {
+        super::coop::choose(&ctx.limits, Some(kernel), sizes, precision.bytes(), (n, 0, false, false))?;
+    }
+    let (kernels, entry) = if cooperative {
+        (ctx.kernels(Module::TestsCoop(sizes), precision)?, "lemke_solve_coop")
+    } else {
+        (ctx.kernels(Module::Tests(sizes), precision)?, "lemke_solve")
+    };
     let cap = LemkeOptions::default().pivot_cap(n);
-    let interleave = (TableauLayout::for_adapter(ctx) == TableauLayout::Interleaved) as u32;
+    let interleave = (!cooperative && TableauLayout::for_adapter(ctx) == TableauLayout::Interleaved) as u32;
     let params = TestParams {
         count: problems.len() as u32,
         size: n as u32,
@@ -171,9 +192,13 @@ pub fn solve_lcps_gpu(
     let words_out = ctx.storage_out("pivots", words_size);
     let z_out = ctx.storage_out("z", z_size);
     let tableau = ctx.storage_out("tableau", problems.len() as u64 * tableau_bytes);
-    let groups = (problems.len() as u32).div_ceil(super::context::WORKGROUP_SIZE);
+    let groups = if cooperative {
+        (problems.len() as u32).min(ctx.limits.max_compute_workgroups_per_dimension)
+    } else {
+        (problems.len() as u32).div_ceil(super::context::WORKGROUP_SIZE)
+    };
     let bytes = ctx.dispatch(
-        kernels.get("lemke_solve"),
+        kernels.get(entry),
         &[(0, &params_buf), (1, &offsets_buf), (2, &scalars_buf), (3, &words_out), (4, &z_out), (7, &tableau)],
         groups,
         &[(&words_out, words_size), (&z_out, z_size)],

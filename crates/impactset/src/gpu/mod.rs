@@ -21,6 +21,7 @@
 //! restitution, routh, tests).
 
 mod context;
+mod coop;
 mod enumerate;
 mod error;
 mod kernels;
@@ -37,10 +38,13 @@ mod state;
 mod types;
 
 pub use context::GpuContext;
+pub use coop::{COOP_MIN_LCP_SIZE, COOP_THREADS, LemkeKernel};
 pub use enumerate::all_tuples;
 pub(crate) use enumerate::check_all;
 pub use error::GpuError;
-pub use kernels::{CapQuery, GpuLcp, GpuLcpSolution, chacha_words_gpu, schedule_caps_gpu, solve_lcps_gpu};
+pub use kernels::{
+    CapQuery, GpuLcp, GpuLcpSolution, chacha_words_gpu, schedule_caps_gpu, solve_lcps_gpu, solve_lcps_gpu_with,
+};
 pub use layout::TableauLayout;
 pub use options::{DEFAULT_BATCH, DEFAULT_GPU_BATCH, GpuRunOptions, MAX_F32_PIVOT_TOLERANCE, MAX_GPU_STEPS};
 pub use plan::GpuPlan;

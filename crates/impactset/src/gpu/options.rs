@@ -68,6 +68,10 @@ pub struct GpuRunOptions {
     /// Default (`None`): [`MAX_GPU_ALL_SOLUTIONS`](super::MAX_GPU_ALL_SOLUTIONS).
     #[doc(hidden)]
     pub kept_solutions: Option<usize>,
+    /// The Lemke kernel: one invocation or one workgroup per sample.
+    /// Default (`None`): [`LemkeKernel::for_problem`](super::LemkeKernel::for_problem)'s
+    /// rule (a workgroup per sample above the smallest module's 44 rows).
+    pub lemke_kernel: Option<super::LemkeKernel>,
 }
 
 impl Default for GpuRunOptions {
@@ -82,6 +86,7 @@ impl Default for GpuRunOptions {
             equilibrate: true,
             keep_rerun_indices: false,
             kept_solutions: None,
+            lemke_kernel: None,
         }
     }
 }

@@ -42,6 +42,8 @@ pub struct GpuPlan<'c> {
     /// batch size, if one did.
     pub(super) batch_bound: Option<String>,
     pub(super) workgroup_size: u32,
+    /// One invocation or one workgroup per sample.
+    pub(super) kernel: super::LemkeKernel,
     pub(super) word_stride: usize,
     pub(super) read_velocities: bool,
     pub(super) params: RouthParams,

@@ -4,6 +4,7 @@
 
 use super::GpuError;
 use super::context::{GpuContext, WORKGROUP_SIZE};
+use super::coop::{self, COOP_THREADS, LemkeKernel};
 use super::enumerate::{self, AllWidth};
 use super::layout::TableauLayout;
 use super::options::{DEFAULT_BATCH, DEFAULT_GPU_BATCH, GpuRunOptions};
@@ -120,12 +121,19 @@ impl<'c> GpuPlan<'c> {
             )));
         }
         let all = params.selection == SELECTION_ALL;
-        let workgroup_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
+        let elastic = params.elastic != 0;
+        let kernel = coop::choose(&ctx.limits, run.lemke_kernel, sizes, scalar as usize, (size, n, elastic, all))?;
+        let cooperative = kernel == LemkeKernel::Cooperative;
+        let asked_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
+        let workgroup_size = if cooperative { COOP_THREADS } else { asked_size };
         // The enumerator on more than three contacts needs the wider
         // arrays; every other run keeps the module it always had.
         let width = if enumerates { first.width } else { AllWidth::Narrow };
-        let kernels = ctx.kernels_sized(Module::Routh(width, sizes), precision, workgroup_size)?;
-        let pipeline = kernels.get("routh_sample").clone();
+        let pipeline = if cooperative {
+            ctx.kernels_sized(Module::RouthCoop(sizes), precision, WORKGROUP_SIZE)?.get("routh_sample_coop").clone()
+        } else {
+            ctx.kernels_sized(Module::Routh(width, sizes), precision, workgroup_size)?.get("routh_sample").clone()
+        };
         let cpu_adapter = ctx.is_software();
 
         let constants: Vec<f64> = blocks.iter().flat_map(|b| b.constants.iter().copied()).collect();
@@ -133,7 +141,13 @@ impl<'c> GpuPlan<'c> {
         let keys: Vec<u32> = blocks.iter().flat_map(|b| b.key).collect();
         let state_keys = ctx.storage_init("state keys", bytemuck::cast_slice(&keys));
 
-        let limit_by_dispatch = ctx.limits.max_compute_workgroups_per_dimension as usize * workgroup_size as usize;
+        // The cooperative kernel's workgroups take the batch's samples in
+        // turn (routh_coop.wgsl), so the dispatch limit does not bound it.
+        let limit_by_dispatch = if cooperative {
+            usize::MAX
+        } else {
+            ctx.limits.max_compute_workgroups_per_dimension as usize * workgroup_size as usize
+        };
         let wanted = run.batch_size.unwrap_or_else(|| default_batch(ctx));
         let (batch, batch_bound) = batch_for(&ctx.limits, wanted, &per_sample[..5], limit_by_dispatch);
 
@@ -142,8 +156,11 @@ impl<'c> GpuPlan<'c> {
         let params = RouthParams {
             steps_per_dispatch: steps_per_dispatch as u32,
             probe: 2,
-            interleave: (run.tableau_layout.unwrap_or_else(|| TableauLayout::for_adapter(ctx))
-                == TableauLayout::Interleaved) as u32,
+            // The cooperative kernel's tableaus are contiguous (its
+            // invocations stride one sample's columns).
+            interleave: (!cooperative
+                && run.tableau_layout.unwrap_or_else(|| TableauLayout::for_adapter(ctx)) == TableauLayout::Interleaved)
+                as u32,
             state_stride: stride as u32,
             enum_value_stride: value_stride as u32,
             enum_word_stride: word_stride as u32,
@@ -176,23 +193,29 @@ impl<'c> GpuPlan<'c> {
         let enum_values = ctx.storage_out("enumeration values", b * value_stride as u64 * scalar);
         let enum_words = ctx.storage_out("enumeration words", b * word_stride as u64 * 4);
         let expansion_state = ctx.storage_out("expansion works", b * expansion_stride as u64 * scalar);
+        let buffers = [
+            (0, &params_buf),
+            (1, &constants),
+            (2, &v_out),
+            (3, &words_out),
+            (4, &stats_out),
+            (5, &stream_pos),
+            (6, &state_keys),
+            (7, &tableau),
+            (8, &enum_values),
+            (9, &enum_words),
+            (10, &expansion_state),
+        ];
+        // The cooperative kernel binds 0 to 7 (no enumeration, no restitution).
+        let bound = if cooperative { 8 } else { buffers.len() };
+        let entries: Vec<wgpu::BindGroupEntry> = buffers[..bound]
+            .iter()
+            .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+            .collect();
         let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("routh_sample"),
             layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                (0, &params_buf),
-                (1, &constants),
-                (2, &v_out),
-                (3, &words_out),
-                (4, &stats_out),
-                (5, &stream_pos),
-                (6, &state_keys),
-                (7, &tableau),
-                (8, &enum_values),
-                (9, &enum_words),
-                (10, &expansion_state),
-            ]
-            .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }),
+            entries: &entries,
         });
         let read_velocities = !run.skip_velocities;
         let slot = || ReadbackSlot {
@@ -213,6 +236,7 @@ impl<'c> GpuPlan<'c> {
             batch,
             batch_bound,
             workgroup_size,
+            kernel,
             word_stride,
             read_velocities,
             params,

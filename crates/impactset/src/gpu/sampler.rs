@@ -3,6 +3,7 @@
 
 use super::GpuError;
 use super::context::GpuContext;
+use super::coop::LemkeKernel;
 use super::options::GpuRunOptions;
 use super::plan::{GpuPlan, Pending, Rows};
 use super::precision::Precision;
@@ -119,6 +120,12 @@ impl<'c> GpuPlan<'c> {
     /// Threads per workgroup.
     pub fn workgroup_size(&self) -> u32 {
         self.workgroup_size
+    }
+
+    /// The Lemke kernel this plan runs (one invocation or one workgroup per
+    /// sample, [`LemkeKernel::for_problem`]).
+    pub fn lemke_kernel(&self) -> LemkeKernel {
+        self.kernel
     }
 
     /// States in this plan.
@@ -279,7 +286,12 @@ impl<'c> GpuPlan<'c> {
         }
         let clear: Vec<(&wgpu::Buffer, u64)> =
             if clear { vec![(&self.words_out, c * 8), (&self.stream_pos, c * 8)] } else { Vec::new() };
-        let groups = (count as u32).div_ceil(self.workgroup_size);
+        let groups = match self.kernel {
+            LemkeKernel::PerSample => (count as u32).div_ceil(self.workgroup_size),
+            // One workgroup per sample, up to the dispatch limit; each takes
+            // the samples `groups` apart (routh_coop.wgsl).
+            LemkeKernel::Cooperative => (count as u32).min(ctx.limits.max_compute_workgroups_per_dimension),
+        };
         ctx.submit_passes(&self.pipeline, &self.bind_group, groups, passes, &clear, &copies, read.timing.as_ref())
     }
 

@@ -21,7 +21,10 @@ const ENUMERATE: &str = include_str!("../../shaders/enumerate.wgsl");
 const RESTITUTION: &str = include_str!("../../shaders/restitution.wgsl");
 const CONTINUATION: &str = include_str!("../../shaders/continuation.wgsl");
 const ROUTH: &str = include_str!("../../shaders/routh.wgsl");
+const LEMKE_COOP: &str = include_str!("../../shaders/lemke_coop.wgsl");
+const ROUTH_COOP: &str = include_str!("../../shaders/routh_coop.wgsl");
 const TESTS: &str = include_str!("../../shaders/tests.wgsl");
+const TESTS_COOP: &str = include_str!("../../shaders/tests_coop.wgsl");
 
 /// The line of `types.wgsl` that fixes the scalar type.
 const SCALAR_LINE: &str = "alias scalar = f32;";
@@ -35,9 +38,15 @@ pub(crate) enum Module {
     /// Algorithm 1 (`routh.wgsl`), with `all`'s arrays of the given width,
     /// for problems of the given sizes.
     Routh(AllWidth, ModuleSizes),
+    /// Algorithm 1 with one workgroup per sample (`routh_coop.wgsl` after
+    /// the sampler module of `all`'s narrow width, whose bindings and
+    /// helpers it shares), for problems of the given sizes.
+    RouthCoop(ModuleSizes),
     /// The ChaCha, cap and Lemke test kernels (`tests.wgsl`), for LCPs and
     /// contacts of the given sizes.
     Tests(ModuleSizes),
+    /// The cooperative Lemke test kernel (`tests_coop.wgsl`).
+    TestsCoop(ModuleSizes),
 }
 
 /// The WGSL source of `module` in `precision`.
@@ -63,28 +72,38 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
         ),
     };
     let sizes = match module {
-        Module::Routh(_, sizes) | Module::Tests(sizes) => sizes,
+        Module::Routh(_, sizes) | Module::RouthCoop(sizes) | Module::Tests(sizes) | Module::TestsCoop(sizes) => sizes,
     };
     let base_lines = ModuleSizes::BASE.wgsl_lines();
     assert!(TYPES.contains(&base_lines), "types.wgsl must declare the smallest module's sizes:\n{base_lines}");
     let types = TYPES.replacen(SCALAR_LINE, &scalar_line, 1).replacen(&base_lines, &sizes.wgsl_lines(), 1);
     match module {
-        Module::Routh(width, _) => [
-            types.as_str(),
-            CHACHA,
-            SCHEDULE,
-            LEMKE,
-            MODE_SYSTEM,
-            ROOT_FILTER,
-            REBUILD,
-            &enumerate_of(width),
-            RESTITUTION,
-            CONTINUATION,
-            ROUTH,
-        ]
-        .join("\n"),
+        Module::Routh(width, _) => routh(&types, width, &[]),
+        Module::RouthCoop(_) => routh(&types, AllWidth::Narrow, &[LEMKE_COOP, ROUTH_COOP]),
         Module::Tests(_) => [types.as_str(), CHACHA, SCHEDULE, LEMKE, TESTS].join("\n"),
+        Module::TestsCoop(_) => [types.as_str(), CHACHA, SCHEDULE, LEMKE, TESTS, LEMKE_COOP, TESTS_COOP].join("\n"),
     }
+}
+
+/// The sampler module: `types` (sizes and scalar substituted), the shaders
+/// of Algorithm 1 with `all`'s arrays of `width`, then `extra`.
+fn routh(types: &str, width: AllWidth, extra: &[&str]) -> String {
+    let enumerate = enumerate_of(width);
+    let mut parts = vec![
+        types,
+        CHACHA,
+        SCHEDULE,
+        LEMKE,
+        MODE_SYSTEM,
+        ROOT_FILTER,
+        REBUILD,
+        &enumerate,
+        RESTITUTION,
+        CONTINUATION,
+        ROUTH,
+    ];
+    parts.extend(extra);
+    parts.join("\n")
 }
 
 /// `enumerate.wgsl` with `all`'s arrays of `width`.
@@ -108,6 +127,30 @@ mod tests {
         }
     }
 
+    /// `source` parses and validates (uniformity included: the
+    /// cooperative kernel's barriers must be in uniform control flow).
+    fn validate(source: &str, what: &str) {
+        let module =
+            naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(source)));
+        let flags = naga::valid::ValidationFlags::all();
+        naga::valid::Validator::new(flags, naga::valid::Capabilities::all())
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(source)));
+    }
+
+    /// The cooperative sampler module validates in both precisions, in the
+    /// smallest size class and in a humanoid's and a sixteen-contact
+    /// quadruped's.
+    #[test]
+    fn the_cooperative_module_validates() {
+        for sizes in [ModuleSizes::BASE, ModuleSizes::of(88, 27), ModuleSizes::of(176, 40)] {
+            for precision in [Precision::F32, Precision::F64] {
+                validate(&source(Module::RouthCoop(sizes), precision), &format!("{sizes:?} {precision:?}"));
+                validate(&source(Module::TestsCoop(sizes), precision), &format!("tests {sizes:?} {precision:?}"));
+            }
+        }
+    }
+
     /// Both widths of the sampler module parse and validate in both
     /// precisions (array sizes derived from the width included), with the
     /// width's own sizes, in the smallest size class and a larger one (a
@@ -122,11 +165,8 @@ mod tests {
         ] {
             for precision in [Precision::F32, Precision::F64] {
                 let source = source(Module::Routh(width, sizes), precision);
+                validate(&source, &format!("{width:?} {precision:?}"));
                 let module = naga::front::wgsl::parse_str(&source).expect("the sampler module parses");
-                let flags = naga::valid::ValidationFlags::all();
-                naga::valid::Validator::new(flags, naga::valid::Capabilities::all())
-                    .validate(&module)
-                    .unwrap_or_else(|e| panic!("{width:?} {precision:?}: {e:?}"));
                 let (contacts, dim) = width.sizes();
                 assert_eq!(constant(&module, "MAX_CONTACTS_ALL"), contacts as u32, "{width:?}");
                 assert_eq!(constant(&module, "MAX_DIM"), dim as u32, "{width:?}");
