@@ -20,6 +20,7 @@
 //! Shaders live in `shaders/` (types, chacha, schedule, lemke, enumerate,
 //! restitution, routh, tests).
 
+mod columns;
 mod context;
 mod enumerate;
 mod error;
@@ -36,6 +37,8 @@ mod shaders;
 mod state;
 mod types;
 
+#[doc(hidden)]
+pub use columns::columns_from_outputs;
 pub use context::GpuContext;
 pub use enumerate::all_tuples;
 pub(crate) use enumerate::check_all;

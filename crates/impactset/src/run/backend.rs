@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use super::RunError;
 #[cfg(feature = "gpu")]
+use super::auto::{AdapterKind, AutoTarget};
+#[cfg(feature = "gpu")]
 use crate::ImpactProblem;
 #[cfg(feature = "gpu")]
 use crate::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_TUPLES, Precision};
@@ -135,36 +137,30 @@ impl Backend {
             }
             return Ok((Backend::cpu(threads)?, BackendReason::Asked(choice)));
         }
-        let m = problem.contacts().len();
-        let all = selection == Selection::All;
-        match all.then(|| crate::gpu::check_all(problem)) {
-            Some(Err(crate::gpu::GpuError::Restitution)) if choice == BackendChoice::Auto => {
-                return Ok((Backend::cpu(threads)?, BackendReason::Restitution));
+        if choice == BackendChoice::Gpu {
+            if selection == Selection::All
+                && let Err(e @ crate::gpu::GpuError::Restitution) = crate::gpu::check_all(problem)
+            {
+                return Err(OpenError::Run(RunError::Gpu(e)));
             }
-            Some(Err(crate::gpu::GpuError::TooLargeForAll { m, tuples })) if choice == BackendChoice::Auto => {
-                return Ok((Backend::cpu(threads)?, BackendReason::TooLargeForAll { m, tuples }));
+            let context = gpu().map_err(|e| OpenError::Run(RunError::Gpu(e)))?;
+            return Ok((Backend::gpu(context, precision), BackendReason::Asked(choice)));
+        }
+        // `auto`: the problem decides first, without opening an adapter.
+        if let Some(reason) = super::auto::cpu_for_problem(problem, selection) {
+            return Ok((Backend::cpu(threads)?, reason));
+        }
+        let (context, adapter) = match gpu() {
+            Ok(context) => {
+                let kind = AdapterKind::from(&*context);
+                (Some(context), kind)
             }
-            Some(Err(e @ crate::gpu::GpuError::Restitution)) => return Err(OpenError::Run(RunError::Gpu(e))),
-            _ => {}
-        }
-        let auto = choice == BackendChoice::Auto;
-        let tuples = all.then(|| crate::gpu::all_tuples(problem.operators()));
-        if let Some(tuples) = tuples.filter(|&t| auto && t > AUTO_GPU_ALL_TUPLES) {
-            return Ok((Backend::cpu(threads)?, BackendReason::AllFasterOnCpu { m, tuples }));
-        }
-        let context = match gpu() {
-            Ok(context) => context,
-            Err(e) if auto => return Ok((Backend::cpu(threads)?, BackendReason::NoGpu(e))),
-            Err(e) => return Err(OpenError::Run(RunError::Gpu(e))),
+            Err(e) => (None, AdapterKind::Unavailable(e)),
         };
-        if auto && context.is_software() {
-            return Ok((Backend::cpu(threads)?, BackendReason::SoftwareAdapter { adapter: context.describe() }));
+        match (super::auto::auto_decision(&adapter, problem, selection), context) {
+            ((AutoTarget::Gpu, reason), Some(context)) => Ok((Backend::gpu(context, precision), reason)),
+            ((_, reason), _) => Ok((Backend::cpu(threads)?, reason)),
         }
-        let reason = match choice {
-            BackendChoice::Auto => BackendReason::AutoFoundGpu { all_tuples: tuples.map(|t| (m, t)) },
-            _ => BackendReason::Asked(choice),
-        };
-        Ok((Backend::gpu(context, precision), reason))
     }
 
     /// `cpu`, or `gpu (<adapter>)`.
@@ -206,10 +202,19 @@ impl Backend {
 pub enum BackendReason {
     /// The backend asked for (`cpu` or `gpu`).
     Asked(BackendChoice),
-    /// `auto` found a hardware GPU adapter (and, under `all`, the problem
-    /// has at most [`AUTO_GPU_ALL_TUPLES`] mode tuples a step).
+    /// `auto` found a hardware GPU adapter, which runs the rule on the
+    /// problem (under `all`, of at most [`AUTO_GPU_ALL_TUPLES`] mode tuples
+    /// a step; [`super::auto_decision`]).
     #[cfg(feature = "gpu")]
     AutoFoundGpu {
+        /// The adapter, as [`crate::gpu::GpuContext::describe`] names it.
+        adapter: String,
+        /// The selection rule.
+        selection: Selection,
+        /// The problem's contacts.
+        contacts: usize,
+        /// Rows of its step LCP (the Lemke tableau's height).
+        step_rows: usize,
         /// The contacts and the mode tuples of a step, when the rule is `all`.
         all_tuples: Option<(usize, u64)>,
     },
@@ -261,15 +266,19 @@ impl BackendReason {
         match self {
             BackendReason::Asked(choice) => option("backend", choice.name()),
             #[cfg(feature = "gpu")]
-            BackendReason::AutoFoundGpu { all_tuples: Some((m, tuples)) } => format!(
-                "{}: a GPU adapter, and {m} contacts with {tuples} ≤ {AUTO_GPU_ALL_TUPLES} mode tuples a step for {}",
+            BackendReason::AutoFoundGpu { adapter, all_tuples: Some((m, tuples)), .. } => format!(
+                "{}: a hardware GPU adapter, {adapter}, and {m} contacts with {tuples} ≤ {AUTO_GPU_ALL_TUPLES} mode tuples a step for {}",
                 option("backend", "auto"),
                 option("selection", "all")
             ),
             #[cfg(feature = "gpu")]
-            BackendReason::AutoFoundGpu { all_tuples: None } => {
-                format!("{}: a GPU adapter", option("backend", "auto"))
-            }
+            BackendReason::AutoFoundGpu { adapter, selection, contacts, step_rows, all_tuples: None } => format!(
+                "{}: a hardware GPU adapter, {adapter}, runs {} on this problem's {contacts} contacts \
+                 (a step LCP of {step_rows} rows) with every sample in parallel ({} keeps it on the CPU)",
+                option("backend", "auto"),
+                option("selection", selection.name()),
+                option("backend", "cpu")
+            ),
             #[cfg(feature = "gpu")]
             BackendReason::TooLargeForAll { m, tuples } => {
                 format!(

@@ -31,6 +31,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "gpu")]
+mod auto;
 mod backend;
 #[cfg(feature = "gpu")]
 mod compare;
@@ -40,6 +42,8 @@ mod summary;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+#[cfg(feature = "gpu")]
+pub use auto::{AdapterKind, AutoTarget, auto_decision, cpu_for_problem};
 #[cfg(feature = "gpu")]
 pub use backend::OpenError;
 pub use backend::{AUTO_GPU_ALL_TUPLES, Backend, BackendChoice, BackendReason, UnknownBackend};
