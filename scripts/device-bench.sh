@@ -74,6 +74,13 @@ for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         print(m["target"]["name"], m["executable"])' >>"$list"
+    # The host's share alone (no GPU needed): criterion's binary.
+    cargo bench -p impactset --features gpu --bench gpu_columns --no-run --message-format=json |
+        python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["bench"]:
+        print(m["target"]["name"], m["executable"])' >>"$list"
     strip -o "$BUNDLE/bin/impactset" target/release/impactset
     while read -r name exe; do
         strip -o "$BUNDLE/tests/$name" "$exe"
@@ -168,6 +175,17 @@ e2e = out / "e2e.txt"
 if e2e.exists():
     samples, ms = e2e.read_text().split()
     lines += ["", f"`impactset sample compass-gait -n {samples} --backend gpu --precision f32`, the whole command: {ms} ms."]
+columns = out / "host-columns.log"
+if columns.exists():
+    lines += ["", "Host columns of 2^20 samples (`gpu_columns`, median ms): "]
+    name = None
+    for line in columns.read_text().splitlines():
+        if line.startswith("gpu_host_columns/"):
+            name = line.split()[0].removeprefix("gpu_host_columns/")
+        if "time:" in line and name:
+            parts = line.split("[")[1].split()
+            lines[-1] += f"{name} {parts[2]} {parts[3]}; "
+            name = None
 lines += ["", "| step | outcome | seconds |", "|---|---|---|"]
 steps = out / "steps.tsv"
 for line in steps.read_text().splitlines() if steps.exists() else []:
@@ -201,8 +219,9 @@ run() {
         mkdir -p "$(dirname "$built")" && ln -s "$ROOT" "$built"
     fi
     mkdir -p "$ROOT/target/release" "$ROOT/target/tmp"
-    cp "$work/bin/impactset" "$ROOT/target/release/impactset"
-    local cli="$ROOT/target/release/impactset"
+    # The binary the command line's tests run (CARGO_BIN_EXE_impactset).
+    [ -x "$ROOT/target/release/impactset" ] || cp "$work/bin/impactset" "$ROOT/target/release/impactset"
+    local cli="$work/bin/impactset"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv >"$out/gpu.txt" 2>&1 || true
     nproc >>"$out/gpu.txt"
 
@@ -245,7 +264,15 @@ run() {
     step "e2e-compass-gait-f32" "$seconds" bash -c "s=\$(date +%s%N); '$cli' sample compass-gait -n $e2e \
         --backend gpu --precision f32 --json >'$out/e2e.json' && echo $e2e \$(( (\$(date +%s%N) - s) / 1000000 )) >'$out/e2e.txt'"
 
-    # 4. The other GPU tests, the large ones lavapipe cannot run included.
+    # 4. The host's share: a run's outputs into the result's columns, one
+    # thread against every core (benches/gpu_columns.rs, synthetic outputs).
+    if [ "$smoke" = 1 ]; then
+        step host-columns 60 "$work/tests/gpu_columns" --bench --warm-up-time 0.1 --measurement-time 0.2 --sample-size 10
+    else
+        step host-columns 60 "$work/tests/gpu_columns" --bench --warm-up-time 1 --measurement-time 3 --sample-size 10
+    fi
+
+    # 5. The other GPU tests, the large ones lavapipe cannot run included.
     for t in $LATER_TESTS $CLI_TESTS; do
         if [ "$smoke" = 1 ]; then
             step "test-$t" 30 "$work/tests/$t" --list

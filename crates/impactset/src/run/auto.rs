@@ -1,7 +1,7 @@
 //! `--backend auto`'s rule: a pure function of the adapter found and the
 //! problem, so that the choice is tested without hardware.
 
-use super::backend::{AUTO_GPU_ALL_TUPLES, BackendReason};
+use super::choice::{AUTO_GPU_ALL_TUPLES, BackendReason};
 use crate::ImpactProblem;
 use crate::gpu::{GpuContext, GpuError};
 use crate::impact::Selection;

@@ -34,6 +34,7 @@
 #[cfg(feature = "gpu")]
 mod auto;
 mod backend;
+mod choice;
 #[cfg(feature = "gpu")]
 mod compare;
 mod plan;
@@ -44,9 +45,10 @@ use std::time::Instant;
 
 #[cfg(feature = "gpu")]
 pub use auto::{AdapterKind, AutoTarget, auto_decision, cpu_for_problem};
+pub use backend::Backend;
 #[cfg(feature = "gpu")]
 pub use backend::OpenError;
-pub use backend::{AUTO_GPU_ALL_TUPLES, Backend, BackendChoice, BackendReason, UnknownBackend};
+pub use choice::{AUTO_GPU_ALL_TUPLES, BackendChoice, BackendReason, UnknownBackend};
 #[cfg(feature = "gpu")]
 pub use compare::{Comparison, compare_backends};
 pub use plan::Plan;
