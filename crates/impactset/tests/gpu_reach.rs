@@ -205,3 +205,122 @@ fn states_of_other_sizes_are_not_packed() {
     let states = [(&gait.problem, &options), (&gait.problem, &longer)];
     assert!(GpuPlan::packed(&ctx, &states, Precision::F32, &GpuRunOptions::default()).is_err(), "other step caps");
 }
+
+/// `k` configurations of a robot: the cube landing on two corners
+/// (`cube-edge`, two spatial contacts) with its mass matrix, contact rows
+/// and `v⁻` perturbed per state, so every state has its own `M`, `J` and
+/// `v⁻` at the same sizes (a robustness study's shape).
+fn configurations(k: usize) -> Vec<StateProblem> {
+    use rand::{Rng, SeedableRng};
+    let s = scene::builtin("cube-edge").unwrap();
+    let n = s.problem.n();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+    (0..k)
+        .map(|j| {
+            let mut jitter = |x: &nalgebra::DVector<f64>, size: f64| x.map(|v| v + size * rng.random_range(-1.0..1.0));
+            let contacts = s
+                .problem
+                .contacts()
+                .iter()
+                .map(|c| impactset::Contact {
+                    normal: jitter(&c.normal, 0.05),
+                    tangents: c.tangents.iter().map(|t| jitter(t, 0.05)).collect(),
+                    ..c.clone()
+                })
+                .collect();
+            let v = jitter(s.problem.velocity(), 0.1);
+            let a = nalgebra::DMatrix::from_fn(n, n, |_, _| rng.random_range(-0.1..0.1));
+            let mass = s.problem.mass() + &a * a.transpose();
+            let problem = ImpactProblem::new(mass, v, contacts).expect("a perturbed cube is a valid problem");
+            StateProblem { name: format!("cube {j}"), problem, step_size: Some(s.step_size) }
+        })
+        .collect()
+}
+
+/// The reach options of the configuration tests: few samples per state,
+/// the sets kept, every sample compared.
+fn configuration_options(samples: usize, selection: Selection) -> ReachOptions {
+    let steps = scene::builtin("cube-edge").unwrap().steps;
+    ReachOptions {
+        sampler: SamplerOptions { samples, steps, seed: 23, selection, ..Default::default() },
+        keep_sets: true,
+        baselines: false,
+        ..Default::default()
+    }
+}
+
+/// Many problems of equal sizes, few samples each, through the packed
+/// plan (whole states per dispatch): in f64 every state's set is the CPU's,
+/// sample by sample, within 1e-9 of `‖v⁻‖_M`, with the same counts.
+#[test]
+fn robot_configurations_on_the_gpu_are_the_cpu_samples() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    if !ctx.supports_f64() {
+        return;
+    }
+    let ctx = Arc::new(ctx);
+    let input = ReachInput::problems(configurations(12)).unwrap();
+    for selection in [Selection::Lemke, Selection::RandomLemke] {
+        let options = configuration_options(24, selection);
+        let cpu = reach(&Backend::cpu(Some(2)).unwrap(), &input, &options, &RunControl::default()).unwrap();
+        let gpu =
+            reach(&Backend::gpu(ctx.clone(), Some(Precision::F64)), &input, &options, &RunControl::default()).unwrap();
+        let (cpu_sets, gpu_sets) = (cpu.sets.unwrap(), gpu.sets.unwrap());
+        let mut compared = 0;
+        for (k, (c, g)) in cpu.rows.iter().zip(&gpu.rows).enumerate() {
+            assert_eq!((c.state, c.seed, c.samples, c.accepted), (g.state, g.seed, g.samples, g.accepted), "{k}");
+            assert_eq!(cpu_sets[k].len(), gpu_sets[k].len(), "{selection} state {k}: accepted v⁺");
+            let scale = c.velocity_norm;
+            for (i, (a, b)) in cpu_sets[k].iter().zip(&gpu_sets[k]).enumerate() {
+                assert!((a - b).abs() <= 1e-9 * scale, "{selection} state {k} entry {i}: CPU {a}, GPU {b}");
+            }
+            compared += cpu_sets[k].len();
+        }
+        assert!(compared > 0, "{selection}: no accepted sample to compare");
+        eprintln!("{selection}: {compared} accepted velocities of 12 configurations agree in f64");
+    }
+}
+
+/// The GPU batch of configurations is the same bit for bit whatever its
+/// split: batches of other sizes (states straddling batches, or many per
+/// batch), windows of one or several states, pools of 1 or 3 threads for
+/// the rows and columns, and the states run as two shards.
+#[test]
+fn gpu_reach_is_independent_of_batch_window_threads_and_shards() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let precision = ctx.default_precision();
+    let input = ReachInput::problems(configurations(7)).unwrap();
+    let options = configuration_options(20, Selection::RandomLemke);
+    let backend = |batch: Option<usize>| Backend::Gpu {
+        context: ctx.clone(),
+        precision,
+        options: GpuRunOptions { batch_size: batch, ..Default::default() },
+    };
+    let run = |backend: &Backend, options: &ReachOptions, states: std::ops::Range<usize>| {
+        let mut results = Vec::new();
+        impactset::reach::reach_stream(backend, &input, options, states, &RunControl::default(), &mut |r| {
+            results.push(r);
+            Ok::<_, impactset::reach::ReachError>(())
+        })
+        .unwrap();
+        // Debug text: NaN columns compare equal, every float is exact.
+        results.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>()
+    };
+    let reference = run(&backend(None), &options, 0..7);
+    assert_eq!(reference.len(), 7);
+    for batch in [Some(7), Some(45), Some(1000)] {
+        assert_eq!(run(&backend(batch), &options, 0..7), reference, "batch {batch:?}");
+    }
+    for window in [20, 60] {
+        let windowed = ReachOptions { window_samples: window, ..options.clone() };
+        assert_eq!(run(&backend(None), &windowed, 0..7), reference, "window of {window} samples");
+    }
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        assert_eq!(pool.install(|| run(&backend(None), &options, 0..7)), reference, "{threads} threads");
+    }
+    let mut sharded = run(&backend(None), &options, 0..3);
+    sharded.extend(run(&backend(Some(45)), &options, 3..7));
+    assert_eq!(sharded, reference, "two shards");
+}

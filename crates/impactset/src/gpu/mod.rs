@@ -20,6 +20,7 @@
 //! Shaders live in `shaders/` (types, chacha, schedule, lemke, enumerate,
 //! restitution, routh, tests).
 
+mod columns;
 mod context;
 mod coop;
 mod enumerate;
@@ -37,6 +38,8 @@ mod shaders;
 mod state;
 mod types;
 
+#[doc(hidden)]
+pub use columns::columns_from_outputs;
 pub use context::GpuContext;
 pub use coop::{COOP_MIN_LCP_SIZE, COOP_THREADS, LemkeKernel};
 pub use enumerate::all_tuples;

@@ -1,27 +1,38 @@
 //! Reading a batch's outputs back from the device into the columns of
-//! [`FlatSamples`], in f32 or f64.
+//! [`FlatSamples`], in f32 or f64, by all host cores (`columns.rs`).
+
+use rayon::prelude::*;
 
 use super::GpuError;
+use super::columns::{Outputs, Scalars, presized};
 use super::context::GpuContext;
 use super::plan::{GpuPlan, Rows};
-use super::precision::Precision;
-use super::types::{
-    FLAG_ACCEPTED, FLAG_DONE, FLAG_GUARDED, FLAG_HOST, FLAG_LCP_FAILED, FLAG_LOOP_LIMIT, FLAG_TERMINATED,
-};
+use super::types::{FLAG_DONE, FLAG_HOST, FLAG_LOOP_LIMIT};
 use crate::sampling::FlatSamples;
 
 impl GpuPlan<'_> {
+    /// Zeroed columns for samples `first_index .. first_index + samples`
+    /// of one state, which [`read_back`](Self::read_back) fills batch by
+    /// batch.
+    pub(super) fn columns(&self, first_index: u64, samples: usize) -> FlatSamples {
+        presized(self.n, first_index, samples, self.read_velocities, self.slots[0].enum_words.is_some())
+    }
+
     /// The samples of the batch `rows` in `slot` (submitted as
-    /// `submission`), as columns.
+    /// `submission`) written into the columns of their states: row `r`
+    /// into `outs[r]` (presized, [`columns`](Self::columns)) at samples
+    /// `at .. at + rows.row_samples`.
     pub(super) fn read_back(
         &self,
         slot: usize,
         rows: &Rows,
         submission: &wgpu::SubmissionIndex,
-    ) -> Result<FlatSamples, GpuError> {
+        outs: &mut [FlatSamples],
+        at: usize,
+    ) -> Result<(), GpuError> {
+        debug_assert_eq!(outs.len(), rows.rows);
         let (ctx, n, precision) = (self.ctx, self.n, self.precision);
         let count = rows.count();
-        let mut out = FlatSamples::with_capacity(n, rows.first, count);
         let read = &self.slots[slot];
         let scalar = precision.bytes() as u64;
         let c = count as u64;
@@ -38,7 +49,7 @@ impl GpuPlan<'_> {
         let mapped = Mapped::new(ctx, &buffers, submission)?;
         let words: &[u32] = bytemuck::cast_slice(&mapped.views[0]);
         let flags = |i: usize| words[2 * i + 1];
-        if let Some(i) = (0..count).find(|&i| flags(i) & FLAG_DONE == 0) {
+        if let Some(i) = (0..count).into_par_iter().find_first(|&i| flags(i) & FLAG_DONE == 0) {
             if flags(i) & FLAG_LOOP_LIMIT != 0 {
                 return Err(GpuError::LoopLimit { adapter: ctx.describe() });
             }
@@ -48,38 +59,22 @@ impl GpuPlan<'_> {
         // loop limiter: a cut there is an error, not a failed sample, except
         // in a step with restitution (which enumerates each of its solves
         // whole): the host runs that sample again (FLAG_HOST).
-        if self.all && (0..count).any(|i| flags(i) & FLAG_LOOP_LIMIT != 0 && flags(i) & FLAG_HOST == 0) {
+        if self.all && (0..count).into_par_iter().any(|i| flags(i) & FLAG_LOOP_LIMIT != 0 && flags(i) & FLAG_HOST == 0)
+        {
             return Err(GpuError::LoopLimit { adapter: ctx.describe() });
         }
-        out.steps.extend((0..count).map(|i| words[2 * i]));
-        // A sample whose loops the driver cut short failed like an LCP
-        // over its pivot cap (lavapipe's loop limiter, docs/gpu-lavapipe.md).
-        let ok = |f: u32, bit: u32| f & bit != 0 && f & FLAG_LOOP_LIMIT == 0;
-        out.terminated.extend((0..count).map(|i| ok(flags(i), FLAG_TERMINATED)));
-        out.accepted.extend((0..count).map(|i| ok(flags(i), FLAG_ACCEPTED)));
-        let failed = |i: usize| flags(i) & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0;
-        let stats = Scalars::new(&mapped.views[1], precision);
-        out.max_residual.extend((0..count).map(|i| if failed(i) { f64::INFINITY } else { stats.get(3 * i) }));
-        out.energy_before.extend((0..count).map(|i| stats.get(3 * i + 1)));
-        out.energy_after.extend((0..count).map(|i| stats.get(3 * i + 2)));
-        let mut next = 2;
-        if self.read_velocities {
-            Scalars::new(&mapped.views[next], precision).extend_into(&mut out.v_plus);
-            next += 1;
-        }
-        if read.enum_words.is_some() {
-            let stride = self.word_stride;
-            let enum_words: &[u32] = bytemuck::cast_slice(&mapped.views[next]);
-            out.fallback_steps.extend((0..count).map(|i| enum_words[i * stride + 3]));
-        }
-        if (0..count).any(|i| flags(i) & FLAG_GUARDED != 0) {
-            out.energy_guard.extend((0..count).map(|i| flags(i) & FLAG_GUARDED != 0));
-        }
+        let v = self.read_velocities.then(|| Scalars::new(&mapped.views[2], precision));
+        let enum_view = 2 + self.read_velocities as usize;
+        let enum_words =
+            read.enum_words.as_ref().map(|_| (bytemuck::cast_slice(&mapped.views[enum_view]), self.word_stride));
+        let outputs = Outputs { words, stats: Scalars::new(&mapped.views[1], precision), v, enum_words, n };
+        let row_samples = rows.row_samples;
+        outs.par_iter_mut().enumerate().for_each(|(r, out)| outputs.write(r * row_samples, row_samples, out, at));
         // The samples flagged FLAG_HOST (restitution) or
         // FLAG_TOO_MANY_SOLUTIONS (`all`) and, in f32, the unaccepted ones
         // run again on the CPU.
-        self.rerun_on_host(rows, &flags, &mut out);
-        Ok(out)
+        self.rerun_on_host(rows, words, outs, at);
+        Ok(())
     }
 }
 
@@ -123,35 +118,6 @@ impl Drop for Mapped<'_> {
         self.views.clear();
         for buffer in &self.buffers {
             buffer.unmap();
-        }
-    }
-}
-
-/// Scalars of the shader's type in mapped bytes.
-enum Scalars<'a> {
-    F32(&'a [f32]),
-    F64(&'a [f64]),
-}
-
-impl<'a> Scalars<'a> {
-    fn new(bytes: &'a [u8], precision: Precision) -> Self {
-        match precision {
-            Precision::F32 => Scalars::F32(bytemuck::cast_slice(bytes)),
-            Precision::F64 => Scalars::F64(bytemuck::cast_slice(bytes)),
-        }
-    }
-
-    fn get(&self, i: usize) -> f64 {
-        match self {
-            Scalars::F32(x) => x[i] as f64,
-            Scalars::F64(x) => x[i],
-        }
-    }
-
-    fn extend_into(&self, out: &mut Vec<f64>) {
-        match self {
-            Scalars::F32(x) => out.extend(x.iter().map(|&v| v as f64)),
-            Scalars::F64(x) => out.extend_from_slice(x),
         }
     }
 }

@@ -11,6 +11,8 @@
 
 use std::sync::atomic::Ordering;
 
+use rayon::prelude::*;
+
 use super::plan::{GpuPlan, Rows};
 use super::precision::Precision;
 use super::types::{FLAG_HOST, FLAG_LOOP_LIMIT, FLAG_TOO_MANY_SOLUTIONS};
@@ -45,27 +47,32 @@ impl GpuPlan<'_> {
         Some(indices)
     }
 
-    /// Runs the samples of the batch `rows` whose flags (`flags(i)`) ask
-    /// for it, and in f32 those `out` holds unaccepted, again on the CPU and
-    /// writes them into `out`.
-    pub(super) fn rerun_on_host(&self, rows: &Rows, flags: &dyn Fn(usize) -> u32, out: &mut FlatSamples) {
+    /// Runs the samples of the batch `rows` whose flags (`words[2i + 1]`)
+    /// ask for it, and in f32 those written unaccepted, again on the CPU
+    /// and writes them over the device's: row `r` in `outs[r]` at `at`
+    /// ([`read_back`](Self::read_back)).
+    pub(super) fn rerun_on_host(&self, rows: &Rows, words: &[u32], outs: &mut [FlatSamples], at: usize) {
         let f32 = self.precision == Precision::F32;
-        let flagged: Vec<usize> =
-            (0..rows.count()).filter(|&i| flags(i) & ASKS != 0 || f32 && !out.accepted[i]).collect();
+        let rs = rows.row_samples;
+        let flags = |i: usize| words[2 * i + 1];
+        let flagged: Vec<usize> = (0..rows.count())
+            .into_par_iter()
+            .filter(|&i| flags(i) & ASKS != 0 || f32 && !outs[i / rs].accepted[at + i % rs])
+            .collect();
         let cut = flagged.iter().filter(|&&i| flags(i) & FLAG_LOOP_LIMIT != 0).count();
         self.loop_limit_reruns.fetch_add(cut as u64, Ordering::Relaxed);
         self.host_reruns.fetch_add(flagged.len() as u64, Ordering::Relaxed);
         // Rows in order, so each state's samples are one run of `flagged`.
-        for group in flagged.chunk_by(|&a, &b| a / rows.row_samples == b / rows.row_samples) {
-            let state = rows.state + group[0] / rows.row_samples;
+        for group in flagged.chunk_by(|&a, &b| a / rs == b / rs) {
+            let row = group[0] / rs;
+            let state = rows.state + row;
             let cpu = self.cpu_states[state]
                 .as_ref()
                 .expect("a state with restitution, under `all`, or any in f32, keeps its CPU run");
             let (problem, options) = &**cpu;
-            let indices: Vec<u64> =
-                group.iter().map(|&i| rows.first.wrapping_add((i % rows.row_samples) as u64)).collect();
+            let indices: Vec<u64> = group.iter().map(|&i| rows.first.wrapping_add((i % rs) as u64)).collect();
             for (&i, sample) in group.iter().zip(samples_at(problem, options, &indices)) {
-                out.set(i, &sample);
+                outs[row].set(at + i % rs, &sample);
             }
             if let Some(kept) = &self.rerun_indices {
                 kept.lock().unwrap_or_else(|e| e.into_inner()).extend(indices.iter().map(|&j| (state, j)));

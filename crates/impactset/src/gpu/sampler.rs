@@ -157,9 +157,10 @@ impl<'c> GpuPlan<'c> {
         progress: &dyn Fn(usize),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Option<FlatSamples>, GpuError> {
-        let mut out = FlatSamples::with_capacity(self.n, first_index, 0);
+        let mut out = [self.columns(first_index, samples)];
         let batches = Self::state_batches(0, first_index, samples, self.batch);
-        let done = self.run_batches(batches, progress, cancelled, &mut |_, batch| out.append(batch))?;
+        let done = self.run_batches(batches, first_index, &mut out, progress, cancelled)?;
+        let [out] = out;
         Ok(done.then_some(out))
     }
 
@@ -176,8 +177,7 @@ impl<'c> GpuPlan<'c> {
         progress: &dyn Fn(usize),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Option<Vec<FlatSamples>>, GpuError> {
-        let mut outs: Vec<FlatSamples> =
-            (0..self.states).map(|_| FlatSamples::with_capacity(self.n, first_index, 0)).collect();
+        let mut outs: Vec<FlatSamples> = (0..self.states).map(|_| self.columns(first_index, samples)).collect();
         let batches: Vec<Rows> = if samples == 0 {
             Vec::new()
         } else if samples <= self.batch {
@@ -194,13 +194,7 @@ impl<'c> GpuPlan<'c> {
         } else {
             (0..self.states).flat_map(|k| Self::state_batches(k, first_index, samples, self.batch)).collect()
         };
-        let done = self.run_batches(batches, progress, cancelled, &mut |rows, mut batch| {
-            for r in (0..rows.rows).rev() {
-                let mut row = batch.split_off(r * rows.row_samples);
-                row.first_index = rows.first;
-                outs[rows.state + r].append(row);
-            }
-        })?;
+        let done = self.run_batches(batches, first_index, &mut outs, progress, cancelled)?;
         Ok(done.then_some(outs))
     }
 
@@ -218,15 +212,21 @@ impl<'c> GpuPlan<'c> {
             .collect()
     }
 
-    /// Runs `batches` in order, handing each batch's samples to `sink`;
-    /// `false` when `cancelled()` stopped the run.
+    /// Runs `batches` in order, writing each batch's samples into the
+    /// columns of its states (`outs[k]`: state `k`'s samples from
+    /// `first_index`, presized); `false` when `cancelled()` stopped the run.
     fn run_batches(
         &mut self,
         batches: Vec<Rows>,
+        first_index: u64,
+        outs: &mut [FlatSamples],
         progress: &dyn Fn(usize),
         cancelled: &dyn Fn() -> bool,
-        sink: &mut dyn FnMut(&Rows, FlatSamples),
     ) -> Result<bool, GpuError> {
+        let mut sink = |plan: &Self, slot: usize, rows: &Rows, submission: &wgpu::SubmissionIndex| {
+            let at = rows.first.wrapping_sub(first_index) as usize;
+            plan.read_back(slot, rows, submission, &mut outs[rows.state..rows.state + rows.rows], at)
+        };
         let mut pending: Option<Pending> = None;
         for (k, rows) in batches.into_iter().enumerate() {
             if cancelled() {
@@ -236,20 +236,20 @@ impl<'c> GpuPlan<'c> {
             if self.all {
                 // `all` may need more rounds: read each batch back before the next.
                 let submission = self.run_all_batch(slot, &rows)?;
-                sink(&rows, self.read_back(slot, &rows, &submission)?);
+                sink(self, slot, &rows, &submission)?;
                 progress(rows.count());
             } else {
                 let submission = self.submit(slot, &rows, true, self.round)?;
                 // While this batch runs, read the previous one back.
                 if let Some(previous) = pending.take() {
-                    sink(&previous.rows, self.read_back(previous.slot, &previous.rows, &previous.submission)?);
+                    sink(self, previous.slot, &previous.rows, &previous.submission)?;
                     progress(previous.rows.count());
                 }
                 pending = Some(Pending { slot, rows, submission });
             }
         }
         if let Some(previous) = pending.take() {
-            sink(&previous.rows, self.read_back(previous.slot, &previous.rows, &previous.submission)?);
+            sink(self, previous.slot, &previous.rows, &previous.submission)?;
             progress(previous.rows.count());
         }
         Ok(true)

@@ -4,41 +4,15 @@ use std::sync::Arc;
 
 use super::RunError;
 #[cfg(feature = "gpu")]
+use super::auto::{AdapterKind, AutoTarget};
+#[cfg(feature = "gpu")]
+use super::choice::{BackendChoice, BackendReason};
+#[cfg(feature = "gpu")]
 use crate::ImpactProblem;
 #[cfg(feature = "gpu")]
-use crate::gpu::{GpuContext, GpuRunOptions, MAX_GPU_ALL_CONTACTS, MAX_GPU_ALL_TUPLES, Precision};
+use crate::gpu::{GpuContext, GpuRunOptions, Precision};
 #[cfg(feature = "gpu")]
 use crate::impact::Selection;
-
-/// A user's choice of backend, before it is resolved for a problem.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum BackendChoice {
-    /// The f64 CPU reference, on all cores (rayon). The default.
-    #[default]
-    Cpu,
-    /// The WGSL compute shaders (wgpu).
-    Gpu,
-    /// A hardware GPU where it runs the selection rule on the problem and
-    /// is faster there (`all`: at most [`AUTO_GPU_ALL_TUPLES`] mode tuples a
-    /// step, [`crate::gpu::all_tuples`]), else the CPU.
-    Auto,
-}
-
-crate::names::named_choices! { BackendChoice, UnknownBackend, "backend", [
-    Cpu = "cpu": "the f64 CPU reference, on all cores",
-    Gpu = "gpu": "the WGSL compute shaders (wgpu, Vulkan)",
-    Auto = "auto": "a hardware GPU where it runs the rule on this problem faster (all: at most 64 mode tuples a step), else the CPU",
-] }
-
-/// `auto` runs `all` on the GPU for at most this many mode tuples a step.
-/// The GPU tries every tuple of every step; the CPU's search prunes and
-/// certifies, so its cost grows far slower with the tuples. Measured on an
-/// NVIDIA H100 against the host's 16 cores (docs/performance.md, f64): the
-/// GPU ahead at 49 tuples (two planar contacts, 1.5–2.4× at 2²⁰ samples),
-/// behind at 81 (the cradle, 0.58×) and far behind from 1 225 on (0.40×;
-/// 2 401: 0.24×; 16 807: 0.12×; 42 875: 0.003×). A GPU is faster still
-/// where `--backend gpu` asks for it on a machine of few cores.
-pub const AUTO_GPU_ALL_TUPLES: u64 = 64;
 
 /// Where samples are computed, opened once and used for any number of runs.
 #[derive(Clone)]
@@ -102,7 +76,7 @@ impl Backend {
     /// was chosen (for run summaries). `auto` takes the GPU when a hardware
     /// adapter exists (not a software one such as Mesa's lavapipe, which
     /// runs on the CPU's own cores) and the GPU runs `selection` on this
-    /// problem, under `all` for at most [`AUTO_GPU_ALL_TUPLES`] mode tuples
+    /// problem, under `all` for at most [`AUTO_GPU_ALL_TUPLES`](super::AUTO_GPU_ALL_TUPLES) mode tuples
     /// a step; else the CPU. `precision` applies to the GPU (`None`:
     /// [`GpuContext::default_precision`]); the CPU runs f64 only, so asking it
     /// for f32 is an error.
@@ -135,36 +109,30 @@ impl Backend {
             }
             return Ok((Backend::cpu(threads)?, BackendReason::Asked(choice)));
         }
-        let m = problem.contacts().len();
-        let all = selection == Selection::All;
-        match all.then(|| crate::gpu::check_all(problem)) {
-            Some(Err(crate::gpu::GpuError::Restitution)) if choice == BackendChoice::Auto => {
-                return Ok((Backend::cpu(threads)?, BackendReason::Restitution));
+        if choice == BackendChoice::Gpu {
+            if selection == Selection::All
+                && let Err(e @ crate::gpu::GpuError::Restitution) = crate::gpu::check_all(problem)
+            {
+                return Err(OpenError::Run(RunError::Gpu(e)));
             }
-            Some(Err(crate::gpu::GpuError::TooLargeForAll { m, tuples })) if choice == BackendChoice::Auto => {
-                return Ok((Backend::cpu(threads)?, BackendReason::TooLargeForAll { m, tuples }));
+            let context = gpu().map_err(|e| OpenError::Run(RunError::Gpu(e)))?;
+            return Ok((Backend::gpu(context, precision), BackendReason::Asked(choice)));
+        }
+        // `auto`: the problem decides first, without opening an adapter.
+        if let Some(reason) = super::auto::cpu_for_problem(problem, selection) {
+            return Ok((Backend::cpu(threads)?, reason));
+        }
+        let (context, adapter) = match gpu() {
+            Ok(context) => {
+                let kind = AdapterKind::from(&*context);
+                (Some(context), kind)
             }
-            Some(Err(e @ crate::gpu::GpuError::Restitution)) => return Err(OpenError::Run(RunError::Gpu(e))),
-            _ => {}
-        }
-        let auto = choice == BackendChoice::Auto;
-        let tuples = all.then(|| crate::gpu::all_tuples(problem.operators()));
-        if let Some(tuples) = tuples.filter(|&t| auto && t > AUTO_GPU_ALL_TUPLES) {
-            return Ok((Backend::cpu(threads)?, BackendReason::AllFasterOnCpu { m, tuples }));
-        }
-        let context = match gpu() {
-            Ok(context) => context,
-            Err(e) if auto => return Ok((Backend::cpu(threads)?, BackendReason::NoGpu(e))),
-            Err(e) => return Err(OpenError::Run(RunError::Gpu(e))),
+            Err(e) => (None, AdapterKind::Unavailable(e)),
         };
-        if auto && context.is_software() {
-            return Ok((Backend::cpu(threads)?, BackendReason::SoftwareAdapter { adapter: context.describe() }));
+        match (super::auto::auto_decision(&adapter, problem, selection), context) {
+            ((AutoTarget::Gpu, reason), Some(context)) => Ok((Backend::gpu(context, precision), reason)),
+            ((_, reason), _) => Ok((Backend::cpu(threads)?, reason)),
         }
-        let reason = match choice {
-            BackendChoice::Auto => BackendReason::AutoFoundGpu { all_tuples: tuples.map(|t| (m, t)) },
-            _ => BackendReason::Asked(choice),
-        };
-        Ok((Backend::gpu(context, precision), reason))
     }
 
     /// `cpu`, or `gpu (<adapter>)`.
@@ -200,109 +168,6 @@ impl Backend {
     }
 }
 
-/// Why [`Backend::open`] chose the backend it did. Front ends say it in
-/// their own words with [`BackendReason::describe`].
-#[derive(Clone, Debug)]
-pub enum BackendReason {
-    /// The backend asked for (`cpu` or `gpu`).
-    Asked(BackendChoice),
-    /// `auto` found a hardware GPU adapter (and, under `all`, the problem
-    /// has at most [`AUTO_GPU_ALL_TUPLES`] mode tuples a step).
-    #[cfg(feature = "gpu")]
-    AutoFoundGpu {
-        /// The contacts and the mode tuples of a step, when the rule is `all`.
-        all_tuples: Option<(usize, u64)>,
-    },
-    /// `auto` runs on the CPU: `all` runs on the GPU for at most
-    /// [`MAX_GPU_ALL_TUPLES`] mode tuples a step on at most
-    /// [`MAX_GPU_ALL_CONTACTS`] contacts.
-    #[cfg(feature = "gpu")]
-    TooLargeForAll {
-        /// The problem's contacts.
-        m: usize,
-        /// Its mode tuples a step ([`crate::gpu::all_tuples`]).
-        tuples: u64,
-    },
-    /// `auto` runs on the CPU: under `all` the problem has more than
-    /// [`AUTO_GPU_ALL_TUPLES`] mode tuples a step, which the CPU's pruned
-    /// search runs faster than the GPU's every-tuple enumeration (`gpu`
-    /// runs it on the GPU up to [`MAX_GPU_ALL_TUPLES`]).
-    #[cfg(feature = "gpu")]
-    AllFasterOnCpu {
-        /// The problem's contacts.
-        m: usize,
-        /// Its mode tuples a step ([`crate::gpu::all_tuples`]).
-        tuples: u64,
-    },
-    /// `auto` runs on the CPU: the only adapter is a software one (Mesa's
-    /// lavapipe), which runs the shaders on the CPU's own cores, slower
-    /// than the CPU backend (`gpu` runs on it).
-    #[cfg(feature = "gpu")]
-    SoftwareAdapter {
-        /// The adapter, as [`crate::gpu::GpuContext::describe`] names it.
-        adapter: String,
-    },
-    /// `auto` runs on the CPU: the problem has restitution and the rule is
-    /// `all`, which the GPU shaders model for frictionless expansions on
-    /// problems of fewer than 100 mode tuples a step only (the Lemke rules
-    /// run any restitution on the GPU).
-    #[cfg(feature = "gpu")]
-    Restitution,
-    /// `auto` runs on the CPU: no GPU adapter could be opened.
-    #[cfg(feature = "gpu")]
-    NoGpu(crate::gpu::GpuError),
-}
-
-impl BackendReason {
-    /// The reason in words, with each option spelled by `option(name,
-    /// value)` as the front end spells it: `--backend cpu` on the command
-    /// line, `backend='cpu'` in Python.
-    pub fn describe(&self, option: &dyn Fn(&str, &str) -> String) -> String {
-        match self {
-            BackendReason::Asked(choice) => option("backend", choice.name()),
-            #[cfg(feature = "gpu")]
-            BackendReason::AutoFoundGpu { all_tuples: Some((m, tuples)) } => format!(
-                "{}: a GPU adapter, and {m} contacts with {tuples} ≤ {AUTO_GPU_ALL_TUPLES} mode tuples a step for {}",
-                option("backend", "auto"),
-                option("selection", "all")
-            ),
-            #[cfg(feature = "gpu")]
-            BackendReason::AutoFoundGpu { all_tuples: None } => {
-                format!("{}: a GPU adapter", option("backend", "auto"))
-            }
-            #[cfg(feature = "gpu")]
-            BackendReason::TooLargeForAll { m, tuples } => {
-                format!(
-                    "{} runs on the GPU for at most {MAX_GPU_ALL_TUPLES} mode tuples a step on at most {MAX_GPU_ALL_CONTACTS} contacts; this problem has {m} contacts, {tuples} tuples",
-                    option("selection", "all")
-                )
-            }
-            #[cfg(feature = "gpu")]
-            BackendReason::AllFasterOnCpu { m, tuples } => format!(
-                "{}: {} on {m} contacts with {tuples} > {AUTO_GPU_ALL_TUPLES} mode tuples a step runs faster on the CPU, whose search prunes where the GPU tries every tuple ({} runs it on the GPU)",
-                option("backend", "auto"),
-                option("selection", "all"),
-                option("backend", "gpu")
-            ),
-            #[cfg(feature = "gpu")]
-            BackendReason::SoftwareAdapter { adapter } => format!(
-                "{}: the only GPU adapter, {adapter}, is software on the CPU's own cores, slower than the CPU backend ({} runs on it)",
-                option("backend", "auto"),
-                option("backend", "gpu")
-            ),
-            #[cfg(feature = "gpu")]
-            BackendReason::Restitution => {
-                format!(
-                    "restitution under {} runs on the CPU: the GPU shaders model it there only where a step has fewer than 100 mode tuples and the twinned steps of the contacts with friction and e > 0 fit the GPU's limits (and under lemke and random-lemke)",
-                    option("selection", "all")
-                )
-            }
-            #[cfg(feature = "gpu")]
-            BackendReason::NoGpu(e) => format!("no GPU ({e})"),
-        }
-    }
-}
-
 /// Why [`Backend::open`] could not open a backend.
 #[cfg(feature = "gpu")]
 #[derive(Debug, thiserror::Error)]
@@ -319,6 +184,7 @@ pub enum OpenError {
 mod tests {
     use super::*;
     use crate::gpu::GpuError;
+    use crate::run::AUTO_GPU_ALL_TUPLES;
 
     /// `auto` under `all` decides by the mode tuples before it opens an
     /// adapter: above [`AUTO_GPU_ALL_TUPLES`] the CPU without asking for

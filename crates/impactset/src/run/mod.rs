@@ -31,7 +31,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "gpu")]
+mod auto;
 mod backend;
+mod choice;
 #[cfg(feature = "gpu")]
 mod compare;
 mod plan;
@@ -41,8 +44,11 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 #[cfg(feature = "gpu")]
+pub use auto::{AdapterKind, AutoTarget, auto_decision, cpu_for_problem};
+pub use backend::Backend;
+#[cfg(feature = "gpu")]
 pub use backend::OpenError;
-pub use backend::{AUTO_GPU_ALL_TUPLES, Backend, BackendChoice, BackendReason, UnknownBackend};
+pub use choice::{AUTO_GPU_ALL_TUPLES, BackendChoice, BackendReason, UnknownBackend};
 #[cfg(feature = "gpu")]
 pub use compare::{Comparison, compare_backends};
 pub use plan::Plan;

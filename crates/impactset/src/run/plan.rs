@@ -76,7 +76,7 @@ impl<'b> Plan<'b> {
                 Ok(SampleSet { n: problem.n(), samples: samples.ok_or(RunError::Cancelled)? })
             }
             #[cfg(feature = "gpu")]
-            Kind::Gpu(_) => Ok(self.sample_range_flat(first_index, samples, control)?.into_sample_set()),
+            Kind::Gpu(_) => Ok(samples_of(self.sample_range_flat(first_index, samples, control)?)),
         }
     }
 
@@ -102,6 +102,38 @@ impl<'b> Plan<'b> {
                 // The GPU checks the flag between batches.
                 plan.sample_range_flat(first_index, samples, control.progress, &|| control.cancelled())?
                     .ok_or(RunError::Cancelled)
+            }
+        }
+    }
+}
+
+/// The samples of `flat` as a [`SampleSet`], built on all cores (each
+/// sample its own `v⁺`: one allocation a sample, which a serial loop would
+/// make the host's largest share of a GPU run).
+#[cfg(feature = "gpu")]
+fn samples_of(flat: FlatSamples) -> SampleSet {
+    use rayon::prelude::*;
+    let samples = (0..flat.len()).into_par_iter().with_min_len(1024).map(|i| flat.sample(i)).collect();
+    SampleSet { n: flat.n, samples }
+}
+
+#[cfg(all(test, feature = "gpu"))]
+mod tests {
+    use super::*;
+    use crate::{Selection, sample_set, scene};
+
+    /// The set built on all cores is the serial conversion's, for any
+    /// thread count (the restitution columns included).
+    #[test]
+    fn samples_built_in_parallel_are_the_serial_ones() {
+        for (id, selection) in [("compass-gait", Selection::RandomLemke), ("cradle", Selection::Lemke)] {
+            let s = scene::builtin(id).unwrap();
+            let options = SamplerOptions { samples: 3000, first_index: 5, selection, ..Default::default() };
+            let flat = FlatSamples::from_set(&sample_set(&s.problem, &options));
+            let serial = flat.clone().into_sample_set();
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                assert_eq!(pool.install(|| samples_of(flat.clone())), serial, "{id} {threads} threads");
             }
         }
     }
