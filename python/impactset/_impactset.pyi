@@ -20,6 +20,7 @@ _Backend = Literal["cpu", "gpu", "auto"]
 _Precision = Literal["f32", "f64"]
 
 SELECTIONS: tuple[str, ...]
+DEFAULTS: dict[str, Any]
 SCHEDULES: tuple[str, ...]
 BACKENDS: tuple[str, ...]
 PRECISIONS: tuple[str, ...]
@@ -118,10 +119,10 @@ class SampleSet:
         self,
         path: _Path,
         *,
-        trajectories: int | None = 32,
+        trajectories: int | None = None,
         baselines: bool = True,
         title: str | None = None,
-        max_points: int | None = 20000,
+        max_points: int | None = None,
     ) -> None: ...
     def __len__(self) -> int: ...
     def __reduce__(self) -> tuple[Callable[[dict[str, Any]], SampleSet], tuple[dict[str, Any]]]: ...

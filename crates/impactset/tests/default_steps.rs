@@ -38,10 +38,10 @@ fn random_problems_accept_99_percent_under_the_derived_cap() {
         };
         let cap = impactset::sampling::default_steps(&problem, &base);
         assert_eq!(cap.unterminated, 0, "{name}: a well-posed random problem's pilot impacts all end ({cap:?})");
-        let set = sample_set(&problem, &SamplerOptions { steps: cap.steps, ..base.clone() });
+        let set = sample_set(&problem, &SamplerOptions { steps: Some(cap.steps), ..base.clone() });
         let share = set.accepted_count() as f64 / 2048.0;
         assert!(share >= 0.99, "{name}: K = {} accepted {share} ({cap:?})", cap.steps);
-        let fixed = sample_set(&problem, &SamplerOptions { steps: 10, ..base });
+        let fixed = sample_set(&problem, &SamplerOptions { steps: Some(10), ..base });
         if (fixed.accepted_count() as f64) < 0.99 * 2048.0 {
             fixed_cap_failures += 1;
         }

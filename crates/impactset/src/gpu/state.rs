@@ -52,6 +52,7 @@ impl StateBlock {
         precision: Precision,
         run: &GpuRunOptions,
     ) -> Result<Self, GpuError> {
+        let steps = options.with_steps(problem).cap();
         let ops = problem.operators();
         let (n, m, d) = (ops.n, ops.m, ops.d);
         let size = ops.step_size_n();
@@ -99,7 +100,7 @@ impl StateBlock {
             let norm = tolerance / (100.0 * size as f64 * f32::EPSILON as f64);
             return Err(GpuError::PoorlyScaled { norm, tolerance });
         }
-        if options.steps > MAX_GPU_STEPS {
+        if steps > MAX_GPU_STEPS {
             return Err(GpuError::Unsupported(format!("a step cap above {MAX_GPU_STEPS}")));
         }
 
@@ -159,7 +160,7 @@ impl StateBlock {
         // rare retries only where they fit the module the problem needs
         // anyway (a retry of a widened step without them runs on the host,
         // and the wider arrays would weigh on every step).
-        let all = options.selection == Selection::All;
+        let all = options.selection.enumerates();
         let (own_width, full_width) = (AllWidth::of(m), enumerate::all_width(problem));
         let twinned = all || full_width == own_width;
         let widenable = if twinned { enumerate::widenable(problem) } else { 0 };
@@ -181,7 +182,7 @@ impl StateBlock {
             d: d as u32,
             size: size as u32,
             impulses: impulses as u32,
-            max_steps: options.steps as u32,
+            max_steps: steps as u32,
             selection,
             schedule: schedule_code(options.schedule),
             pivot_cap: LemkeOptions::default().pivot_cap(size) as u32,

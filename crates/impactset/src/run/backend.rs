@@ -136,7 +136,7 @@ impl Backend {
             return Ok((Backend::cpu(threads)?, BackendReason::Asked(choice)));
         }
         let m = problem.contacts().len();
-        let all = selection == Selection::All;
+        let all = selection.enumerates();
         match all.then(|| crate::gpu::check_all(problem)) {
             Some(Err(crate::gpu::GpuError::Restitution)) if choice == BackendChoice::Auto => {
                 return Ok((Backend::cpu(threads)?, BackendReason::Restitution));
