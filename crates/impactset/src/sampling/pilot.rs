@@ -247,19 +247,26 @@ pub fn default_steps_with(
     loop {
         let pilot = SamplerOptions { steps: Some(round), seed: PILOT_SEED, first_index: 0, ..options.clone() };
         let outcomes: Option<Vec<(u64, Pilot, u32)>> = in_pool(options.threads, || {
-            running
-                .par_iter()
-                .map_init(
-                    || SampleWorkspace::new(problem),
-                    |ws, &index| {
-                        (!cancelled()).then(|| {
-                            let source = CapSource::LawOf(PILOT_CAP);
-                            let s = run_sample_from(problem, &pilot, &key, index, ws, None, source);
-                            (index, Pilot::of(&s), s.steps)
+            // A few work items per thread, each with one workspace: the
+            // setup of a workspace (the enumerator's tables) costs as much
+            // as several samples of a large problem.
+            let chunk = running.len().div_ceil(2 * rayon::current_num_threads()).max(1);
+            let parts: Option<Vec<Vec<(u64, Pilot, u32)>>> = running
+                .par_chunks(chunk)
+                .map(|part| {
+                    let mut ws = SampleWorkspace::new(problem);
+                    part.iter()
+                        .map(|&index| {
+                            (!cancelled()).then(|| {
+                                let source = CapSource::LawOf(PILOT_CAP);
+                                let s = run_sample_from(problem, &pilot, &key, index, &mut ws, None, source);
+                                (index, Pilot::of(&s), s.steps)
+                            })
                         })
-                    },
-                )
-                .collect()
+                        .collect()
+                })
+                .collect();
+            parts.map(|parts| parts.into_iter().flatten().collect())
         });
         let open = running.len();
         running.clear();
