@@ -32,7 +32,7 @@ fn cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
         };
         let options = {
             let (h, steps) = common::gpu::coarse_step(&scene);
-            SamplerOptions { samples, step_size: Some(h), steps, ..Default::default() }
+            SamplerOptions { samples, step_size: Some(h), steps: Some(steps), ..Default::default() }
         };
         (name, problem, options)
     };
