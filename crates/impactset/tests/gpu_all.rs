@@ -306,7 +306,8 @@ fn gpu_all_matches_cpu_with_three_contacts() {
         ("planar n=6, 2 bilateral rows", constrained(common::random_problem(4, 6, 3, false, 1.0)), 128, 6),
     ];
     for (name, problem, samples, steps) in cases {
-        let options = SamplerOptions { samples, steps: Some(steps), seed: 5, selection: Selection::All, ..Default::default() };
+        let options =
+            SamplerOptions { samples, steps: Some(steps), seed: 5, selection: Selection::All, ..Default::default() };
         let cpu = sample_set(&problem, &options);
         let started = std::time::Instant::now();
         let gpu = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();

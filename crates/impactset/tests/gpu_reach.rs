@@ -75,7 +75,13 @@ fn scaled_states(id: &str, k: usize) -> (Vec<ImpactProblem>, f64, usize) {
 
 /// Sampler options of state `k` as a batch gives them.
 fn state_options(k: usize, selection: Selection, h: f64, steps: usize) -> SamplerOptions {
-    SamplerOptions { seed: state_seed(5, k as u64), step_size: Some(h), steps: Some(steps), selection, ..Default::default() }
+    SamplerOptions {
+        seed: state_seed(5, k as u64),
+        step_size: Some(h),
+        steps: Some(steps),
+        selection,
+        ..Default::default()
+    }
 }
 
 /// Every column of `a` and `b` bit for bit.

@@ -12,7 +12,15 @@ const RULES: [Selection; 3] = [Selection::Lemke, Selection::RandomLemke, Selecti
 const SCHEDULES: [Schedule; 2] = [Schedule::Mixed, Schedule::Uniform];
 
 fn options(rule: Selection, schedule: Schedule, samples: usize, h: f64, steps: usize) -> SamplerOptions {
-    SamplerOptions { samples, step_size: Some(h), steps: Some(steps), selection: rule, schedule, seed: 7, ..Default::default() }
+    SamplerOptions {
+        samples,
+        step_size: Some(h),
+        steps: Some(steps),
+        selection: rule,
+        schedule,
+        seed: 7,
+        ..Default::default()
+    }
 }
 
 /// One frictionless contact on a random system: the normal velocity
