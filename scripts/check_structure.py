@@ -9,7 +9,14 @@
    file `tests.rs`, a file's `#[cfg(test)]` module) and shaders, except
    the files in LARGE, each held to the length it has now until it is
    split (a ratchet: it may shrink, not grow).
-3. No reference to the project's own history in what a user or a reader of
+3. No function over MAX_FUNCTION_LINES lines outside tests: a Rust `fn`
+   counted from the line of its `fn` keyword to that of its closing brace
+   (comments and literals blanked first, then braces matched; `#[cfg(test)]`
+   and `#[test]` items, test module files and `tests/` folders skipped), a
+   Python function of the package or of scripts/ from its `def` to its last
+   line. LONG_FUNCTIONS lists those still to be split, each held to the
+   length it has now (the same ratchet as LARGE).
+4. No reference to the project's own history in what a user or a reader of
    the code sees: README.md, docs/, and every source, test, benchmark,
    script, example and fuzz file (`.md`, `.rs`, `.wgsl`, `.py`, `.sh`,
    `.toml`, `.yml`, and the scripts of `.ci/`). A work-item, session or
@@ -39,7 +46,18 @@ MAX_LINES = 500
 
 # Files longer than MAX_LINES that are still to be split, with
 # their length when this list was written: none may grow.
-LARGE = {
+LARGE = {}
+
+
+MAX_FUNCTION_LINES = 120
+
+# Functions longer than MAX_FUNCTION_LINES that are being split elsewhere,
+# with their length when this list was written: none may grow, and each
+# entry goes once its function is split.
+LONG_FUNCTIONS: dict[tuple[str, str], int] = {
+    ("crates/impactset/src/impact/enumerate/bound.rs", "compute"): 181,
+    ("crates/impactset/src/impact/enumerate/linear_form/recentre.rs", "recentre"): 180,
+    ("crates/impactset/src/impact/enumerate/linear_form.rs", "bound"): 196,
 }
 
 
@@ -246,7 +264,149 @@ def long_files() -> list[str]:
     return findings
 
 
-# Findings of check 3. Built so that this file's own text matches none.
+RAW_STRING = re.compile(r'b?r(#*)"')
+CHAR = re.compile(r"'(?:\\(?:u\{[0-9a-fA-F]+\}|x..|.)|[^\\'])'")
+TEST_ATTR = re.compile(r"#\[(?:cfg\((?:all\()?test\b[^\]]*|test)\]")
+TEST_MOD = re.compile(r"#\[cfg\((?:all\()?test\b[^\]]*\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
+FN = re.compile(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def blanked(text: str) -> str:
+    """`text` with comments and string and character literals as spaces,
+    every newline kept (so that line numbers hold and no brace inside a
+    literal is counted)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+
+    def blank(piece: str) -> str:
+        return re.sub(r"[^\n]", " ", piece)
+
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                step = 2 if text.startswith(("/*", "*/"), j) else 1
+                depth += (text.startswith("/*", j)) - (text.startswith("*/", j))
+                j += step
+        elif (m := RAW_STRING.match(text, i)) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            close = text.find('"' + m.group(1), m.end())
+            j = n if close < 0 else close + 1 + len(m.group(1))
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+        elif text[i] == "'" and (m := CHAR.match(text, i)):
+            j = m.end()
+        else:
+            out.append(text[i])
+            i += 1
+            continue
+        out.append(blank(text[i:j]))
+        i = j
+    return "".join(out)
+
+
+def closing_brace(text: str, opening: int) -> int:
+    depth = 0
+    for j in range(opening, len(text)):
+        depth += (text[j] == "{") - (text[j] == "}")
+        if depth == 0:
+            return j
+    return len(text) - 1
+
+
+def body_start(text: str, i: int) -> int | None:
+    """The `{` that opens the body of the item whose signature starts at
+    `i`; None when the item ends in `;` first (a declaration)."""
+    depth = 0
+    for j in range(i, len(text)):
+        ch = text[j]
+        depth += (ch in "([") - (ch in ")]")
+        if depth == 0 and ch == ";":
+            return None
+        if depth == 0 and ch == "{":
+            return j
+    return None
+
+
+def without_test_items(text: str) -> str:
+    """`text` with every `#[cfg(test)]` or `#[test]` item blanked."""
+    for m in reversed(list(TEST_ATTR.finditer(text))):
+        start = body_start(text, m.end())
+        if start is not None:
+            end = closing_brace(text, start) + 1
+            text = text[: m.start()] + re.sub(r"[^\n]", " ", text[m.start() : end]) + text[end:]
+    return text
+
+
+def test_module_files(src: pathlib.Path) -> set[pathlib.Path]:
+    """Files declared as `#[cfg(test)] mod name;`."""
+    found = set()
+    for f in src.rglob("*.rs"):
+        for m in TEST_MOD.finditer(f.read_text()):
+            child = module_file(module_dir(f), m.group(1))
+            if child is not None:
+                found.add(child)
+    return found
+
+
+def rust_functions(path: pathlib.Path) -> list[tuple[str, int, int]]:
+    """(name, first line, lines) of each `fn` with a body outside tests."""
+    text = without_test_items(blanked(path.read_text()))
+    found = []
+    for m in FN.finditer(text):
+        start = body_start(text, m.end())
+        if start is None:
+            continue
+        first = text.count("\n", 0, m.start()) + 1
+        last = text.count("\n", 0, closing_brace(text, start)) + 1
+        found.append((m.group(1), first, last - first + 1))
+    return found
+
+
+def python_functions(path: pathlib.Path) -> list[tuple[str, int, int]]:
+    return [
+        (node.name, node.lineno, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None
+    ]
+
+
+def long_functions() -> list[str]:
+    """Check 3: one line per function over MAX_FUNCTION_LINES, longest first."""
+    functions: list[tuple[str, str, int, int]] = []
+    for src in rust_crates():
+        tests = test_module_files(src)
+        for path in sorted(src.rglob("*.rs")):
+            if path.name == "tests.rs" or path in tests or "tests" in path.relative_to(src).parts:
+                continue
+            rel = path.relative_to(ROOT).as_posix()
+            functions += [(rel, name, line, n) for name, line, n in rust_functions(path)]
+    for path in sorted((ROOT / "python" / "impactset").glob("*.py")) + sorted((ROOT / "scripts").glob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        functions += [(rel, name, line, n) for name, line, n in python_functions(path)]
+    findings = []
+    for rel, name, line, n in sorted(functions, key=lambda f: -f[3]):
+        limit = LONG_FUNCTIONS.get((rel, name), MAX_FUNCTION_LINES)
+        if n > limit:
+            why = (
+                f"at most {limit} until it is split" if (rel, name) in LONG_FUNCTIONS else f"over {MAX_FUNCTION_LINES}"
+            )
+            findings.append(f"{rel}:{line}: function {name} has {n} lines ({why}); split it into named steps")
+    for rel, name in sorted(LONG_FUNCTIONS):
+        longest = max((n for r, f, _, n in functions if (r, f) == (rel, name)), default=0)
+        if longest <= MAX_FUNCTION_LINES:
+            findings.append(
+                f"{rel}: function {name} within {MAX_FUNCTION_LINES} lines or gone; remove it from LONG_FUNCTIONS"
+            )
+    return findings
+
+
+# Findings of check 4. Built so that this file's own text matches none.
 HISTORY = re.compile(r"\b(?:issue|session|sitting|work[ -]item)s?[ \t-]*#?[0-9]+", re.I)
 ROUND = re.compile(r"\bround[ \t]*#?[0-9]+\b", re.I)
 OPEN_ISSUE = re.compile(r"[(]issue\b", re.I)
@@ -290,7 +450,7 @@ def history_references(root: pathlib.Path = ROOT) -> list[str]:
 
 
 def main() -> int:
-    findings = long_files() + history_references()
+    findings = long_files() + long_functions() + history_references()
     graphs = [RustCrate(src).edges() for src in rust_crates()] + [python_edges()]
     for graph in graphs:
         for cycle in cycles(graph):

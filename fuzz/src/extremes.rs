@@ -59,7 +59,7 @@ pub fn extremes_args(data: &[u8]) {
     let named = check_direction_names(names.iter().map(String::as_str));
     let options = SamplerOptions {
         samples: 8,
-        steps: 4,
+        steps: Some(4),
         step_size: Some(scene.step_size),
         threads: Some(1),
         ..SamplerOptions::default()

@@ -49,7 +49,7 @@ pub(crate) fn sample_briefly(problem: &impactset::ImpactProblem, step_size: Opti
             continue;
         }
         let options =
-            SamplerOptions { samples: 2, steps: 4, step_size, selection, threads: Some(1), ..Default::default() };
+            SamplerOptions { samples: 2, steps: Some(4), step_size, selection, threads: Some(1), ..Default::default() };
         if options.validate(problem).is_err() {
             return;
         }
@@ -180,7 +180,7 @@ pub fn reach_input(data: &[u8]) {
     let Ok(input) = ReachInput::velocities(base, velocities.clone()) else { return };
     assert!(velocities.iter().all(|x| x.is_finite() && x.abs() <= impactset::problem::RANGE));
     let options = ReachOptions {
-        sampler: SamplerOptions { samples: 2, steps: 4, selection: Selection::Lemke, ..Default::default() },
+        sampler: SamplerOptions { samples: 2, steps: Some(4), selection: Selection::Lemke, ..Default::default() },
         baselines: false,
         ..Default::default()
     };

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from ._align import align
 from ._extremes import Extremes, extremes
 from ._impactset import (
+    DEFAULTS,
     Problem,
     SampleSet,
     __version__,
@@ -78,6 +79,7 @@ __all__ = [
     "ScheduleName",
     "BackendName",
     "PrecisionName",
+    "DEFAULTS",
     "__version__",
     "mujoco",
     "pinocchio",
@@ -117,14 +119,15 @@ def sample(
 ) -> SampleSet:
     """Samples the post-impact set of ``problem`` (Algorithm 2 of
     ``docs/model.md``): ``n`` samples (default: the problem's sample count,
-    else 4096), each a run of random Routh steps from the pre-impact velocity.
+    else ``DEFAULTS["samples"]``), each a run of random Routh steps from the
+    pre-impact velocity.
 
     Every argument left unset (None) takes the library's default, the same
-    as the command line's. ``seed`` (default 0) and the sample indices
+    as the command line's (:data:`DEFAULTS` lists them). ``seed`` (default 0) and the sample indices
     ``first_index .. first_index + n`` (default from 0) fix every sample: the
     same arguments give bit for bit the numbers of
     ``impactset sample PROBLEM -n N --seed SEED --out x.npy``, whatever
-    ``threads``. ``selection`` is ``"all"`` (the default: every solution of
+    ``threads``. ``selection`` is ``"all"`` (``DEFAULTS["selection"]``: every solution of
     each step LCP, one picked uniformly), ``"random-lemke"`` or ``"lemke"``;
     ``schedule`` the law of each step's impulse caps (``docs/model.md`` §5c;
     default: the problem's, else ``"mixed"``, which reaches the extremes of
@@ -195,10 +198,11 @@ def sample(
 
 
 def _sample_total(problem: object, n: object) -> int:
-    """The samples of a run of ``n`` (None: the problem's, else 4096), for
-    progress reports; 1 for an ``n`` the native call will refuse."""
+    """The samples of a run of ``n`` (None: the problem's, else the
+    library's), for progress reports; 1 for an ``n`` the native call will
+    refuse."""
     if n is None:
-        n = getattr(problem, "samples", None) or 4096
+        n = getattr(problem, "samples", None) or DEFAULTS["samples"]
     if isinstance(n, bool) or not hasattr(n, "__index__"):
         return 1
     return max(int(n.__index__()), 1)

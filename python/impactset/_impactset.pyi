@@ -20,6 +20,7 @@ _Backend = Literal["cpu", "gpu", "auto"]
 _Precision = Literal["f32", "f64"]
 
 SELECTIONS: tuple[str, ...]
+DEFAULTS: dict[str, Any]
 SCHEDULES: tuple[str, ...]
 BACKENDS: tuple[str, ...]
 PRECISIONS: tuple[str, ...]
@@ -118,10 +119,10 @@ class SampleSet:
         self,
         path: _Path,
         *,
-        trajectories: int | None = 32,
+        trajectories: int | None = None,
         baselines: bool = True,
         title: str | None = None,
-        max_points: int | None = 20000,
+        max_points: int | None = None,
         coordinates: Sequence[int | str] | None = None,
         coordinate_names: Sequence[str] | None = None,
     ) -> None: ...

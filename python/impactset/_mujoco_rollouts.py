@@ -6,8 +6,6 @@ this is for."""
 
 from __future__ import annotations
 
-import math
-import os
 import time as clock
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +19,19 @@ from . import _progress
 from ._impactset import SampleSet
 from ._mujoco_importer import check_data, import_mujoco
 from ._mujoco_metrics import Metric, Trajectories, default_metrics
-from ._mujoco_outcome import outcome as mujoco_outcome
+from ._mujoco_rollout_args import (
+    Controller,
+    check_controller,
+    checked_metrics,
+    kept_steps,
+    metric_values,
+    open_loop_control,
+    single_outcome,
+    start_velocities,
+    thread_count,
+    timestep_of,
+    whole_steps,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import mujoco
@@ -31,9 +41,6 @@ if TYPE_CHECKING:  # pragma: no cover
 CHUNK_STEPS_PER_THREAD = 1 << 15
 #: Memory one chunk's trajectories may take (every step of every rollout).
 CHUNK_BYTES = 64 << 20
-
-#: A controller of the stepped loop: ``controller(model, data) -> ctrl``.
-Controller = Callable[["mujoco.MjModel", "mujoco.MjData"], npt.ArrayLike]
 
 
 @dataclass(frozen=True)
@@ -189,45 +196,22 @@ def rollouts(
     mj = import_mujoco()
     started = clock.perf_counter()
     check_data(model, data)
-    timestep = _timestep(model)
-    v_plus, v_minus, seed = _samples(model, data, samples)
-    steps = _steps(duration, timestep)
-    keep = _kept_steps(times, steps, timestep)
-    if controller is not None and control is not None:
-        raise ValueError("control, controller: give one of them, not both")
-    if controller is not None and not callable(controller):
-        raise ValueError(f"controller: expected a callable controller(model, data) -> ctrl, got {controller!r}")
-    ctrl = _control(model, data, control, steps)
-    threads = _threads(threads)
-    chosen = default_metrics(model) if metrics is None else _metrics(metrics)
-    stepped = controller is not None or impacts is not None
-    run = _stepped.runner(impacts, chosen) if stepped else _run_rollout
-    single = _outcome(model, data, outcome, v_minus)
+    timestep = timestep_of(model)
+    v_plus, v_minus, seed = start_velocities(model, data, samples)
+    steps = whole_steps(duration, timestep)
+    keep = kept_steps(times, steps, timestep)
+    check_controller(controller, control)
+    ctrl = open_loop_control(model, data, control, steps)
+    threads = thread_count(threads)
+    chosen = default_metrics(model) if metrics is None else checked_metrics(metrics)
+    single = single_outcome(model, data, outcome, v_minus)
 
     starts = v_plus if single is None else np.vstack([v_plus, single])
-    start = _InitialState.of(mj, model, data)
-    update, close = _progress.for_sample(progress, lambda: starts.shape[0], unit="rollouts")
-    kept = np.empty((starts.shape[0], keep.size, start.full.size))
-    values: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in chosen}
-    chunk = _chunk_size(steps, start.full.size, threads if not stepped else 1)
-    time_axis = np.arange(steps + 1) * timestep
-    try:
-        with _Pool(mj, model, threads if not stepped else 1) as pool:
-            for lo in range(0, starts.shape[0], chunk):
-                hi = min(lo + chunk, starts.shape[0])
-                trajectory = run(mj, model, start, starts[lo:hi], ctrl, steps, controller, pool)
-                kept[lo:hi] = trajectory[:, keep]
-                seen = Trajectories(trajectory, time_axis, int(model.nq), int(model.nv))
-                for name, metric in chosen.items():
-                    values[name].append(_metric_values(name, metric(model, seen), hi - lo))
-                if update is not None:
-                    update(hi - lo)
-    finally:
-        if close is not None:
-            close()
-
-    joined = {name: np.concatenate(parts) if parts else np.empty(0) for name, parts in values.items()}
+    kept, joined = _roll_out(
+        mj, model, data, starts, ctrl, steps, keep, timestep, controller, impacts, threads, chosen, progress
+    )
     n = v_plus.shape[0]
+    stepped = controller is not None or impacts is not None
     return Rollouts(
         times=keep * timestep,
         states=kept[:n],
@@ -244,6 +228,49 @@ def rollouts(
         nq=int(model.nq),
         nv=int(model.nv),
     )
+
+
+def _roll_out(
+    mj: Any,
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    starts: npt.NDArray[np.float64],
+    ctrl: npt.NDArray[np.float64],
+    steps: int,
+    keep: npt.NDArray[np.int64],
+    timestep: float,
+    controller: Controller | None,
+    impacts: Any,
+    threads: int,
+    chosen: Mapping[str, Metric],
+    progress: bool | Callable[[int, int], object],
+) -> tuple[npt.NDArray[np.float64], dict[str, npt.NDArray[Any]]]:
+    """The rollouts from every velocity of ``starts``, chunk by chunk: the
+    states at the ``keep`` steps, (S, keep, state), and each metric's
+    values, (S,)."""
+    start = _InitialState.of(mj, model, data)
+    update, close = _progress.for_sample(progress, lambda: starts.shape[0], unit="rollouts")
+    kept = np.empty((starts.shape[0], keep.size, start.full.size))
+    values: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in chosen}
+    stepped = controller is not None or impacts is not None
+    run = _stepped.runner(impacts, chosen) if stepped else _run_rollout
+    chunk = _chunk_size(steps, start.full.size, threads if not stepped else 1)
+    time_axis = np.arange(steps + 1) * timestep
+    try:
+        with _Pool(mj, model, threads if not stepped else 1) as pool:
+            for lo in range(0, starts.shape[0], chunk):
+                hi = min(lo + chunk, starts.shape[0])
+                trajectory = run(mj, model, start, starts[lo:hi], ctrl, steps, controller, pool)
+                kept[lo:hi] = trajectory[:, keep]
+                seen = Trajectories(trajectory, time_axis, int(model.nq), int(model.nv))
+                for name, metric in chosen.items():
+                    values[name].append(metric_values(name, metric(model, seen), hi - lo))
+                if update is not None:
+                    update(hi - lo)
+    finally:
+        if close is not None:
+            close()
+    return kept, {name: np.concatenate(parts) if parts else np.empty(0) for name, parts in values.items()}
 
 
 @dataclass(frozen=True)
@@ -340,123 +367,6 @@ class _Pool:
 
     def __exit__(self, *exc: object) -> None:
         self.rollout.close()
-
-
-def _samples(
-    model: mujoco.MjModel, data: mujoco.MjData, samples: object
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int | None]:
-    """The (S, nv) start velocities, the pre-impact velocity and the
-    sampling seed (None for an array)."""
-    nv = int(model.nv)
-    if isinstance(samples, SampleSet):
-        v = np.array(samples.v_plus, dtype=float)
-        v_minus = np.array(samples.problem.v, dtype=float)
-        seed = samples.summary.get("seed")
-        if v_minus.shape != (nv,):
-            raise ValueError(f"samples: a set of a problem with {v_minus.size} velocities, the model has nv = {nv}")
-    else:
-        try:
-            v = np.array(samples, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError("samples: expected a SampleSet or an (S, nv) array of numbers") from None
-        v_minus = np.array(data.qvel, dtype=float)
-        seed = None
-    if v.ndim != 2 or v.shape[1] != nv:
-        raise ValueError(f"samples: expected an (S, {nv}) array (nv = {nv}), got shape {v.shape}")
-    if v.shape[0] == 0:
-        raise ValueError("samples: no velocities (an empty set)")
-    if not np.all(np.isfinite(v)):
-        raise ValueError("samples: not every velocity is finite")
-    return v, v_minus, None if seed is None else int(seed)
-
-
-def _timestep(model: mujoco.MjModel) -> float:
-    """The model's time step: a finite positive number of seconds."""
-    timestep = float(model.opt.timestep)
-    if not (math.isfinite(timestep) and timestep > 0):
-        raise ValueError(f"model.opt.timestep: expected a finite positive number of seconds, got {timestep!r}")
-    return timestep
-
-
-def _steps(duration: object, timestep: float) -> int:
-    """Whole steps of ``timestep`` in ``duration`` (at least one)."""
-    if isinstance(duration, bool) or not isinstance(duration, (int, float, np.integer, np.floating)):
-        raise ValueError(f"duration: expected a finite positive number of seconds, got {duration!r}")
-    if not (math.isfinite(float(duration)) and float(duration) > 0):
-        raise ValueError(f"duration: expected a finite positive number of seconds, got {duration!r}")
-    return max(1, round(float(duration) / timestep))
-
-
-def _kept_steps(times: object, steps: int, timestep: float) -> npt.NDArray[np.intp]:
-    """The step indices of ``times`` (default: the last step)."""
-    if times is None:
-        return np.array([steps], dtype=np.intp)
-    try:
-        t = np.array(times, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"times: expected seconds since the impact, got {times!r}") from None
-    if t.size == 0 or not np.all(np.isfinite(t)):
-        raise ValueError("times: expected at least one finite time")
-    k = np.rint(t / timestep).astype(np.intp)
-    if np.any(k < 0) or np.any(k > steps):
-        raise ValueError(f"times: each must lie in [0, duration] = [0, {steps * timestep:g}] s")
-    return k
-
-
-def _control(model: mujoco.MjModel, data: mujoco.MjData, control: object, steps: int) -> npt.NDArray[np.float64]:
-    """(steps, nu) open-loop controls (default ``data.ctrl`` held)."""
-    nu = int(model.nu)
-    if control is None:
-        return np.repeat(np.array(data.ctrl, dtype=float)[None, :], steps, axis=0)
-    try:
-        u = np.array(control, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"control: expected ({nu},) or ({steps}, {nu}) numbers (nu = model.nu)") from None
-    if u.shape == (nu,):
-        u = np.repeat(u[None, :], steps, axis=0)
-    if u.shape != (steps, nu):
-        raise ValueError(f"control: expected shape ({nu},) or ({steps}, {nu}) (steps, model.nu), got {u.shape}")
-    if not np.all(np.isfinite(u)):
-        raise ValueError("control: not every entry is finite")
-    return u
-
-
-def _threads(threads: object) -> int:
-    if threads is None:
-        return max(1, os.cpu_count() or 1)
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"threads: expected a whole number ≥ 1, got {threads!r}")
-    return int(threads)
-
-
-def _metrics(metrics: object) -> dict[str, Metric]:
-    if not isinstance(metrics, Mapping):
-        raise ValueError(f"metrics: expected a mapping {{name: metric(model, trajectories)}}, got {metrics!r}")
-    for name, metric in metrics.items():
-        if not isinstance(name, str) or not callable(metric):
-            raise ValueError(f"metrics: {name!r} must be a name mapped to a callable metric(model, trajectories)")
-    return dict(metrics)
-
-
-def _metric_values(name: str, value: npt.ArrayLike, s: int) -> npt.NDArray[Any]:
-    out = np.asarray(value)
-    if out.shape != (s,):
-        raise ValueError(f"metrics: {name!r} returned shape {out.shape}, expected ({s},) (one value per rollout)")
-    return out
-
-
-def _outcome(
-    model: mujoco.MjModel, data: mujoco.MjData, outcome: object, v_minus: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64] | None:
-    """MuJoCo's own post-impact velocity (True), none (False) or the given one."""
-    if outcome is False:
-        return None
-    if outcome is True:
-        return mujoco_outcome(model, data, v=v_minus)
-    v = np.array(outcome, dtype=float)
-    if v.shape != (model.nv,) or not np.all(np.isfinite(v)):
-        raise ValueError(f"outcome: expected True, False or ({model.nv},) finite velocities (model.nv)")
-    return v
 
 
 def _chunk_size(steps: int, nstate: int, threads: int) -> int:

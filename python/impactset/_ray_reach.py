@@ -128,12 +128,7 @@ def reach(
     shard; the tests use it to end a worker mid-batch.)
     """
     ray = _import_ray()
-    if isinstance(cpus_per_task, bool) or not isinstance(cpus_per_task, int) or cpus_per_task < 1:
-        raise ValueError(f"cpus_per_task: expected an integer ≥ 1, got {cpus_per_task!r}")
-    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < -1:
-        raise ValueError(f"max_retries: expected an integer ≥ -1 (-1: without limit), got {max_retries!r}")
-    if num_tasks is not None and (isinstance(num_tasks, bool) or not isinstance(num_tasks, int) or num_tasks < 1):
-        raise ValueError(f"num_tasks: expected an integer ≥ 1, got {num_tasks!r}")
+    _check_cluster_arguments(cpus_per_task, max_retries, num_tasks)
     _check_flag("baselines", baselines)
     _check_flag("keep_sets", keep_sets)
     _check_flag("extremes", extremes)
@@ -177,8 +172,28 @@ def reach(
     velocities_ref = None if velocities is None else ray.put(velocities)
     refs = [task.remote(problem_ref, velocities_ref, n, a, b, options, _shard_hook) for a, b in ranges]
 
-    callback, close = for_batch(progress, states * n)
-    size = {ref: (b - a) * n for ref, (a, b) in zip(refs, ranges, strict=True)}
+    sizes = [(b - a) * n for a, b in ranges]
+    parts = _gather(ray, refs, sizes, progress, states * n)
+    reach = Reach._join(parts, time.perf_counter() - started, shards=len(ranges))
+    return reach
+
+
+def _check_cluster_arguments(cpus_per_task: object, max_retries: object, num_tasks: object) -> None:
+    """``ValueError`` naming the first of :func:`reach`'s cluster arguments out of its domain."""
+    if isinstance(cpus_per_task, bool) or not isinstance(cpus_per_task, int) or cpus_per_task < 1:
+        raise ValueError(f"cpus_per_task: expected an integer ≥ 1, got {cpus_per_task!r}")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < -1:
+        raise ValueError(f"max_retries: expected an integer ≥ -1 (-1: without limit), got {max_retries!r}")
+    if num_tasks is not None and (isinstance(num_tasks, bool) or not isinstance(num_tasks, int) or num_tasks < 1):
+        raise ValueError(f"num_tasks: expected an integer ≥ 1, got {num_tasks!r}")
+
+
+def _gather(ray: Any, refs: list[Any], sizes: list[int], progress: Any, total: int) -> list[Any]:
+    """The shards' results in order, ``progress`` advanced by each shard's
+    ``sizes`` entry as it finishes; on any error or Ctrl-C the shards still
+    running are cancelled."""
+    callback, close = for_batch(progress, total)
+    size = dict(zip(refs, sizes, strict=True))
     try:
         pending = list(refs)
         while pending:
@@ -186,7 +201,7 @@ def reach(
             if callback is not None:
                 for ref in done:
                     callback(size[ref])
-        parts = ray.get(refs)
+        return ray.get(refs)
     except BaseException:
         # Stop the shards still running. Only those: cancelling a task whose
         # result is arriving races inside Ray's core worker (a RAY_CHECK
@@ -199,5 +214,3 @@ def reach(
     finally:
         if close is not None:
             close()
-    reach = Reach._join(parts, time.perf_counter() - started, shards=len(ranges))
-    return reach

@@ -99,3 +99,33 @@ def test_a_foreign_commit_hash_is_allowed_only_where_listed(tmp_path):
     (tmp_path / rel).write_text(f"provenance: commit `{digest}`\n")
     (tmp_path / "docs" / "other.md").write_text(f"provenance: commit `{digest}`\n")
     assert cs.history_references(tmp_path) == [f"docs/other.md:1: history reference {digest!r}"]
+
+
+def test_a_function_is_counted_from_its_fn_to_its_closing_brace(tmp_path):
+    # Braces inside strings, characters and comments are no braces; a
+    # declaration without a body and the tests' functions are not counted.
+    cs = load()
+    body = "    let x = 1;\n" * 5
+    path = tmp_path / "a.rs"
+    path.write_text(
+        "pub trait T {\n    fn declared(&self) -> [u8; 4];\n}\n"
+        "/// Doc.\npub fn short(\n    a: usize,\n) -> usize {\n" + body + "    let s = \"}}}\"; let c = '{'; // }\n"
+        "    a\n}\n"
+        "#[cfg(test)]\nmod tests {\n    fn helper() {\n" + body + "    }\n}\n"
+    )
+    assert cs.rust_functions(path) == [("short", 5, 4 + 5 + 2)]
+
+
+def test_long_functions_names_each_over_the_limit(tmp_path, monkeypatch):
+    cs = load()
+    src = crate(tmp_path, {"lib.rs": "fn long() {\n" + "    f();\n" * cs.MAX_FUNCTION_LINES + "}\nfn ok() {}\n"})
+    monkeypatch.setattr(cs, "ROOT", tmp_path)
+    monkeypatch.setattr(cs, "rust_crates", lambda: [src])
+    monkeypatch.setattr(cs, "LONG_FUNCTIONS", {})
+    (tmp_path / "python" / "impactset").mkdir(parents=True)
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "s.py").write_text("def fine():\n    return 1\n")
+    found = cs.long_functions()
+    assert found == [
+        f"src/lib.rs:1: function long has {cs.MAX_FUNCTION_LINES + 2} lines (over 120); split it into named steps"
+    ]

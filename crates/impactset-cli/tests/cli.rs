@@ -187,7 +187,7 @@ fn sample_output_does_not_depend_on_the_chunk_size() {
     let options = impactset::SamplerOptions {
         samples: 300,
         step_size: spec.step_size,
-        steps: spec.steps.unwrap(),
+        steps: Some(spec.steps.unwrap()),
         selection: impactset::Selection::RandomLemke,
         ..Default::default()
     };

@@ -50,3 +50,35 @@ fn failed_lemke_solves_are_reported_as_failures_not_as_running_out_of_steps() {
         assert!(stdout.contains("/ rejected: 0 unterminated (out of steps)"), "{steps:?}: {stdout}");
     }
 }
+
+/// The command line and the library resolve an unset step cap alike (the
+/// core's pilot), and the command shows the core's default rule.
+#[test]
+fn the_command_line_takes_the_cores_defaults() {
+    let dir = scratch("pilot", "defaults");
+    let path = dir.join("block-without-k.json");
+    std::fs::write(
+        &path,
+        r#"{"mass_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 0.4166666666666667]],
+            "velocity": [0.2, -0.4429446918888658, 0.1],
+            "contacts": [
+              {"name": "A", "normal": [0, 1, -0.5], "tangent": [1, 0, 1], "friction": 0.6},
+              {"name": "B", "normal": [0, 1, 0.5], "tangent": [1, 0, 1], "friction": 0.6}]}"#,
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let out = impactset(&["sample", p, "-n", "16", "--threads", "1"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let spec = impactset::io::load_problem(&path).unwrap();
+    assert_eq!(spec.steps, None);
+    let cap = impactset::sampling::default_steps(&spec.problem, &spec.sampler_options());
+    assert!(stdout.contains(&format!("K = {},", cap.steps)), "{stdout}");
+    assert!(stdout.contains(&format!("selection {},", impactset::Selection::DEFAULT)), "{stdout}");
+    for command in ["sample", "reach", "modes", "figures"] {
+        let help = impactset(&[command, "--help"]);
+        let help = String::from_utf8_lossy(&help.stdout);
+        let shown = format!("[default: {}]", impactset::Selection::DEFAULT);
+        assert!(help.contains(&shown), "{command}: {help}");
+    }
+}

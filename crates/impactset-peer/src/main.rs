@@ -81,7 +81,7 @@ fn parse<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
 fn step_lcps(s: &impactset::Scene, count: u64) -> Vec<Vec<f64>> {
     let options = SamplerOptions {
         step_size: Some(s.step_size),
-        steps: s.steps,
+        steps: Some(s.steps),
         selection: Selection::RandomLemke,
         ..Default::default()
     };
@@ -156,7 +156,7 @@ fn pipeline(s: &impactset::Scene, samples: usize, selection: Selection) -> f64 {
     let options = SamplerOptions {
         samples,
         step_size: Some(s.step_size),
-        steps: s.steps,
+        steps: Some(s.steps),
         selection,
         threads: Some(1),
         ..Default::default()

@@ -222,7 +222,7 @@ pub fn hausdorff(
 /// The held-out certificate of ``net`` from fresh samples ``held_out``
 /// (both (N, n)): ``epsilon`` (every held-out sample lies within it of the
 /// net), ``median_distance``, and ``miss_probability`` = ln(1/δ)/M_h, the
-/// bound, at confidence 1 − ``delta``, on the chance that one more sample
+/// bound, at confidence 1 − ``delta`` (default ``impactset.DEFAULTS["delta"]``), on the chance that one more sample
 /// of the same law lands farther than ``epsilon`` from the net. Returns a
 /// dict, whose ``certifies`` says what that is: coverage under the
 /// sampling law (the sampling measure of what the net misses), not the
@@ -251,7 +251,7 @@ pub fn held_out_certificate<'py>(
     let metric = metric.filter(|m| !m.is_none()).map(metric_arg).transpose()?.unwrap_or_default();
     let delta = match delta.filter(|d| !d.is_none()) {
         Some(d) => args::float_in("delta", d, 0.0, 1.0)?,
-        None => 0.05,
+        None => impactset::analysis::DEFAULT_DELTA,
     };
     let (a, b) = clouds(p, metric, ("net", net), ("held_out", held_out))?;
     let c = detached::run(py, None, |_| impactset::analysis::held_out_certificate(&a, &b, delta))?;

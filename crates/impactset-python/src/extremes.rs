@@ -75,11 +75,11 @@ pub fn extremes_native<'py>(
             Some(h) => Some(args::positive_float("step_size", &h)?),
             None => defaults.step_size,
         },
-        steps: given_steps.unwrap_or(defaults.steps),
+        steps: given_steps,
         threads: args::optional_count_in("threads", threads, 1, MAX_THREADS)?,
         ..SamplerOptions::default()
     };
-    validate_and_cap(py, p, &mut options, given_steps.is_some())?;
+    validate_and_cap(py, p, &mut options)?;
     // Ctrl-C stops the search (before the next sample, between rounds).
     let found = detached::run(py, None, |control| {
         let search_control = SearchControl { progress: &|k| control.advance(k), cancel: Some(control.flag()) };
@@ -106,6 +106,6 @@ pub fn extremes_native<'py>(
     d.set_item("scale", (2.0 * p.kinetic_energy(p.velocity())).sqrt())?;
     d.set_item("selection", options.selection.to_string())?;
     d.set_item("schedule", options.schedule.to_string())?;
-    d.set_item("steps", options.steps)?;
+    d.set_item("steps", options.steps.expect("validate_and_cap resolves the step cap"))?;
     Ok(d)
 }

@@ -36,6 +36,23 @@ mod sampling;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+/// The library's defaults for what a call leaves unset, written once in the
+/// core: `samples`, `selection`, `schedule`, `seed`, `trajectories` (of a
+/// figure), `max_points` (of a figure) and `delta` (of a held-out
+/// certificate).
+fn defaults(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let options = impactset::SamplerOptions::default();
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("samples", options.samples)?;
+    d.set_item("selection", options.selection.name())?;
+    d.set_item("schedule", options.schedule.name())?;
+    d.set_item("seed", options.seed)?;
+    d.set_item("trajectories", impactset::sampling::DEFAULT_TRAJECTORIES)?;
+    d.set_item("max_points", impactset::plot::DEFAULT_MAX_POINTS)?;
+    d.set_item("delta", impactset::analysis::DEFAULT_DELTA)?;
+    Ok(d)
+}
+
 /// The native part of `impactset`: use the `impactset` package instead.
 #[pymodule]
 fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -58,6 +75,7 @@ fn _impactset(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SCHEDULES", PyTuple::new(m.py(), impactset::Schedule::NAMES)?)?;
     m.add("BACKENDS", PyTuple::new(m.py(), impactset::run::BackendChoice::NAMES)?)?;
     m.add("PRECISIONS", PyTuple::new(m.py(), impactset::gpu::Precision::NAMES)?)?;
+    m.add("DEFAULTS", defaults(m.py())?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

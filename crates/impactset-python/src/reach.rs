@@ -15,9 +15,9 @@ use impactset::SamplerOptions;
 use impactset::io::ProblemSpec;
 use impactset::reach::{
     ColumnKind, Direction, DirectionKind, MAX_EXTREMES_BUDGET, ReachError, ReachExtremes, ReachInput, ReachOptions,
-    ReachRow, ReachSchema, StateProblem, StateResult, reach_stream, schema,
+    ReachRow, ReachRun, ReachSchema, StateProblem, StateResult, reach_stream, schema,
 };
-use impactset::run::{RunControl, RunError};
+use impactset::run::{Backend, RunControl, RunError};
 
 use crate::args::{self, some};
 use crate::backend::open_backend;
@@ -186,9 +186,9 @@ pub fn reach_native<'py>(
     let seed = args::run::seed(seed)?;
     let selection = args::run::selection(selection)?;
     let schedule = args::run::schedule(schedule)?.or(first.schedule).unwrap_or_default();
-    // `None`: derived below from the pilot run of state 0, as the command
-    // line does (docs/model.md §11–§12), the same for every shard.
-    let given_steps = args::run::steps(steps)?.or(first.steps);
+    // `None`: the pilot run's of state 0, resolved by the core below as
+    // for the command line (docs/model.md §11–§12), the same for every shard.
+    let steps = args::run::steps(steps)?.or(first.steps);
     let step_size = some(step_size).map(|h| args::positive_float("step_size", &h)).transpose()?;
     let heldout_every = match some(heldout_every) {
         Some(e) => args::integer("heldout_every", &e, 2, u64::MAX as i128)? as u64,
@@ -198,33 +198,13 @@ pub fn reach_native<'py>(
         Some(d) => args::float_in("delta", &d, 0.0, 1.0)?,
         None => ReachOptions::default().delta,
     };
-    let extremes = match (extremes, some(extremes_budget)) {
-        (false, Some(_)) => return Err(PyValueError::new_err("extremes_budget: give extremes=True with it")),
-        (false, None) => None,
-        (true, budget) => Some(ReachExtremes {
-            budget: match budget {
-                Some(b) => args::integer("extremes_budget", &b, 0, MAX_EXTREMES_BUDGET as i128)? as usize,
-                None => ReachExtremes::default().budget,
-            },
-            ..ReachExtremes::default()
-        }),
-    };
+    let extremes = extremes_of(extremes, extremes_budget)?;
     let choice = args::run::backend(backend)?;
     let backend_name = choice.name();
     let precision = args::run::precision(precision)?;
     let threads = args::optional_count("threads", threads, 1)?;
     let len = input.len();
-    let start = match some(start) {
-        Some(s) => args::integer("start", &s, 0, len as i128)? as usize,
-        None => 0,
-    };
-    let end = match some(end) {
-        Some(e) => args::integer("end", &e, start as i128, len as i128)? as usize,
-        None => len,
-    };
-    if start > end {
-        return Err(PyValueError::new_err(format!("start: {start} is after end = {end}")));
-    }
+    let (start, end) = state_range(start, end, len)?;
     let progress = some(progress);
     if let Some(p) = &progress
         && !p.is_callable()
@@ -237,7 +217,7 @@ pub fn reach_native<'py>(
     let mut options = ReachOptions {
         sampler: SamplerOptions {
             samples,
-            steps: given_steps.unwrap_or(SamplerOptions::default().steps),
+            steps,
             step_size,
             seed,
             selection,
@@ -255,19 +235,16 @@ pub fn reach_native<'py>(
         ..ReachOptions::default()
     };
     let schema = schema(&input, &options).map_err(|e| reach_error(e, backend_name))?;
-    if given_steps.is_none() && start < end {
-        let cap = detached::run(py, None, |control| {
-            impactset::reach::default_steps_with(&input, &options, &|_| {}, Some(control.flag()))
+    if start < end {
+        let pilot = detached::run(py, None, |control| {
+            impactset::reach::resolve_steps(&input, &mut options, &|_| {}, Some(control.flag()))
         })?
-        .map_err(|e| reach_error(e, backend_name))?
-        .ok_or_else(|| PyRuntimeError::new_err("the pilot run was cancelled"))?;
-        if let Some(warning) = cap.warning(&crate::sampling::keyword_name) {
+        .map_err(|e| reach_error(e, backend_name))?;
+        if let Some(warning) = pilot.and_then(|cap| cap.warning(&crate::sampling::keyword_name)) {
             let message = format!("state 0: {warning}");
             py.import("warnings")?.call_method1("warn", (message,))?;
         }
-        options.sampler.steps = cap.steps;
     }
-    let steps = options.sampler.steps;
     // The same checks as `sample`, for every state, before a thread starts.
     py.detach(|| impactset::reach::validate(&input, &options, start..end)).map_err(|e| reach_error(e, backend_name))?;
     if let Some(warning) = input.resting_warning(start..end) {
@@ -285,35 +262,84 @@ pub fn reach_native<'py>(
     })?
     .map_err(|e| reach_error(e, &backend.name()))?;
 
-    let n_dof = first.problem.n();
     let (names, kinds, columns) = columns(py, &schema, results.iter().map(|r| &r.row))?;
     let sets = if keep_sets {
         let list = PyList::empty(py);
         for r in &mut results {
-            list.append(matrix(py, r.set.take().unwrap_or_default(), n_dof)?)?;
+            list.append(matrix(py, r.set.take().unwrap_or_default(), first.problem.n())?)?;
         }
         list.into_any()
     } else {
         py.None().into_bound(py)
     };
+    let info = run_info(py, &options, &backend, &run, (start, end, len))?;
+    PyTuple::new(py, [names.into_any(), kinds.into_any(), columns.into_any(), sets, info.into_any()])
+}
+
+/// `extremes` and `extremes_budget` as the batch's extremes query.
+fn extremes_of(extremes: bool, budget: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ReachExtremes>> {
+    Ok(match (extremes, some(budget)) {
+        (false, Some(_)) => return Err(PyValueError::new_err("extremes_budget: give extremes=True with it")),
+        (false, None) => None,
+        (true, budget) => Some(ReachExtremes {
+            budget: match budget {
+                Some(b) => args::integer("extremes_budget", &b, 0, MAX_EXTREMES_BUDGET as i128)? as usize,
+                None => ReachExtremes::default().budget,
+            },
+            ..ReachExtremes::default()
+        }),
+    })
+}
+
+/// `start` and `end` (default: every state of `len`), checked.
+fn state_range(
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    len: usize,
+) -> PyResult<(usize, usize)> {
+    let start = match some(start) {
+        Some(s) => args::integer("start", &s, 0, len as i128)? as usize,
+        None => 0,
+    };
+    let end = match some(end) {
+        Some(e) => args::integer("end", &e, start as i128, len as i128)? as usize,
+        None => len,
+    };
+    if start > end {
+        return Err(PyValueError::new_err(format!("start: {start} is after end = {end}")));
+    }
+    Ok((start, end))
+}
+
+/// What ran: the states `start .. end` of `len`, the batch's settings (its
+/// step cap as resolved; None when no state ran and none was given) and
+/// the backend's.
+fn run_info<'py>(
+    py: Python<'py>,
+    options: &ReachOptions,
+    backend: &Backend,
+    run: &ReachRun,
+    (start, end, len): (usize, usize, usize),
+) -> PyResult<Bound<'py, PyDict>> {
+    let sampler = &options.sampler;
     let info = PyDict::new(py);
     info.set_item("states", run.states)?;
     info.set_item("start", start)?;
     info.set_item("end", end)?;
     info.set_item("batch_states", len)?;
-    info.set_item("samples_per_state", samples)?;
+    info.set_item("samples_per_state", sampler.samples)?;
     info.set_item("samples", run.samples)?;
-    info.set_item("seed", seed)?;
-    info.set_item("selection", selection.to_string())?;
-    info.set_item("schedule", schedule.to_string())?;
-    info.set_item("steps", steps)?;
+    info.set_item("seed", sampler.seed)?;
+    info.set_item("selection", sampler.selection.to_string())?;
+    info.set_item("schedule", sampler.schedule.to_string())?;
+    info.set_item("steps", sampler.steps)?;
     info.set_item("extremes_budget", options.extremes.as_ref().map(|e| e.budget))?;
-    info.set_item("step_size", step_size)?;
+    info.set_item("step_size", sampler.step_size)?;
     info.set_item("backend", backend.name())?;
     info.set_item("precision", backend.precision_name())?;
     info.set_item("threads", backend.threads())?;
     info.set_item("compute_s", run.elapsed_s)?;
-    PyTuple::new(py, [names.into_any(), kinds.into_any(), columns.into_any(), sets, info.into_any()])
+    Ok(info)
 }
 
 /// The rows as columns, in schema order: names, kinds and one ndarray each.

@@ -134,8 +134,10 @@ impl SampleSet {
 
     /// Draws the accepted outcomes projected on contact-frame velocities
     /// (one panel per pair of contact velocities, coloured by joint contact
-    /// mode), the intermediate velocities of the first ``trajectories``
-    /// samples and, with ``baselines``, the simultaneous and sequential
+    /// mode; at most ``max_points`` of them, default
+    /// ``impactset.DEFAULTS["max_points"]``), the intermediate velocities of
+    /// the first ``trajectories`` samples (default
+    /// ``impactset.DEFAULTS["trajectories"]``) and, with ``baselines``, the simultaneous and sequential
     /// outcomes; ``path`` ends in ``.svg`` or ``.png`` (PNG needs a
     /// TrueType font). The file is written whole or not at all, also on
     /// Ctrl-C; a symbolic link stays a link, a special file (``/dev/null``)
@@ -183,8 +185,10 @@ impl SampleSet {
                     .and_then(|t| Ok(t.to_str()?.to_string()))
             })
             .transpose()?;
-        let trajectories = args::optional_count("trajectories", trajectories, 0)?.unwrap_or(32);
-        let max_points = args::optional_count("max_points", max_points, 1)?.unwrap_or(20_000);
+        let trajectories =
+            args::optional_count("trajectories", trajectories, 0)?.unwrap_or(impactset::sampling::DEFAULT_TRAJECTORIES);
+        let max_points =
+            args::optional_count("max_points", max_points, 1)?.unwrap_or(impactset::plot::DEFAULT_MAX_POINTS);
         let problem = self.problem.get();
         let (coordinates, coordinate_names) =
             crate::figure::coordinate_axes(coordinates, coordinate_names, problem.problem().n())?;

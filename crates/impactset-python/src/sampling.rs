@@ -187,8 +187,8 @@ pub fn sample_native(
     let seed = args::run::seed(seed)?;
     let selection = args::run::selection(selection)?;
     let schedule = args::run::schedule(schedule)?.unwrap_or(defaults.schedule);
-    // `None`: the problem's own, else the pilot's (below, once h and the
-    // rule are known).
+    // `None`: the problem's own, else the pilot's (resolved by the core in
+    // `validate_and_cap`, once h and the rule are known).
     let steps = args::run::steps(steps)?.or(spec.steps);
     let step_size = match some(step_size) {
         Some(h) => args::positive_float("step_size", &h)?,
@@ -214,7 +214,7 @@ pub fn sample_native(
         samples,
         first_index,
         step_size: Some(step_size),
-        steps: steps.unwrap_or(impactset::sampling::MIN_STEPS),
+        steps,
         seed,
         selection,
         schedule,
@@ -227,7 +227,7 @@ pub fn sample_native(
         let warning = impactset::ProblemWarning::NothingColliding.to_string();
         py.import("warnings")?.call_method1("warn", (warning,))?;
     }
-    validate_and_cap(py, problem, &mut options, steps.is_some())?;
+    validate_and_cap(py, problem, &mut options)?;
     let (backend, backend_reason) = py.detach(|| open_backend(problem, backend, precision, selection, threads))?;
     let collected = Collected::new(problem.n(), samples)
         .ok_or_else(|| memory::reserve_failed(n_name, samples, samples as u128 * per_sample, "samples"))?;
@@ -252,26 +252,16 @@ pub fn sample_native(
     finish(py, problem_obj.clone().unbind(), problem, options, collected, &summary)
 }
 
-/// Checks `options` (a `ValueError` naming the keyword) and, when the step
-/// cap was not given, sets the pilot run's (docs/model.md §11), warning when
-/// some pilot impacts did not end. `sample` and `extremes` share it.
-pub(crate) fn validate_and_cap(
-    py: Python<'_>,
-    problem: &ImpactProblem,
-    options: &mut SamplerOptions,
-    steps_given: bool,
-) -> PyResult<()> {
+/// Checks `options` (a `ValueError` naming the keyword) and resolves the
+/// step cap ([`SamplerOptions::resolve_steps`]: the pilot run's when none
+/// was given, docs/model.md §11), warning when some pilot impacts did not
+/// end. `sample` and `extremes` share it.
+pub(crate) fn validate_and_cap(py: Python<'_>, problem: &ImpactProblem, options: &mut SamplerOptions) -> PyResult<()> {
     options.validate(problem).map_err(|e| PyValueError::new_err(format!("{}={}: {}", e.field, e.value, e.why)))?;
-    if !steps_given {
-        let shared: &SamplerOptions = options;
-        let cap = detached::run(py, None, |control| {
-            impactset::sampling::default_steps_with(problem, shared, &|_| {}, Some(control.flag()))
-        })?
-        .ok_or_else(|| PyRuntimeError::new_err("the pilot run was cancelled"))?;
-        if let Some(warning) = cap.warning(&keyword_name) {
-            py.import("warnings")?.call_method1("warn", (warning,))?;
-        }
-        options.steps = cap.steps;
+    let pilot = detached::run(py, None, |control| options.resolve_steps(problem, &|_| {}, Some(control.flag())))?
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    if let Some(warning) = pilot.and_then(|cap| cap.warning(&keyword_name)) {
+        py.import("warnings")?.call_method1("warn", (warning,))?;
     }
     Ok(())
 }

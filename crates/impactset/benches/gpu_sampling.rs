@@ -40,7 +40,7 @@ fn algorithm_2_gpu(c: &mut Criterion) {
                 let o = SamplerOptions {
                     samples,
                     step_size: Some(s.step_size),
-                    steps: s.steps,
+                    steps: Some(s.steps),
                     selection,
                     ..Default::default()
                 };
@@ -82,7 +82,7 @@ fn time_runs_with(
     let o = with(SamplerOptions {
         samples,
         step_size: Some(s.step_size),
-        steps: s.steps,
+        steps: Some(s.steps),
         selection: Selection::RandomLemke,
         ..Default::default()
     });
@@ -224,7 +224,7 @@ fn batch_gpu(c: &mut Criterion) {
         .map(|k| SamplerOptions {
             seed: impactset::reach::state_seed(0, k as u64),
             step_size: Some(s.step_size),
-            steps: s.steps,
+            steps: Some(s.steps),
             selection: Selection::RandomLemke,
             ..Default::default()
         })

@@ -11,7 +11,14 @@ use impactset::{SamplerOptions, Selection, sample_one, sample_set, scene};
 const SCENES: [&str; 4] = ["rocking-block", "compass-gait", "box-wall", "ramone"];
 
 fn options(s: &impactset::Scene, samples: usize, selection: Selection, threads: Option<usize>) -> SamplerOptions {
-    SamplerOptions { samples, step_size: Some(s.step_size), steps: s.steps, selection, threads, ..Default::default() }
+    SamplerOptions {
+        samples,
+        step_size: Some(s.step_size),
+        steps: Some(s.steps),
+        selection,
+        threads,
+        ..Default::default()
+    }
 }
 
 fn algorithm_1(c: &mut Criterion) {

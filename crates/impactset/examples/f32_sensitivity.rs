@@ -67,7 +67,7 @@ fn main() {
         let options = SamplerOptions {
             samples,
             step_size: Some(scene.step_size),
-            steps: scene.steps,
+            steps: Some(scene.steps),
             selection,
             seed: 5,
             ..Default::default()

@@ -27,7 +27,7 @@
 //! // contact, so every sample ends at the plastic-impact velocity (0, 0).
 //! let floor = Contact::planar("A", dvector![0.0, 1.0], dvector![1.0, 0.0], 0.0);
 //! let problem = ImpactProblem::new(dmatrix![1.0, 0.0; 0.0, 1.0], dvector![0.0, -1.0], vec![floor])?;
-//! let options = SamplerOptions { samples: 64, step_size: Some(0.3), steps: 20, ..Default::default() };
+//! let options = SamplerOptions { samples: 64, step_size: Some(0.3), steps: Some(20), ..Default::default() };
 //! let set = sample_set(&problem, &options);
 //! assert_eq!(set.accepted_count(), 64);
 //! assert!(set.samples.iter().all(|s| s.v_plus.iter().all(|x| x.abs() < 1e-12)));

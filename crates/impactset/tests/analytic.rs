@@ -26,7 +26,7 @@ proptest! {
         let ops = problem.operators();
         let plastic_impulse = -problem.contact_velocities()[0] / ops.delassus[(0, 0)];
         let options = SamplerOptions {
-            samples: 16, step_size: Some(plastic_impulse * h_scale), steps: 400, seed,
+            samples: 16, step_size: Some(plastic_impulse * h_scale), steps: Some(400), seed,
             selection: RULES[rule], ..Default::default()
         };
         let set = sample_set(&problem, &options);
@@ -48,8 +48,13 @@ fn slope(theta: f64, mu: f64) -> ImpactProblem {
 
 fn assert_all_samples(problem: &ImpactProblem, expected: &DVector<f64>, tol: f64) {
     for rule in RULES {
-        let options =
-            SamplerOptions { samples: 256, step_size: Some(0.1), steps: 100, selection: rule, ..Default::default() };
+        let options = SamplerOptions {
+            samples: 256,
+            step_size: Some(0.1),
+            steps: Some(100),
+            selection: rule,
+            ..Default::default()
+        };
         let set = sample_set(problem, &options);
         assert_eq!(set.accepted_count(), 256, "{rule}");
         for s in &set.samples {
@@ -92,7 +97,7 @@ fn spread(problem: &ImpactProblem, step_size: f64, seed: u64) -> f64 {
     let options = SamplerOptions {
         samples: 64,
         step_size: Some(step_size),
-        steps: MAX_STEPS,
+        steps: Some(MAX_STEPS),
         seed,
         selection: Selection::Lemke,
         ..Default::default()

@@ -9,7 +9,14 @@ use nalgebra::{DMatrix, DVector, dmatrix, dvector};
 const RULES: [Selection; 3] = [Selection::Lemke, Selection::RandomLemke, Selection::All];
 
 fn options(rule: Selection, h: f64) -> SamplerOptions {
-    SamplerOptions { samples: 256, step_size: Some(h), steps: 200, seed: 7, selection: rule, ..Default::default() }
+    SamplerOptions {
+        samples: 256,
+        step_size: Some(h),
+        steps: Some(200),
+        seed: 7,
+        selection: rule,
+        ..Default::default()
+    }
 }
 
 /// Every sample of `a` is `map` of the same-index sample of `b`, within
@@ -243,8 +250,10 @@ fn every_sample_keeps_the_constraints_loses_energy_and_separates() {
         let row_norm = eq.row_iter().map(|r| r.norm()).fold(0.0, f64::max);
         let s = p.velocity_scale();
         for rule in RULES {
-            let set =
-                sample_set(p, &SamplerOptions { samples: 512, steps: 200, selection: rule, ..Default::default() });
+            let set = sample_set(
+                p,
+                &SamplerOptions { samples: 512, steps: Some(200), selection: rule, ..Default::default() },
+            );
             assert!(set.accepted_count() > 500, "{rule}: {}", set.accepted_count());
             for sample in set.samples.iter().filter(|x| x.accepted) {
                 let v_plus = DVector::from_column_slice(&sample.v_plus);

@@ -38,10 +38,10 @@ fn random_problems_accept_99_percent_under_the_derived_cap() {
         };
         let cap = impactset::sampling::default_steps(&problem, &base);
         assert_eq!(cap.unterminated, 0, "{name}: a well-posed random problem's pilot impacts all end ({cap:?})");
-        let set = sample_set(&problem, &SamplerOptions { steps: cap.steps, ..base.clone() });
+        let set = sample_set(&problem, &SamplerOptions { steps: Some(cap.steps), ..base.clone() });
         let share = set.accepted_count() as f64 / 2048.0;
         assert!(share >= 0.99, "{name}: K = {} accepted {share} ({cap:?})", cap.steps);
-        let fixed = sample_set(&problem, &SamplerOptions { steps: 10, ..base });
+        let fixed = sample_set(&problem, &SamplerOptions { steps: Some(10), ..base });
         if (fixed.accepted_count() as f64) < 0.99 * 2048.0 {
             fixed_cap_failures += 1;
         }
@@ -100,5 +100,39 @@ fn a_cancelled_pilot_gives_no_cap_and_an_uncancelled_one_the_same_cap() {
             None,
             "{name}"
         );
+    }
+}
+
+/// A run that leaves `K` unset samples under the pilot's `K`, whichever
+/// entry point it goes through; a set `K` is kept and runs no pilot; and a
+/// cancelled pilot leaves `K` unset.
+#[test]
+fn an_unset_cap_is_resolved_once_to_the_pilots() {
+    use impactset::run::{Backend, RunControl};
+    use std::sync::atomic::AtomicBool;
+    for (name, problem) in problems().into_iter().take(4) {
+        let unset = SamplerOptions { samples: 64, seed: 3, threads: Some(1), ..SamplerOptions::default() };
+        assert_eq!(unset.steps, None, "the library's default leaves K to the pilot");
+        let pilot = impactset::sampling::default_steps(&problem, &unset);
+        let mut resolved = unset.clone();
+        let found = resolved.resolve_steps(&problem, &|_| {}, None).unwrap();
+        assert_eq!((resolved.steps, found), (Some(pilot.steps), Some(pilot)), "{name}");
+        let given = sample_set(&problem, &resolved);
+        assert_eq!(sample_set(&problem, &unset), given, "{name}: sample_set");
+        let backend = Backend::cpu(Some(1)).unwrap();
+        let run = impactset::run::sample(&backend, &problem, &unset, &RunControl::default()).unwrap();
+        assert_eq!(run, given, "{name}: run::sample");
+        let one = impactset::sampling::sample_one(&problem, &unset, 7);
+        assert_eq!(one, given.samples[7], "{name}: sample_one");
+
+        let mut set = SamplerOptions { steps: Some(pilot.steps + 1), ..unset.clone() };
+        let never = |_: usize| panic!("a set K runs no pilot");
+        assert_eq!(set.resolve_steps(&problem, &never, None), Ok(None), "{name}");
+        assert_eq!(set.steps, Some(pilot.steps + 1), "{name}");
+
+        let mut cancelled = unset.clone();
+        let flag = AtomicBool::new(true);
+        let refused = cancelled.resolve_steps(&problem, &|_| {}, Some(&flag));
+        assert_eq!((refused, cancelled.steps), (Err(impactset::sampling::PilotCancelled), None), "{name}");
     }
 }

@@ -18,7 +18,7 @@ proptest! {
         let selection = [Selection::Lemke, Selection::RandomLemke, Selection::All][rule];
         let problem = common::random_problem(seed, n, m, spatial, 2.0);
         let options = SamplerOptions {
-            step_size: Some(problem.default_step_size()), steps: 30, seed, selection, ..Default::default()
+            step_size: Some(problem.default_step_size()), steps: Some(30), seed, selection, ..Default::default()
         };
         let e0 = problem.kinetic_energy(problem.velocity());
         for index in 0..4 {

@@ -19,7 +19,7 @@ fn scene_options(id: &str, samples: usize) -> (ImpactProblem, SamplerOptions) {
     let options = SamplerOptions {
         samples,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         seed: 3,
         selection: Selection::All,
         ..Default::default()
@@ -226,7 +226,8 @@ fn gpu_all_matches_cpu_beyond_three_contacts() {
         ),
     ];
     for (name, problem, samples) in cases {
-        let options = SamplerOptions { samples, steps: 32, seed: 5, selection: Selection::All, ..Default::default() };
+        let options =
+            SamplerOptions { samples, steps: Some(32), seed: 5, selection: Selection::All, ..Default::default() };
         let cpu = sample_set(&problem, &options);
         assert!(cpu.accepted_count() > samples / 2, "{name}: the CPU accepts {}", cpu.accepted_count());
         for precision in ctx.precisions() {
@@ -305,7 +306,8 @@ fn gpu_all_matches_cpu_with_three_contacts() {
         ("planar n=6, 2 bilateral rows", constrained(common::random_problem(4, 6, 3, false, 1.0)), 128, 6),
     ];
     for (name, problem, samples, steps) in cases {
-        let options = SamplerOptions { samples, steps, seed: 5, selection: Selection::All, ..Default::default() };
+        let options =
+            SamplerOptions { samples, steps: Some(steps), seed: 5, selection: Selection::All, ..Default::default() };
         let cpu = sample_set(&problem, &options);
         let started = std::time::Instant::now();
         let gpu = sample_set_gpu(&ctx, &problem, &options, precision).unwrap();
@@ -346,7 +348,8 @@ fn gpu_all_three_spatial_contacts_d8() {
     let Some(ctx) = common::gpu::gpu() else { return };
     let precision = if ctx.supports_f64() { Precision::F64 } else { Precision::F32 };
     let problem = common::random_problem(3, 6, 3, true, 1.0);
-    let options = SamplerOptions { samples: 8, steps: 12, seed: 5, selection: Selection::All, ..Default::default() };
+    let options =
+        SamplerOptions { samples: 8, steps: Some(12), seed: 5, selection: Selection::All, ..Default::default() };
     let started = std::time::Instant::now();
     let cpu = sample_set(&problem, &options);
     let cpu_s = started.elapsed().as_secs_f64();

@@ -19,7 +19,7 @@ fn options(scene: &scene::Scene, selection: Selection, seed: u64) -> SamplerOpti
     SamplerOptions {
         samples: SAMPLES,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         selection,
         seed,
         ..Default::default()

@@ -96,7 +96,7 @@ fn check(ctx: &GpuContext, name: &str, problem: &ImpactProblem, options: &Sample
 }
 
 fn options(selection: Selection, samples: usize) -> SamplerOptions {
-    SamplerOptions { samples, selection, seed: 3, steps: 10, ..Default::default() }
+    SamplerOptions { samples, selection, seed: 3, steps: Some(10), ..Default::default() }
 }
 
 /// Runs every case of `problems` under both Lemke rules with `samples`

@@ -29,7 +29,7 @@ fn gpu_batch_rows_match_the_cpu() {
     let input = ReachInput::velocities(base, velocities).unwrap();
     for selection in [Selection::Lemke, Selection::RandomLemke] {
         let options = ReachOptions {
-            sampler: SamplerOptions { samples: 128, steps: s.steps, seed: 3, selection, ..Default::default() },
+            sampler: SamplerOptions { samples: 128, steps: Some(s.steps), seed: 3, selection, ..Default::default() },
             keep_sets: true,
             ..Default::default()
         };
@@ -75,7 +75,13 @@ fn scaled_states(id: &str, k: usize) -> (Vec<ImpactProblem>, f64, usize) {
 
 /// Sampler options of state `k` as a batch gives them.
 fn state_options(k: usize, selection: Selection, h: f64, steps: usize) -> SamplerOptions {
-    SamplerOptions { seed: state_seed(5, k as u64), step_size: Some(h), steps, selection, ..Default::default() }
+    SamplerOptions {
+        seed: state_seed(5, k as u64),
+        step_size: Some(h),
+        steps: Some(steps),
+        selection,
+        ..Default::default()
+    }
 }
 
 /// Every column of `a` and `b` bit for bit.
@@ -170,7 +176,7 @@ fn a_batch_of_problems_runs_packed_and_matches_the_cpu() {
     let options = ReachOptions {
         sampler: SamplerOptions {
             samples: 64,
-            steps: s.steps,
+            steps: Some(s.steps),
             seed: 11,
             selection: Selection::RandomLemke,
             ..Default::default()
@@ -197,11 +203,11 @@ fn states_of_other_sizes_are_not_packed() {
     let Some(ctx) = common::gpu::gpu() else { return };
     let gait = scene::builtin("compass-gait").unwrap();
     let block = scene::builtin("rocking-block").unwrap();
-    let options = SamplerOptions { steps: 100, ..Default::default() };
+    let options = SamplerOptions { steps: Some(100), ..Default::default() };
     let states = [(&gait.problem, &options), (&block.problem, &options)];
     let e = GpuPlan::packed(&ctx, &states, Precision::F32, &GpuRunOptions::default()).err().expect("refused");
     assert!(e.to_string().contains("state 1"), "{e}");
-    let longer = SamplerOptions { steps: 200, ..Default::default() };
+    let longer = SamplerOptions { steps: Some(200), ..Default::default() };
     let states = [(&gait.problem, &options), (&gait.problem, &longer)];
     assert!(GpuPlan::packed(&ctx, &states, Precision::F32, &GpuRunOptions::default()).is_err(), "other step caps");
 }

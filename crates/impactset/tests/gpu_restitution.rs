@@ -32,7 +32,7 @@ fn cases() -> Vec<(String, ImpactProblem, SamplerOptions)> {
         };
         let options = {
             let (h, steps) = common::gpu::coarse_step(&scene);
-            SamplerOptions { samples, step_size: Some(h), steps, ..Default::default() }
+            SamplerOptions { samples, step_size: Some(h), steps: Some(steps), ..Default::default() }
         };
         (name, problem, options)
     };
@@ -226,7 +226,7 @@ fn zero_restitution_is_the_inelastic_gpu_path() {
         let options = SamplerOptions {
             samples: 128,
             step_size: Some(scene.step_size),
-            steps: scene.steps,
+            steps: Some(scene.steps),
             selection,
             ..Default::default()
         };
@@ -267,7 +267,7 @@ fn all_cases() -> Vec<(String, ImpactProblem, SamplerOptions, f64)> {
     let options = |scene: &scene::Scene, samples| SamplerOptions {
         samples,
         step_size: Some(common::gpu::coarse_step(scene).0),
-        steps: common::gpu::coarse_step(scene).1,
+        steps: Some(common::gpu::coarse_step(scene).1),
         selection: Selection::All,
         seed: 5,
         ..Default::default()
@@ -426,7 +426,7 @@ fn packed_states_with_restitution_are_each_states_samples() {
             .map(|seed| SamplerOptions {
                 samples,
                 step_size: Some(common::gpu::coarse_step(scene).0),
-                steps: common::gpu::coarse_step(scene).1,
+                steps: Some(common::gpu::coarse_step(scene).1),
                 selection,
                 seed,
                 ..Default::default()
@@ -466,7 +466,7 @@ fn restitution_runs_do_not_depend_on_the_split() {
     let options = SamplerOptions {
         samples: 200,
         step_size: Some(common::gpu::coarse_step(&scene).0),
-        steps: common::gpu::coarse_step(&scene).1,
+        steps: Some(common::gpu::coarse_step(&scene).1),
         selection: Selection::RandomLemke,
         ..Default::default()
     };

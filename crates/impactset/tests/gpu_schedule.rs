@@ -28,7 +28,7 @@ fn scene_options(
     let options = SamplerOptions {
         samples,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         seed: 7,
         first_index: (1 << 32) - samples as u64 / 2,
         selection,
@@ -136,7 +136,12 @@ fn gpu_caps_are_the_cpu_trajectories_caps() {
                 for (step, record) in trajectory.steps.iter().enumerate() {
                     let u = &jn * &v;
                     let approaching = (0..m).filter(|&i| u[i] < term).fold(0u32, |bits, i| bits | 1 << i);
-                    queries.push(CapQuery { index, step: step as u32, approaching, max_steps: options.steps as u32 });
+                    queries.push(CapQuery {
+                        index,
+                        step: step as u32,
+                        approaching,
+                        max_steps: options.steps.unwrap() as u32,
+                    });
                     expected.extend(&record.p);
                     v = DVector::from_column_slice(&record.v);
                 }
@@ -196,7 +201,7 @@ fn gpu_schedules_do_not_depend_on_dispatch_splits() {
                 sample_set_gpu_with(&ctx, &problem, &options, precision, &run, &|_| {}).unwrap()
             };
             let one_step = split(Some(1), None);
-            assert_eq!(one_step, split(Some(options.steps), Some(40)), "{id} {schedule}: every step in one dispatch");
+            assert_eq!(one_step, split(options.steps, Some(40)), "{id} {schedule}: every step in one dispatch");
             assert_eq!(one_step, split(Some(3), Some(7)), "{id} {schedule}: three steps per dispatch");
             let third = options.samples / 3;
             let shard = |samples, first_index| {

@@ -21,7 +21,7 @@ fn kernel_time_is_positive_and_within_the_wall_time() {
     let options = SamplerOptions {
         samples: 2048,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         selection: Selection::RandomLemke,
         ..Default::default()
     };
@@ -53,7 +53,7 @@ fn kernel_time_covers_every_batch() {
     let options = SamplerOptions {
         samples: 1024,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         selection: Selection::RandomLemke,
         ..Default::default()
     };

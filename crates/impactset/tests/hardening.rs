@@ -61,7 +61,7 @@ fn large_but_representable_scales_give_the_scaled_result() {
         let big = point(1.0, -scale).unwrap();
         for selection in Selection::ALL {
             let options =
-                SamplerOptions { samples: 64, selection, step_size: Some(0.3), steps: 40, ..Default::default() };
+                SamplerOptions { samples: 64, selection, step_size: Some(0.3), steps: Some(40), ..Default::default() };
             let scaled = SamplerOptions { step_size: Some(0.3 * scale), ..options.clone() };
             let a = impactset::sample_set(&base, &options);
             let b = impactset::sample_set(&big, &scaled);
@@ -83,7 +83,7 @@ fn sixty_five_contacts_run_under_every_rule() {
     // Each mass sticks (μ = 1 ≥ |v_t|/|v_n| = 0.5): v⁺ = 0 whatever the order.
     let problem = independent_masses(65, 0.5, 1.0);
     for selection in Selection::ALL {
-        let options = SamplerOptions { samples: 2, selection, steps: 40, ..Default::default() };
+        let options = SamplerOptions { samples: 2, selection, steps: Some(40), ..Default::default() };
         let set = impactset::sample_set(&problem, &options);
         assert_eq!(set.accepted_count(), 2, "{selection:?}");
         for s in &set.samples {
@@ -252,7 +252,7 @@ fn options_out_of_their_domain_are_errors() {
     let ok = SamplerOptions::default();
     assert!(ok.validate(&problem).is_ok());
     let cases = [
-        (SamplerOptions { steps: 0, ..ok.clone() }, "steps"),
+        (SamplerOptions { steps: Some(0), ..ok.clone() }, "steps"),
         (SamplerOptions { threads: Some(100_000), ..ok.clone() }, "threads"),
         (SamplerOptions { threads: Some(0), ..ok.clone() }, "threads"),
         (SamplerOptions { first_index: u64::MAX - 5, samples: 10, ..ok.clone() }, "first_index"),
@@ -283,7 +283,7 @@ fn the_energy_ratio_counts_accepted_samples_only() {
     let problem = point(1.0, -1.0).unwrap();
     let set = impactset::sample_set(
         &problem,
-        &SamplerOptions { samples: 8, steps: 1, step_size: Some(0.1), ..Default::default() },
+        &SamplerOptions { samples: 8, steps: Some(1), step_size: Some(0.1), ..Default::default() },
     );
     assert_eq!(set.accepted_count(), 0);
     let tally: SetTally = set.tally();

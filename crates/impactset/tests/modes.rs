@@ -7,7 +7,7 @@ use impactset::{SamplerOptions, Selection, sample_set, scene};
 fn check(id: &str, samples: usize, selection: Selection) {
     let s = scene::builtin(id).unwrap();
     let options =
-        SamplerOptions { samples, step_size: Some(s.step_size), steps: s.steps, selection, ..Default::default() };
+        SamplerOptions { samples, step_size: Some(s.step_size), steps: Some(s.steps), selection, ..Default::default() };
     let set = sample_set(&s.problem, &options);
     let mode_options = ModeOptions::default();
     let histogram = mode_histogram(&s.problem, &set, &mode_options);
@@ -46,7 +46,7 @@ fn lemke_misses_compass_gait_modes_that_all_finds() {
     let options = SamplerOptions {
         samples: 4096,
         step_size: Some(s.step_size),
-        steps: s.steps,
+        steps: Some(s.steps),
         selection: Selection::Lemke,
         ..Default::default()
     };

@@ -133,7 +133,7 @@ fn failed_lemke_solves_are_reported_as_failures_not_as_running_out_of_steps() {
     };
     let tally = set.tally();
     assert_eq!((tally.lcp_failed, tally.rejected_out_of_steps(), tally.rejected_unterminated()), (2, 1, 3));
-    let options = SamplerOptions { samples: 4, steps: 20, step_size: Some(0.3), ..SamplerOptions::default() };
+    let options = SamplerOptions { samples: 4, steps: Some(20), step_size: Some(0.3), ..SamplerOptions::default() };
     let backend = Backend::cpu(None).unwrap();
     let summary = RunSummary::new("p", &tally, &options, &backend, "", &ChunkedRun::default());
     assert_eq!((summary.rejected_unterminated, summary.rejected_failed), (1, 2));

@@ -32,7 +32,7 @@ fn out_dir() -> PathBuf {
 #[test]
 fn post_impact_set_and_convergence_figures_render() {
     let problem = rocking_block();
-    let sampler = SamplerOptions { samples: 2048, step_size: Some(0.3), steps: 10, ..Default::default() };
+    let sampler = SamplerOptions { samples: 2048, step_size: Some(0.3), steps: Some(10), ..Default::default() };
     let set = sample_set(&problem, &sampler);
     let trajectories = first_trajectories(&problem, &sampler, 12);
     let markers = vec![

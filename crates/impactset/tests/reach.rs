@@ -31,7 +31,7 @@ fn compass_gait_grid(k: usize) -> (StateProblem, Vec<f64>) {
 
 fn options(samples: usize, selection: Selection) -> ReachOptions {
     ReachOptions {
-        sampler: SamplerOptions { samples, seed: 7, steps: 5, selection, ..Default::default() },
+        sampler: SamplerOptions { samples, seed: 7, steps: Some(5), selection, ..Default::default() },
         keep_sets: true,
         ..Default::default()
     }
@@ -181,7 +181,7 @@ fn a_sliding_point_mass_has_its_analytic_outcome_in_every_state() {
     let custom = Direction { name: "speed_sum".into(), kind: DirectionKind::Vector(vec![1.0, 1.0]) };
     for samples in [1, 3, 50] {
         let opts = ReachOptions {
-            sampler: SamplerOptions { samples, steps: 40, ..Default::default() },
+            sampler: SamplerOptions { samples, steps: Some(40), ..Default::default() },
             directions: Some(vec![custom.clone()]),
             ..Default::default()
         };
@@ -273,7 +273,7 @@ fn problems_with_contacts_in_another_order_fill_the_columns_of_their_names() {
     ])
     .unwrap();
     let mut opts = options(16, Selection::All);
-    opts.sampler.steps = 100;
+    opts.sampler.steps = Some(100);
     let batch = run(&input, &opts, 2);
     let col = |name: &str| batch.schema.columns().iter().position(|c| c.name == name).unwrap();
     for row in &batch.rows {
@@ -347,7 +347,7 @@ fn reach_refuses_the_sampler_options_that_sample_refuses() {
     let with = |sampler: SamplerOptions| ReachOptions { sampler, ..Default::default() };
     for (sampler, field) in [
         (SamplerOptions { samples: 8, threads: Some(5000), ..Default::default() }, "threads"),
-        (SamplerOptions { samples: 8, steps: 0, ..Default::default() }, "steps"),
+        (SamplerOptions { samples: 8, steps: Some(0), ..Default::default() }, "steps"),
         (SamplerOptions { samples: 8, step_size: Some(1e-200), ..Default::default() }, "step_size"),
         (SamplerOptions { samples: 8, step_size: Some(1e200), ..Default::default() }, "step_size"),
         (SamplerOptions { samples: 1 << 40, ..Default::default() }, "samples"),

@@ -25,7 +25,7 @@ fn cube_edge(states: usize) -> (StateProblem, Vec<f64>) {
 
 fn options(selection: Selection) -> ReachOptions {
     ReachOptions {
-        sampler: SamplerOptions { samples: 48, seed: 5, steps: 10, selection, ..Default::default() },
+        sampler: SamplerOptions { samples: 48, seed: 5, steps: Some(10), selection, ..Default::default() },
         extremes: Some(ReachExtremes { budget: 32, ..ReachExtremes::default() }),
         ..Default::default()
     }
@@ -150,7 +150,8 @@ fn batches_with_and_without_extremes_or_with_other_budgets_are_different_batches
 #[test]
 fn the_extremes_check_measures_distances_to_the_set() {
     let s = scene::builtin("cube-flat").unwrap();
-    let options = SamplerOptions { samples: 2048, step_size: Some(s.step_size), steps: s.steps, ..Default::default() };
+    let options =
+        SamplerOptions { samples: 2048, step_size: Some(s.step_size), steps: Some(s.steps), ..Default::default() };
     let embedding = Metric::Energy.embedding(&s.problem);
     let set = sample_set(&s.problem, &options);
     let net = embedding.points(&set.accepted_velocities());

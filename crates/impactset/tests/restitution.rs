@@ -12,7 +12,15 @@ const RULES: [Selection; 3] = [Selection::Lemke, Selection::RandomLemke, Selecti
 const SCHEDULES: [Schedule; 2] = [Schedule::Mixed, Schedule::Uniform];
 
 fn options(rule: Selection, schedule: Schedule, samples: usize, h: f64, steps: usize) -> SamplerOptions {
-    SamplerOptions { samples, step_size: Some(h), steps, selection: rule, schedule, seed: 7, ..Default::default() }
+    SamplerOptions {
+        samples,
+        step_size: Some(h),
+        steps: Some(steps),
+        selection: rule,
+        schedule,
+        seed: 7,
+        ..Default::default()
+    }
 }
 
 /// One frictionless contact on a random system: the normal velocity
@@ -156,7 +164,7 @@ fn the_cradle_struck_a_rounding_faster_ends_where_it_did() {
         let options = SamplerOptions {
             samples: 512,
             step_size: Some(scene.step_size),
-            steps: scene.steps,
+            steps: Some(scene.steps),
             selection: rule,
             seed: 5,
             ..Default::default()
@@ -189,7 +197,7 @@ fn assert_no_sample_turns_on_round_off(label: &str, p: &ImpactProblem, scene: &S
     let options = SamplerOptions {
         samples,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         selection: rule,
         seed: 1,
         ..Default::default()
@@ -309,7 +317,7 @@ fn no_sample_of_any_scene_gains_energy() {
             let options = SamplerOptions {
                 samples: 128,
                 step_size: Some(scene.step_size),
-                steps: scene.steps * 4,
+                steps: Some(scene.steps * 4),
                 selection: Selection::RandomLemke,
                 seed: 3,
                 ..Default::default()
@@ -444,7 +452,7 @@ fn a_rod_striking_the_floor_reverses_its_slip_as_routh_says() {
         let options = SamplerOptions {
             samples: 4,
             step_size: Some(h),
-            steps: 100_000,
+            steps: Some(100_000),
             selection: Selection::Lemke,
             schedule: Schedule::Ordered,
             ..Default::default()
@@ -479,7 +487,7 @@ fn all_is_exhaustive_while_frictional_contacts_expand() {
         let options = SamplerOptions {
             samples: 256,
             step_size: Some(scene.step_size),
-            steps: scene.steps * 2,
+            steps: Some(scene.steps * 2),
             selection: Selection::All,
             seed: 11,
             ..Default::default()
@@ -510,7 +518,7 @@ fn an_expansion_step_outside_the_residual_tolerance_is_solved_again() {
         let options = SamplerOptions {
             samples: 1000,
             step_size: Some(scene.step_size),
-            steps: 40,
+            steps: Some(40),
             selection: rule,
             seed: 5,
             ..Default::default()
@@ -533,7 +541,7 @@ fn all_keeps_the_accurate_solution_of_a_resting_contact() {
     let options = SamplerOptions {
         samples: 512,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         selection: Selection::All,
         seed: 7,
         ..Default::default()

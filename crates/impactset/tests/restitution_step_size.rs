@@ -17,7 +17,7 @@ fn set(problem: &ImpactProblem, h: f64, steps: usize, seed: u64) -> Vec<Vec<f64>
     let options = SamplerOptions {
         samples: SAMPLES,
         step_size: Some(h),
-        steps,
+        steps: Some(steps),
         selection: Selection::RandomLemke,
         seed,
         ..Default::default()

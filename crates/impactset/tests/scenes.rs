@@ -304,7 +304,14 @@ mod through_the_sampler {
     use nalgebra::{DMatrix, DVector};
 
     fn options(s: &Scene, samples: usize, seed: u64, selection: Selection) -> SamplerOptions {
-        SamplerOptions { samples, step_size: Some(s.step_size), steps: s.steps, seed, selection, ..Default::default() }
+        SamplerOptions {
+            samples,
+            step_size: Some(s.step_size),
+            steps: Some(s.steps),
+            seed,
+            selection,
+            ..Default::default()
+        }
     }
 
     fn velocities(set: &SampleSet) -> Vec<DVector<f64>> {

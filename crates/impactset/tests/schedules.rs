@@ -16,7 +16,7 @@ fn options(scene: &Scene, samples: usize, schedule: Schedule, selection: Selecti
     SamplerOptions {
         samples,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         seed: 3,
         selection,
         schedule,

@@ -32,7 +32,7 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     heldout: Option<PathBuf>,
     /// Confidence parameter δ of the held-out certificate (confidence 1 − δ).
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = impactset::analysis::DEFAULT_DELTA)]
     delta: f64,
     /// Distance on velocities: energy (‖x‖_M), euclidean, or contact ((Jn x, Jt x)).
     #[arg(long, default_value_t = Metric::Energy)]

@@ -96,18 +96,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if let Some(bad) = backends.iter().find(|b| !["cpu1", "cpu", "gpu"].contains(&b.as_str())) {
         return Err(InputError(format!("--backends {bad}: expected cpu1, cpu or gpu")).into());
     }
-    let gpu = if backends.iter().any(|b| b == "gpu") {
-        match GpuContext::new() {
-            Ok(ctx) => Some(Arc::new(ctx)),
-            Err(e) if explicit => return Err(anyhow::anyhow!("--backends gpu: {e}")),
-            Err(e) => {
-                eprintln!("note: no GPU ({e}); benchmarking the CPU only");
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let gpu = if backends.iter().any(|b| b == "gpu") { gpu_context(explicit)? } else { None };
     let precision = args.precision.or(gpu.as_ref().map(|ctx| ctx.default_precision())).unwrap_or(Precision::F64);
     let report_head = Report {
         machine: machine(),
@@ -119,21 +108,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if let Some(adapter) = &report_head.adapter {
         println!("GPU: {adapter} ({precision})");
     }
-    println!(
-        "{:<14} {:<5} {:>7} {:>8} {:>11} {:>11} {:>12} {:>15} {:>9} {:>9} {:>9} {:>7}",
-        "scene",
-        "back.",
-        "threads",
-        "LCPs/smp",
-        "µs/sample",
-        "µs/LCP",
-        "samples/s",
-        "spread (min–max)",
-        "speed-up",
-        "wall ms",
-        "kernel ms",
-        "host"
-    );
+    print_header();
     let mut rows = Vec::new();
     for spec in &specs {
         let options = SamplerOptions {
@@ -191,21 +166,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 cpu1_rate = Some(row.samples_per_s);
             }
             let row = Row { speedup_vs_cpu1: cpu1_rate.map(|r| row.samples_per_s / r), ..row };
-            println!(
-                "{:<14} {:<5} {:>7} {:>8.3} {:>11.3} {:>11.3} {:>12.0} {:>15} {:>9} {:>9.2} {:>9} {:>7}",
-                row.scene,
-                row.backend,
-                if row.threads == 0 { "–".to_string() } else { row.threads.to_string() },
-                row.lcps_per_sample,
-                row.us_per_sample,
-                row.us_per_lcp,
-                row.samples_per_s,
-                format!("{:.0}–{:.0}", row.samples_per_s_min, row.samples_per_s_max),
-                row.speedup_vs_cpu1.map_or("–".into(), |s| format!("{s:.2}×")),
-                row.wall_ms,
-                row.kernel_ms.map_or("–".into(), |k| format!("{k:.2}")),
-                row.host_reruns.map_or("–".into(), |k| k.to_string()),
-            );
+            print_row(&row);
             rows.push(row);
         }
     }
@@ -213,6 +174,55 @@ pub fn run(args: BenchArgs) -> Result<()> {
         write_json(path, &Report { rows, ..report_head })?;
     }
     Ok(())
+}
+
+/// The GPU to benchmark: `None`, with a note, when there is none and the
+/// backends were not named (`explicit`: an error).
+fn gpu_context(explicit: bool) -> Result<Option<Arc<GpuContext>>> {
+    match GpuContext::new() {
+        Ok(ctx) => Ok(Some(Arc::new(ctx))),
+        Err(e) if explicit => Err(anyhow::anyhow!("--backends gpu: {e}")),
+        Err(e) => {
+            eprintln!("note: no GPU ({e}); benchmarking the CPU only");
+            Ok(None)
+        }
+    }
+}
+
+fn print_header() {
+    println!(
+        "{:<14} {:<5} {:>7} {:>8} {:>11} {:>11} {:>12} {:>15} {:>9} {:>9} {:>9} {:>7}",
+        "scene",
+        "back.",
+        "threads",
+        "LCPs/smp",
+        "µs/sample",
+        "µs/LCP",
+        "samples/s",
+        "spread (min–max)",
+        "speed-up",
+        "wall ms",
+        "kernel ms",
+        "host"
+    );
+}
+
+fn print_row(row: &Row) {
+    println!(
+        "{:<14} {:<5} {:>7} {:>8.3} {:>11.3} {:>11.3} {:>12.0} {:>15} {:>9} {:>9.2} {:>9} {:>7}",
+        row.scene,
+        row.backend,
+        if row.threads == 0 { "–".to_string() } else { row.threads.to_string() },
+        row.lcps_per_sample,
+        row.us_per_sample,
+        row.us_per_lcp,
+        row.samples_per_s,
+        format!("{:.0}–{:.0}", row.samples_per_s_min, row.samples_per_s_max),
+        row.speedup_vs_cpu1.map_or("–".into(), |s| format!("{s:.2}×")),
+        row.wall_ms,
+        row.kernel_ms.map_or("–".into(), |k| format!("{k:.2}")),
+        row.host_reruns.map_or("–".into(), |k| k.to_string()),
+    );
 }
 
 /// One warm-up run, then `repetitions` timed runs (wall time, transfers

@@ -16,7 +16,7 @@ pub struct CompareArgs {
     /// Problem file (JSON or TOML) or built-in scene id.
     problem: String,
     /// Number of samples.
-    #[arg(long, short = 'n', default_value_t = 4096)]
+    #[arg(long, short = 'n', default_value_t = impactset::sampling::DEFAULT_SAMPLES)]
     samples: usize,
     /// GPU precision [default: f64 where the adapter has it, else f32].
     #[arg(long, value_parser = options::choice_parser::<Precision>())]
@@ -74,16 +74,14 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let schedule = args.schedule.unwrap_or(base.schedule);
     let mut options = SamplerOptions { samples: args.samples, seed: args.seed, selection, schedule, ..base };
     options::validate(&options, problem)?;
-    if spec.steps.is_none() {
-        options::derive_steps(&mut options, problem);
-    }
+    options::resolve_steps(&mut options, problem, false);
     let comparison = compare_backends(&ctx, problem, &options, precision, tolerance)?;
     let report = Report {
         scene: &spec.name,
         selection: selection.name(),
         seed: args.seed,
         step_size: options.step_size.unwrap_or(f64::NAN),
-        steps: options.steps,
+        steps: options.steps.expect("resolved above"),
         comparison: &comparison,
     };
     if args.json {

@@ -48,7 +48,7 @@ pub struct FiguresArgs {
     #[arg(long, default_value = "docs/figures")]
     out_dir: PathBuf,
     /// Samples in each set.
-    #[arg(long, short = 'n', default_value_t = 4096)]
+    #[arg(long, short = 'n', default_value_t = impactset::sampling::DEFAULT_SAMPLES)]
     samples: usize,
     /// The reference set of the convergence curve holds this many times the samples (from index 2⁴⁰).
     #[arg(long, default_value_t = 4)]
@@ -58,13 +58,13 @@ pub struct FiguresArgs {
     seed: u64,
     /// Which solution of each step LCP a sample follows. A scene with no accepted outcome under
     /// `all` is redrawn with `random-lemke` (with a warning; the JSON and title say so).
-    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "all")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = Selection::DEFAULT.name())]
     selection: Selection,
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
     #[arg(long, value_parser = options::choice_parser::<Schedule>())]
     schedule: Option<Schedule>,
     /// Intermediate velocities of this many first samples are drawn.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = impactset::sampling::DEFAULT_TRAJECTORIES)]
     trajectories: usize,
     /// Distance of the ε figures.
     #[arg(long, default_value_t = Metric::Energy)]
@@ -119,7 +119,7 @@ fn figures_of(spec: &impactset::io::ProblemSpec, args: &FiguresArgs) -> Result<(
     let mut selection = args.selection;
     let mut sampler = options::sampler_options(spec, args.samples, 0, args.seed, selection, args.schedule, None)?;
     let mut set = sample_set(problem, &sampler);
-    if set.accepted_count() == 0 && selection == Selection::All {
+    if set.accepted_count() == 0 && selection.enumerates() {
         eprintln!("{name}: no accepted outcome with selection `all`; redrawing with `random-lemke`");
         selection = Selection::RandomLemke;
         sampler.selection = selection;
@@ -144,12 +144,12 @@ fn figures_of(spec: &impactset::io::ProblemSpec, args: &FiguresArgs) -> Result<(
         &net,
         has_reference.then_some(&reference_points),
         has_reference.then_some(&reference_points),
-        0.05,
+        impactset::analysis::DEFAULT_DELTA,
     );
     let epsilon = report.epsilon().unwrap_or(f64::NAN);
     let baselines = baseline_distances(problem, &embedding, &net, epsilon);
 
-    let title = if selection == Selection::All { name.clone() } else { format!("{name} ({})", selection.name()) };
+    let title = if selection == Selection::DEFAULT { name.clone() } else { format!("{name} ({})", selection.name()) };
     let trajectories = first_trajectories(problem, &sampler, args.trajectories);
     let markers = baseline_markers(problem);
     let set_options = SetPlotOptions { title: title.clone(), ..SetPlotOptions::default() };
@@ -182,7 +182,7 @@ fn figures_of(spec: &impactset::io::ProblemSpec, args: &FiguresArgs) -> Result<(
         reference_samples: reference.samples.len(),
         reference_accepted: reference.accepted_count(),
         step_size: sampler.step_size,
-        steps: sampler.steps,
+        steps: sampler.steps.expect("sampler_options resolves the step cap"),
         baselines,
         epsilon: report,
     };

@@ -20,7 +20,7 @@ pub struct ModesArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Which solution of each step LCP a sample follows.
-    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "all")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = Selection::DEFAULT.name())]
     selection: Selection,
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
     #[arg(long, value_parser = options::choice_parser::<Schedule>())]

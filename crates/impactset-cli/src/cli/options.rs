@@ -27,25 +27,24 @@ pub fn sampler_options(
     let schedule = schedule.unwrap_or(base.schedule);
     let mut options = SamplerOptions { samples, first_index, seed, selection, schedule, threads, ..base };
     validate(&options, &spec.problem)?;
-    if spec.steps.is_none() {
-        derive_steps(&mut options, &spec.problem);
-    }
+    resolve_steps(&mut options, &spec.problem, false);
     Ok(options)
 }
 
-/// Sets the step cap `K` of validated `options` that neither the command
-/// line nor the problem gives: the pilot run's (docs/model.md §11), with a
-/// progress bar over its samples (a pilot under `all` on many contacts takes
-/// minutes) and a warning on stderr when some pilot impacts did not end.
-pub fn derive_steps(options: &mut SamplerOptions, problem: &ImpactProblem) {
-    let bar = super::progress::pilot_bar(false);
-    let cap = impactset::sampling::default_steps_with(problem, options, &|k| bar.inc(k as u64), None)
-        .expect("a pilot without a cancel flag completes");
+/// Resolves the step cap `K` of validated `options`
+/// ([`SamplerOptions::resolve_steps`]: the pilot run's when neither the
+/// command line nor the problem gives one, docs/model.md §11), with a
+/// progress bar over the pilot's samples (a pilot under `all` on many
+/// contacts takes minutes) and a warning on stderr when some pilot impacts
+/// did not end; `quiet`: neither.
+pub fn resolve_steps(options: &mut SamplerOptions, problem: &ImpactProblem, quiet: bool) {
+    let bar = super::progress::pilot_bar(quiet);
+    let pilot = options.resolve_steps(problem, &|k| bar.inc(k as u64), None);
     bar.finish_and_clear();
-    if let Some(warning) = cap.warning(&option) {
+    let cap = pilot.expect("a pilot without a cancel flag completes");
+    if let (Some(warning), false) = (cap.and_then(|cap| cap.warning(&option)), quiet) {
         eprintln!("warning: {warning}");
     }
-    options.steps = cap.steps;
 }
 
 /// The contact-mode tolerances of `--mode-tolerance τ` (both the separation
@@ -110,23 +109,39 @@ const PROBE_SECONDS: f64 = 0.1;
 /// Most samples [`per_sample_seconds`] runs in one timing.
 const MAX_PROBE_SAMPLES: usize = 1024;
 
+/// A run estimated to take at least this long under `all` is warned of.
+const SLOW_RUN_SECONDS: f64 = 30.0;
+
+/// The estimate spends at most this share of the run's own time.
+const ESTIMATE_SHARE: f64 = 0.1;
+
+/// Samples of the first, cold timing of [`warn_if_all_is_slow`] (fewer
+/// when the run is short).
+const COLD_SAMPLES: usize = 4;
+
+/// Seconds `samples` samples of `problem` under `options` take on one
+/// thread, from a cold start (the per-run setup included).
+fn time_samples(problem: &ImpactProblem, options: &SamplerOptions, samples: usize) -> f64 {
+    let probe = SamplerOptions { samples, threads: Some(1), ..options.clone() };
+    let start = std::time::Instant::now();
+    std::hint::black_box(impactset::sample_set(problem, &probe));
+    start.elapsed().as_secs_f64()
+}
+
 /// The cost of one more sample of `problem` under `options` on one thread,
 /// after the per-run setup (workspaces, the enumerator's tables), which a
 /// long run pays once per thread: runs of `k` and `2k` samples are timed,
-/// `k` doubling until the longer takes [`PROBE_SECONDS`], and the
-/// difference divided by `k`. Timing a few samples from a cold start
-/// instead overestimated the README's first run tenfold.
-fn per_sample_seconds(problem: &ImpactProblem, options: &SamplerOptions) -> f64 {
-    let time = |samples: usize| {
-        let probe = SamplerOptions { samples, threads: Some(1), ..options.clone() };
-        let start = std::time::Instant::now();
-        std::hint::black_box(impactset::sample_set(problem, &probe));
-        start.elapsed().as_secs_f64()
-    };
-    let mut k = 4;
+/// `k` doubling until the longer takes [`PROBE_SECONDS`] or the timings
+/// have spent `budget` seconds, and the difference divided by `k`. Timing
+/// a few samples from a cold start instead overestimated the README's
+/// first run tenfold.
+fn per_sample_seconds(problem: &ImpactProblem, options: &SamplerOptions, budget: f64) -> f64 {
+    let mut k = COLD_SAMPLES;
+    let mut spent = 0.0;
     loop {
-        let (short, long) = (time(k), time(2 * k));
-        if long >= PROBE_SECONDS || 2 * k >= MAX_PROBE_SAMPLES {
+        let (short, long) = (time_samples(problem, options, k), time_samples(problem, options, 2 * k));
+        spent += short + long;
+        if long >= PROBE_SECONDS || 2 * k >= MAX_PROBE_SAMPLES || 3.0 * long + spent > budget {
             // Noise can make the difference negative: then the average.
             let marginal = (long - short) / k as f64;
             return if marginal > 0.0 { marginal } else { long / (2 * k) as f64 };
@@ -135,31 +150,50 @@ fn per_sample_seconds(problem: &ImpactProblem, options: &SamplerOptions) -> f64 
     }
 }
 
-/// With `--selection all`, measures the cost per sample under `all` and
-/// under `random-lemke` (the same indices, one thread) and warns on stderr
-/// when the run will take long and `all` costs much more per sample than
-/// `random-lemke`: `all` enumerates every solution of each step LCP, whose
-/// count grows exponentially with the contacts (docs/model.md §5b).
+/// With a rule that enumerates every solution of each step LCP (`all`,
+/// [`Selection::enumerates`]), estimates the run's time and warns on
+/// stderr when it is at least [`SLOW_RUN_SECONDS`] and the rule costs much
+/// more per sample than `random-lemke` (the same indices, one thread): the
+/// count of solutions grows exponentially with the contacts (docs/model.md
+/// §5b). The estimate costs in proportion to the run: a cold timing of a
+/// few samples (at most [`ESTIMATE_SHARE`] of the run's samples per
+/// thread) bounds the run's time from above, since it includes the
+/// setup a run pays once per thread; only a run that bound puts past
+/// [`SLOW_RUN_SECONDS`] is timed further, within [`ESTIMATE_SHARE`] of
+/// that bound.
 pub fn warn_if_all_is_slow(problem: &ImpactProblem, options: &SamplerOptions, threads: usize) {
-    if options.selection != Selection::All {
+    if !options.selection.enumerates() {
         return;
     }
-    let time = |selection: Selection| per_sample_seconds(problem, &SamplerOptions { selection, ..options.clone() });
-    let all = time(Selection::All);
-    let estimate = all * options.samples as f64 / threads.max(1) as f64;
-    if estimate < 30.0 {
+    let per_thread = options.samples as f64 / threads.max(1) as f64;
+    let cold_samples = ((ESTIMATE_SHARE * per_thread) as usize).min(COLD_SAMPLES);
+    if cold_samples == 0 {
+        return;
+    }
+    let bound = time_samples(problem, options, cold_samples) / cold_samples as f64 * per_thread;
+    if bound < SLOW_RUN_SECONDS {
+        return;
+    }
+    let budget = ESTIMATE_SHARE * bound / 2.0;
+    let time =
+        |selection: Selection| per_sample_seconds(problem, &SamplerOptions { selection, ..options.clone() }, budget);
+    let all = time(options.selection);
+    let estimate = all * per_thread;
+    if estimate < SLOW_RUN_SECONDS {
         return;
     }
     let lemke = time(Selection::RandomLemke).max(1e-9);
     let ratio = all / lemke;
     if ratio >= 5.0 {
         eprintln!(
-            "warning: --selection all: about {} for {} samples here ({ratio:.0}× the cost per sample of \
+            "warning: --selection {}: about {} for {} samples here ({ratio:.0}× the cost per sample of \
              --selection random-lemke, which samples the same model with one Lemke solve per step, \
-             about {}); all enumerates every solution of each step LCP (docs/model.md §5b)",
+             about {}); {} enumerates every solution of each step LCP (docs/model.md §5b)",
+            options.selection,
             duration(estimate),
             options.samples,
-            duration(estimate / ratio)
+            duration(estimate / ratio),
+            options.selection,
         );
     }
 }

@@ -71,7 +71,7 @@ pub struct ReachArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Which solution of each step LCP a sample follows.
-    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "all")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = Selection::DEFAULT.name())]
     selection: Selection,
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
     #[arg(long, value_parser = options::choice_parser::<Schedule>())]
@@ -142,59 +142,20 @@ pub fn run(args: ReachArgs) -> Result<()> {
     let quiet = super::progress::quiet();
     let specs = load_problems(&args.problems)?;
     let first = specs[0].clone();
-    let input = match &args.velocities {
-        Some(path) => {
-            if specs.len() != 1 {
-                return Err(input_error(format!(
-                    "--velocities: give exactly one problem (the configuration), not {}",
-                    specs.len()
-                )));
-            }
-            let velocities = read_velocities(path, first.problem.n())?;
-            ReachInput::velocities(first.clone().into(), velocities).map_err(|e| match e {
-                ReachError::Velocities(why) => input_error(format!("--velocities {}: {why}", path.display())),
-                e => input_error(format!("--velocities {}: {e}", path.display())),
-            })?
-        }
-        None => ReachInput::problems(specs.into_iter().map(StateProblem::from).collect())
-            .map_err(|e| input_error(e.to_string()))?,
-    };
-    let directions = args.directions.iter().map(|d| parse_direction(d)).collect::<Result<Vec<_>>>()?;
-    let given_steps = args.steps.or(first.steps);
-    let mut options = ReachOptions {
-        sampler: SamplerOptions {
-            samples: args.samples,
-            steps: given_steps.unwrap_or(SamplerOptions::default().steps),
-            step_size: args.step_size,
-            seed: args.seed,
-            selection: args.selection,
-            schedule: args.schedule.or(first.schedule).unwrap_or_default(),
-            threads: args.threads,
-            ..SamplerOptions::default()
-        },
-        directions: (!directions.is_empty()).then_some(directions),
-        baselines: !args.no_baselines,
-        extremes: args.extremes.then(|| ReachExtremes { budget: args.extremes_budget, ..ReachExtremes::default() }),
-        keep_sets: args.sets.is_some(),
-        modes: options::mode_options(args.mode_tolerance)?,
-        window_samples: args.window,
-        ..ReachOptions::default()
-    };
+    let input = reach_input(&args, specs)?;
+    let mut options = reach_options(&args, &first)?;
     let states = match &args.shard {
         Some(shard) => shard_range(shard, input.len())?,
         None => 0..input.len(),
     };
     let schema = schema(&input, &options).map_err(reach_input_error)?;
-    if given_steps.is_none() {
-        let bar = super::progress::pilot_bar(quiet);
-        let cap = impactset::reach::default_steps_with(&input, &options, &|k| bar.inc(k as u64), None)
-            .map_err(reach_input_error)?
-            .expect("a pilot without a cancel flag completes");
-        bar.finish_and_clear();
-        if let (Some(warning), false) = (cap.warning(&options::option), quiet) {
-            eprintln!("warning: state 0: {warning}");
-        }
-        options.sampler.steps = cap.steps;
+    let bar = super::progress::pilot_bar(quiet);
+    let pilot = impactset::reach::resolve_steps(&input, &mut options, &|k| bar.inc(k as u64), None);
+    bar.finish_and_clear();
+    if let (Some(warning), false) =
+        (pilot.map_err(reach_input_error)?.and_then(|cap| cap.warning(&options::option)), quiet)
+    {
+        eprintln!("warning: state 0: {warning}");
     }
     if let Some(coarse) =
         args.step_size.or(first.step_size).and_then(|h| impactset::sampling::coarse_expansion(&first.problem, h))
@@ -273,6 +234,52 @@ pub fn run(args: ReachArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The batch's states: the problems' own, or with `--velocities` the
+/// first problem's configuration under each given velocity.
+fn reach_input(args: &ReachArgs, specs: Vec<ProblemSpec>) -> Result<ReachInput> {
+    let Some(path) = &args.velocities else {
+        return ReachInput::problems(specs.into_iter().map(StateProblem::from).collect())
+            .map_err(|e| input_error(e.to_string()));
+    };
+    if specs.len() != 1 {
+        return Err(input_error(format!(
+            "--velocities: give exactly one problem (the configuration), not {}",
+            specs.len()
+        )));
+    }
+    let first = specs.into_iter().next().expect("one problem");
+    let velocities = read_velocities(path, first.problem.n())?;
+    ReachInput::velocities(first.into(), velocities).map_err(|e| match e {
+        ReachError::Velocities(why) => input_error(format!("--velocities {}: {why}", path.display())),
+        e => input_error(format!("--velocities {}: {e}", path.display())),
+    })
+}
+
+/// The batch's options: the arguments over the first problem's own
+/// (its step cap and schedule).
+fn reach_options(args: &ReachArgs, first: &ProblemSpec) -> Result<ReachOptions> {
+    let directions = args.directions.iter().map(|d| parse_direction(d)).collect::<Result<Vec<_>>>()?;
+    Ok(ReachOptions {
+        sampler: SamplerOptions {
+            samples: args.samples,
+            steps: args.steps.or(first.steps),
+            step_size: args.step_size,
+            seed: args.seed,
+            selection: args.selection,
+            schedule: args.schedule.or(first.schedule).unwrap_or_default(),
+            threads: args.threads,
+            ..SamplerOptions::default()
+        },
+        directions: (!directions.is_empty()).then_some(directions),
+        baselines: !args.no_baselines,
+        extremes: args.extremes.then(|| ReachExtremes { budget: args.extremes_budget, ..ReachExtremes::default() }),
+        keep_sets: args.sets.is_some(),
+        modes: options::mode_options(args.mode_tolerance)?,
+        window_samples: args.window,
+        ..ReachOptions::default()
+    })
 }
 
 /// Runs `impactset reach-merge`.

@@ -1,23 +1,24 @@
 //! `impactset sample`: Algorithm 2 on a problem file or scene.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::Args;
 
 use super::{InputError, options, outputs, source};
 use impactset::analysis::{
-    BaselineDistance, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, ModeTally, baseline_distances,
-    baseline_outcomes, held_out_certificate, velocity_norm,
+    BaselineDistance, DEFAULT_DELTA, HeldOutCertificate, Metric, ModeHistogram, ModeOptions, ModeTally,
+    baseline_distances, baseline_outcomes, held_out_certificate, velocity_norm,
 };
 use impactset::gpu::Precision;
 use impactset::impact::ImpactOutcome;
+use impactset::io::ProblemSpec;
 use impactset::io::{SampleWriter, write_json};
 use impactset::plot::{Marker, SetPlotOptions, plot_post_impact_set};
-use impactset::run::{BackendChoice, RunControl, RunError, RunSummary, sample_chunks};
+use impactset::run::{Backend, BackendChoice, ChunkedRun, RunControl, RunError, RunSummary, sample_chunks};
 use impactset::sampling::SetTally;
 use impactset::sampling::{anchor_outcomes, first_trajectories, sample_trajectory};
-use impactset::{SampleSet, SamplerOptions, Schedule, Selection};
+use impactset::{ImpactProblem, SampleSet, SamplerOptions, Schedule, Selection};
 use serde::Serialize;
 use std::cell::OnceCell;
 
@@ -45,7 +46,7 @@ pub struct SampleArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Which solution of each step LCP a sample follows.
-    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = "all")]
+    #[arg(long, value_parser = options::choice_parser::<Selection>(), default_value = Selection::DEFAULT.name())]
     selection: Selection,
     /// The law of each step's impulse caps [default: the problem's, else mixed] (docs/model.md §5c).
     #[arg(long, value_parser = options::choice_parser::<Schedule>())]
@@ -80,10 +81,10 @@ pub struct SampleArgs {
     #[arg(long, default_value_t = 0)]
     anchors: usize,
     /// Samples recorded by `--trajectories` and drawn by `--plot` (at most 4096).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = impactset::sampling::DEFAULT_TRAJECTORIES)]
     trajectory_count: usize,
     /// Draw this many fresh samples (indices from 2⁴⁰ on) and put a held-out
-    /// ε certificate (energy norm, δ = 0.05: coverage under the sampling law,
+    /// ε certificate (energy norm, at `analyze`'s default δ: coverage under the sampling law,
     /// not the distance to the set's extremes, see `impactset analyze`) and
     /// the baselines' distances in the summary (at most 2²⁰; the net, every accepted v⁺, is kept in
     /// memory: at most 4 GiB).
@@ -137,8 +138,65 @@ const MAX_NET_BYTES: u128 = 4 << 30;
 pub fn run(args: SampleArgs) -> Result<()> {
     let spec = source::load(&args.problem)?;
     let problem = &spec.problem;
+    check_args(&args)?;
     let mode_options = options::mode_options(args.mode_tolerance)?;
     let plot_panels = options::coordinate_panels(&args.plot_coordinates, problem.n())?;
+    let options = run_options(&args, &spec)?;
+    let chunk = args.chunk.unwrap_or_else(|| impactset::sampling::default_chunk(problem.n()));
+    if let Some(out) = &args.out {
+        outputs::warn_if_disk_short("--out", out, outputs::sample_file_bytes(out, options.samples, problem.n()));
+    }
+    let (backend, backend_reason) =
+        options::open_backend(args.backend, args.precision, problem, options.selection, options.threads)?;
+    if args.backend == BackendChoice::Auto && backend.is_cpu() {
+        eprintln!("note: {backend_reason}; running on the CPU");
+    }
+    let kept = sample_and_keep(&args, problem, &options, &backend, chunk, &mode_options)?;
+    let summary = RunSummary::new(&spec.name, &kept.tally, &options, &backend, &backend_reason, &kept.run);
+    let modes = kept.modes.histogram();
+    // The baselines (the simultaneous enumeration takes seconds on large
+    // problems) are computed once, only if the summary or the plot needs them.
+    let baselines: OnceCell<Vec<ImpactOutcome>> = OnceCell::new();
+    let baselines = || baselines.get_or_init(|| baseline_outcomes(problem)).clone();
+    let anchors = anchor_outcomes(problem, &options, args.anchors);
+    if args.summary.is_some() || args.json {
+        let epsilon = (args.heldout > 0).then(|| epsilon_figures(problem, &options, args.heldout, &kept.accepted));
+        let report = Report {
+            summary: summary.clone(),
+            modes: modes.clone(),
+            baselines: baselines(),
+            anchors: anchors.clone(),
+            epsilon,
+        };
+        if let Some(path) = &args.summary {
+            write_json(path, &report)?;
+        }
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+    }
+    if let Some(path) = &args.trajectories {
+        let count = args.trajectory_count.min(options.samples) as u64;
+        let records: Vec<_> =
+            (0..count).map(|i| sample_trajectory(problem, &options, options.first_index + i)).collect();
+        write_json(path, &records)?;
+    }
+    if let Some(path) = &args.plot {
+        let markers = markers(baselines().into_iter().chain(anchors.iter().cloned()).collect());
+        let style = SetPlotOptions { title: spec.name.clone(), mode_options, panels: plot_panels, ..SetPlotOptions::default() };
+        write_plot(path, &spec, &options, kept.first_chunk, args.trajectory_count, &markers, &style)?;
+    }
+    if !args.json {
+        print_summary(&summary);
+        println!("{modes}");
+    }
+    report_advice(&spec, &options, &summary);
+    Ok(())
+}
+
+/// The arguments' domains that the sampler options do not check, and the
+/// output files writable before anything runs.
+fn check_args(args: &SampleArgs) -> Result<()> {
     if let Some(h) = args.step_size
         && !(h.is_finite() && h > 0.0)
     {
@@ -180,13 +238,24 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ("--summary", args.summary.as_deref()),
         ("--plot", args.plot.as_deref()),
         ("--trajectories", args.trajectories.as_deref()),
-    ])?;
+    ])
+}
+
+/// Whether the run keeps every accepted `v⁺` for the held-out certificate.
+fn keeps_net(args: &SampleArgs) -> bool {
+    args.heldout > 0 && (args.summary.is_some() || args.json)
+}
+
+/// The run's sampler options: the arguments over the problem's own, checked,
+/// with the step cap resolved and the warnings on what the run will cost.
+fn run_options(args: &SampleArgs, spec: &ProblemSpec) -> Result<SamplerOptions> {
+    let problem = &spec.problem;
     let base = spec.sampler_options();
     let mut options = SamplerOptions {
         samples: args.samples.unwrap_or(base.samples),
         first_index: args.first_index,
         step_size: args.step_size.or(base.step_size),
-        steps: args.steps.unwrap_or(base.steps),
+        steps: args.steps.or(base.steps),
         seed: args.seed,
         selection: args.selection,
         schedule: args.schedule.unwrap_or(base.schedule),
@@ -199,7 +268,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
         eprintln!("warning: {by} {coarse}");
     }
     let net_bytes = (options.samples as u128) * (problem.n() as u128) * 8;
-    if args.heldout > 0 && (args.summary.is_some() || args.json) && net_bytes > MAX_NET_BYTES {
+    if keeps_net(args) && net_bytes > MAX_NET_BYTES {
         return Err(InputError(format!(
             "--heldout {}: the ε figures keep every accepted v⁺ in memory ({} MiB for -n {}); \
              at most {} MiB: sample fewer, or run `impactset analyze` on the written set",
@@ -210,37 +279,47 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ))
         .into());
     }
-    if args.steps.is_none() && spec.steps.is_none() {
-        options::derive_steps(&mut options, problem);
-    }
+    options::resolve_steps(&mut options, problem, false);
     options::warn_if_all_is_slow(problem, &options, options.threads.unwrap_or_else(rayon::current_num_threads));
-    let chunk = args.chunk.unwrap_or_else(|| impactset::sampling::default_chunk(problem.n()));
-    if let Some(out) = &args.out {
-        outputs::warn_if_disk_short("--out", out, outputs::sample_file_bytes(out, options.samples, problem.n()));
-    }
-    let (backend, backend_reason) =
-        options::open_backend(args.backend, args.precision, problem, options.selection, options.threads)?;
-    if args.backend == BackendChoice::Auto && backend.is_cpu() {
-        eprintln!("note: {backend_reason}; running on the CPU");
-    }
+    Ok(options)
+}
+
+/// What the run keeps of its chunks: the counts, the mode tally, the first
+/// chunk for the plot and, with `--heldout`, the accepted `v⁺` (n·8 bytes
+/// per sample).
+struct Kept<'p> {
+    run: ChunkedRun,
+    tally: SetTally,
+    modes: ModeTally<'p>,
+    accepted: Vec<f64>,
+    first_chunk: Option<SampleSet>,
+}
+
+/// Runs the samples chunk by chunk on `backend`, with a progress bar,
+/// writing `--out` as it goes.
+fn sample_and_keep<'p>(
+    args: &SampleArgs,
+    problem: &'p ImpactProblem,
+    options: &SamplerOptions,
+    backend: &Backend,
+    chunk: usize,
+    mode_options: &ModeOptions,
+) -> Result<Kept<'p>> {
     let bar = super::progress::bar(options.samples as u64, "samples", false);
-    // The run goes chunk by chunk and keeps only what the outputs need: the
-    // counts, the mode tally, the first chunk for the plot and, with
-    // --heldout, the accepted v⁺ (n·8 bytes per sample).
     let mut writer = args.out.as_deref().map(|out| SampleWriter::create(out, problem.n())).transpose()?;
     let mut tally = SetTally::default();
-    let mut mode_tally = ModeTally::new(problem, &mode_options);
+    let mut modes = ModeTally::new(problem, mode_options);
     let mut accepted = Vec::new();
     let mut first_chunk: Option<SampleSet> = None;
     let progress = |k: usize| bar.inc(k as u64);
     let control = RunControl { progress: &progress, cancel: None };
-    let run = sample_chunks::<anyhow::Error>(&backend, problem, &options, chunk, &control, &mut |chunk| {
+    let run = sample_chunks::<anyhow::Error>(backend, problem, options, chunk, &control, &mut |chunk| {
         tally.add(&chunk);
-        mode_tally.add_accepted(&chunk);
+        modes.add_accepted(&chunk);
         if let Some(writer) = &mut writer {
             writer.write(&chunk)?;
         }
-        if args.heldout > 0 && (args.summary.is_some() || args.json) {
+        if keeps_net(args) {
             accepted.extend(chunk.accepted_velocities());
         }
         if first_chunk.is_none() && args.plot.is_some() {
@@ -256,87 +335,71 @@ pub fn run(args: SampleArgs) -> Result<()> {
     if let Some(writer) = writer {
         writer.finish()?;
     }
-    let summary = RunSummary::new(&spec.name, &tally, &options, &backend, &backend_reason, &run);
-    let modes = mode_tally.histogram();
-    // The baselines (the simultaneous enumeration takes seconds on large
-    // problems) are computed once, only if the summary or the plot needs them.
-    let baselines: OnceCell<Vec<ImpactOutcome>> = OnceCell::new();
-    let baselines = || baselines.get_or_init(|| baseline_outcomes(problem)).clone();
-    let anchors = anchor_outcomes(problem, &options, args.anchors);
-    if args.summary.is_some() || args.json {
-        let epsilon = (args.heldout > 0).then(|| {
-            let fresh = SamplerOptions {
-                samples: args.heldout,
-                first_index: options.first_index + (1 << 40),
-                ..options.clone()
-            };
-            let held = impactset::sample_set(problem, &fresh);
-            let embedding = Metric::Energy.embedding(problem);
-            let net = embedding.points(&accepted);
-            let certificate = held_out_certificate(&net, &embedding.points(&held.accepted_velocities()), 0.05);
-            EpsilonFigures {
-                metric: "energy",
-                epsilon_relative: certificate.epsilon / velocity_norm(problem, &embedding),
-                baseline_distances: baseline_distances(problem, &embedding, &net, certificate.epsilon),
-                certificate,
-            }
-        });
-        let report = Report {
-            summary: summary.clone(),
-            modes: modes.clone(),
-            baselines: baselines(),
-            anchors: anchors.clone(),
-            epsilon,
-        };
-        if let Some(path) = &args.summary {
-            write_json(path, &report)?;
-        }
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(&report)?);
-        }
+    Ok(Kept { run, tally, modes, accepted, first_chunk })
+}
+
+/// The held-out ε certificate of the accepted `v⁺` (the net, row-major) against
+/// `heldout` fresh samples (indices from 2⁴⁰ on), and the baselines'
+/// distances to the net.
+fn epsilon_figures(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    heldout: usize,
+    accepted: &[f64],
+) -> EpsilonFigures {
+    let fresh = SamplerOptions { samples: heldout, first_index: options.first_index + (1 << 40), ..options.clone() };
+    let held = impactset::sample_set(problem, &fresh);
+    let embedding = Metric::Energy.embedding(problem);
+    let net = embedding.points(accepted);
+    let certificate = held_out_certificate(&net, &embedding.points(&held.accepted_velocities()), DEFAULT_DELTA);
+    EpsilonFigures {
+        metric: "energy",
+        epsilon_relative: certificate.epsilon / velocity_norm(problem, &embedding),
+        baseline_distances: baseline_distances(problem, &embedding, &net, certificate.epsilon),
+        certificate,
     }
-    if let Some(path) = &args.trajectories {
-        let count = args.trajectory_count.min(options.samples) as u64;
-        let records: Vec<_> =
-            (0..count).map(|i| sample_trajectory(problem, &options, options.first_index + i)).collect();
-        write_json(path, &records)?;
+}
+
+/// Draws the first chunk's samples, the first trajectories and `markers`
+/// to `path`.
+fn write_plot(
+    path: &Path,
+    spec: &ProblemSpec,
+    options: &SamplerOptions,
+    first_chunk: Option<SampleSet>,
+    trajectory_count: usize,
+    markers: &[Marker],
+    style: &SetPlotOptions,
+) -> Result<()> {
+    let problem = &spec.problem;
+    let set = first_chunk.unwrap_or(SampleSet { n: problem.n(), samples: Vec::new() });
+    if set.samples.len() < options.samples {
+        eprintln!("note: the plot shows the first {} of {} samples", set.samples.len(), options.samples);
     }
-    if let Some(path) = &args.plot {
-        let set = first_chunk.unwrap_or(SampleSet { n: problem.n(), samples: Vec::new() });
-        if set.samples.len() < options.samples {
-            eprintln!("note: the plot shows the first {} of {} samples", set.samples.len(), options.samples);
-        }
-        let trajectories = first_trajectories(problem, &options, args.trajectory_count.min(options.samples));
-        let plot_options =
-            SetPlotOptions { title: spec.name.clone(), mode_options, panels: plot_panels, ..SetPlotOptions::default() };
-        outputs::write_atomically(path, |tmp| {
-            let all = baselines().into_iter().chain(anchors.iter().cloned());
-            plot_post_impact_set(tmp, problem, &set, &trajectories, &markers(all.collect()), &plot_options)
-        })?;
+    let trajectories = first_trajectories(problem, options, trajectory_count.min(options.samples));
+    outputs::write_atomically(path, |tmp| {
+        plot_post_impact_set(tmp, problem, &set, &trajectories, markers, style)
+    })
+}
+
+/// The core's advice on the run's parameters, on stderr. A built-in scene
+/// run with its own documented K and h accepts what docs/scenes.md says it
+/// does: say so once, without advice to change them; the advice is for the
+/// user's own problems and parameters.
+fn report_advice(spec: &ProblemSpec, options: &SamplerOptions, summary: &RunSummary) {
+    let Some(advice) = summary.advice(&options::option) else { return };
+    if spec.runs_as_documented(options) {
+        eprintln!(
+            "note: {} with its own K = {} and h = {} accepted {} of {} samples (docs/scenes.md)",
+            spec.name,
+            summary.steps,
+            impactset::number::readable(summary.step_size),
+            summary.accepted,
+            summary.samples
+        );
+    } else {
+        eprintln!("warning: {advice}");
     }
-    if !args.json {
-        print_summary(&summary);
-        println!("{modes}");
-    }
-    // A built-in scene run with its own documented K and h accepts what
-    // docs/scenes.md says it does: say so once, without advice to change
-    // them; the advice is for the user's own problems and parameters.
-    let own_parameters = spec.runs_as_documented(&options);
-    if let Some(advice) = summary.advice(&options::option) {
-        if own_parameters {
-            eprintln!(
-                "note: {} with its own K = {} and h = {} accepted {} of {} samples (docs/scenes.md)",
-                spec.name,
-                summary.steps,
-                impactset::number::readable(summary.step_size),
-                summary.accepted,
-                summary.samples
-            );
-        } else {
-            eprintln!("warning: {advice}");
-        }
-    }
-    Ok(())
 }
 
 /// Baseline outcomes as labelled figure markers.

@@ -44,6 +44,10 @@ fn certifies() -> String {
     CERTIFIES.to_string()
 }
 
+/// The confidence `1 − δ` of a held-out certificate a caller does not set:
+/// `δ = 0.05`.
+pub const DEFAULT_DELTA: f64 = 0.05;
+
 /// The certificate of `net` from the fresh samples `held_out` (both already
 /// embedded with the same metric), at confidence `1 − delta`.
 ///

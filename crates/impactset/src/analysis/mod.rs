@@ -37,7 +37,7 @@ pub use bound::DenseSamplingBound;
 pub use convergence::{Convergence, ConvergencePoint, convergence};
 pub use cover::{MAX_TREE_DIM, NearestIndex, covering_radius, hausdorff, nearest_distances};
 pub use extremes_gap::{ExtremesGap, ExtremesGapOptions, extremes_gap};
-pub use heldout::{CERTIFIES, HeldOutCertificate, held_out_certificate};
+pub use heldout::{CERTIFIES, DEFAULT_DELTA, HeldOutCertificate, held_out_certificate};
 pub use metric::{Embedding, Metric, PointCloud, UnknownMetric};
 pub use modes::{
     ContactMode, ModeClassifier, ModeEntry, ModeHistogram, ModeOptions, ModeTally, contact_speed_scale, joint_label,

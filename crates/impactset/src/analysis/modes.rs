@@ -323,7 +323,7 @@ mod tests {
     }
 
     fn histogram(problem: &ImpactProblem) -> ModeHistogram {
-        let options = SamplerOptions { samples: 64, steps: 40, threads: Some(1), ..Default::default() };
+        let options = SamplerOptions { samples: 64, steps: Some(40), threads: Some(1), ..Default::default() };
         let set = sample_set(problem, &options);
         assert_eq!(set.accepted_count(), 64);
         mode_histogram(problem, &set, &ModeOptions::default())

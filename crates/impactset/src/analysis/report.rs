@@ -159,7 +159,7 @@ mod tests {
         let options = SamplerOptions {
             samples: 4096,
             step_size: Some(s.step_size),
-            steps: s.steps,
+            steps: Some(s.steps),
             seed: 11,
             ..SamplerOptions::default()
         };

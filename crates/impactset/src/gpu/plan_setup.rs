@@ -96,22 +96,8 @@ impl<'c> GpuPlan<'c> {
         let scalar = precision.bytes() as u64;
         let sizes = first.sizes;
         let tableau_bytes = size as u64 * sizes.stride(size) as u64 * scalar;
-        // `all`'s per-sample scratch (enumerate.wgsl), for `all` or
-        // restitution's retries under the Lemke rules
-        // (`enumerate::retries_on_device`).
-        let enumerates = params.tuples != 0;
-        let (value_stride, word_stride) =
-            if enumerates { (enumerate::value_stride(n), enumerate::word_stride()) } else { (0, 0) };
-        // Restitution's per-sample works A_i, X_i (restitution.wgsl).
-        let expansion_stride = if params.elastic != 0 { 2 * params.m as usize } else { 0 };
-        let per_sample = [
-            ("one sample's Lemke tableau", tableau_bytes),
-            ("one sample's velocities", n as u64 * scalar),
-            ("one sample's enumeration values", value_stride as u64 * scalar),
-            ("one sample's enumeration words", word_stride as u64 * 4),
-            ("one sample's expansion works", expansion_stride as u64 * scalar),
-            ("the problem's constants", stride as u64 * scalar),
-        ];
+        let strides = SampleStrides::of(&params);
+        let per_sample = strides.bytes(tableau_bytes, n, stride, scalar);
         check_fits(&ctx.limits, &per_sample, size, n)?;
         if blocks.len() > Self::states_per_plan(ctx, stride, precision) {
             return Err(GpuError::Unsupported(format!(
@@ -120,6 +106,7 @@ impl<'c> GpuPlan<'c> {
                 Self::states_per_plan(ctx, stride, precision)
             )));
         }
+        let SampleStrides { enumerates, value_stride, word_stride, expansion_stride } = strides;
         let all = params.selection == SELECTION_ALL;
         let elastic = params.elastic != 0;
         let kernel = coop::choose(&ctx.limits, run.lemke_kernel, sizes, scalar as usize, (size, n, elastic, all))?;
@@ -166,22 +153,7 @@ impl<'c> GpuPlan<'c> {
             enum_word_stride: word_stride as u32,
             ..params
         };
-        // Dispatches per round: enough for every sample to take every step when a
-        // step fits in one dispatch (only `all` may need more, see below).
-        let passes = steps.div_ceil(steps_per_dispatch).max(1) as u32;
-        // With `all`, a step takes at most ⌈tuples / tuples_per_dispatch⌉
-        // dispatches, one more when its Lemke fallback runs (in a dispatch of its
-        // own) and those of the root filter on CPU adapters: the worst case
-        // bounds the rounds.
-        let m = params.m as usize;
-        let filter_dispatches = match params.filter_chunk {
-            0 => 0,
-            chunk => (0..m).map(|i| (params.mode_start[i + 1] - params.mode_start[i]).div_ceil(chunk)).sum::<u32>() + 1,
-        };
-        let dispatches_per_step =
-            if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 + filter_dispatches } else { 1 };
-        let max_passes = steps as u64 * dispatches_per_step as u64 + passes as u64;
-        let round = if all { passes.max(dispatches_per_step) } else { passes };
+        let (round, max_passes) = dispatch_rounds(&params, steps, steps_per_dispatch, all);
 
         let b = batch as u64;
         let params_buf = ctx.storage_init("params", bytemuck::bytes_of(&params));
@@ -193,30 +165,10 @@ impl<'c> GpuPlan<'c> {
         let enum_values = ctx.storage_out("enumeration values", b * value_stride as u64 * scalar);
         let enum_words = ctx.storage_out("enumeration words", b * word_stride as u64 * 4);
         let expansion_state = ctx.storage_out("expansion works", b * expansion_stride as u64 * scalar);
-        let buffers = [
-            (0, &params_buf),
-            (1, &constants),
-            (2, &v_out),
-            (3, &words_out),
-            (4, &stats_out),
-            (5, &stream_pos),
-            (6, &state_keys),
-            (7, &tableau),
-            (8, &enum_values),
-            (9, &enum_words),
-            (10, &expansion_state),
-        ];
+        let buffers = [&params_buf, &constants, &v_out, &words_out, &stats_out, &stream_pos, &state_keys, &tableau];
         // The cooperative kernel binds 0 to 7 (no enumeration, no restitution).
-        let bound = if cooperative { 8 } else { buffers.len() };
-        let entries: Vec<wgpu::BindGroupEntry> = buffers[..bound]
-            .iter()
-            .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
-            .collect();
-        let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("routh_sample"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let scratch = [&enum_values, &enum_words, &expansion_state];
+        let bind_group = routh_bind_group(ctx, &pipeline, buffers, if cooperative { &[] } else { &scratch });
         let read_velocities = !run.skip_velocities;
         let slot = || ReadbackSlot {
             v: ctx.readback(if read_velocities { b * n as u64 * scalar } else { 8 }),
@@ -256,6 +208,82 @@ impl<'c> GpuPlan<'c> {
             rerun_indices: run.keep_rerun_indices.then(Default::default),
         })
     }
+}
+
+/// The per-sample scratch of a plan beyond the tableau: `all`'s
+/// (enumerate.wgsl), for `all` or restitution's retries under the Lemke
+/// rules (`enumerate::retries_on_device`), and restitution's works `A_i`,
+/// `X_i` (restitution.wgsl).
+struct SampleStrides {
+    enumerates: bool,
+    value_stride: usize,
+    word_stride: usize,
+    expansion_stride: usize,
+}
+
+impl SampleStrides {
+    fn of(params: &RouthParams) -> SampleStrides {
+        let enumerates = params.tuples != 0;
+        let (value_stride, word_stride) =
+            if enumerates { (enumerate::value_stride(params.n as usize), enumerate::word_stride()) } else { (0, 0) };
+        let expansion_stride = if params.elastic != 0 { 2 * params.m as usize } else { 0 };
+        SampleStrides { enumerates, value_stride, word_stride, expansion_stride }
+    }
+
+    /// What one sample holds on the device, and the problem's constants
+    /// (`stride` scalars of `scalar` bytes), by name.
+    fn bytes(&self, tableau_bytes: u64, n: usize, stride: usize, scalar: u64) -> [(&'static str, u64); 6] {
+        [
+            ("one sample's Lemke tableau", tableau_bytes),
+            ("one sample's velocities", n as u64 * scalar),
+            ("one sample's enumeration values", self.value_stride as u64 * scalar),
+            ("one sample's enumeration words", self.word_stride as u64 * 4),
+            ("one sample's expansion works", self.expansion_stride as u64 * scalar),
+            ("the problem's constants", stride as u64 * scalar),
+        ]
+    }
+}
+
+/// The bind group of `routh_sample`: `buffers` at bindings 0–7, `scratch`
+/// at 8–10, in the order of the shader's bindings.
+fn routh_bind_group(
+    ctx: &GpuContext,
+    pipeline: &wgpu::ComputePipeline,
+    buffers: [&wgpu::Buffer; 8],
+    scratch: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .into_iter()
+        .chain(scratch.iter().copied())
+        .enumerate()
+        .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
+        .collect();
+    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("routh_sample"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
+}
+
+/// The dispatches of one round and the most a batch may take.
+fn dispatch_rounds(params: &RouthParams, steps: usize, steps_per_dispatch: usize, all: bool) -> (u32, u64) {
+    // Dispatches per round: enough for every sample to take every step when a
+    // step fits in one dispatch (only `all` may need more, see below).
+    let passes = steps.div_ceil(steps_per_dispatch).max(1) as u32;
+    // With `all`, a step takes at most ⌈tuples / tuples_per_dispatch⌉
+    // dispatches, one more when its Lemke fallback runs (in a dispatch of its
+    // own) and those of the root filter on CPU adapters: the worst case
+    // bounds the rounds.
+    let m = params.m as usize;
+    let filter_dispatches = match params.filter_chunk {
+        0 => 0,
+        chunk => (0..m).map(|i| (params.mode_start[i + 1] - params.mode_start[i]).div_ceil(chunk)).sum::<u32>() + 1,
+    };
+    let dispatches_per_step =
+        if all { params.tuples.div_ceil(params.tuples_per_dispatch.max(1)) + 1 + filter_dispatches } else { 1 };
+    let max_passes = steps as u64 * dispatches_per_step as u64 + passes as u64;
+    let round = if all { passes.max(dispatches_per_step) } else { passes };
+    (round, max_passes)
 }
 
 /// Largest storage binding a device with `limits` allows, in bytes, and

@@ -41,29 +41,21 @@ pub(crate) struct StateBlock {
     pub sizes: ModuleSizes,
 }
 
-impl StateBlock {
-    /// `problem` under `options` in `precision` on `ctx`'s adapter.
-    ///
-    /// Errors: as [`super::sample_set_gpu`].
-    pub fn new(
-        ctx: &GpuContext,
-        problem: &ImpactProblem,
-        options: &SamplerOptions,
-        precision: Precision,
-        run: &GpuRunOptions,
-    ) -> Result<Self, GpuError> {
+/// The step LCP's matrix as the shaders pivot on it, and its pivot
+/// tolerances.
+struct ScaledStep {
+    scaled_a: Vec<f64>,
+    row_scale: Vec<f64>,
+    col_scale: Vec<f64>,
+    cover_scale: Vec<f64>,
+    tolerance: f64,
+    relative_tolerance: f64,
+}
+
+impl ScaledStep {
+    fn of(problem: &ImpactProblem, precision: Precision, equilibrated: bool) -> ScaledStep {
         let ops = problem.operators();
-        let (n, m, d) = (ops.n, ops.m, ops.d);
         let size = ops.step_size_n();
-        let impulses = m + m * d;
-        let selection = match options.selection {
-            Selection::Lemke => SELECTION_LEMKE,
-            Selection::RandomLemke => SELECTION_RANDOM_LEMKE,
-            Selection::All => {
-                enumerate::check_all(problem)?;
-                SELECTION_ALL
-            }
-        };
         // f32 with `equilibrate` (the default): Lemke runs on the equilibrated
         // step LCP diag(r) A_R diag(c) (powers of two, exact; the shader maps q,
         // the covering vector and z, norms::equilibrate), and an entry of the
@@ -72,7 +64,6 @@ impl StateBlock {
         // Otherwise the scales are the Lemke units alone (1 for ordinary
         // problems, so A_R is uploaded as it is) and the pivot tolerance is
         // absolute (`pivot_tolerance`); f32 then refuses badly scaled problems.
-        let equilibrated = precision == Precision::F32 && run.equilibrate;
         // The step LCP in the CPU's Lemke units (all 1 for a problem of
         // ordinary units), then, in f32, equilibrated. The covering vector is
         // drawn in the Lemke units, as on the CPU (routh_step.rs), and follows
@@ -95,11 +86,65 @@ impl StateBlock {
         } else {
             (pivot_tolerance(&scaled_a, size, precision), 0.0)
         };
+        ScaledStep { scaled_a, row_scale, col_scale, cover_scale, tolerance, relative_tolerance }
+    }
+}
+
+/// The residual tolerance of a step on the device: the options' in f64; in
+/// f32 at least the round-off floor.
+fn residual_tolerance(problem: &ImpactProblem, residual_tol: f64, precision: Precision, scaled_a: &[f64]) -> f64 {
+    let ops = problem.operators();
+    let size = ops.step_size_n();
+    match precision {
+        Precision::F64 => residual_tol,
+        Precision::F32 => {
+            // The step residual is evaluated in the problem's units, so f32
+            // round-off bounds it by a multiple of ε_f32 ‖A_R‖∞. Where that
+            // bound says nothing (a problem the absolute pivot tolerance
+            // would refuse: RAMone's ‖A_R‖∞ = 1e5 would allow a violation
+            // of 12), the norm of the equilibrated matrix Lemke pivots on.
+            let well_scaled = pivot_tolerance(&ops.step_matrix, size, precision) <= MAX_F32_PIVOT_TOLERANCE;
+            let a_norm: &[f64] = if well_scaled { &ops.step_matrix } else { scaled_a };
+            let floor = 1024.0 * f32::EPSILON as f64 * norms::infinity_norm(a_norm, size).max(1.0);
+            residual_tol.max(floor)
+        }
+    }
+}
+
+impl StateBlock {
+    /// `problem` under `options` in `precision` on `ctx`'s adapter.
+    ///
+    /// Errors: as [`super::sample_set_gpu`].
+    pub fn new(
+        ctx: &GpuContext,
+        problem: &ImpactProblem,
+        options: &SamplerOptions,
+        precision: Precision,
+        run: &GpuRunOptions,
+    ) -> Result<Self, GpuError> {
+        // The step cap resolved: the host's re-runs take these options too.
+        let options: &SamplerOptions = &options.with_steps(problem);
+        let steps = options.cap();
+        let ops = problem.operators();
+        let (n, m, d) = (ops.n, ops.m, ops.d);
+        let size = ops.step_size_n();
+        let impulses = m + m * d;
+        let selection = match options.selection {
+            Selection::Lemke => SELECTION_LEMKE,
+            Selection::RandomLemke => SELECTION_RANDOM_LEMKE,
+            Selection::All => {
+                enumerate::check_all(problem)?;
+                SELECTION_ALL
+            }
+        };
+        let equilibrated = precision == Precision::F32 && run.equilibrate;
+        let ScaledStep { scaled_a, row_scale, col_scale, cover_scale, tolerance, relative_tolerance } =
+            ScaledStep::of(problem, precision, equilibrated);
         if precision == Precision::F32 && !equilibrated && tolerance > MAX_F32_PIVOT_TOLERANCE {
             let norm = tolerance / (100.0 * size as f64 * f32::EPSILON as f64);
             return Err(GpuError::PoorlyScaled { norm, tolerance });
         }
-        if options.steps > MAX_GPU_STEPS {
+        if steps > MAX_GPU_STEPS {
             return Err(GpuError::Unsupported(format!("a step cap above {MAX_GPU_STEPS}")));
         }
 
@@ -108,20 +153,7 @@ impl StateBlock {
         // The termination tolerance and the works' slack at the precision's
         // floors (`Precision::model_options`), the residual tolerance below.
         let model = precision.model_options(options);
-        let residual_tol = match precision {
-            Precision::F64 => options.residual_tol,
-            Precision::F32 => {
-                // The step residual is evaluated in the problem's units, so f32
-                // round-off bounds it by a multiple of ε_f32 ‖A_R‖∞. Where that
-                // bound says nothing (a problem the absolute pivot tolerance
-                // would refuse: RAMone's ‖A_R‖∞ = 1e5 would allow a violation
-                // of 12), the norm of the equilibrated matrix Lemke pivots on.
-                let well_scaled = pivot_tolerance(&ops.step_matrix, size, precision) <= MAX_F32_PIVOT_TOLERANCE;
-                let a_norm = if well_scaled { &ops.step_matrix } else { &scaled_a };
-                let floor = 1024.0 * f32::EPSILON as f64 * norms::infinity_norm(a_norm, size).max(1.0);
-                options.residual_tol.max(floor)
-            }
-        };
+        let residual_tol = residual_tolerance(problem, options.residual_tol, precision, &scaled_a);
         let termination_tol = model.termination_tol;
         let mut constants: Vec<f64> = Vec::new();
         let mut push = |values: &mut dyn Iterator<Item = f64>| {
@@ -159,7 +191,7 @@ impl StateBlock {
         // rare retries only where they fit the module the problem needs
         // anyway (a retry of a widened step without them runs on the host,
         // and the wider arrays would weigh on every step).
-        let all = options.selection == Selection::All;
+        let all = options.selection.enumerates();
         let (own_width, full_width) = (AllWidth::of(m), enumerate::all_width(problem));
         let twinned = all || full_width == own_width;
         let widenable = if twinned { enumerate::widenable(problem) } else { 0 };
@@ -181,7 +213,7 @@ impl StateBlock {
             d: d as u32,
             size: size as u32,
             impulses: impulses as u32,
-            max_steps: options.steps as u32,
+            max_steps: steps as u32,
             selection,
             schedule: schedule_code(options.schedule),
             pivot_cap: LemkeOptions::default().pivot_cap(size) as u32,

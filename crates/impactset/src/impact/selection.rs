@@ -5,7 +5,7 @@
 /// A step LCP can have several solutions with different velocity changes
 /// (the compass gait: typically three). The post-impact set is the union over
 /// all of them, so a sampler must give each a positive chance.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Selection {
     /// Lemke with covering vector `1` and the natural lexicographic order:
@@ -18,8 +18,30 @@ pub enum Selection {
     RandomLemke,
     /// Every solution of the step (contact-mode enumeration), one picked
     /// uniformly among the distinct velocity changes. The default.
-    #[default]
     All,
+}
+
+impl Selection {
+    /// The rule of a run that names none.
+    pub const DEFAULT: Selection = Selection::All;
+
+    /// Whether the rule finds every solution of each step LCP (a contact-mode
+    /// enumeration, docs/model.md §5b) rather than one by a Lemke solve: its
+    /// cost grows with the number of mode tuples, it reaches solutions of
+    /// index −1, and a step's outcome records whether the search was
+    /// exhaustive.
+    pub fn enumerates(self) -> bool {
+        match self {
+            Selection::Lemke | Selection::RandomLemke => false,
+            Selection::All => true,
+        }
+    }
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Selection::DEFAULT
+    }
 }
 
 crate::names::named_choices! { Selection, UnknownSelection, "selection rule", [

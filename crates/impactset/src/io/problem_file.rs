@@ -67,7 +67,7 @@ impl ProblemSpec {
         let own = ProblemSpec::from_scene(scene);
         // The problems themselves, whatever sample count each asks for.
         let file = |s: &ProblemSpec| ProblemFile { samples: None, schedule: None, ..ProblemFile::from_spec(s) };
-        options.step_size == own.step_size && Some(options.steps) == own.steps && file(self) == file(&own)
+        options.step_size == own.step_size && options.steps == own.steps && file(self) == file(&own)
     }
 
     /// Checks the sampling defaults, as every way of building a spec must
@@ -81,7 +81,8 @@ impl ProblemSpec {
     }
 
     /// The sampler options this problem asks for: its sample count (else
-    /// 4096), step cap `K` (else 10), impulse step `h` (else
+    /// [`DEFAULT_SAMPLES`](crate::sampling::DEFAULT_SAMPLES)), step cap `K`
+    /// (else unset: the pilot's, resolved when a run starts), impulse step `h` (else
     /// [`default_step_size`](crate::sampling::default_step_size)) and schedule (else
     /// [`Schedule::Mixed`]), every other field at its default. Callers
     /// override what the user sets.
@@ -89,7 +90,7 @@ impl ProblemSpec {
         let defaults = SamplerOptions::default();
         SamplerOptions {
             samples: self.samples.unwrap_or(defaults.samples),
-            steps: self.steps.unwrap_or(defaults.steps),
+            steps: self.steps.or(defaults.steps),
             step_size: Some(self.step_size.unwrap_or_else(|| crate::sampling::default_step_size(&self.problem))),
             schedule: self.schedule.unwrap_or(defaults.schedule),
             ..defaults

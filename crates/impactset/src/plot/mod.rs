@@ -15,4 +15,4 @@ mod set_figure;
 pub use convergence_figure::{ConvergencePlotOptions, plot_convergence};
 pub use panels::{Axis, Component, ContactAxis, MAX_DEFAULT_PANELS, Panel, coordinate_panels, default_panels};
 pub use render::{FONT_CANDIDATES, Format, PlotError, figure_font};
-pub use set_figure::{Marker, SetPlotOptions, baseline_markers, plot_post_impact_set};
+pub use set_figure::{DEFAULT_MAX_POINTS, Marker, SetPlotOptions, baseline_markers, plot_post_impact_set};

@@ -37,6 +37,9 @@ pub fn baseline_markers(problem: &ImpactProblem) -> Vec<Marker> {
     baseline_outcomes(problem).into_iter().map(Marker::from).collect()
 }
 
+/// Outcomes a set figure draws at most, unless told otherwise.
+pub const DEFAULT_MAX_POINTS: usize = 20_000;
+
 /// How [`plot_post_impact_set`] draws. Every field has a documented default.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SetPlotOptions {
@@ -45,8 +48,8 @@ pub struct SetPlotOptions {
     /// The panels (default `None`: [`default_panels`]).
     pub panels: Option<Vec<Panel>>,
     /// At most this many outcomes are drawn, every `k`-th when there are more
-    /// (default 20 000; keeps SVG files small, the legend says when it
-    /// thinned).
+    /// (default [`DEFAULT_MAX_POINTS`]; keeps SVG files small, the legend
+    /// says when it thinned).
     pub max_points: usize,
     /// Colour outcomes by joint contact mode (default `true`); otherwise one
     /// colour.
@@ -69,7 +72,7 @@ impl Default for SetPlotOptions {
         SetPlotOptions {
             title: "impact".into(),
             panels: None,
-            max_points: 20_000,
+            max_points: DEFAULT_MAX_POINTS,
             color_by_mode: true,
             mode_options: ModeOptions::default(),
             max_modes: 6,

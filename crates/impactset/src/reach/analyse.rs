@@ -63,30 +63,7 @@ pub(crate) fn state_row(
     let (ratio_min, ratio_max) = (none(ratio_min), none(ratio_max));
     support_max.iter_mut().chain(support_min.iter_mut()).for_each(|x| *x = none(*x));
 
-    // Contact modes: per-contact shares and joint modes.
-    let classifier = ModeClassifier::new(problem, &options.modes);
-    let modes = schema.modes();
-    let mut shares = vec![0.0; problem.m() * modes.len()];
-    let mut joint: HashMap<Vec<ContactMode>, u64> = HashMap::new();
-    // Per-contact figures in the batch's contact order.
-    let batch_order = |c: Vec<ContactMode>| match info.contact_order {
-        Some(order) => order.iter().map(|&j| c[j]).collect(),
-        None => c,
-    };
-    for s in &accepted {
-        let c = batch_order(classifier.classify(&s.v_plus));
-        for (i, mode) in c.iter().enumerate() {
-            if let Some(j) = modes.iter().position(|m| m == mode) {
-                shares[i * modes.len() + j] += 1.0;
-            }
-        }
-        *joint.entry(c).or_default() += 1;
-    }
-    let scale = if count > 0 { 1.0 / count as f64 } else { f64::NAN };
-    shares.iter_mut().for_each(|x| *x *= scale);
-    let top = joint.iter().max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
-    let (top_mode, top_mode_share) =
-        top.map_or((String::new(), f64::NAN), |(modes, c)| (joint_label(info.template, modes), *c as f64 * scale));
+    let modes = mode_figures(&info, problem, &accepted, schema, options);
 
     // ε: the net (index ≢ every − 1) against the held-out samples.
     let embedding = Metric::Energy.embedding(problem);
@@ -138,10 +115,10 @@ pub(crate) fn state_row(
         energy_before,
         energy_ratio_min: ratio_min,
         energy_ratio_max: ratio_max,
-        mode_shares: shares,
-        joint_modes: joint.len() as u64,
-        top_mode,
-        top_mode_share,
+        mode_shares: modes.shares,
+        joint_modes: modes.joint_modes,
+        top_mode: modes.top_mode,
+        top_mode_share: modes.top_mode_share,
         support_max,
         support_min,
         support_extreme,
@@ -155,4 +132,46 @@ pub(crate) fn state_row(
         extremes_gap,
     };
     (row, kept)
+}
+
+/// The contact modes of a state's accepted samples, in the batch's contact
+/// order: each contact's share of each mode, the joint modes seen and the
+/// most frequent one.
+struct ModeFigures {
+    shares: Vec<f64>,
+    joint_modes: u64,
+    top_mode: String,
+    top_mode_share: f64,
+}
+
+fn mode_figures(
+    info: &StateInfo,
+    problem: &ImpactProblem,
+    accepted: &[&Sample],
+    schema: &ReachSchema,
+    options: &ReachOptions,
+) -> ModeFigures {
+    let classifier = ModeClassifier::new(problem, &options.modes);
+    let modes = schema.modes();
+    let mut shares = vec![0.0; problem.m() * modes.len()];
+    let mut joint: HashMap<Vec<ContactMode>, u64> = HashMap::new();
+    let batch_order = |c: Vec<ContactMode>| match info.contact_order {
+        Some(order) => order.iter().map(|&j| c[j]).collect(),
+        None => c,
+    };
+    for s in accepted {
+        let c = batch_order(classifier.classify(&s.v_plus));
+        for (i, mode) in c.iter().enumerate() {
+            if let Some(j) = modes.iter().position(|m| m == mode) {
+                shares[i * modes.len() + j] += 1.0;
+            }
+        }
+        *joint.entry(c).or_default() += 1;
+    }
+    let scale = if accepted.is_empty() { f64::NAN } else { 1.0 / accepted.len() as f64 };
+    shares.iter_mut().for_each(|x| *x *= scale);
+    let top = joint.iter().max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
+    let (top_mode, top_mode_share) =
+        top.map_or((String::new(), f64::NAN), |(modes, c)| (joint_label(info.template, modes), *c as f64 * scale));
+    ModeFigures { shares, joint_modes: joint.len() as u64, top_mode, top_mode_share }
 }

@@ -147,7 +147,7 @@ impl BatchIdentity {
             states: input.len() as u64,
             seed: sampler.seed,
             samples: sampler.samples as u64,
-            steps: sampler.steps as u64,
+            steps: sampler.steps.unwrap_or(0) as u64,
             step_size: sampler.step_size,
             selection: sampler.selection.to_string(),
             schedule: sampler.schedule.to_string(),

@@ -60,7 +60,7 @@ pub use input::{ReachInput, StateProblem};
 pub use merge::{MergeError, MergePlan, ShardTable, merge_plan};
 pub use options::{Direction, DirectionKind, ReachOptions, column_name};
 pub use runner::{Reach, ReachRun, StateResult, directions, reach, reach_stream, schema};
-pub use steps::{default_steps, default_steps_with};
+pub use steps::{default_steps, default_steps_with, resolve_steps};
 pub use stream::{STATE_STREAM_OFFSET, state_seed};
 pub use table::{Column, ColumnKind, ReachRow, ReachSchema, Value, mode_stem};
 pub use validate::{MAX_STATE_BYTES, sample_bytes, validate};

@@ -135,7 +135,8 @@ pub struct ReachOptions {
     /// covering radius they estimate (default 4: a quarter held out; at
     /// least 2).
     pub heldout_every: u64,
-    /// Confidence `1 − δ` of the held-out certificate (default `δ = 0.05`).
+    /// Confidence `1 − δ` of the held-out certificate (default
+    /// [`DEFAULT_DELTA`](crate::analysis::DEFAULT_DELTA), `δ = 0.05`).
     pub delta: f64,
     /// Contact-mode tolerances (default [`ModeOptions::default`]).
     pub modes: ModeOptions,
@@ -163,7 +164,7 @@ impl Default for ReachOptions {
             baselines: true,
             keep_sets: false,
             heldout_every: ReachOptions::DEFAULT_HELDOUT_EVERY,
-            delta: 0.05,
+            delta: crate::analysis::DEFAULT_DELTA,
             modes: ModeOptions::default(),
             extremes: None,
             window_samples: 1 << 16,

@@ -132,6 +132,7 @@ pub fn reach_stream<E: From<ReachError>>(
     let schema = schema(input, options)?;
     let directions = directions(input, options)?;
     super::validate(input, options, states.clone())?;
+    let options = &if states.is_empty() { Cow::Borrowed(options) } else { super::steps::with_steps(input, options)? };
     let start = Instant::now();
     let mut sink_time = 0.0;
     let per_state = options.sampler.samples;

@@ -1,9 +1,11 @@
 //! The step cap of a batch that gives none (docs/model.md §11–§12).
 
+use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 
 use super::{ReachError, ReachInput, ReachOptions};
 use crate::SamplerOptions;
+use crate::run::RunError;
 use crate::sampling::StepCap;
 
 /// The pilot-derived step cap of the batch
@@ -40,4 +42,37 @@ pub fn default_steps_with(
     let step_size = super::validate::step_size_of(options, &state);
     let pilot = SamplerOptions { step_size: Some(step_size), ..options.sampler.clone() };
     Ok(crate::sampling::default_steps_with(problem, &pilot, progress, cancel))
+}
+
+/// Sets the batch's step cap `K` when it is unset (`options.sampler.steps`
+/// `None`): the pilot's of state 0 ([`default_steps_with`]). Returns what
+/// the pilot found (for its [`warning`](StepCap::warning)) when it ran,
+/// `None` when `K` was set; [`RunError::Cancelled`] when `cancel` stopped
+/// it. Every front end resolves `K` here once, before it samples.
+pub fn resolve_steps(
+    input: &ReachInput,
+    options: &mut ReachOptions,
+    progress: &(dyn Fn(usize) + Sync),
+    cancel: Option<&AtomicBool>,
+) -> Result<Option<StepCap>, ReachError> {
+    if options.sampler.steps.is_some() {
+        return Ok(None);
+    }
+    let cap = default_steps_with(input, options, progress, cancel)?.ok_or(ReachError::Run(RunError::Cancelled))?;
+    options.sampler.steps = Some(cap.steps);
+    Ok(Some(cap))
+}
+
+/// `options` with the batch's step cap resolved ([`resolve_steps`],
+/// silently), borrowed when it is set.
+pub(crate) fn with_steps<'a>(
+    input: &ReachInput,
+    options: &'a ReachOptions,
+) -> Result<Cow<'a, ReachOptions>, ReachError> {
+    if options.sampler.steps.is_some() {
+        return Ok(Cow::Borrowed(options));
+    }
+    let mut resolved = options.clone();
+    resolve_steps(input, &mut resolved, &|_| {}, None)?;
+    Ok(Cow::Owned(resolved))
 }

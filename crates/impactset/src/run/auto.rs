@@ -44,7 +44,7 @@ pub enum AutoTarget {
 /// the GPU holds, or more than [`AUTO_GPU_ALL_TUPLES`] — else `None`. The
 /// Lemke rules run every problem on the GPU.
 pub fn cpu_for_problem(problem: &ImpactProblem, selection: Selection) -> Option<BackendReason> {
-    if selection != Selection::All {
+    if !selection.enumerates() {
         return None;
     }
     match crate::gpu::check_all(problem) {
@@ -80,7 +80,7 @@ pub fn auto_decision(
         AdapterKind::Hardware(adapter) => {
             let ops = problem.operators();
             let all_tuples =
-                (selection == Selection::All).then(|| (problem.contacts().len(), crate::gpu::all_tuples(ops)));
+                selection.enumerates().then(|| (problem.contacts().len(), crate::gpu::all_tuples(ops)));
             let reason = BackendReason::AutoFoundGpu {
                 adapter: adapter.clone(),
                 selection,

@@ -110,7 +110,7 @@ impl Backend {
             return Ok((Backend::cpu(threads)?, BackendReason::Asked(choice)));
         }
         if choice == BackendChoice::Gpu {
-            if selection == Selection::All
+            if selection.enumerates()
                 && let Err(e @ crate::gpu::GpuError::Restitution) = crate::gpu::check_all(problem)
             {
                 return Err(OpenError::Run(RunError::Gpu(e)));

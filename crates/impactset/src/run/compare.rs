@@ -84,7 +84,7 @@ pub struct Comparison {
 /// let options = SamplerOptions {
 ///     samples: 512,
 ///     step_size: Some(scene.step_size),
-///     steps: scene.steps,
+///     steps: Some(scene.steps),
 ///     selection: Selection::RandomLemke,
 ///     ..Default::default()
 /// };

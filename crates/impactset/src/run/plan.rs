@@ -24,8 +24,9 @@ enum Kind<'b> {
 }
 
 impl Backend {
-    /// `problem` and `options` prepared for this backend (on the GPU: the
-    /// options validated, constants uploaded, buffers allocated).
+    /// `problem` and `options` prepared for this backend (the step cap
+    /// resolved, [`SamplerOptions::with_steps`]; on the GPU: the options
+    /// validated, constants uploaded, buffers allocated).
     pub fn plan<'b>(&'b self, problem: &'b ImpactProblem, options: &SamplerOptions) -> Result<Plan<'b>, RunError> {
         Plan::new(self, problem, options)
     }
@@ -33,6 +34,7 @@ impl Backend {
 
 impl<'b> Plan<'b> {
     fn new(backend: &'b Backend, problem: &'b ImpactProblem, options: &SamplerOptions) -> Result<Self, RunError> {
+        let options = &options.with_steps(problem);
         let kind = match backend {
             Backend::Cpu { pool, .. } => Kind::Cpu { pool: pool.as_deref() },
             #[cfg(feature = "gpu")]
@@ -40,7 +42,7 @@ impl<'b> Plan<'b> {
                 Kind::Gpu(Box::new(crate::gpu::GpuPlan::new(context, problem, options, *precision, run)?))
             }
         };
-        Ok(Plan { problem, options: options.clone(), kind })
+        Ok(Plan { problem, options: options.clone().into_owned(), kind })
     }
 
     /// Samples of this plan's runs so far that the host ran again on the

@@ -86,7 +86,7 @@ pub struct RunSummary {
     pub host_reruns: u64,
     /// Impulse step `h`.
     pub step_size: f64,
-    /// Step cap `K`.
+    /// Step cap `K` (0 when the options left it unset: front ends resolve it first).
     pub steps: usize,
     /// Index of the first sample.
     pub first_index: u64,
@@ -131,7 +131,7 @@ impl RunSummary {
             elapsed_s: run.elapsed_s,
             host_reruns: run.host_reruns,
             step_size: options.step_size.unwrap_or(f64::NAN),
-            steps: options.steps,
+            steps: options.steps.unwrap_or(0),
             first_index: options.first_index,
         }
     }

@@ -40,7 +40,7 @@ fn run(problem: &ImpactProblem, selection: Selection, index: u64, source: CapSou
     loop {
         let options = SamplerOptions {
             step_size: Some(h),
-            steps: STEPS,
+            steps: Some(STEPS),
             selection,
             schedule: Schedule::Uniform,
             ..SamplerOptions::default()

@@ -35,7 +35,7 @@ pub(super) fn elastic_step(
         ws.lambda.fill(0.0);
         ws.expansion.measure(&ops.delassus, u_n, &ws.lambda.as_slice()[..m]);
         ws.expansion.commit(&ws.lambda.as_slice()[..m]);
-        let all = selection == Selection::All;
+        let all = selection.enumerates();
         return Ok(StepOutcome { residual: 0.0, pivots: 0, choices: 1, exhaustive: all, certified: false });
     }
     let words = planned.then(|| streams.clone());
@@ -54,7 +54,7 @@ pub(super) fn elastic_step(
                 ws.lambda.as_mut_slice(),
             )
         };
-        let retry = selection != Selection::All && ops.m <= ELASTIC_ENUMERATION_CONTACTS;
+        let retry = !selection.enumerates() && ops.m <= ELASTIC_ENUMERATION_CONTACTS;
         match at(selection, streams) {
             // Lemke's method can end on a ray, or on a solution outside the
             // sample's residual tolerance, on the nearly degenerate steps

@@ -117,7 +117,8 @@ pub struct Anchor {
 /// the selection stream of `index`, with the step cap `K` or the schedule's
 /// length if longer (an anchor's).
 pub fn replay(problem: &ImpactProblem, options: &SamplerOptions, schedule: &[Vec<f64>], index: u64) -> Trajectory {
-    let options = &SamplerOptions { steps: options.steps.max(schedule.len()), ..options.clone() };
+    let steps = options.with_steps(problem).cap().max(schedule.len());
+    let options = &SamplerOptions { steps: Some(steps), ..options.clone() };
     trajectory(problem, options, index, CapSource::Given(schedule))
 }
 
@@ -170,7 +171,8 @@ fn permutations(items: &mut Vec<usize>, k: usize, out: &mut Vec<Vec<usize>>) {
 /// (as [`extremes_from`]; [`extremes`] installs `options.threads`).
 pub fn anchors(problem: &ImpactProblem, options: &SamplerOptions, count: usize) -> Vec<Anchor> {
     let orders = anchor_orders(problem.m(), count, options.seed);
-    let options = &SamplerOptions { steps: (options.steps * problem.m()).min(super::MAX_STEPS), ..options.clone() };
+    let steps = (options.with_steps(problem).cap() * problem.m()).min(super::MAX_STEPS);
+    let options = &SamplerOptions { steps: Some(steps), ..options.clone() };
     orders
         .into_par_iter()
         .enumerate()
@@ -285,6 +287,11 @@ pub fn extremes_with(
     if search.population == 0 || search.elites == 0 || search.elites > search.population {
         return err("elites", search.elites.to_string(), "must lie within 1 … population (and population ≥ 1)");
     }
+    let mut options = options.clone();
+    if options.resolve_steps(problem, &|_| {}, control.cancel).is_err() {
+        return Ok(None);
+    }
+    let options = &options;
     // One pool for the whole query (a pool per search round would start
     // threads thousands of times).
     Ok(in_pool(options.threads, || {
@@ -308,6 +315,7 @@ pub fn extremes_from(
     samples: &[super::Sample],
     anchors: &[Anchor],
 ) -> Vec<Extreme> {
+    let options = &options.with_steps(problem);
     searched(problem, options, directions, search, samples, anchors, &SearchControl::default())
         .expect("a search without a cancel flag completes")
 }
@@ -394,7 +402,7 @@ fn cross_entropy(
     search: &ExtremesOptions,
     control: &SearchControl<'_>,
 ) -> Option<(Option<Candidate>, usize)> {
-    let (k, m) = (options.steps, problem.m());
+    let (k, m) = (options.cap(), problem.m());
     keep_best(&mut pool, search.elites);
     let padded = |s: &[Vec<f64>], step: usize, i: usize| s.get(step).map_or(1.0, |p| p[i]);
     let mut mean = vec![0.5; k * m];

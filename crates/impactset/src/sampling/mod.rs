@@ -30,15 +30,18 @@ pub use extremes_query::{
 };
 pub use flat::FlatSamples;
 pub use json::finite_or_string;
-pub use options::{MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
+pub use options::{DEFAULT_SAMPLES, MAX_STEPS, MAX_THREADS, OptionsError, SamplerOptions};
 pub use pilot::{
-    MIN_STEPS, PILOT_BUDGET, PILOT_CAP, PILOT_FIRST_CAP, PILOT_SAMPLES, StepCap, default_steps, default_steps_with,
+    MIN_STEPS, PILOT_BUDGET, PILOT_CAP, PILOT_FIRST_CAP, PILOT_SAMPLES, PilotCancelled, StepCap, default_steps,
+    default_steps_with,
 };
 pub use restitution::{
     CORRECTIONS, CoarseExpansion, EXPANSION_RESOLUTION, GUARD_ROUNDS, WORK_TOL, coarse_expansion, default_step_size,
     expansion_step_size, impulse_for_work,
 };
-pub use sample::{LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory};
+pub use sample::{
+    DEFAULT_TRAJECTORIES, LcpFailure, Sample, StepRecord, Trajectory, first_trajectories, sample_one, sample_trajectory,
+};
 pub(crate) use sample::{SampleWorkspace, run_sample};
 pub use schedule::{
     CAP_FLOOR, CAP_ONE, Schedule, UnknownSchedule, extreme_cap, finish_step, hold_steps, ordered_rate, renormalize,

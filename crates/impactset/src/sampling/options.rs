@@ -12,6 +12,9 @@ use crate::problem::RANGE;
 /// after `K` steps, so `K` bounds a run's time.
 pub const MAX_STEPS: usize = 1_000_000;
 
+/// Samples `S` of a run that names no count (nor does its problem file).
+pub const DEFAULT_SAMPLES: usize = 4096;
+
 /// The most worker threads accepted (each holds a workspace).
 pub const MAX_THREADS: usize = 1024;
 
@@ -31,7 +34,7 @@ pub struct OptionsError {
 /// Parameters of the Routh sampler. Every field has a documented default.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SamplerOptions {
-    /// Number of samples `S` (default 4096).
+    /// Number of samples `S` (default [`DEFAULT_SAMPLES`]).
     pub samples: usize,
     /// Index of the first sample (default 0): a run split into shards
     /// `[first, first + samples)` gives the same samples as one run.
@@ -40,13 +43,14 @@ pub struct SamplerOptions {
     /// [`default_step_size`](super::default_step_size) (with restitution
     /// no coarser than the expansion asks for, docs/model.md §4b).
     pub step_size: Option<f64>,
-    /// Step cap `K` (default 10; the command line and the Python package
-    /// derive it from the problem by [`default_steps`](super::default_steps)
-    /// when none is given).
-    pub steps: usize,
+    /// Step cap `K`. Default (`None`): the problem file's value where the
+    /// options come from [`ProblemSpec::sampler_options`](crate::io::ProblemSpec::sampler_options),
+    /// else the pilot run's (docs/model.md §11), which every run resolves
+    /// once before it samples ([`resolve_steps`](Self::resolve_steps)).
+    pub steps: Option<usize>,
     /// Run seed (default 0); see [`crate::stream`].
     pub seed: u64,
-    /// Step-selection rule (default [`Selection::All`]).
+    /// Step-selection rule (default [`Selection::DEFAULT`]).
     pub selection: Selection,
     /// The law of the caps (default [`Schedule::Mixed`]; docs/model.md §5c).
     pub schedule: Schedule,
@@ -71,12 +75,12 @@ pub struct SamplerOptions {
 impl Default for SamplerOptions {
     fn default() -> Self {
         SamplerOptions {
-            samples: 4096,
+            samples: DEFAULT_SAMPLES,
             first_index: 0,
             step_size: None,
-            steps: 10,
+            steps: None,
             seed: 0,
-            selection: Selection::All,
+            selection: Selection::DEFAULT,
             schedule: Schedule::Mixed,
             threads: None,
             termination_tol: 1e-9,
@@ -88,7 +92,7 @@ impl Default for SamplerOptions {
 
 impl SamplerOptions {
     /// Checks every field's domain (for `problem`, whose default step size
-    /// is used when none is set): `samples ≥ 1`, `1 ≤ K ≤` [`MAX_STEPS`],
+    /// is used when none is set): `samples ≥ 1`, `1 ≤ K ≤` [`MAX_STEPS`] when set,
     /// `h` within `[1/RANGE, RANGE]` ([`RANGE`](crate::problem::RANGE)),
     /// `1 ≤ threads ≤` [`MAX_THREADS`], `first_index + samples ≤ 2⁶⁴`
     /// (indices do not wrap), tolerances finite and non-negative.
@@ -97,11 +101,11 @@ impl SamplerOptions {
         if self.samples == 0 {
             return err("samples", "0".into(), "must be at least 1");
         }
-        if self.steps == 0 {
+        if self.steps == Some(0) {
             return err("steps", "0".into(), "must be at least 1 (no sample could end its impact)");
         }
-        if self.steps > MAX_STEPS {
-            return err("steps", self.steps.to_string(), &format!("must be at most {MAX_STEPS}"));
+        if let Some(k) = self.steps.filter(|&k| k > MAX_STEPS) {
+            return err("steps", k.to_string(), &format!("must be at most {MAX_STEPS}"));
         }
         let h = self.step_size_for(problem);
         if !(h.is_finite() && h > 0.0) {
@@ -143,6 +147,12 @@ impl SamplerOptions {
     /// The step size `h` used for `problem`.
     pub fn step_size_for(&self, problem: &ImpactProblem) -> f64 {
         self.step_size.unwrap_or_else(|| super::default_step_size(problem))
+    }
+
+    /// The step cap `K` of options whose cap is resolved: every entry
+    /// point that samples resolves it first ([`Self::with_steps`]).
+    pub(crate) fn cap(&self) -> usize {
+        self.steps.expect("the step cap is resolved before a run samples (SamplerOptions::with_steps)")
     }
 }
 

@@ -28,6 +28,7 @@
 //! would, at a bounded cost. A sample a failed step LCP stops is counted
 //! apart: more steps would not end it.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
@@ -144,6 +145,45 @@ impl StepCap {
     }
 }
 
+/// Pilot run stopped by its cancel flag ([`SamplerOptions::resolve_steps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the pilot run was cancelled")]
+pub struct PilotCancelled;
+
+impl SamplerOptions {
+    /// Sets the step cap `K` when it is unset (`steps: None`): the pilot
+    /// run's for `problem` under these options (docs/model.md §11), calling
+    /// `progress(k)` as `k` more pilot samples are done and stopping when
+    /// `cancel` is set. Returns what the pilot found (for its
+    /// [`warning`](StepCap::warning)) when it ran, `None` when `K` was
+    /// set. Every front end resolves `K` here once, before it samples.
+    pub fn resolve_steps(
+        &mut self,
+        problem: &ImpactProblem,
+        progress: &(dyn Fn(usize) + Sync),
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Option<StepCap>, PilotCancelled> {
+        if self.steps.is_some() {
+            return Ok(None);
+        }
+        let cap = default_steps_with(problem, self, progress, cancel).ok_or(PilotCancelled)?;
+        self.steps = Some(cap.steps);
+        Ok(Some(cap))
+    }
+
+    /// These options with the step cap resolved ([`Self::resolve_steps`],
+    /// silently): borrowed when `K` is set. The library's entry points that
+    /// sample call it, so a caller may leave `K` unset.
+    pub fn with_steps(&self, problem: &ImpactProblem) -> Cow<'_, SamplerOptions> {
+        if self.steps.is_some() {
+            return Cow::Borrowed(self);
+        }
+        let mut resolved = self.clone();
+        resolved.resolve_steps(problem, &|_| {}, None).expect("a pilot without a cancel flag completes");
+        Cow::Owned(resolved)
+    }
+}
+
 /// The default step cap of `problem` under `options`' step size, selection
 /// rule and tolerances (its `steps`, `samples`, `seed`, `first_index` are not
 /// used). Runs on `options.threads` workers (`None`: the calling thread's
@@ -205,21 +245,28 @@ pub fn default_steps_with(
     let mut running: Vec<u64> = (0..PILOT_SAMPLES as u64).collect();
     let mut round = PILOT_FIRST_CAP;
     loop {
-        let pilot = SamplerOptions { steps: round, seed: PILOT_SEED, first_index: 0, ..options.clone() };
+        let pilot = SamplerOptions { steps: Some(round), seed: PILOT_SEED, first_index: 0, ..options.clone() };
         let outcomes: Option<Vec<(u64, Pilot, u32)>> = in_pool(options.threads, || {
-            running
-                .par_iter()
-                .map_init(
-                    || SampleWorkspace::new(problem),
-                    |ws, &index| {
-                        (!cancelled()).then(|| {
-                            let source = CapSource::LawOf(PILOT_CAP);
-                            let s = run_sample_from(problem, &pilot, &key, index, ws, None, source);
-                            (index, Pilot::of(&s), s.steps)
+            // A few work items per thread, each with one workspace: the
+            // setup of a workspace (the enumerator's tables) costs as much
+            // as several samples of a large problem.
+            let chunk = running.len().div_ceil(2 * rayon::current_num_threads()).max(1);
+            let parts: Option<Vec<Vec<(u64, Pilot, u32)>>> = running
+                .par_chunks(chunk)
+                .map(|part| {
+                    let mut ws = SampleWorkspace::new(problem);
+                    part.iter()
+                        .map(|&index| {
+                            (!cancelled()).then(|| {
+                                let source = CapSource::LawOf(PILOT_CAP);
+                                let s = run_sample_from(problem, &pilot, &key, index, &mut ws, None, source);
+                                (index, Pilot::of(&s), s.steps)
+                            })
                         })
-                    },
-                )
-                .collect()
+                        .collect()
+                })
+                .collect();
+            parts.map(|parts| parts.into_iter().flatten().collect())
         });
         let open = running.len();
         running.clear();

@@ -2,10 +2,11 @@
 
 use super::SamplerOptions;
 use super::elastic::elastic_step;
+use super::schedule::SampleSchedule;
 use super::stream::{self, SampleStreams};
 pub(crate) use super::workspace::SampleWorkspace;
 use crate::ImpactProblem;
-use crate::impact::{Selection, StepScales, routh_step};
+use crate::impact::{StepOutcome, StepScales, routh_step};
 use crate::lcp::LcpError;
 
 /// One sample's outcome.
@@ -102,6 +103,7 @@ pub struct Trajectory {
 /// terminated) after `K` steps; draw `p` from the cap stream, solve the step
 /// LCP under the selection rule, `v ← v + M⁻¹Jᵀλ`.
 pub fn sample_one(problem: &ImpactProblem, options: &SamplerOptions, index: u64) -> Sample {
+    let options = &options.with_steps(problem);
     let key = stream::stream_key(options.seed);
     let mut ws = SampleWorkspace::new(problem);
     run_sample(problem, options, &key, index, &mut ws, None)
@@ -109,6 +111,7 @@ pub fn sample_one(problem: &ImpactProblem, options: &SamplerOptions, index: u64)
 
 /// Algorithm 1 for sample `index`, recording every step.
 pub fn sample_trajectory(problem: &ImpactProblem, options: &SamplerOptions, index: u64) -> Trajectory {
+    let options = &options.with_steps(problem);
     let key = stream::stream_key(options.seed);
     let mut ws = SampleWorkspace::new(problem);
     let mut steps = Vec::new();
@@ -170,8 +173,9 @@ pub(crate) fn run_sample_from(
     let term = -options.termination_tol * problem.velocity_scale();
     let scales = StepScales { velocity: problem.velocity_scale(), impulse: h };
     let mut streams = SampleStreams::new(key, index);
+    let cap = options.cap();
     match source {
-        CapSource::Law => ws.schedule.start(options.schedule, options.steps, key, index),
+        CapSource::Law => ws.schedule.start(options.schedule, cap, key, index),
         CapSource::LawOf(steps) => ws.schedule.start(options.schedule, steps, key, index),
         _ => {}
     }
@@ -197,7 +201,7 @@ pub(crate) fn run_sample_from(
         if !(collided || elastic && ws.expansion.any_expanding()) {
             break true;
         }
-        if steps as usize >= options.steps {
+        if steps as usize >= cap {
             break false;
         }
         for (a, u) in ws.approaching.iter_mut().zip(ws.u.rows(0, m).iter()) {
@@ -213,52 +217,11 @@ pub(crate) fn run_sample_from(
         } else {
             &ws.approaching
         };
-        match source {
-            CapSource::Law | CapSource::LawOf(_) => ws.schedule.draw(&mut streams, steps, active, &mut ws.p),
-            CapSource::Given(schedule) => match schedule.get(steps as usize) {
-                Some(p) => ws.p.copy_from_slice(p),
-                None => ws.p.fill(1.0),
-            },
-            CapSource::Sequential(_) => {
-                if !active[current]
-                    && let Some(next) = (1..m).map(|k| (current + k) % m).find(|&i| active[i])
-                {
-                    current = next;
-                }
-                ws.p.fill(0.0);
-                ws.p[current] = 1.0;
-            }
-            CapSource::Priority(order) => {
-                ws.p.fill(0.0);
-                if let Some(j) = order.iter().position(|&i| active[i]) {
-                    for &i in &order[..=j] {
-                        ws.p[i] = 1.0;
-                    }
-                }
-            }
-        }
+        draw_caps(source, &mut ws.schedule, &mut streams, steps, active, &mut current, &mut ws.p);
         for i in 0..m {
             ws.caps[i] = h * ws.p[i];
         }
-        let outcome = if elastic {
-            elastic_step(problem, options.selection, options.residual_tol, scales, &mut streams, ws)
-        } else {
-            let outcome = routh_step(
-                ops,
-                ws.u.as_slice(),
-                &ws.caps,
-                None,
-                scales,
-                options.selection,
-                &mut streams,
-                &mut ws.step,
-                ws.lambda.as_mut_slice(),
-            );
-            if outcome.is_ok() {
-                ws.v.gemv(1.0, &ops.minv_jt, &ws.lambda, 1.0);
-            }
-            outcome
-        };
+        let outcome = solve_step(problem, options, scales, elastic, &mut streams, ws);
         steps += 1;
         let outcome = match outcome {
             Ok(outcome) => outcome,
@@ -269,7 +232,7 @@ pub(crate) fn run_sample_from(
             }
         };
         max_residual = max_residual.max(outcome.residual);
-        if options.selection == Selection::All && !outcome.exhaustive {
+        if options.selection.enumerates() && !outcome.exhaustive {
             fallback_steps += 1;
         }
         certified_steps += u32::from(outcome.certified);
@@ -300,8 +263,84 @@ pub(crate) fn run_sample_from(
     }
 }
 
+/// The caps `p` of step `step` from `source` (docs/model.md §5c), over the
+/// contacts `active`; `current` is the contact a sequential source is on.
+#[inline]
+fn draw_caps(
+    source: CapSource<'_>,
+    schedule: &mut SampleSchedule,
+    streams: &mut SampleStreams,
+    step: u32,
+    active: &[bool],
+    current: &mut usize,
+    p: &mut [f64],
+) {
+    let m = p.len();
+    match source {
+        CapSource::Law | CapSource::LawOf(_) => schedule.draw(streams, step, active, p),
+        CapSource::Given(schedule) => match schedule.get(step as usize) {
+            Some(given) => p.copy_from_slice(given),
+            None => p.fill(1.0),
+        },
+        CapSource::Sequential(_) => {
+            if !active[*current]
+                && let Some(next) = (1..m).map(|k| (*current + k) % m).find(|&i| active[i])
+            {
+                *current = next;
+            }
+            p.fill(0.0);
+            p[*current] = 1.0;
+        }
+        CapSource::Priority(order) => {
+            p.fill(0.0);
+            if let Some(j) = order.iter().position(|&i| active[i]) {
+                for &i in &order[..=j] {
+                    p[i] = 1.0;
+                }
+            }
+        }
+    }
+}
+
+/// One Routh step under the caps in `ws.caps` (with restitution, its
+/// compression and expansion, docs/model.md §4b), `ws.v` advanced when
+/// the step LCP is solved.
+#[inline]
+fn solve_step(
+    problem: &ImpactProblem,
+    options: &SamplerOptions,
+    scales: StepScales,
+    elastic: bool,
+    streams: &mut SampleStreams,
+    ws: &mut SampleWorkspace,
+) -> Result<StepOutcome, LcpError> {
+    if elastic {
+        return elastic_step(problem, options.selection, options.residual_tol, scales, streams, ws);
+    }
+    let ops = problem.operators();
+    let outcome = routh_step(
+        ops,
+        ws.u.as_slice(),
+        &ws.caps,
+        None,
+        scales,
+        options.selection,
+        streams,
+        &mut ws.step,
+        ws.lambda.as_mut_slice(),
+    );
+    if outcome.is_ok() {
+        ws.v.gemv(1.0, &ops.minv_jt, &ws.lambda, 1.0);
+    }
+    outcome
+}
+
+/// Trajectories a figure or a trajectory file shows, unless told otherwise.
+pub const DEFAULT_TRAJECTORIES: usize = 32;
+
 /// The first `count` samples of a run (indices `first_index ..`) with every
 /// intermediate velocity, e.g. for a figure's "intermediate velocities" layer.
 pub fn first_trajectories(problem: &ImpactProblem, options: &SamplerOptions, count: usize) -> Vec<Trajectory> {
+    let options = &options.with_steps(problem);
     (0..count as u64).map(|i| sample_trajectory(problem, options, options.first_index + i)).collect()
 }

@@ -218,6 +218,7 @@ pub fn sample_set_chunks<E>(
     progress: &(dyn Fn(usize) + Sync),
     sink: &mut dyn FnMut(SampleSet) -> Result<(), E>,
 ) -> Result<(), E> {
+    let options = &options.with_steps(problem);
     for part in chunks(options, chunk) {
         sink(sample_set_with_progress(problem, &part, progress))?;
     }
@@ -252,6 +253,7 @@ pub fn sample_set_with_progress(
     options: &SamplerOptions,
     progress: &(dyn Fn(usize) + Sync),
 ) -> SampleSet {
+    let options = &options.with_steps(problem);
     let samples = in_pool(options.threads, || {
         sample_range(problem, options, options.first_index, options.samples, progress, None)
     });

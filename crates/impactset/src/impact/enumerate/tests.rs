@@ -434,7 +434,7 @@ fn ramone_all_is_complete_without_fallback() {
     let problem = &scene.problem;
     let options = SamplerOptions {
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         selection: Selection::All,
         ..SamplerOptions::default()
     };
