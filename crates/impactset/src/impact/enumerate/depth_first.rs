@@ -6,7 +6,7 @@
 use super::node_lp::NodeAt;
 use super::scratch::{Scratch, Search};
 use super::strategy::{At, Tableaux};
-use super::tableau::{Reduced, StepData, StepScales, low_bits};
+use super::tableau::{Reduced, StepData, ToleranceScales, low_bits};
 use super::{ACCEPT, ROOT_ROUNDS, StepEnumerator};
 use crate::problem::ContactOperators;
 
@@ -200,7 +200,7 @@ impl StepEnumerator {
                     continue;
                 }
             }
-            let scales = step.scales();
+            let scales = step.scales;
             let mut filtered = false;
             if m - next >= 2 {
                 filtered = true;
@@ -236,7 +236,7 @@ impl StepEnumerator {
         if exact {
             tab.leaf_impulses(red, &mut lf.x);
             let terms = red.leaf_velocity(&sc.u, &lf.x, &mut lf.up);
-            step.velocity_scale = red.leaf_velocity_scale(&step, terms);
+            step.scales.velocity = red.leaf_velocity_scale(&step, terms);
             solved = red.equation_residual(choice, &lf.up, &step) <= ACCEPT;
         }
         if !solved {
@@ -244,7 +244,7 @@ impl StepEnumerator {
                 return;
             }
             let terms = red.leaf_velocity(&sc.u, &lf.x, &mut lf.up);
-            step.velocity_scale = red.leaf_velocity_scale(&step, terms);
+            step.scales.velocity = red.leaf_velocity_scale(&step, terms);
             if red.equation_residual(choice, &lf.up, &step) > ACCEPT {
                 return;
             }
@@ -252,11 +252,11 @@ impl StepEnumerator {
         if !red.inequalities_hold(choice, &lf.x, &lf.up, &step, ACCEPT) {
             return;
         }
-        let normal_scale = step.normal_scale;
+        let normal_scale = step.scales.normal;
         self.rebuild(ops, sc);
         let x = &sc.leaf.x[..dim];
         for (r, dv) in sc.dv.iter_mut().enumerate() {
-            let row = &self.dv_map[r * dim..][..dim];
+            let row = &self.full.dv_map[r * dim..][..dim];
             *dv = (0..dim).map(|c| row[c] * x[c]).sum();
         }
         self.keep(ops, &sc.z, &sc.dv, normal_scale);
@@ -293,7 +293,7 @@ fn filter_free_modes<T: Tableaux>(
     sc: &mut Scratch,
     tab: &mut T,
     node: Node,
-    StepScales { velocity: velocity_scale, impulse: impulse_scale, normal: normal_scale }: StepScales,
+    scales: ToleranceScales,
     nodes: &mut usize,
     budget: usize,
 ) -> bool {
@@ -305,7 +305,7 @@ fn filter_free_modes<T: Tableaux>(
     // Bounds use the node's hulls, before filtering.
     dom.node_hull.copy_from_slice(hull_next);
     let (u, caps, hull) = (&sc.u[..], &sc.caps[..], &dom.node_hull[..]);
-    let step = StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale };
+    let step = StepData { u, caps, hull, scales };
     let free = (low_bits(m) & !low_bits(next)) | deferred;
     for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next + 1) {
         let (mut count, mut vertices) = (0, 0);

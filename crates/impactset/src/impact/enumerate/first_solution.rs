@@ -2,11 +2,35 @@
 //! it puts on every other (docs/model.md §5b, "The bound from one
 //! solution"; the bound itself is `bound.rs`).
 
-use super::bound::Verdict;
+use super::bound::{BoundStep, Reach, Verdict};
 use super::scratch::Scratch;
-use super::{ACCEPT, StepEnumerator, keep};
+use super::{ACCEPT, StepEnumerator, fallback, keep};
 use crate::lcp::{LcpResidual, LemkeOptions};
 use crate::problem::ContactOperators;
+
+/// The bound from one Lemke solution and what it said of the last step.
+#[derive(Clone, Debug)]
+pub(super) struct Certificate {
+    /// What the bound said of the last step.
+    pub verdict: Verdict,
+    /// Some contacts are a widened step's twins (`widened.rs`): a Lemke
+    /// solution of this step may leave a twin below its cap, which is no
+    /// solution of the widened step, so a certified step is searched to
+    /// its first solution instead of keeping it.
+    pub twinned: bool,
+    /// Per contact, how far `u⁺` moves per unit of the bound (`bound.rs`).
+    pub reach: Reach,
+    /// The covering vector of the bound's Lemke solve
+    /// ([`fallback::hashed_cover`]): a function of the row alone.
+    pub cover: Vec<f64>,
+}
+
+impl Certificate {
+    /// The certificate's state for a step LCP of `size` unknowns.
+    pub fn new(reach: Reach, size: usize, twinned: bool) -> Self {
+        Certificate { verdict: Verdict::None, twinned, reach, cover: fallback::hashed_cover(size) }
+    }
+}
 
 impl StepEnumerator {
     /// One Lemke solve and the bound it puts on every solution of the step
@@ -26,13 +50,13 @@ impl StepEnumerator {
         let large = self.tuples() >= self.options.bound_min_tuples;
         // A solution to round-off in the step's own scales (its errors are
         // then far inside the bound's slack).
-        let (v, p, size) = (self.scales.velocity, self.scales.impulse, self.size);
+        let (v, p, size) = (self.scales.velocity, self.scales.impulse, self.full.size);
         let floor = -ACCEPT * v.min(p);
         let accept =
             |r: &LcpResidual| r.min_z >= floor && r.min_w >= floor && r.complementarity * size as f64 <= ACCEPT * v * p;
         let mut solved = None;
         if large && (widened || self.options.bound) {
-            for cover in [Some(&self.bound_cover[..]), None] {
+            for cover in [Some(&self.certificate.cover[..]), None] {
                 if let Ok(sol) = self.lemke.solve_covered(&ops.step_matrix, b, cover, 0, &LemkeOptions::default())
                     && accept(&sol.residual)
                 {
@@ -42,19 +66,26 @@ impl StepEnumerator {
                 }
             }
         }
-        self.verdict = match solved {
+        self.certificate.verdict = match solved {
             Some(residual) => {
                 sc.take_lemke(&residual, self.scales);
                 keep::velocity_change(ops, &sc.z, &mut sc.dv);
                 let apart = self.apart(sc.dv.iter().fold(0.0f64, |a, x| a.max(x.abs())), self.scales.normal);
-                let g = &b[self.size - m..];
-                let (reduced, reach, d, scales) = (&self.reduced, &self.reach, self.d, self.scales);
-                let searched = self.twinned;
-                sc.bound.compute(reduced, reach, &sc.u, &sc.caps, g, &sc.z, d, scales, apart, searched)
+                let step = BoundStep {
+                    u: &sc.u,
+                    caps: &sc.caps,
+                    g: &b[self.full.size - m..],
+                    z: &sc.z,
+                    d: self.full.d,
+                    scales: self.scales,
+                    apart,
+                    searched: self.certificate.twinned,
+                };
+                sc.bound.compute(&self.reduced, &self.certificate.reach, &step)
             }
             None => Verdict::None,
         };
-        if self.verdict == Verdict::None {
+        if self.certificate.verdict == Verdict::None {
             sc.bound.allow_all();
         }
     }

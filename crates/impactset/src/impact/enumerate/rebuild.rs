@@ -10,7 +10,7 @@ impl StepEnumerator {
     pub(super) fn rebuild(&self, ops: &ContactOperators, sc: &mut Scratch) {
         let red = &self.reduced;
         let layout = ops.layout();
-        let (s, d) = (red.s, self.d);
+        let (s, d) = (red.s, self.full.d);
         let dirs = &red.directions;
         let z = &mut sc.z;
         z.iter_mut().for_each(|v| *v = 0.0);

@@ -31,12 +31,12 @@ pub(super) struct Recorded {
 
 impl Recorded {
     /// The search's buffers for `red`, its records holding at most
-    /// `options.cache_bytes`.
+    /// `options.tuning.cache_bytes`.
     pub fn new(red: &Reduced, options: &EnumeratorOptions) -> Self {
         let (m, dim) = (red.m, red.dim);
         let first_modes = if m == 0 { 0 } else { red.table.of(0).len() };
         Recorded {
-            cache: FixedCache::new(red, options.cache_bytes),
+            cache: FixedCache::new(red, options.tuning.cache_bytes),
             consts: vec![0.0; (m + 1) * 2 * dim],
             slots: vec![FixedCache::root(); m + 1],
             node: FixedCache::root(),

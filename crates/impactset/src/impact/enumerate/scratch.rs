@@ -1,13 +1,13 @@
 //! The buffers of one [`StepEnumerator`](super::StepEnumerator): sized once
 //! per problem, reused by every enumeration (nothing is allocated per step).
 
+use super::EnumeratorOptions;
 use super::bound::Bound;
 use super::direct::Direct;
 use super::node_lp::NodeLp;
 use super::recorded::Recorded;
 use super::strategy::Domains;
 use super::tableau::Reduced;
-use super::{EnumeratorOptions, RecordPolicy};
 
 /// Buffers of one enumeration.
 #[derive(Clone, Debug, Default)]
@@ -24,8 +24,6 @@ pub(super) struct Scratch {
     /// Lemke's solution in `z` misses the step by more than round-off
     /// (`keep.rs`).
     pub(super) lemke_off: bool,
-    /// Certified steps whose Lemke solution was refined, for the tests.
-    pub(super) refined: u64,
     pub(super) cover: Vec<f64>,
     /// The search's admissible modes per level (`depth_first.rs`).
     pub(super) domains: Domains,
@@ -97,8 +95,12 @@ impl Scratch {
         // deep nodes of four spatial contacts could not be kept, and
         // computing records that are not kept costs more than the direct
         // search).
-        let recorded = options.cache_bytes > 0
-            && (options.records == RecordPolicy::Always || tree_estimate(reduced) <= 2.0 * options.cache_bytes as f64);
+        let tuning = options.tuning;
+        #[cfg(test)]
+        let fits = tuning.record_always || tree_estimate(reduced) <= 2.0 * tuning.cache_bytes as f64;
+        #[cfg(not(test))]
+        let fits = tree_estimate(reduced) <= 2.0 * tuning.cache_bytes as f64;
+        let recorded = tuning.cache_bytes > 0 && fits;
         Scratch {
             bound: Bound::new(reduced),
             domains: Domains::new(reduced),

@@ -62,18 +62,14 @@ pub(crate) struct StepData<'a> {
     /// Per contact, the vertices of `S_j` ([`Mode::vertices`]) whose hull
     /// holds every admissible `x_j`.
     pub hull: &'a [u64],
-    /// Velocity scale `max(‖u‖∞, max|W| · s · impulse scale)`.
-    pub velocity_scale: f64,
-    /// Impulse scale `max_i h p_i (1 + μ_i)`.
-    pub impulse_scale: f64,
-    /// Normal impulse scale `max_i h p_i`.
-    pub normal_scale: f64,
+    /// The scales its tolerances are relative to.
+    pub scales: ToleranceScales,
 }
 
 /// The scales a step's tolerances are relative to (see the module docs of
 /// `enumerate`, Tolerances).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct StepScales {
+pub(crate) struct ToleranceScales {
     /// `max(‖u‖∞, max|W| · s · impulse)`.
     pub velocity: f64,
     /// `max_i h p_i (1 + μ_i)`.
@@ -83,19 +79,14 @@ pub(crate) struct StepScales {
 }
 
 impl StepData<'_> {
-    /// The step's scales.
-    pub fn scales(&self) -> StepScales {
-        StepScales { velocity: self.velocity_scale, impulse: self.impulse_scale, normal: self.normal_scale }
-    }
-
     /// The absolute slack of `ineq` for relative tolerance `rel`: each term
     /// weighted by the scale of what it multiplies (`u⁺`: velocity; `λn` and
     /// `h p`: normal impulse; `f`: impulse).
     #[inline]
     pub fn slack(&self, ineq: &Inequality, rel: f64) -> f64 {
-        rel * (ineq.au_norm * self.velocity_scale
-            + ineq.tangent_norm * self.impulse_scale
-            + ineq.normal_norm * self.normal_scale)
+        rel * (ineq.au_norm * self.scales.velocity
+            + ineq.tangent_norm * self.scales.impulse
+            + ineq.normal_norm * self.scales.normal)
     }
 }
 
@@ -238,12 +229,12 @@ impl Reduced {
 
     /// The velocity scale a leaf `x` is accepted in:
     /// `max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · max_i h p_i)`, the size of
-    /// the terms of `u⁺ = u + W x` (not the bound [`StepData::velocity_scale`]
+    /// the terms of `u⁺ = u + W x` (not the bound [`ToleranceScales::velocity`]
     /// over every admissible `x`, `μ` times larger for sliding contacts);
     /// `terms` is `max_r Σ_c |W_rc x_c|` ([`Reduced::leaf_velocity`]).
     pub fn leaf_velocity_scale(&self, step: &StepData, terms: f64) -> f64 {
         let u_max = step.u.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        u_max.max(terms).max(self.s as f64 * self.w_max * step.normal_scale)
+        u_max.max(terms).max(self.s as f64 * self.w_max * step.scales.normal)
     }
 
     /// `u⁺ = u + W x`.
@@ -283,7 +274,7 @@ impl Reduced {
                 worst = worst.max(v.abs());
             }
         }
-        worst / step.velocity_scale.max(f64::MIN_POSITIVE)
+        worst / step.scales.velocity.max(f64::MIN_POSITIVE)
     }
 
     /// Whether `(x, u⁺)` satisfies every inequality of the leaf within `rel`.

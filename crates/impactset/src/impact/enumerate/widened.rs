@@ -23,7 +23,7 @@
 //! (model.md §5b). The twinned step is an ordinary one (`b_γ = 0`), so its
 //! search, bound, certificate and budget are the enumerator's own.
 
-use super::{EnumeratorOptions, StepEnumerator};
+use super::{EnumeratorOptions, EnumeratorTuning, StepEnumerator};
 use crate::problem::ContactOperators;
 
 /// The most sets of widened contacts whose twinned enumerators are kept
@@ -156,9 +156,10 @@ impl StepEnumerator {
                 }
                 // Below the bound's size the twinned search takes no bound
                 // either: it keeps each `Δv`'s first tuple, as the GPU does.
-                let cache_bytes = self.options.cache_bytes / KEPT;
+                let tuning =
+                    EnumeratorTuning { cache_bytes: self.options.tuning.cache_bytes / KEPT, ..self.options.tuning };
                 let bound = self.options.bound && self.tuples() >= self.options.bound_min_tuples;
-                self.widened.push(Widened::new(ops, mask, EnumeratorOptions { cache_bytes, bound, ..self.options }));
+                self.widened.push(Widened::new(ops, mask, EnumeratorOptions { tuning, bound, ..self.options }));
                 self.widened.len() - 1
             }
         };

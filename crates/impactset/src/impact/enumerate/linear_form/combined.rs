@@ -5,8 +5,9 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::super::simplex;
 use super::null_space::{Pattern, PatternRow, PatternRows, Way, shifted_contraction};
-use super::{LinearForm, ROUNDOFF, StepFacts, simplex};
+use super::{LinearForm, ROUNDOFF, StepFacts};
 use crate::impact::enumerate::tableau::Reduced;
 
 /// A law of one contact's admissible impulses as a row `gᵀδ ≤ room` on
