@@ -7,41 +7,40 @@
 //! [`StepEnumerator`] returns one LCP solution per distinct `Δv`, in a fixed
 //! order.
 //!
-//! # Method (model.md §5b)
+//! # Method (docs/model.md#5b1-the-contact-mode-search)
 //!
 //! `Δv` depends on `λ` only through the reduced impulses `x_i = (λn_i, f_i)`,
-//! and the step is `u⁺ = u + W x`, `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ`. A mode per
-//! contact (a face of its law, `modes.rs`) fixes a square linear system
-//! whose solution, if it meets the mode's inequalities, is a step solution;
-//! every isolated solution arises so, and a segment shows through its end
-//! points. The full `z` is rebuilt from `x` (`rebuild.rs`).
+//! and the step is `u⁺ = u + W x`, `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ`
+//! (`reduce.rs`). A mode per contact (a face of its law, `modes.rs`) fixes
+//! a square linear system whose solution, if it meets the mode's
+//! inequalities, is a step solution; every isolated solution arises so, and
+//! a segment shows through its end points. Three parts, one folder each:
 //!
-//! 1. One Lemke solve and the bound it puts on every other solution
-//!    (`bound.rs`): the modes no solution can have, and whether `Δv` is
-//!    certified unique (the search then stops at its first solution).
-//! 2. A depth-first search over contacts in index order (`depth_first.rs`):
-//!    fixing a mode is a block elimination on an affine tableau
-//!    (`tableau.rs`, `eliminate.rs`), and a subtree is pruned when a fixed
-//!    contact's inequality fails for every admissible impulse of the free
-//!    contacts, by a margin 1000 times the acceptance tolerance (a root
-//!    filter, each node, and forward checks of the modes of the free
-//!    contacts after the next).
-//!    Tuples with more equations than `rank W` are skipped; a contact whose
-//!    block is singular is deferred and the leaves below are solved
-//!    directly (`gauss.rs`), except where it is the last contact and no
-//!    other was deferred: that tuple's system is singular, and skipped.
-//!    The search reads its tableaux through one interface (`strategy.rs`):
+//! 1. `certificates/`: one Lemke solve and the bound it puts on every other
+//!    solution: the modes no solution can have, and whether `Δv` is
+//!    certified unique (then the Lemke solution is kept, or a twinned
+//!    search stops at its first solution).
+//! 2. `search/`: a depth-first search over contacts in index order, a
+//!    subtree pruned when a fixed contact's inequality fails for every
+//!    admissible impulse of the free contacts, by a margin 1000 times the
+//!    acceptance tolerance (a root filter, each node, the node's
+//!    inequalities together, and forward checks of the modes of the free
+//!    contacts after the next). Tuples with more equations than `rank W`
+//!    are skipped; a contact whose block is singular is deferred and the
+//!    leaves below are solved directly, except where it is the last
+//!    contact and no other was deferred: that tuple's system is singular,
+//!    and skipped. Each leaf's full `z` is rebuilt from `x`. A step whose
+//!    friction cone a prescribed normal impulse widens (`b_γ ≠ 0`,
+//!    restitution's expansion) is, unless the bound certifies it, the step
+//!    of a problem with a friction-only twin per widened contact. Past
+//!    [`EnumeratorOptions::node_budget`] mode fixes, or beyond
+//!    [`MAX_SEARCH_CONTACTS`], Lemke solves complete the list and
+//!    [`StepEnumerator::exhaustive`] is `false`.
+//! 3. `tableaux/`: fixing a mode is a block elimination on an affine
+//!    tableau; the search reads its tableaux through one interface,
 //!    replayed from fixed-mode records kept per mode prefix from step to
-//!    step where they fit (`recorded.rs`, `cache/`), else computed from the
-//!    parent's (`direct.rs`, `direct_tableau.rs`); both give the same
-//!    values bit for bit.
-//! 3. A step whose friction cone a prescribed normal impulse widens
-//!    (`b_γ ≠ 0`, restitution's expansion) is, unless the bound certifies
-//!    it, the step of a problem with a friction-only twin per widened
-//!    contact (`widened.rs`).
-//! 4. Past [`EnumeratorOptions::node_budget`] mode fixes, or beyond
-//!    [`MAX_SEARCH_CONTACTS`], Lemke solves complete the list
-//!    (`fallback.rs`) and [`StepEnumerator::exhaustive`] is `false`.
+//!    step where they fit, else computed from the parent's; both give the
+//!    same values bit for bit.
 //!
 //! # Order
 //!
@@ -50,7 +49,7 @@
 //! capped × (the same). Solutions come in the order of the first tuple
 //! giving each distinct `Δv` (its solution the first met, or a later more
 //! accurate one when the first's step violation exceeds `10⁻¹¹`,
-//! `keep.rs`); pruning does not change it, so an
+//! `search/keep.rs`); pruning does not change it, so an
 //! implementation trying every tuple (the GPU, up to 42 875 tuples a step)
 //! returns the same list up to round-off at the tolerance boundaries.
 //!
@@ -68,28 +67,13 @@
 //! singular. Two velocity changes are the same when they differ by at most
 //! `10⁻⁷ max(‖Δv₁‖∞, ‖Δv₂‖∞) + 10⁻¹⁰ max|M⁻¹[Jn;Jt]ᵀ| Pn` in every entry.
 
-mod bound;
-mod cache;
-mod depth_first;
-mod direct;
-mod direct_tableau;
-mod eliminate;
-mod fallback;
-mod first_solution;
-mod gauss;
-mod keep;
-mod linear_form;
+mod certificates;
 mod modes;
-mod node_lp;
 mod options;
-mod rebuild;
-mod recorded;
 mod reduce;
-mod scratch;
+mod search;
 mod simplex;
-mod strategy;
-mod tableau;
-mod widened;
+mod tableaux;
 
 #[cfg(test)]
 mod bound_tests;
@@ -105,34 +89,28 @@ mod widened_tests;
 use crate::lcp::LemkeWorkspace;
 use crate::problem::ContactOperators;
 
-#[cfg(feature = "gpu")]
-pub(crate) use self::{keep::REPLACED_ABOVE, modes::Normal, modes::Tangential, widened::twinned_step};
-use bound::{Reach, Verdict};
-use first_solution::Certificate;
-use keep::Solutions;
+use certificates::Certificate;
+use certificates::bound::Verdict;
+use certificates::reach::Reach;
 pub use options::{CertificateCounts, EnumerationCounts, EnumeratorOptions, EnumeratorTuning};
 use reduce::FullStep;
-use scratch::Scratch;
-use tableau::{Reduced, StepData, ToleranceScales};
+use search::keep::Solutions;
+use search::scratch::Scratch;
+use tableaux::reduced::{Reduced, StepData, ToleranceScales};
+#[cfg(feature = "gpu")]
+pub(crate) use {modes::Normal, modes::Tangential, search::keep::REPLACED_ABOVE, search::widened::twinned_step};
 
 /// Relative acceptance tolerance of inequalities and mode equations.
 pub(crate) const ACCEPT: f64 = 1e-9;
 /// Relative margin of pruning: far wider than [`ACCEPT`], so pruning never
 /// removes a tuple that would be accepted.
 pub(crate) const PRUNE: f64 = 1e-6;
-/// Most rounds of the root filter (a second round, with the hulls of the
-/// first, prunes a little more but costs more than it saves on the timed
-/// cases).
-const ROOT_ROUNDS: usize = 1;
 /// Relative tolerance of "same velocity change".
 pub(crate) const SAME_DV: f64 = 1e-7;
 /// The most contacts the mode search handles (it keeps sets of contacts in
 /// 64-bit masks); with more, every enumeration is the Lemke fallback alone
 /// (not exhaustive), and no search buffer is allocated.
 pub const MAX_SEARCH_CONTACTS: usize = 64;
-/// The most entries (`f64`) of the root filter's tableaux the direct search
-/// keeps from step to step (2 MiB).
-const ROOT_CACHE_LIMIT: usize = 1 << 18;
 /// Enumerates the solutions of the step LCPs of one problem: a reusable
 /// per-thread workspace (docs/model.md §4, §5b; method, order and tolerances in the
 /// module docs).
@@ -179,7 +157,7 @@ pub struct StepEnumerator {
     counts: EnumerationCounts,
     /// The enumerators of widened steps, one per set of contacts with a
     /// prescribed normal impulse, built when first needed (`widened.rs`).
-    widened: Vec<widened::Widened>,
+    widened: Vec<search::widened::Widened>,
 }
 
 impl StepEnumerator {
@@ -259,7 +237,7 @@ impl StepEnumerator {
             } else if !widened {
                 self.search(ops, &mut scratch);
             } else {
-                self.exhaustive = self.enumerate_widened(ops, b);
+                self.exhaustive = self.search_widened(ops, b);
             }
         }
         if !self.exhaustive {
@@ -286,7 +264,8 @@ impl StepEnumerator {
     }
 
     /// Whether the last enumeration's step was certified to have a single
-    /// `Δv` by the bound from a Lemke solution (docs/model.md §5b).
+    /// `Δv` by the bound from a Lemke solution
+    /// (docs/model.md#5b10-when-a-step-is-certified).
     pub fn certified(&self) -> bool {
         self.certificate.verdict == Verdict::Unique
     }

@@ -23,7 +23,7 @@ pub struct EnumeratorOptions {
     /// search cut short by the budget. Default `16`.
     pub fallback_solves: usize,
     /// Whether a step starts with one Lemke solve and the bound it puts on
-    /// every other solution (docs/model.md §5b): the modes no solution can
+    /// every other solution (docs/model.md#5b4-the-bound-from-one-solution): the modes no solution can
     /// have are not searched, and a step whose `Δv` it proves unique stops
     /// at the first solution. The velocity changes found do not depend on
     /// it beyond round-off (a certified step keeps the Lemke solution; a
@@ -61,7 +61,7 @@ impl Default for EnumeratorOptions {
 pub struct EnumeratorTuning {
     /// Bytes the enumerator may keep of the tableaux of the modes it fixes,
     /// from step to step (per enumerator, that is per thread; see
-    /// `cache/`): once full, further nodes are computed without
+    /// `tableaux/records/`): once full, further nodes are computed without
     /// being kept, and the next enumeration starts afresh. Records are kept
     /// only when the search tree's records would fit twice this (not for
     /// four spatial contacts), and never with `0`. Default 32 MiB.
@@ -90,7 +90,7 @@ pub struct EnumerationCounts {
     /// Enumerations (steps).
     pub steps: u64,
     /// Steps whose `Δv` the bound from a Lemke solution certified unique
-    /// (docs/model.md §5b).
+    /// (docs/model.md#5b10-when-a-step-is-certified).
     pub certified: u64,
     /// Steps searched to the end, not certified.
     pub enumerated: u64,
@@ -103,7 +103,7 @@ pub struct EnumerationCounts {
 }
 
 /// Certified steps by the part of friction's linear form that settled them
-/// (docs/model.md §5b), and the Lemke solutions refined on their basis.
+/// (docs/model.md#5b6-the-certificate-from-frictions-linear-form), and the Lemke solutions refined on their basis.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CertificateCounts {
     /// Certified with the normal terms weighed in (`τ ≠ 1`) where the

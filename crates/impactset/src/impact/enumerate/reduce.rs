@@ -1,10 +1,9 @@
-//! The step in reduced coordinates (docs/model.md §5b, the contact-mode
-//! search): `Δv` depends on `λ` only through the reduced impulses
+//! The step in reduced coordinates (docs/model.md#5b1-the-contact-mode-search): `Δv` depends on `λ` only through the reduced impulses
 //! `x_i = (λn_i, f_i)`, and the step is `u⁺ = u + W x`,
 //! `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ`. Built once per problem.
 
 use super::modes::ModeTable;
-use super::tableau::Reduced;
+use super::tableaux::reduced::Reduced;
 use crate::problem::ContactOperators;
 
 /// Singular values of `W` at most this fraction of the largest count as zero
@@ -21,16 +20,16 @@ const SVD_SWEEPS: usize = 10_000;
 /// The step LCP's sizes and the maps between it and reduced coordinates.
 #[derive(Clone, Debug)]
 pub(super) struct FullStep {
+    /// `M⁻¹ [Jn; Jt]ᵀ`, row-major `n × D`: `Δv = B x`.
+    pub dv_map: Vec<f64>,
+    /// `max |B|`.
+    pub dv_map_max: f64,
     /// LCP size `N`.
     pub size: usize,
     /// Generalized velocities `n`.
     pub n: usize,
     /// Friction directions per contact.
     pub d: usize,
-    /// `M⁻¹ [Jn; Jt]ᵀ`, row-major `n × D`: `Δv = B x`.
-    pub dv_map: Vec<f64>,
-    /// `max |B|`.
-    pub dv_map_max: f64,
     /// `u_t = Σ_k r_k (JD v)_k`: the least-squares recovery of `Jt v`.
     pub tangent_recovery: Vec<[f64; 2]>,
 }

@@ -1,4 +1,4 @@
-//! The fixed-mode records' store changes nothing (`cache/`, `recorded.rs`,
+//! The fixed-mode records' store changes nothing (`tableaux/records/`, `recorded.rs`,
 //! `direct.rs`): enumerators with the records kept, none, or a small store
 //! that fills and starts afresh return the same solutions bit for bit, on
 //! ordinary steps and on widened ones (`widened.rs`).
@@ -6,7 +6,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::scratch::{Scratch, Search};
+use super::search::scratch::{Scratch, Search};
 use super::{EnumeratorOptions, EnumeratorTuning, StepEnumerator};
 use crate::ContactOperators;
 use crate::scene::random::{coupled_problem, random_step_rhs};

@@ -1,5 +1,5 @@
 //! Another representative of a step's solution, for friction's linear form
-//! (docs/model.md §5b, "Another representative of `x*`'s face").
+//! (docs/model.md#5b9-another-representative-of-the-solutions-face).
 //!
 //! Every admissible impulse `x̂` with `W x̂ = W x*` that keeps `x*`'s normal
 //! impulses and puts each contact's friction share `p̂_i` where `x*`'s
@@ -21,9 +21,9 @@
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
-use super::super::simplex;
-use super::super::tableau::Reduced;
 use super::{Kept, StepFacts};
+use crate::impact::enumerate::simplex;
+use crate::impact::enumerate::tableaux::reduced::Reduced;
 
 /// Eigenvalues of `W` on the moving coordinates at most this fraction of
 /// the largest span its null directions (the defects their round-off leaves
@@ -45,7 +45,7 @@ const REST: f64 = 1e-9;
 /// and each contact's share `p̂_i` of its cone (a shut cone's included);
 /// `sliding`: some contact slides at `x*`.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Recentred {
+pub(crate) struct Recentred {
     pub x: Vec<f64>,
     pub up: Vec<f64>,
     pub lambda_d: Vec<f64>,
@@ -153,7 +153,7 @@ fn decompose(red: &Reduced, f: &[f64], out: &mut [f64]) {
 /// to `ν` is `½ gᵀ W δ`). On a box brought to rest, or sliding, without
 /// spin one common share does it where the faces allow one; stopping a
 /// spin takes shares that turn about the box, which the LP finds as well.
-pub(super) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Kept<Option<DMatrix<f64>>>) -> Option<Recentred> {
+pub(crate) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Kept<Option<DMatrix<f64>>>) -> Option<Recentred> {
     let (m, s, t, dim) = (red.m, red.s, red.t, red.dim);
     let velocity = step.u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     // In the plane a sliding contact's face is an end of 𝒫 (a segment), so

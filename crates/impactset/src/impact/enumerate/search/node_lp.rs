@@ -1,7 +1,6 @@
-//! Joint feasibility of a search node's inequalities (docs/model.md §5b,
-//! the contact-mode enumerator's pruning).
+//! Joint feasibility of a search node's inequalities (docs/model.md#5b2-a-nodes-inequalities-together).
 //!
-//! The bounds of `tableau.rs` test a fixed contact's inequalities one at a
+//! The bounds of `tableaux/reduced.rs` test a fixed contact's inequalities one at a
 //! time, each at its own best free impulses. A node can pass every one of
 //! them while no single choice of the free impulses satisfies them
 //! together. Here they are tested together: every fixed, eliminated
@@ -20,9 +19,9 @@
 //! decides, and a program that does not finish within its pivots counts as
 //! feasible, so the test never prunes a node the bounds keep by mistake.
 
-use super::PRUNE;
-use super::simplex::Simplex;
-use super::tableau::{Reduced, StepData, low_bits};
+use crate::impact::enumerate::PRUNE;
+use crate::impact::enumerate::simplex::Simplex;
+use crate::impact::enumerate::tableaux::reduced::{Reduced, StepData, bits, low_bits};
 
 /// The phase-one objective above which the program is infeasible, in the
 /// rows' units (each inequality divided by its slack scale, in which the
@@ -42,7 +41,7 @@ const MAX_PIVOTS: usize = 200;
 
 /// The program's buffers, kept from node to node.
 #[derive(Clone, Debug, Default)]
-pub(super) struct NodeLp {
+pub(crate) struct NodeLp {
     /// Per vertex column, its free contact and friction direction.
     cols: Vec<(usize, usize)>,
     /// Rows × (`cols`, a slack per row, right-hand side), then the
@@ -55,7 +54,7 @@ pub(super) struct NodeLp {
 
 /// Where the program is read: the node's tableau and fixed modes.
 #[derive(Clone, Copy)]
-pub(super) struct NodeAt<'a> {
+pub(crate) struct NodeAt<'a> {
     /// The node's tableau (contacts `0..=depth` fixed).
     pub tab: &'a [f64],
     pub depth: usize,
@@ -71,7 +70,7 @@ impl NodeLp {
     /// Whether some free impulses in their hulls satisfy every inequality
     /// of the node's fixed, eliminated contacts together (`false`: no
     /// solution below the node).
-    pub(super) fn feasible(&mut self, red: &Reduced, at: NodeAt, step: &StepData) -> bool {
+    pub(crate) fn feasible(&mut self, red: &Reduced, at: NodeAt, step: &StepData) -> bool {
         let (s, dim) = (red.s, red.dim);
         let free = at.free & low_bits(red.m);
         self.cols.clear();
@@ -178,15 +177,4 @@ impl NodeLp {
         }
         true
     }
-}
-
-/// The indices of the set bits of `set`, lowest first.
-fn bits(mut set: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (set != 0).then(|| {
-            let j = set.trailing_zeros() as usize;
-            set &= set - 1;
-            j
-        })
-    })
 }

@@ -1,5 +1,4 @@
-//! Where every solution of a step lies, given one solution (docs/model.md
-//! §5b, "The bound from one solution").
+//! Where every solution of a step lies, given one solution (docs/model.md#5b4-the-bound-from-one-solution).
 //!
 //! For two solutions `x`, `x*` of a step (`δ = x − x*`, `δu = W δ`),
 //! `Q = δᵀWδ = Σ_i (δλn_i δu_n,i + δf_iᵀ δu_t,i)`. Each contact's normal law
@@ -15,60 +14,13 @@
 //! everywhere within the reach holds no solution and is not searched.
 
 use super::linear_form::{LinearForm, StepFacts};
-use super::tableau::{Reduced, ToleranceScales};
-use super::{ACCEPT, PRUNE};
-
-/// Per contact, how far `u⁺` moves per unit `√Q`.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Reach {
-    /// `ν_i = √W_(n,n),ii`.
-    normal: Vec<f64>,
-    /// `κ_i = √λmax(W_(t,t),ii)`.
-    tangent: Vec<f64>,
-    /// `Λ_T = λmax` of every contact's tangential rows of `W` together:
-    /// `Σ_i ‖δu_t,i‖² ≤ Λ_T Q`.
-    tangent_all: f64,
-    /// `max_r √(M⁻¹)_rr`: `‖Δv − Δv*‖∞ ≤` this `× √Q`.
-    velocity_per_q: f64,
-}
-
-impl Reach {
-    /// The reach of the reduced step `red` of a problem whose inverse
-    /// inertia is `mass_inv`.
-    pub fn new(red: &Reduced, mass_inv: &nalgebra::DMatrix<f64>) -> Self {
-        let (s, dim) = (red.s, red.dim);
-        let w = |r: usize, c: usize| red.w[r * dim + c];
-        let normal = (0..red.m).map(|i| w(i * s, i * s).max(0.0).sqrt()).collect();
-        let tangent = (0..red.m)
-            .map(|i| {
-                let k = i * s + 1;
-                let largest = if red.t == 1 {
-                    w(k, k)
-                } else {
-                    let (a, b, c) = (w(k, k), w(k, k + 1), w(k + 1, k + 1));
-                    0.5 * (a + c) + (0.25 * (a - c) * (a - c) + b * b).sqrt()
-                };
-                largest.max(0.0).sqrt()
-            })
-            .collect();
-        let rows: Vec<usize> = (0..red.m).flat_map(|i| (1..s).map(move |a| i * s + a)).collect();
-        let block = nalgebra::DMatrix::from_fn(rows.len(), rows.len(), |r, c| w(rows[r], rows[c]));
-        // Gershgorin's bound where the eigenvalues do not converge.
-        let gershgorin = (0..rows.len()).map(|r| block.row(r).iter().map(|x| x.abs()).sum::<f64>()).fold(0.0, f64::max);
-        let tangent_all = if rows.is_empty() {
-            0.0
-        } else {
-            nalgebra::linalg::SymmetricEigen::try_new(block, 5.0 * f64::EPSILON, 10_000)
-                .map_or(gershgorin, |e| e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)) * (1.0 + 1e-12))
-        };
-        let velocity_per_q = mass_inv.diagonal().iter().fold(0.0f64, |a, &x| a.max(x.max(0.0).sqrt()));
-        Reach { normal, tangent, tangent_all, velocity_per_q }
-    }
-}
+use super::reach::Reach;
+use crate::impact::enumerate::tableaux::reduced::{Reduced, ToleranceScales};
+use crate::impact::enumerate::{ACCEPT, PRUNE};
 
 /// What the bound says about a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Verdict {
+pub(crate) enum Verdict {
     /// No usable solution to bound from (Lemke failed, or a negative cap).
     None,
     /// Every solution lies within the reach; `allowed` marks the modes that
@@ -80,17 +32,18 @@ pub(super) enum Verdict {
 
 /// A step and one of its LCP solutions, as the bound reads them.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct BoundStep<'a> {
-    /// The contact velocities `u` before the step (`D`) and the caps `h p`.
-    pub u: &'a [f64],
-    pub caps: &'a [f64],
-    /// `b_γ`: the friction cone of contact `i` is `μ_i λn_i + g_i`.
-    pub g: &'a [f64],
+pub(crate) struct BoundStep<'a> {
     /// The LCP solution `z = [σ; λn; λD; γ]`, `d` directions per contact.
     pub z: &'a [f64],
     pub d: usize,
+    /// The contact velocities `u` before the step (`D`).
+    pub u: &'a [f64],
     /// The scales of the step's tolerances.
     pub scales: ToleranceScales,
+    /// The caps `h p`, and `b_γ`: the friction cone of contact `i` is
+    /// `μ_i λn_i + g_i`.
+    pub caps: &'a [f64],
+    pub g: &'a [f64],
     /// How far apart two velocity changes must be for the search to keep
     /// both (`keep.rs`).
     pub apart: f64,
@@ -101,7 +54,7 @@ pub(super) struct BoundStep<'a> {
 
 /// The per-step work of the bound.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Bound {
+pub(crate) struct Bound {
     /// Per global mode: whether its velocity conditions can hold within the
     /// reach.
     pub allowed: Vec<bool>,
@@ -117,7 +70,7 @@ pub(super) struct Bound {
     exact_zero: Vec<bool>,
     /// The pieces of [`Bound::reach`]: breakpoint, `a κ`, `a r`.
     terms: Vec<(f64, f64, f64)>,
-    /// The second certificate (`linear_form.rs`).
+    /// The second certificate (`certificates/linear_form/`).
     pub form: LinearForm,
 }
 
@@ -251,7 +204,7 @@ impl Bound {
     /// The reach `√Q`, and whether friction's linear form certified the
     /// step. Contacts whose `u*_n` lies beyond the reach keep their normal
     /// impulse; repeat while that shrinks the reach. Friction's linear form
-    /// (`linear_form.rs`) may certify the step, or bound it tighter: then
+    /// (`certificates/linear_form/`) may certify the step, or bound it tighter: then
     /// the contacts are looked at again (twice at most).
     fn reach_in_rounds(&mut self, red: &Reduced, reach: &Reach, given: &StepFacts, margin: f64) -> (f64, bool) {
         let (mut reach_s, mut form_reach, mut form_unique) = (f64::INFINITY, f64::INFINITY, false);

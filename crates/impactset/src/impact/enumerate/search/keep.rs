@@ -4,8 +4,8 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::scratch::Scratch;
-use super::tableau::ToleranceScales;
-use super::{SAME_DV, StepEnumerator};
+use crate::impact::enumerate::tableaux::reduced::ToleranceScales;
+use crate::impact::enumerate::{SAME_DV, StepEnumerator};
 use crate::impact::violation::{ENUMERATED_VIOLATION, StepScales, step_violation};
 use crate::lcp::LcpResidual;
 use crate::problem::ContactOperators;
@@ -34,17 +34,20 @@ const REFINED_ABOVE: f64 = 1e-12;
 
 /// The solutions of the last step, one per distinct `Δv`.
 #[derive(Clone, Debug)]
-pub(super) struct Solutions {
+pub(crate) struct Solutions {
+    /// How many.
+    pub count: usize,
     /// Solutions, `N` entries each.
     pub solutions: Vec<f64>,
     /// Their velocity changes, `n` entries each.
     pub changes: Vec<f64>,
-    /// Their step violations, measured when a duplicate first needs them.
-    pub violations: Vec<f64>,
-    /// The step's right-hand side `b`, and `w = A_R z + b` of a candidate.
+    /// The step's right-hand side `b`.
     pub rhs: Vec<f64>,
+    /// The solutions' step violations, measured when a duplicate first
+    /// needs them.
+    pub violations: Vec<f64>,
+    /// `w = A_R z + b` of a candidate.
     pub w: Vec<f64>,
-    pub count: usize,
 }
 
 impl Solutions {
@@ -75,7 +78,7 @@ impl StepEnumerator {
     /// Appends `(z, Δv)` unless an equal `Δv` is already kept (`normal_scale`:
     /// `max_i h p_i`); an equal one kept with a step violation above
     /// [`REPLACED_ABOVE`] is replaced when `z`'s is smaller.
-    pub(super) fn keep(&mut self, ops: &ContactOperators, z: &[f64], dv: &[f64], normal_scale: f64) {
+    pub(crate) fn keep(&mut self, ops: &ContactOperators, z: &[f64], dv: &[f64], normal_scale: f64) {
         let n = self.full.n;
         let norm = dv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let duplicate = self.list.changes.chunks_exact(n).position(|other| {
@@ -122,7 +125,7 @@ impl StepEnumerator {
     /// `A_SS δ = −w_S` ([`correct`]) is kept where it lowers the step
     /// violation; where it does not, the least-squares correction on the
     /// support `z > 0` is tried the same way.
-    pub(super) fn keep_certified(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
+    pub(crate) fn keep_certified(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
         let (off, z, dv) = (sc.lemke_off, &mut sc.z[..], &mut sc.dv[..]);
         let size = self.full.size;
         if off {
@@ -155,8 +158,8 @@ impl StepEnumerator {
     /// for the search to keep both, in a step whose largest cap is
     /// `normal_scale`: [`SAME_DV`] of `scale` plus a floor of `max |B|`
     /// times the cap (also the second certificate's yardstick,
-    /// `linear_form.rs`).
-    pub(super) fn apart(&self, scale: f64, normal_scale: f64) -> f64 {
+    /// `certificates/linear_form/`).
+    pub(crate) fn apart(&self, scale: f64, normal_scale: f64) -> f64 {
         SAME_DV * scale + 1e-3 * SAME_DV * self.full.dv_map_max * normal_scale
     }
 }
@@ -166,7 +169,7 @@ impl Scratch {
     /// whether its own residual is off the round-off a refinement could
     /// remove (a complementarity product or a sign beyond [`REFINED_ABOVE`]
     /// of the step's scales).
-    pub(super) fn take_lemke(&mut self, residual: &LcpResidual, step: ToleranceScales) {
+    pub(crate) fn take_lemke(&mut self, residual: &LcpResidual, step: ToleranceScales) {
         let (v, p) = (step.velocity, step.impulse);
         let floor = -REFINED_ABOVE * v.min(p);
         self.lemke_off = residual.min_z < floor
@@ -201,7 +204,7 @@ fn correct(a: &[f64], w: &[f64], set: &[usize], regular: bool, z: &mut [f64]) ->
 }
 
 /// `Δv = M⁻¹Jᵀ` times the impulses of the step LCP's solution `z`, into `dv`.
-pub(super) fn velocity_change(ops: &ContactOperators, z: &[f64], dv: &mut [f64]) {
+pub(crate) fn velocity_change(ops: &ContactOperators, z: &[f64], dv: &mut [f64]) {
     let m = ops.m;
     let impulses = ops.layout().impulses();
     for (r, v) in dv.iter_mut().enumerate() {

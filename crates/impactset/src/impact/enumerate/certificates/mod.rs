@@ -1,16 +1,25 @@
-//! The bound's first solution: one Lemke solve of the step and the bound
-//! it puts on every other (docs/model.md §5b, "The bound from one
-//! solution"; the bound itself is `bound.rs`).
+//! The certificates that a step's `Δv` is unique
+//! (docs/model.md#5b4-the-bound-from-one-solution to
+//! docs/model.md#5b10-when-a-step-is-certified): one Lemke solve of the
+//! step (here), the bound it puts on every other solution and the first
+//! certificate (`bound.rs`, from the reach of `reach.rs`), and friction's
+//! linear form (`linear_form/`).
 
-use super::bound::{BoundStep, Reach, Verdict};
-use super::scratch::Scratch;
-use super::{ACCEPT, StepEnumerator, fallback, keep};
+pub(crate) mod bound;
+mod linear_form;
+pub(crate) mod reach;
+
+use crate::impact::enumerate::search::scratch::Scratch;
+use crate::impact::enumerate::search::{fallback, keep};
+use crate::impact::enumerate::{ACCEPT, StepEnumerator};
 use crate::lcp::{LcpResidual, LemkeOptions};
 use crate::problem::ContactOperators;
+use bound::{BoundStep, Verdict};
+use reach::Reach;
 
 /// The bound from one Lemke solution and what it said of the last step.
 #[derive(Clone, Debug)]
-pub(super) struct Certificate {
+pub(crate) struct Certificate {
     /// What the bound said of the last step.
     pub verdict: Verdict,
     /// Some contacts are a widened step's twins (`widened.rs`): a Lemke
@@ -43,10 +52,10 @@ impl StepEnumerator {
     /// symmetric steps (a box flat on four corners) the covering vector `1`
     /// ties many rows at most pivots, whose lexicographic rule then costs
     /// more than the rest of the solve.
-    pub(super) fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], widened: bool, sc: &mut Scratch) {
+    pub(crate) fn bound_step(&mut self, ops: &ContactOperators, b: &[f64], widened: bool, sc: &mut Scratch) {
         let m = self.reduced.m;
         // Below the size a widened step takes none either: its twinned search
-        // keeps each `Δv`'s first tuple, as the GPU does (docs/model.md §5b).
+        // keeps each `Δv`'s first tuple, as the GPU does (docs/model.md#5b10-when-a-step-is-certified).
         let large = self.tuples() >= self.options.bound_min_tuples;
         // A solution to round-off in the step's own scales (its errors are
         // then far inside the bound's slack).

@@ -1,6 +1,6 @@
 //! The reduced step problem and its tableau algebra: fixing a contact's
 //! mode as a block elimination (written in `eliminate.rs`), and the exact
-//! bounds the search prunes with (the search itself is `depth_first.rs`).
+//! bounds the search prunes with (the search itself is `search/mod.rs`).
 //!
 //! Unknowns are the reduced impulses `x = (x_0, …, x_(m−1))`,
 //! `x_i = (λn_i, f_i)` (`s = 1 + t` each, `D = m·s` in all), and the step
@@ -21,7 +21,7 @@
 //! in its subtree.
 
 use super::gauss::solve_in_place;
-use super::modes::{Inequality, Mode, ModeTable};
+use crate::impact::enumerate::modes::{Inequality, Mode, ModeTable};
 
 /// Per-problem constants of the reduced step.
 #[derive(Clone, Debug)]
@@ -64,6 +64,17 @@ pub(crate) struct StepData<'a> {
     pub hull: &'a [u64],
     /// The scales its tolerances are relative to.
     pub scales: ToleranceScales,
+}
+
+/// A leaf's impulses `x`, post-impact velocities `u⁺`, and the direct
+/// solve's system (`D²`, `D`, `D`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Leaf {
+    pub x: Vec<f64>,
+    pub up: Vec<f64>,
+    pub mat: Vec<f64>,
+    pub rhs: Vec<f64>,
+    pub u0: Vec<f64>,
 }
 
 /// The scales a step's tolerances are relative to (see the module docs of
@@ -138,10 +149,7 @@ impl Reduced {
             }
             let terms = &terms[..ineq.term_count];
             let column = |col: usize| terms.iter().fold(0.0, |v, &(a, row)| v + a * tab[row + col]);
-            let mut rest = free;
-            while rest != 0 {
-                let j = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
+            for j in bits(free) {
                 let mut a = [0.0; 3];
                 for (c, v) in a.iter_mut().enumerate().take(s) {
                     *v = column(j * s + c);
@@ -161,18 +169,10 @@ impl Reduced {
 
     /// Solves the mode system of the leaf `choice` (one global mode index per
     /// contact) directly, by Gaussian elimination with partial pivoting on the
-    /// assembled `Σq × Σq` system. Writes `x`; returns `false` when singular.
-    /// `mat` needs `D²` entries, `rhs` and `u0` `D`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn solve_leaf(
-        &self,
-        choice: &[usize],
-        step: &StepData,
-        mat: &mut [f64],
-        rhs: &mut [f64],
-        u0: &mut [f64],
-        x: &mut [f64],
-    ) -> bool {
+    /// assembled `Σq × Σq` system. Writes `leaf.x`; returns `false` when
+    /// singular.
+    pub fn solve_leaf(&self, choice: &[usize], step: &StepData, leaf: &mut Leaf) -> bool {
+        let Leaf { x, mat, rhs, u0, .. } = leaf;
         let (dim, s, m) = (self.dim, self.s, self.m);
         let modes = &self.table.modes;
         for (j, &c) in choice.iter().enumerate() {
@@ -291,6 +291,17 @@ impl Reduced {
 }
 
 /// The bit set `{0, …, k − 1}`.
-pub(super) fn low_bits(k: usize) -> u64 {
+pub(crate) fn low_bits(k: usize) -> u64 {
     if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
+}
+
+/// The indices of the set bits of `set`, lowest first.
+pub(crate) fn bits(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let j = set.trailing_zeros() as usize;
+            set &= set - 1;
+            j
+        })
+    })
 }

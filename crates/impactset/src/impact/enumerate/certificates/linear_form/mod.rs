@@ -1,5 +1,5 @@
 //! The second certificate of a step's uniqueness: friction's linear form
-//! (docs/model.md §5b, "The certificate from friction's linear form").
+//! (docs/model.md#5b6-the-certificate-from-frictions-linear-form).
 //!
 //! For a solution `x` of a step and the Lemke solution `x*` (`δ = x − x*`,
 //! `δu = W δ`, `Q = δᵀWδ = Σ_i (δλn_i δu_n,i + δf_iᵀ δu_t,i)`), pick per
@@ -37,14 +37,14 @@
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
-use super::CertificateCounts;
-use super::tableau::Reduced;
+use crate::impact::enumerate::CertificateCounts;
+use crate::impact::enumerate::tableaux::reduced::Reduced;
 
 mod combined;
 mod null_space;
 mod recentre;
 
-use null_space::{Bases, Way, root};
+use null_space::{Bases, PatternAt, Way, root};
 
 /// `c` must stay below this: `Q ≤ c Q` then leaves no room to round-off.
 const CONTRACTION: f64 = 1.0 - 1e-6;
@@ -62,7 +62,7 @@ const ROUNDOFF: f64 = 1e-12;
 
 /// The buffers of the certificate, per problem.
 #[derive(Clone, Debug, Default)]
-pub(super) struct LinearForm {
+pub(crate) struct LinearForm {
     /// `p*_i` per contact.
     p: Vec<[f64; 2]>,
     /// The reduced coordinates in `V`, contact by contact.
@@ -83,7 +83,7 @@ const KEPT: usize = 8;
 /// What was computed from `W` on the last few index sets (`V`, or the
 /// pushing contacts): `W` is the problem's, so it depends on the set alone.
 #[derive(Clone, Debug)]
-pub(super) struct Kept<T>(Vec<(Vec<usize>, T)>);
+pub(crate) struct Kept<T>(Vec<(Vec<usize>, T)>);
 
 impl<T> Default for Kept<T> {
     fn default() -> Self {
@@ -112,7 +112,7 @@ impl<T> Kept<T> {
 }
 
 /// What the certificate reads of the bound's work on one step.
-pub(super) struct StepFacts<'a> {
+pub(crate) struct StepFacts<'a> {
     /// `x*` in reduced coordinates (`λn`, `f` per contact).
     pub x: &'a [f64],
     /// `u`, the step's contact velocities before it, and `u*⁺ = u + W x*`.
@@ -149,7 +149,7 @@ impl StepFacts<'_> {
     /// The normal impulse of contact `i` (`s` reduced coordinates a contact)
     /// in every solution where the reach fixes it (`known`): `0` where it
     /// never pushes (a zero cap, or `x*` separating), else its cap.
-    pub(super) fn fixed_impulse(&self, i: usize, s: usize) -> f64 {
+    pub(crate) fn fixed_impulse(&self, i: usize, s: usize) -> f64 {
         let cap = self.caps[i].max(0.0);
         if cap == 0.0 || self.up[i * s] > 0.0 { 0.0 } else { cap }
     }
@@ -157,7 +157,7 @@ impl StepFacts<'_> {
 
 /// What friction's linear form says of a step.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct FormBound {
+pub(crate) struct FormBound {
     /// Every solution has `x*`'s `Δv` (up to what the search tells apart).
     pub unique: bool,
     /// `√Q` of every solution the search accepts is at most this (infinite
@@ -380,17 +380,18 @@ impl LinearForm {
             // where that does not settle, with its own (one
             // eigenproblem per normal impulse).
             ways.push(box_way);
-            let mut rows = self.pattern_ways(red.s, step, &on_range, scaled, pattern, null, false, &mut ways);
+            let at = PatternAt { on_range: &on_range, scaled, columns, pattern };
+            let mut rows = self.pattern_ways(red.s, step, at, null, false, &mut ways);
             settled = settles(&ways, level);
             if !settled {
                 ways.truncate(1);
-                rows = self.pattern_ways(red.s, step, &on_range, scaled, pattern, null, true, &mut ways);
+                rows = self.pattern_ways(red.s, step, at, null, true, &mut ways);
                 settled = settles(&ways, level);
             }
             tally.patterned = settled;
             if !settled {
                 // Every contact's laws at once (two small LPs).
-                self.combined_ways(red, step, &on_range, (scaled, columns), pattern, &mut rows, &mut ways);
+                self.combined_ways(red, step, at, &mut rows, &mut ways);
                 settled = settles(&ways, level);
                 tally.combined = settled;
             }
