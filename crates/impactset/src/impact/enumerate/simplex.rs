@@ -177,10 +177,9 @@ pub(super) fn minimize(a: &[f64], rows: usize, cols: usize, b: &[f64], c: &[f64]
         }
     }
     // Phase two: the objective row from `c`, reduced by the basis.
-    let obj = rows * width;
-    for j in 0..width {
-        lp.tab[obj + j] = if j < cols { c[j] } else { 0.0 };
-    }
+    let obj = lp.row_mut(rows);
+    obj.fill(0.0);
+    obj[..cols].copy_from_slice(&c[..cols]);
     for r in 0..rows {
         let k = lp.basis[r];
         if k < cols && c[k] != 0.0 {

@@ -24,7 +24,7 @@
 //! (docs/model.md#5b1-the-contact-mode-search). The twinned step is an ordinary one (`b_γ = 0`), so its
 //! search, bound, certificate and budget are the enumerator's own.
 
-use crate::impact::enumerate::{EnumeratorOptions, EnumeratorTuning, StepEnumerator};
+use crate::impact::enumerate::{EnumeratorOptions, StepEnumerator};
 use crate::problem::ContactOperators;
 
 /// The most sets of widened contacts whose twinned enumerators are kept
@@ -157,8 +157,8 @@ impl StepEnumerator {
                 }
                 // Below the bound's size the twinned search takes no bound
                 // either: it keeps each `Δv`'s first tuple, as the GPU does.
-                let tuning =
-                    EnumeratorTuning { cache_bytes: self.options.tuning.cache_bytes / KEPT, ..self.options.tuning };
+                let mut tuning = self.options.tuning;
+                tuning.cache_bytes /= KEPT;
                 let bound = self.options.bound && self.tuples() >= self.options.bound_min_tuples;
                 self.widened.push(Widened::new(ops, mask, EnumeratorOptions { tuning, bound, ..self.options }));
                 self.widened.len() - 1
