@@ -16,7 +16,9 @@ pub(crate) use basis::{SINGULAR, lu_in_place, lu_solve};
 pub use definition::{DEFINITION_TOLERANCE, ROUNDOFF_LIMIT, definition_violation, solves_definition};
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{ACCEPT, PRUNE, REPLACED_ABOVE, SAME_DV};
-pub use enumerate::{EnumerationCounts, EnumeratorOptions, MAX_SEARCH_CONTACTS, RecordPolicy, StepEnumerator};
+pub use enumerate::{
+    CertificateCounts, EnumerationCounts, EnumeratorOptions, EnumeratorTuning, MAX_SEARCH_CONTACTS, StepEnumerator,
+};
 #[cfg(feature = "gpu")]
 pub(crate) use enumerate::{Normal, Tangential, twinned_step};
 pub use outcome::{ImpactOutcome, SimultaneousOutcomes, SolutionMethod};

@@ -72,25 +72,6 @@ struct Tally {
     recentred_sliding: usize,
 }
 
-/// Steps so far certified by friction's linear form only with the normal
-/// terms weighed in (`linear_form.rs`).
-fn weighed(e: &StepEnumerator) -> u64 {
-    e.scratch.as_ref().map_or(0, |sc| sc.bound.form.weighed)
-}
-
-/// Steps so far certified only with the null pattern held by the impulses
-/// it moves, certified steps whose Lemke solution was refined, and steps
-/// certified only with the pattern's combined rows.
-fn counters(e: &StepEnumerator) -> (u64, u64, u64) {
-    e.scratch.as_ref().map_or((0, 0, 0), |sc| (sc.bound.form.patterned, sc.refined, sc.bound.form.combined))
-}
-
-/// Steps so far certified only from another representative, and those of
-/// them with a contact sliding.
-fn recentred(e: &StepEnumerator) -> (u64, u64) {
-    e.scratch.as_ref().map_or((0, 0), |sc| (sc.bound.form.recentred, sc.bound.form.recentred_sliding))
-}
-
 /// One step `b`: the search with the bound returns the solutions of the
 /// search without it bit for bit; a certified step has one velocity change,
 /// and so does the oracle where the LCP is small enough for it.
@@ -101,18 +82,16 @@ fn check_step(
     b: &[f64],
     t: &mut Tally,
 ) {
-    let (before, (patterned, refined, combined)) = (weighed(with), counters(with));
-    let moved = recentred(with);
+    let before = with.counts().certificates;
     let count = with.enumerate(ops, b);
     let reference = without.enumerate(ops, b);
-    t.weighed += usize::from(weighed(with) > before);
-    let after = counters(with);
-    t.patterned += usize::from(after.0 > patterned);
-    t.refined += usize::from(after.1 > refined);
-    t.combined += usize::from(after.2 > combined);
-    let now = recentred(with);
-    t.recentred += usize::from(now.0 > moved.0);
-    t.recentred_sliding += usize::from(now.1 > moved.1);
+    let after = with.counts().certificates;
+    t.weighed += usize::from(after.weighed > before.weighed);
+    t.patterned += usize::from(after.patterned > before.patterned);
+    t.refined += usize::from(after.refined > before.refined);
+    t.combined += usize::from(after.combined > before.combined);
+    t.recentred += usize::from(after.recentred > before.recentred);
+    t.recentred_sliding += usize::from(after.recentred_sliding > before.recentred_sliding);
     assert!(with.exhaustive() && without.exhaustive());
     t.steps += 1;
     t.several += usize::from(reference > 1);

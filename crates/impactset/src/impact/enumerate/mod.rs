@@ -7,41 +7,40 @@
 //! [`StepEnumerator`] returns one LCP solution per distinct `Δv`, in a fixed
 //! order.
 //!
-//! # Method (model.md §5b)
+//! # Method (docs/model.md#5b1-the-contact-mode-search)
 //!
 //! `Δv` depends on `λ` only through the reduced impulses `x_i = (λn_i, f_i)`,
-//! and the step is `u⁺ = u + W x`, `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ`. A mode per
-//! contact (a face of its law, `modes.rs`) fixes a square linear system
-//! whose solution, if it meets the mode's inequalities, is a step solution;
-//! every isolated solution arises so, and a segment shows through its end
-//! points. The full `z` is rebuilt from `x` (`rebuild.rs`).
+//! and the step is `u⁺ = u + W x`, `W = [Jn; Jt] M⁻¹ [Jn; Jt]ᵀ`
+//! (`reduce.rs`). A mode per contact (a face of its law, `modes.rs`) fixes
+//! a square linear system whose solution, if it meets the mode's
+//! inequalities, is a step solution; every isolated solution arises so, and
+//! a segment shows through its end points. Three parts, one folder each:
 //!
-//! 1. One Lemke solve and the bound it puts on every other solution
-//!    (`bound.rs`): the modes no solution can have, and whether `Δv` is
-//!    certified unique (the search then stops at its first solution).
-//! 2. A depth-first search over contacts in index order (`depth_first.rs`):
-//!    fixing a mode is a block elimination on an affine tableau
-//!    (`tableau.rs`, `eliminate.rs`), and a subtree is pruned when a fixed
-//!    contact's inequality fails for every admissible impulse of the free
-//!    contacts, by a margin 1000 times the acceptance tolerance (a root
-//!    filter, each node, and forward checks of the modes of the free
-//!    contacts after the next).
-//!    Tuples with more equations than `rank W` are skipped; a contact whose
-//!    block is singular is deferred and the leaves below are solved
-//!    directly (`gauss.rs`), except where it is the last contact and no
-//!    other was deferred: that tuple's system is singular, and skipped.
-//!    The search reads its tableaux through one interface (`strategy.rs`):
+//! 1. `certificates/`: one Lemke solve and the bound it puts on every other
+//!    solution: the modes no solution can have, and whether `Δv` is
+//!    certified unique (then the Lemke solution is kept, or a twinned
+//!    search stops at its first solution).
+//! 2. `search/`: a depth-first search over contacts in index order, a
+//!    subtree pruned when a fixed contact's inequality fails for every
+//!    admissible impulse of the free contacts, by a margin 1000 times the
+//!    acceptance tolerance (a root filter, each node, the node's
+//!    inequalities together, and forward checks of the modes of the free
+//!    contacts after the next). Tuples with more equations than `rank W`
+//!    are skipped; a contact whose block is singular is deferred and the
+//!    leaves below are solved directly, except where it is the last
+//!    contact and no other was deferred: that tuple's system is singular,
+//!    and skipped. Each leaf's full `z` is rebuilt from `x`. A step whose
+//!    friction cone a prescribed normal impulse widens (`b_γ ≠ 0`,
+//!    restitution's expansion) is, unless the bound certifies it, the step
+//!    of a problem with a friction-only twin per widened contact. Past
+//!    [`EnumeratorOptions::node_budget`] mode fixes, or beyond
+//!    [`MAX_SEARCH_CONTACTS`], Lemke solves complete the list and
+//!    [`StepEnumerator::exhaustive`] is `false`.
+//! 3. `tableaux/`: fixing a mode is a block elimination on an affine
+//!    tableau; the search reads its tableaux through one interface,
 //!    replayed from fixed-mode records kept per mode prefix from step to
-//!    step where they fit (`recorded.rs`, `cache/`), else computed from the
-//!    parent's (`direct.rs`, `direct_tableau.rs`); both give the same
-//!    values bit for bit.
-//! 3. A step whose friction cone a prescribed normal impulse widens
-//!    (`b_γ ≠ 0`, restitution's expansion) is, unless the bound certifies
-//!    it, the step of a problem with a friction-only twin per widened
-//!    contact (`widened.rs`).
-//! 4. Past [`EnumeratorOptions::node_budget`] mode fixes, or beyond
-//!    [`MAX_SEARCH_CONTACTS`], Lemke solves complete the list
-//!    (`fallback.rs`) and [`StepEnumerator::exhaustive`] is `false`.
+//!    step where they fit, else computed from the parent's; both give the
+//!    same values bit for bit.
 //!
 //! # Order
 //!
@@ -50,7 +49,7 @@
 //! capped × (the same). Solutions come in the order of the first tuple
 //! giving each distinct `Δv` (its solution the first met, or a later more
 //! accurate one when the first's step violation exceeds `10⁻¹¹`,
-//! `keep.rs`); pruning does not change it, so an
+//! `search/keep.rs`); pruning does not change it, so an
 //! implementation trying every tuple (the GPU, up to 42 875 tuples a step)
 //! returns the same list up to round-off at the tolerance boundaries.
 //!
@@ -68,26 +67,13 @@
 //! singular. Two velocity changes are the same when they differ by at most
 //! `10⁻⁷ max(‖Δv₁‖∞, ‖Δv₂‖∞) + 10⁻¹⁰ max|M⁻¹[Jn;Jt]ᵀ| Pn` in every entry.
 
-mod bound;
-mod cache;
-mod depth_first;
-mod direct;
-mod direct_tableau;
-mod eliminate;
-mod fallback;
-mod first_solution;
-mod gauss;
-mod keep;
-mod linear_form;
+mod certificates;
 mod modes;
-mod node_lp;
 mod options;
-mod rebuild;
-mod recorded;
-mod scratch;
-mod strategy;
-mod tableau;
-mod widened;
+mod reduce;
+mod search;
+mod simplex;
+mod tableaux;
 
 #[cfg(test)]
 mod bound_tests;
@@ -103,41 +89,28 @@ mod widened_tests;
 use crate::lcp::LemkeWorkspace;
 use crate::problem::ContactOperators;
 
+use certificates::Certificate;
+use certificates::bound::Verdict;
+use certificates::reach::Reach;
+pub use options::{CertificateCounts, EnumerationCounts, EnumeratorOptions, EnumeratorTuning};
+use reduce::FullStep;
+use search::keep::Solutions;
+use search::scratch::Scratch;
+use tableaux::reduced::{Reduced, StepData, ToleranceScales};
 #[cfg(feature = "gpu")]
-pub(crate) use self::{keep::REPLACED_ABOVE, modes::Normal, modes::Tangential, widened::twinned_step};
-use bound::{Reach, Verdict};
-pub use options::{EnumerationCounts, EnumeratorOptions, RecordPolicy};
-use scratch::Scratch;
-use tableau::{Reduced, StepData, StepScales};
+pub(crate) use {modes::Normal, modes::Tangential, search::keep::REPLACED_ABOVE, search::widened::twinned_step};
 
 /// Relative acceptance tolerance of inequalities and mode equations.
 pub(crate) const ACCEPT: f64 = 1e-9;
 /// Relative margin of pruning: far wider than [`ACCEPT`], so pruning never
 /// removes a tuple that would be accepted.
 pub(crate) const PRUNE: f64 = 1e-6;
-/// Singular values of `W` at most this fraction of the largest count as zero
-/// in its rank.
-const RANK_TOLERANCE: f64 = 1e-12;
-/// Most rounds of the root filter (a second round, with the hulls of the
-/// first, prunes a little more but costs more than it saves on the timed
-/// cases).
-const ROOT_ROUNDS: usize = 1;
 /// Relative tolerance of "same velocity change".
 pub(crate) const SAME_DV: f64 = 1e-7;
 /// The most contacts the mode search handles (it keeps sets of contacts in
 /// 64-bit masks); with more, every enumeration is the Lemke fallback alone
 /// (not exhaustive), and no search buffer is allocated.
 pub const MAX_SEARCH_CONTACTS: usize = 64;
-/// The most entries (`f64`) of the root filter's tableaux the direct search
-/// keeps from step to step (2 MiB).
-const ROOT_CACHE_LIMIT: usize = 1 << 18;
-/// Iterations of the SVD that gives `rank W` before it gives up (the same
-/// tolerance as nalgebra's `svd`, which would iterate without end on a
-/// matrix holding `inf`; `W` is finite, model.md §1, but a cap keeps any
-/// input from looping); without convergence the rank is taken as full, which
-/// only disables the rank cut.
-const SVD_SWEEPS: usize = 10_000;
-
 /// Enumerates the solutions of the step LCPs of one problem: a reusable
 /// per-thread workspace (docs/model.md §4, §5b; method, order and tolerances in the
 /// module docs).
@@ -161,54 +134,30 @@ const SVD_SWEEPS: usize = 10_000;
 /// ```
 #[derive(Clone, Debug)]
 pub struct StepEnumerator {
+    /// The step in reduced coordinates: `W`, its rank, the mode table.
     reduced: Reduced,
+    /// The full step's sizes and the maps between it and `reduced`.
+    full: FullStep,
     options: EnumeratorOptions,
-    /// LCP size `N`.
-    size: usize,
-    /// Generalized velocities `n`.
-    n: usize,
-    /// Friction directions per contact.
-    d: usize,
-    /// `M⁻¹ [Jn; Jt]ᵀ`, row-major `n × D`: `Δv = B x`.
-    dv_map: Vec<f64>,
-    /// `max |B|`.
-    dv_map_max: f64,
-    /// `u_t = Σ_k r_k (JD v)_k`: the least-squares recovery of `Jt v`.
-    tangent_recovery: Vec<[f64; 2]>,
     /// The search's buffers (boxed: [`enumerate`](Self::enumerate) takes
     /// them out for the search and puts them back by moving a pointer).
     scratch: Option<Box<Scratch>>,
-    /// Solutions, `N` entries each.
-    solutions: Vec<f64>,
-    /// Their velocity changes, `n` entries each.
-    changes: Vec<f64>,
-    /// Their step violations (`keep.rs`).
-    violations: Vec<f64>,
-    /// The step's right-hand side `b`, and `w = A_R z + b` of a candidate.
-    rhs: Vec<f64>,
-    w: Vec<f64>,
-    count: usize,
-    exhaustive: bool,
-    nodes: usize,
-    /// What the bound from a Lemke solution said of the last step.
-    verdict: Verdict,
-    /// Some contacts are a widened step's twins (`widened.rs`): a Lemke
-    /// solution of this step may leave a twin below its cap, which is no
-    /// solution of the widened step, so a certified step is searched to
-    /// its first solution instead of keeping it.
-    twinned: bool,
-    /// Per contact, how far `u⁺` moves per unit of the bound (`bound.rs`).
-    reach: Reach,
+    /// The solutions found, one per distinct `Δv`.
+    list: Solutions,
     /// The scales of the step being enumerated.
-    scales: StepScales,
+    scales: ToleranceScales,
+    /// Whether the last step was searched to the end.
+    exhaustive: bool,
+    /// Mode fixes the last step made.
+    nodes: usize,
+    /// The bound from a Lemke solution and what it said of the last step.
+    certificate: Certificate,
+    /// Lemke's workspace: the bound's solve and the fallback's.
     lemke: LemkeWorkspace,
-    /// The covering vector of the bound's Lemke solve
-    /// ([`fallback::hashed_cover`]): a function of the row alone.
-    bound_cover: Vec<f64>,
     counts: EnumerationCounts,
     /// The enumerators of widened steps, one per set of contacts with a
     /// prescribed normal impulse, built when first needed (`widened.rs`).
-    widened: Vec<widened::Widened>,
+    widened: Vec<search::widened::Widened>,
 }
 
 impl StepEnumerator {
@@ -225,97 +174,23 @@ impl StepEnumerator {
     /// As [`with_options`](Self::with_options), the contacts `i` where
     /// `prescribed[i]` having only capped modes (`widened.rs`).
     fn with_prescribed(ops: &ContactOperators, options: EnumeratorOptions, prescribed: &[bool]) -> Self {
-        let (m, d, n) = (ops.m, ops.d, ops.n);
-        let searchable = m <= MAX_SEARCH_CONTACTS;
-        let t = ops.dimension.tangents();
-        let s = 1 + t;
-        let dim = m * s;
-        // Reduced rows [Jn; Jt] grouped by contact.
-        let jr = nalgebra::DMatrix::from_fn(dim, n, |r, c| {
-            let (i, a) = (r / s, r % s);
-            if a == 0 { ops.jn[(i, c)] } else { ops.jt[(i * t + a - 1, c)] }
-        });
-        let b = &ops.mass_inv * jr.transpose();
-        let mut w = &jr * &b;
-        w = (&w + w.transpose()) * 0.5;
-        let w_rows: Vec<f64> = (0..dim * dim).map(|k| w[(k / dim, k % dim)]).collect();
-        let dv_map: Vec<f64> = (0..n * dim).map(|k| b[(k / dim, k % dim)]).collect();
-        let w_max = w_rows.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let rank = if searchable {
-            match nalgebra::SVD::try_new_unordered(w.clone(), false, false, 5.0 * f64::EPSILON, SVD_SWEEPS) {
-                Some(svd) => {
-                    let sigma = svd.singular_values;
-                    let sigma_max = sigma.iter().fold(0.0f64, |a, &x| a.max(x));
-                    sigma.iter().filter(|&&x| x > RANK_TOLERANCE * sigma_max).count()
-                }
-                None => dim,
-            }
-        } else {
-            dim
-        };
-        // Σ_k d_k d_kᵀ (t × t) and its inverse applied to each d_k.
-        let mut g = [[0.0; 2]; 2];
-        for dk in &ops.directions {
-            for a in 0..t {
-                for c in 0..t {
-                    g[a][c] += dk[a] * dk[c];
-                }
-            }
-        }
-        let tangent_recovery = ops
-            .directions
-            .iter()
-            .map(|dk| {
-                if t == 1 {
-                    [dk[0] / g[0][0], 0.0]
-                } else {
-                    let det = g[0][0] * g[1][1] - g[0][1] * g[1][0];
-                    [(g[1][1] * dk[0] - g[0][1] * dk[1]) / det, (g[0][0] * dk[1] - g[1][0] * dk[0]) / det]
-                }
-            })
-            .collect();
-        let table = modes::ModeTable::with_prescribed(t, &ops.directions, &ops.friction, prescribed);
-        let reduced = Reduced {
-            m,
-            t,
-            s,
-            dim,
-            w: w_rows,
-            table,
-            directions: ops.directions.clone(),
-            friction: ops.friction.clone(),
-            w_max,
-            rank,
-            singular: 1e-11 * w_max.max(f64::MIN_POSITIVE),
-        };
-        let size = ops.layout().size();
-        let scratch = Scratch::new(&reduced, &options, searchable, size, n);
+        let searchable = ops.m <= MAX_SEARCH_CONTACTS;
+        let (reduced, full) = reduce::reduce(ops, prescribed, searchable);
+        let scratch = Scratch::new(&reduced, &options, searchable, full.size, full.n);
         let reach = if searchable { Reach::new(&reduced, &ops.mass_inv) } else { Reach::default() };
-        const RESERVED: usize = 16;
+        let certificate = Certificate::new(reach, full.size, prescribed.iter().any(|&p| p));
+        let (list, lemke) = (Solutions::new(full.size, full.n), LemkeWorkspace::new(full.size));
         StepEnumerator {
+            list,
+            lemke,
             reduced,
+            full,
             options,
-            size,
-            n,
-            d,
-            dv_map_max: dv_map.iter().fold(0.0f64, |a, x| a.max(x.abs())),
-            dv_map,
-            tangent_recovery,
             scratch: Some(Box::new(scratch)),
-            solutions: Vec::with_capacity(RESERVED * size),
-            changes: Vec::with_capacity(RESERVED * n),
-            violations: Vec::with_capacity(RESERVED),
-            rhs: vec![0.0; size],
-            w: vec![0.0; size],
-            count: 0,
+            scales: ToleranceScales::default(),
             exhaustive: true,
             nodes: 0,
-            verdict: Verdict::None,
-            twinned: prescribed.iter().any(|&p| p),
-            reach,
-            scales: StepScales::default(),
-            lemke: LemkeWorkspace::new(size),
-            bound_cover: fallback::hashed_cover(size),
+            certificate,
             counts: EnumerationCounts::default(),
             widened: Vec::new(),
         }
@@ -331,41 +206,38 @@ impl StepEnumerator {
     /// When the search exceeds its node budget the result is completed by
     /// Lemke solves and [`exhaustive`](Self::exhaustive) is `false`.
     pub fn enumerate(&mut self, ops: &ContactOperators, b: &[f64]) -> usize {
-        assert_eq!(b.len(), self.size, "right-hand side of the wrong size");
-        self.solutions.clear();
-        self.changes.clear();
-        self.violations.clear();
-        self.rhs.copy_from_slice(b);
-        self.count = 0;
+        assert_eq!(b.len(), self.full.size, "right-hand side of the wrong size");
+        self.list.start(b);
         self.exhaustive = true;
         self.nodes = 0;
-        let (m, s, d) = (self.reduced.m, self.reduced.s, self.d);
+        let (m, s, d) = (self.reduced.m, self.reduced.s, self.full.d);
         let mut scratch = self.scratch.take().expect("the buffers are back after every enumeration");
         for i in 0..m {
             scratch.caps[i] = b[i];
             scratch.u[i * s] = b[m + i];
             for a in 0..s - 1 {
-                scratch.u[i * s + 1 + a] = (0..d).map(|k| self.tangent_recovery[k][a] * b[2 * m + i * d + k]).sum();
+                scratch.u[i * s + 1 + a] =
+                    (0..d).map(|k| self.full.tangent_recovery[k][a] * b[2 * m + i * d + k]).sum();
             }
         }
         self.scales = self.step_scales(&scratch.u, &scratch.caps);
-        self.verdict = Verdict::None;
+        self.certificate.verdict = Verdict::None;
         // A step certified to have one `Δv` keeps its Lemke solution (a
         // twinned step's is searched to its first solution). Any other is
         // searched; a friction cone widened by `b_γ` (a prescribed normal
         // impulse) is outside the contact modes, so such a step is searched
         // as a twinned step (`widened.rs`).
-        let widened = b[self.size - m..].iter().any(|&g| g != 0.0);
+        let widened = b[self.full.size - m..].iter().any(|&g| g != 0.0);
         if m > MAX_SEARCH_CONTACTS {
             self.exhaustive = false;
         } else {
             self.bound_step(ops, b, widened, &mut scratch);
-            if self.verdict == Verdict::Unique && !self.twinned {
+            if self.certificate.verdict == Verdict::Unique && !self.certificate.twinned {
                 self.keep_certified(ops, b, &mut scratch);
             } else if !widened {
                 self.search(ops, &mut scratch);
             } else {
-                self.exhaustive = self.enumerate_widened(ops, b);
+                self.exhaustive = self.search_widened(ops, b);
             }
         }
         if !self.exhaustive {
@@ -380,7 +252,7 @@ impl StepEnumerator {
             self.counts.enumerated += 1;
         }
         self.scratch = Some(scratch);
-        self.count
+        self.list.count
     }
 
     /// Whether the search may stop: a twinned step's `Δv` is certified
@@ -388,24 +260,25 @@ impl StepEnumerator {
     /// a complete search would return it).
     #[inline]
     fn settled(&self) -> bool {
-        self.verdict == Verdict::Unique && self.count > 0
+        self.certificate.verdict == Verdict::Unique && self.list.count > 0
     }
 
     /// Whether the last enumeration's step was certified to have a single
-    /// `Δv` by the bound from a Lemke solution (docs/model.md §5b).
+    /// `Δv` by the bound from a Lemke solution
+    /// (docs/model.md#5b10-when-a-step-is-certified).
     pub fn certified(&self) -> bool {
-        self.verdict == Verdict::Unique
+        self.certificate.verdict == Verdict::Unique
     }
 
     /// Solution `k` of the last enumeration: a full LCP solution `z` (`N`
     /// entries).
     pub fn solution(&self, k: usize) -> &[f64] {
-        &self.solutions[k * self.size..(k + 1) * self.size]
+        &self.list.solutions[k * self.full.size..(k + 1) * self.full.size]
     }
 
     /// The velocity change `Δv = M⁻¹Jᵀλ` of solution `k` (`n` entries).
     pub fn velocity_change(&self, k: usize) -> &[f64] {
-        &self.changes[k * self.n..(k + 1) * self.n]
+        &self.list.changes[k * self.full.n..(k + 1) * self.full.n]
     }
 
     /// Whether the last enumeration searched every mode (`false`: it ran out of
@@ -415,9 +288,11 @@ impl StepEnumerator {
     }
 
     /// What the enumerations so far did: steps certified unique, searched,
-    /// not exhaustive.
+    /// not exhaustive, and which parts of the certificate settled them.
     pub fn counts(&self) -> EnumerationCounts {
-        self.counts
+        let form = self.scratch.as_ref().map_or_else(CertificateCounts::default, |sc| sc.bound.form.counts);
+        let certificates = CertificateCounts { refined: self.counts.certificates.refined, ..form };
+        EnumerationCounts { certificates, ..self.counts }
     }
 
     /// Mode fixes (search nodes and forward-checking probes) the last
@@ -437,30 +312,29 @@ impl StepEnumerator {
     /// the GPU port.
     #[cfg(feature = "gpu")]
     pub(crate) fn dv_map(&self) -> (&[f64], f64) {
-        (&self.dv_map, self.dv_map_max)
+        (&self.full.dv_map, self.full.dv_map_max)
     }
 
     /// The least-squares recovery of `Jt v` from `JD v` (`r_k` per direction),
     /// for the GPU port.
     #[cfg(feature = "gpu")]
     pub(crate) fn tangent_recovery(&self) -> &[[f64; 2]] {
-        &self.tangent_recovery
+        &self.full.tangent_recovery
     }
 
     /// The step's data and scales (see the module docs, Tolerances).
     fn step_data<'a>(&self, u: &'a [f64], caps: &'a [f64], hull: &'a [u64]) -> StepData<'a> {
-        let StepScales { velocity: velocity_scale, impulse: impulse_scale, normal: normal_scale } = self.scales;
-        StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale }
+        StepData { u, caps, hull, scales: self.scales }
     }
 
     /// The scales of the step `(u, caps)`: computed once per enumeration,
     /// read by [`step_data`](Self::step_data).
-    fn step_scales(&self, u: &[f64], caps: &[f64]) -> StepScales {
+    fn step_scales(&self, u: &[f64], caps: &[f64]) -> ToleranceScales {
         let red = &self.reduced;
         let impulse_scale = (0..red.m).map(|i| caps[i].abs() * (1.0 + red.friction[i])).fold(0.0f64, f64::max);
         let normal_scale = caps.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let u_max = u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        StepScales {
+        ToleranceScales {
             velocity: u_max.max(red.s as f64 * red.w_max * impulse_scale),
             impulse: impulse_scale,
             normal: normal_scale,

@@ -1,4 +1,4 @@
-//! The fixed-mode records' store changes nothing (`cache/`, `recorded.rs`,
+//! The fixed-mode records' store changes nothing (`tableaux/records/`, `recorded.rs`,
 //! `direct.rs`): enumerators with the records kept, none, or a small store
 //! that fills and starts afresh return the same solutions bit for bit, on
 //! ordinary steps and on widened ones (`widened.rs`).
@@ -6,8 +6,8 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::scratch::{Scratch, Search};
-use super::{EnumeratorOptions, RecordPolicy, StepEnumerator};
+use super::search::scratch::{Scratch, Search};
+use super::{EnumeratorOptions, EnumeratorTuning, StepEnumerator};
 use crate::ContactOperators;
 use crate::scene::random::{coupled_problem, random_step_rhs};
 
@@ -16,7 +16,7 @@ use crate::scene::random::{coupled_problem, random_step_rhs};
 fn recording(ops: &ContactOperators, cache_bytes: usize) -> StepEnumerator {
     StepEnumerator::with_options(
         ops,
-        EnumeratorOptions { cache_bytes, records: RecordPolicy::Always, ..Default::default() },
+        EnumeratorOptions { tuning: EnumeratorTuning { cache_bytes, record_always: true }, ..Default::default() },
     )
 }
 
@@ -81,8 +81,13 @@ fn widened_steps_do_not_depend_on_the_records_store() {
         let size = ops.step_size_n();
         let (mut kept, mut none, mut small) = (recording(ops, 64 << 20), recording(ops, 0), recording(ops, 24 << 10));
         let mut plain = StepEnumerator::new(ops);
-        let mut eighth =
-            StepEnumerator::with_options(ops, EnumeratorOptions { cache_bytes: 4 << 20, ..Default::default() });
+        let mut eighth = StepEnumerator::with_options(
+            ops,
+            EnumeratorOptions {
+                tuning: EnumeratorTuning { cache_bytes: 4 << 20, ..Default::default() },
+                ..Default::default()
+            },
+        );
         for step in 0..80 {
             let mut b = random_step_rhs(&mut rng, &problem);
             for i in 0..m {

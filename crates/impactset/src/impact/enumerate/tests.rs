@@ -36,6 +36,15 @@ fn enumerated_changes(e: &StepEnumerator, count: usize) -> Vec<Vec<f64>> {
     (0..count).map(|k| e.velocity_change(k).to_vec()).collect()
 }
 
+/// Enumerates the step `b`, asserts the search exhaustive and every
+/// solution valid; returns their velocity changes.
+fn enumerate_checked(problem: &ImpactProblem, e: &mut StepEnumerator, b: &[f64]) -> Vec<Vec<f64>> {
+    let count = e.enumerate(problem.operators(), b);
+    assert!(e.exhaustive());
+    assert_solutions_valid(problem, e, count, b);
+    enumerated_changes(e, count)
+}
+
 /// Checks every returned solution against the LCP and against its reported
 /// `Δv`; returns the residual bound used.
 fn assert_solutions_valid(problem: &ImpactProblem, e: &StepEnumerator, count: usize, b: &[f64]) {
@@ -67,10 +76,7 @@ fn agree_with_oracle(seed: u64, cases: usize, n: usize, m: usize, spatial: Optio
         let mut e = StepEnumerator::new(ops);
         for _ in 0..3 {
             let b = random_b(&mut rng, &problem);
-            let count = e.enumerate(ops, &b);
-            assert!(e.exhaustive());
-            assert_solutions_valid(&problem, &e, count, &b);
-            let found = enumerated_changes(&e, count);
+            let found = enumerate_checked(&problem, &mut e, &b);
             let oracle: Vec<Vec<f64>> =
                 brute_force::solutions(ops, &b).into_iter().map(|(_, dv)| dv.as_slice().to_vec()).collect();
             let scale = dv_scale(&problem, &b);
@@ -87,7 +93,7 @@ fn agree_with_oracle(seed: u64, cases: usize, n: usize, m: usize, spatial: Optio
                 );
             }
             assert_eq!(found.len(), oracle.len(), "seed {seed} case {case}: {found:?} vs {oracle:?}");
-            several += usize::from(count > 1);
+            several += usize::from(found.len() > 1);
         }
     }
     several
@@ -243,11 +249,8 @@ fn every_lemke_solution_is_enumerated() {
         let mut e = StepEnumerator::new(ops);
         for _ in 0..3 {
             let b = random_b(&mut rng, &problem);
-            let count = e.enumerate(ops, &b);
-            assert!(e.exhaustive(), "case {case}");
-            assert_solutions_valid(&problem, &e, count, &b);
-            total_solutions += count;
-            let found = enumerated_changes(&e, count);
+            let found = enumerate_checked(&problem, &mut e, &b);
+            total_solutions += found.len();
             let scale = dv_scale(&problem, &b);
             for trial in 0..12 {
                 let cover: Vec<f64> = (0..size).map(|_| -rng.random_range(1e-9f64..1.0).ln()).collect();
@@ -312,14 +315,11 @@ fn singular_delassus_lemke_solutions_are_enumerated() {
         for _ in 0..problems {
             let problem = random_problem(&mut rng, n, m, spatial, true);
             let ops = problem.operators();
-            let size = ops.step_size_n();
             let mut e = StepEnumerator::new(ops);
+            let size = ops.step_size_n();
             for _ in 0..4 {
                 let b = random_b(&mut rng, &problem);
-                let count = e.enumerate(ops, &b);
-                assert!(e.exhaustive());
-                assert_solutions_valid(&problem, &e, count, &b);
-                let found = enumerated_changes(&e, count);
+                let found = enumerate_checked(&problem, &mut e, &b);
                 let scale = dv_scale(&problem, &b);
                 for trial in 0..6 {
                     let cover: Vec<f64> = (0..size).map(|_| -rng.random_range(1e-9f64..1.0).ln()).collect();
@@ -379,17 +379,14 @@ fn high_friction_agrees_with_oracle(
         let mut e = StepEnumerator::new(ops);
         for step in 0..3 {
             let b = random_b(&mut rng, &problem);
-            let count = e.enumerate(ops, &b);
-            assert!(e.exhaustive());
-            assert_solutions_valid(&problem, &e, count, &b);
-            for k in 0..count {
+            let found = enumerate_checked(&problem, &mut e, &b);
+            for k in 0..found.len() {
                 let v = enumerated_violation(&problem, &e, k, &b);
                 assert!(
                     v <= crate::impact::ENUMERATED_VIOLATION,
                     "seed {seed} case {case} step {step}: solution {k} violation {v:e}"
                 );
             }
-            let found = enumerated_changes(&e, count);
             let oracle: Vec<Vec<f64>> =
                 brute_force::solutions(ops, &b).into_iter().map(|(_, dv)| dv.as_slice().to_vec()).collect();
             let cap = b[..m].iter().fold(0.0f64, |a, &x| a.max(x));
@@ -399,7 +396,7 @@ fn high_friction_agrees_with_oracle(
             assert!(oracle.iter().all(|dv| contains(&found, dv, scale)), "oracle solution missed; {context}");
             assert!(found.iter().all(|dv| contains(&oracle, dv, scale)), "solution not in the oracle; {context}");
             assert_eq!(found.len(), oracle.len(), "{context}");
-            several += usize::from(count > 1);
+            several += usize::from(found.len() > 1);
         }
     }
     several

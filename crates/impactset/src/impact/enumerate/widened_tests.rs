@@ -5,7 +5,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{EnumeratorOptions, StepEnumerator, brute_force};
+use super::{EnumeratorOptions, EnumeratorTuning, StepEnumerator, brute_force};
 use crate::lcp::LcpResidual;
 use crate::scene::random::{coupled_problem, random_step_rhs};
 
@@ -54,8 +54,12 @@ fn a_widened_step_has_exactly_the_oracles_solutions() {
         // With the bound and without; with records kept (the default store)
         // and computed directly (no store).
         for (bound, cache_bytes) in [(true, 32 << 20), (false, 32 << 20), (true, 0)] {
-            let options =
-                EnumeratorOptions { bound, bound_min_tuples: 0.0, cache_bytes, ..EnumeratorOptions::default() };
+            let options = EnumeratorOptions {
+                bound,
+                bound_min_tuples: 0.0,
+                tuning: EnumeratorTuning { cache_bytes, ..Default::default() },
+                ..EnumeratorOptions::default()
+            };
             let mut e = StepEnumerator::with_options(ops, options);
             let count = e.enumerate(ops, &b);
             assert!(e.exhaustive(), "case {case}: not exhaustive");

@@ -2,10 +2,10 @@
 //! tableau and the pruning bounds over them, with the operations of the
 //! whole elimination (`Reduced::fix`) in the same order, bit for bit.
 
-use super::super::gauss::{apply_2, solve_in_place, solve_len};
-use super::super::modes::Mode;
-use super::super::tableau::{Reduced, StepData, low_bits};
 use super::{FixedCache, View};
+use crate::impact::enumerate::modes::Mode;
+use crate::impact::enumerate::tableaux::gauss::{apply_2, solve_in_place, solve_len};
+use crate::impact::enumerate::tableaux::reduced::{Reduced, StepData, low_bits};
 
 impl FixedCache {
     /// The constants of the rows of the contacts in the bit set `rows`, of
@@ -122,7 +122,6 @@ impl FixedCache {
     /// gave each inequality, given the node's constants `consts` (the same
     /// test as bounding each free contact's term by its maximum over the
     /// hull's vertices, bit for bit).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn own_may_hold(
         &self,
@@ -139,7 +138,6 @@ impl FixedCache {
 
     /// [`own_may_hold`](Self::own_may_hold) for the parent's eliminated
     /// contacts (`choice` the global modes of the path), highest first.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn others_may_hold(
         &self,

@@ -17,13 +17,13 @@
 //! Records form a tree (children indexed by global mode: the search's next
 //! contact and the forward-checking probes of the others) whose root is the
 //! tableau `u⁺ = u + W x`. The tree holds at most
-//! [`EnumeratorOptions::cache_bytes`](super::EnumeratorOptions::cache_bytes);
+//! [`EnumeratorOptions::cache_bytes`](crate::impact::enumerate::EnumeratorOptions::cache_bytes);
 //! once full, further nodes are computed into per-level scratch records and
 //! not kept, and the next enumeration starts from an empty tree.
 
 use super::eliminate::Columns;
 use super::gauss::{solve_len, solve_plan};
-use super::tableau::{Reduced, StepData, low_bits};
+use super::reduced::{Reduced, StepData, low_bits};
 
 mod step;
 
@@ -42,7 +42,7 @@ const NONE: u32 = u32::MAX;
 /// by their largest and least with the origin's `0` (the bound over the
 /// whole set, for either sign of the cap).
 #[derive(Clone, Debug, Default)]
-pub(super) struct Fixed {
+pub(crate) struct Fixed {
     /// Whether the mode block `R` was regular (otherwise the contact is
     /// deferred: the tableau is the parent's, the contact stays free).
     pub regular: bool,
@@ -79,7 +79,7 @@ impl Fixed {
 
 /// A record and its numbers.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct View<'a> {
+pub(crate) struct View<'a> {
     pub regular: bool,
     q: usize,
     free: u64,
@@ -93,7 +93,7 @@ pub(super) struct View<'a> {
 /// of the search, `m + 1` for probes). One word with a scratch bit, so that
 /// each node writes and reads it whole (docs/performance.md has why).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Slot(u32);
+pub(crate) struct Slot(u32);
 
 /// The bit of a [`Slot`] that marks a scratch record.
 const SCRATCH: u32 = 1 << 31;
@@ -127,7 +127,7 @@ impl Slot {
 /// it: `a₀`, the step's pruning slack, and its nonzero terms as
 /// (coefficient, tableau row), in [`Inequality::terms`]' order.
 ///
-/// [`Inequality::terms`]: super::modes::Inequality::terms
+/// [`Inequality::terms`]: crate::impact::enumerate::modes::Inequality::terms
 #[derive(Clone, Copy, Debug, Default)]
 struct Bound {
     a0: f64,
@@ -136,9 +136,22 @@ struct Bound {
     terms: [(f64, u32); 6],
 }
 
+/// A record asked of [`FixedCache::child`]: contact `contact` fixed in the
+/// global mode `global` on the node `parent`; `tableau`: the record's
+/// children will be needed (it keeps its tableau); `scratch`: the scratch
+/// record it is computed into where the tree cannot hold it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Child {
+    pub parent: Slot,
+    pub contact: usize,
+    pub global: usize,
+    pub tableau: bool,
+    pub scratch: usize,
+}
+
 /// The tree of [`Fixed`] records of one enumerator (see the module docs).
 #[derive(Clone, Debug, Default)]
-pub(super) struct FixedCache {
+pub(crate) struct FixedCache {
     /// Records (`tree[0]` is the root).
     tree: Vec<Fixed>,
     /// The numbers of the records in the tree, one run each.
@@ -153,10 +166,16 @@ pub(super) struct FixedCache {
     bounds: Vec<Bound>,
     /// The hull bits of the origin and every vertex.
     every_vertex: u64,
-    /// A tableau buffer for records kept without one, and one for a
-    /// record's numbers.
-    tmp: Vec<f64>,
+    /// A buffer for a record's numbers.
     buf: Vec<f64>,
+    work: Work,
+}
+
+/// The buffers of a record's computation: a tableau for records kept
+/// without one, and the elimination's (`eq`: `3·(D + 1)`, `r`: 9).
+#[derive(Clone, Debug, Default)]
+struct Work {
+    tmp: Vec<f64>,
     eq: Vec<f64>,
     r: Vec<f64>,
 }
@@ -198,10 +217,8 @@ impl FixedCache {
             full: false,
             scratch: vec![Fixed::default(); red.m + 2],
             scratch_data: vec![Vec::new(); red.m + 2],
-            tmp: vec![0.0; red.tableau_len()],
             buf: Vec::new(),
-            eq: vec![0.0; 3 * red.stride()],
-            r: vec![0.0; 9],
+            work: Work { tmp: vec![0.0; red.tableau_len()], eq: vec![0.0; 3 * red.stride()], r: vec![0.0; 9] },
         }
     }
 
@@ -262,48 +279,27 @@ impl FixedCache {
         }
     }
 
-    /// The record of contact `i` fixed in the global mode `g` on the node
-    /// `parent`, computed when not in the tree (into the tree while it has
-    /// room and `parent` is in it, else into the scratch record `scratch`).
-    /// `choice` holds the global modes of the parent's eliminated contacts;
-    /// `tableau`: the record's children will be needed (it keeps its
-    /// tableau).
-    #[allow(clippy::too_many_arguments)]
+    /// The record `child` asks for, computed when not in the tree (into
+    /// the tree while it has room and its parent is in it, else into its
+    /// scratch record). `choice` holds the global modes of the parent's
+    /// eliminated contacts.
     #[inline(always)]
-    pub fn child(
-        &mut self,
-        red: &Reduced,
-        parent: Slot,
-        i: usize,
-        g: usize,
-        choice: &[usize],
-        tableau: bool,
-        scratch: usize,
-    ) -> Slot {
+    pub fn child(&mut self, red: &Reduced, child: Child, choice: &[usize]) -> Slot {
         // The common case first: in the tree, with what is needed.
-        if let Place::Tree(p) = parent.place() {
-            let k = self.tree[p].children[g];
-            if k != NONE && !(tableau && self.tree[k as usize].tableau.is_empty()) {
+        if let Place::Tree(p) = child.parent.place() {
+            let k = self.tree[p].children[child.global];
+            if k != NONE && !(child.tableau && self.tree[k as usize].tableau.is_empty()) {
                 return Slot::tree(k as usize);
             }
         }
-        self.child_slow(red, parent, i, g, choice, tableau, scratch)
+        self.child_slow(red, child, choice)
     }
 
     /// [`child`](Self::child) when the record is not in the tree or lacks
     /// its tableau.
-    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn child_slow(
-        &mut self,
-        red: &Reduced,
-        parent: Slot,
-        i: usize,
-        g: usize,
-        choice: &[usize],
-        tableau: bool,
-        scratch: usize,
-    ) -> Slot {
+    fn child_slow(&mut self, red: &Reduced, child: Child, choice: &[usize]) -> Slot {
+        let Child { parent, contact: i, global: g, scratch, .. } = child;
         if let Place::Tree(p) = parent.place() {
             let k = self.tree[p].children[g];
             if k != NONE {
@@ -313,7 +309,7 @@ impl FixedCache {
                 let before = child.bytes();
                 child.tableau.resize(red.tableau_len(), 0.0);
                 child.children.resize(red.table.modes.len(), NONE);
-                Self::compute_tableau(red, &head[p], i, g, &mut child.tableau, &mut self.eq, &mut self.r);
+                Self::compute_tableau(red, &head[p], i, g, &mut child.tableau, &mut self.work.eq, &mut self.work.r);
                 self.bytes += child.bytes() - before;
                 self.full |= self.total() > self.limit;
                 return Slot::tree(k as usize);
@@ -324,19 +320,7 @@ impl FixedCache {
                 let k = self.tree.len();
                 let mut rec = Fixed::default();
                 let parent = &self.tree[p];
-                Self::compute(
-                    red,
-                    parent,
-                    i,
-                    g,
-                    choice,
-                    tableau,
-                    &mut rec,
-                    &mut self.buf,
-                    &mut self.tmp,
-                    &mut self.eq,
-                    &mut self.r,
-                );
+                Self::compute(red, parent, child, choice, &mut rec, &mut self.buf, &mut self.work);
                 rec.at = self.store.len();
                 rec.len = self.buf.len();
                 self.store.extend_from_slice(&self.buf);
@@ -353,19 +337,7 @@ impl FixedCache {
             Place::Tree(p) => &self.tree[p],
             Place::Scratch(k) => &self.scratch[k],
         };
-        Self::compute(
-            red,
-            parent,
-            i,
-            g,
-            choice,
-            tableau,
-            &mut rec,
-            &mut data,
-            &mut self.tmp,
-            &mut self.eq,
-            &mut self.r,
-        );
+        Self::compute(red, parent, child, choice, &mut rec, &mut data, &mut self.work);
         rec.children.clear();
         rec.len = data.len();
         self.scratch[scratch] = rec;
@@ -394,22 +366,19 @@ impl FixedCache {
         regular
     }
 
-    /// Computes the record of contact `i` fixed in mode `g` on `parent`;
-    /// its numbers into `data`.
-    #[allow(clippy::too_many_arguments)]
+    /// Computes the record `child` asks for on `parent`; its numbers into
+    /// `data`.
     fn compute(
         red: &Reduced,
         parent: &Fixed,
-        i: usize,
-        g: usize,
+        child: Child,
         choice: &[usize],
-        keep_tableau: bool,
         rec: &mut Fixed,
         data: &mut Vec<f64>,
-        tmp: &mut [f64],
-        eq: &mut [f64],
-        r: &mut [f64],
+        work: &mut Work,
     ) {
+        let Child { contact: i, global: g, tableau: keep_tableau, .. } = child;
+        let Work { tmp, eq, r } = work;
         let (len, st, dim, s) = (red.tableau_len(), red.stride(), red.dim, red.s);
         let mode = &red.table.modes[g];
         let q = mode.params;

@@ -1,5 +1,5 @@
 //! Another representative of a step's solution, for friction's linear form
-//! (docs/model.md §5b, "Another representative of `x*`'s face").
+//! (docs/model.md#5b9-another-representative-of-the-solutions-face).
 //!
 //! Every admissible impulse `x̂` with `W x̂ = W x*` that keeps `x*`'s normal
 //! impulses and puts each contact's friction share `p̂_i` where `x*`'s
@@ -21,8 +21,9 @@
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
-use super::super::tableau::Reduced;
-use super::{Kept, StepFacts, simplex};
+use super::{Kept, StepFacts};
+use crate::impact::enumerate::simplex;
+use crate::impact::enumerate::tableaux::reduced::Reduced;
 
 /// Eigenvalues of `W` on the moving coordinates at most this fraction of
 /// the largest span its null directions (the defects their round-off leaves
@@ -44,7 +45,7 @@ const REST: f64 = 1e-9;
 /// and each contact's share `p̂_i` of its cone (a shut cone's included);
 /// `sliding`: some contact slides at `x*`.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Recentred {
+pub(crate) struct Recentred {
     pub x: Vec<f64>,
     pub up: Vec<f64>,
     pub lambda_d: Vec<f64>,
@@ -152,7 +153,7 @@ fn decompose(red: &Reduced, f: &[f64], out: &mut [f64]) {
 /// to `ν` is `½ gᵀ W δ`). On a box brought to rest, or sliding, without
 /// spin one common share does it where the faces allow one; stopping a
 /// spin takes shares that turn about the box, which the LP finds as well.
-pub(super) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Kept<Option<DMatrix<f64>>>) -> Option<Recentred> {
+pub(crate) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Kept<Option<DMatrix<f64>>>) -> Option<Recentred> {
     let (m, s, t, dim) = (red.m, red.s, red.t, red.dim);
     let velocity = step.u.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     // In the plane a sliding contact's face is an end of 𝒫 (a segment), so
@@ -221,114 +222,175 @@ pub(super) fn recentre(red: &Reduced, step: &StepFacts, kept: &mut Kept<Option<D
         w(r, tangent(c)) * red.friction[pushing[j]] * lam[j]
     });
     let svd = scaled.svd(false, true);
-    let v_t = svd.v_t.as_ref()?;
+    let v_t = svd.v_t?;
     let top = svd.singular_values.iter().fold(0.0f64, |a, &x| a.max(x));
     let free: Vec<usize> = (0..nt).filter(|&a| svd.singular_values[a] <= NULL * top).collect();
-    let q = free.len();
-    if q == 0 {
+    let space = ShareSpace { red, pushing, frictional, lam, share_star, moving, v_t, free };
+    if space.free.is_empty() {
         return None;
     }
-    let basis = |c: usize, col: usize| v_t[(free[col], c)];
-    // Unknowns y ≥ 0: γ⁺ (q), γ⁻ (q), a slack per facet row, e⁺ and e⁻ per
-    // coupling row. Rows: every frictional contact's facets, each sliding
-    // contact's face, then (W g)_r for each pattern and row r.
-    let facet_rows = frictional.len() * facets.len();
     // A contact that slides at x* (its cone shut or not) keeps its share in
     // the face of 𝒫 that maximizes (−u*_t)ᵀp (an edge or a vertex): the
     // share's component along the slip's direction â is h(â).
     let sliding: Vec<(usize, [f64; 2])> = slips.iter().enumerate().filter_map(|(f, a)| a.map(|a| (f, a))).collect();
-    let coupling_rows = patterns.ncols() * k;
-    let cols = 2 * q + facet_rows + 2 * coupling_rows;
-    let rows = facet_rows + sliding.len() + coupling_rows;
-    let (mut a, mut b) = (vec![0.0; rows * cols], vec![0.0; rows]);
-    let mut row = 0;
-    for f in 0..frictional.len() {
-        for (normal, offset) in &facets {
-            // o − nᵀp ≥ min(its value at p*, 0): −nᵀN γ − slack = floor − value.
-            let value = offset - (0..t).map(|a| normal[a] * share_star[f * t + a]).sum::<f64>();
+    let program = space.program(&facets, &sliding, patterns);
+    let y = simplex::minimize(&program.a, program.rows, program.cols, &program.b, &program.cost)?;
+    Some(space.representative(step, &y, !sliding.is_empty()))
+}
+
+/// The frictional shares of the pushing contacts and the directions in
+/// which they may move keeping `W x̂ = W x*`.
+struct ShareSpace<'a> {
+    red: &'a Reduced,
+    /// The contacts that may push; the indices (in `pushing`) of those with
+    /// friction.
+    pushing: Vec<usize>,
+    frictional: Vec<usize>,
+    /// `λn̂` per pushing contact, and `p*` (`t` per frictional contact).
+    lam: Vec<f64>,
+    share_star: Vec<f64>,
+    /// The pushing contacts' reduced coordinates.
+    moving: Vec<usize>,
+    /// `Vᵀ` of the shares' columns of `W` and the rows of it that span their
+    /// null directions.
+    v_t: DMatrix<f64>,
+    free: Vec<usize>,
+}
+
+/// The linear program of the shares' move: `y ≥ 0`, `A y = b`, least
+/// `costᵀy` (`A` row-major, `rows × cols`).
+struct Program {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    cost: Vec<f64>,
+    rows: usize,
+    cols: usize,
+}
+
+impl ShareSpace<'_> {
+    /// `W` on the moving coordinates.
+    fn w(&self, r: usize, c: usize) -> f64 {
+        self.red.w[self.moving[r] * self.red.dim + self.moving[c]]
+    }
+
+    /// The moving coordinate of the share's entry `c`.
+    fn tangent(&self, c: usize) -> usize {
+        let t = self.red.t;
+        let j = self.frictional[c / t];
+        j * self.red.s + 1 + c % t
+    }
+
+    /// Null direction `col`'s entry `c`.
+    fn basis(&self, c: usize, col: usize) -> f64 {
+        self.v_t[(self.free[col], c)]
+    }
+
+    /// Unknowns y ≥ 0: γ⁺ (q), γ⁻ (q), a slack per facet row, e⁺ and e⁻ per
+    /// coupling row. Rows: every frictional contact's facets, each sliding
+    /// contact's face, then (W g)_r for each pattern and row r.
+    fn program(&self, facets: &[([f64; 2], f64)], sliding: &[(usize, [f64; 2])], patterns: &DMatrix<f64>) -> Program {
+        let (red, t, q, k) = (self.red, self.red.t, self.free.len(), self.moving.len());
+        let (frictional, share_star) = (&self.frictional, &self.share_star);
+        let nt = frictional.len() * t;
+        let facet_rows = frictional.len() * facets.len();
+        let coupling_rows = patterns.ncols() * k;
+        let cols = 2 * q + facet_rows + 2 * coupling_rows;
+        let rows = facet_rows + sliding.len() + coupling_rows;
+        let (mut a, mut b) = (vec![0.0; rows * cols], vec![0.0; rows]);
+        let mut row = 0;
+        for f in 0..frictional.len() {
+            for (normal, offset) in facets {
+                // o − nᵀp ≥ min(its value at p*, 0): −nᵀN γ − slack = floor − value.
+                let value = offset - (0..t).map(|a| normal[a] * share_star[f * t + a]).sum::<f64>();
+                for col in 0..q {
+                    let v = -(0..t).map(|a| normal[a] * self.basis(f * t + a, col)).sum::<f64>();
+                    a[row * cols + col] = v;
+                    a[row * cols + q + col] = -v;
+                }
+                a[row * cols + 2 * q + row] = -1.0;
+                b[row] = value.min(0.0) - value;
+                row += 1;
+            }
+        }
+        for &(f, along) in sliding {
+            // âᵀ(p* + Nγ) = h(â) = max_k âᵀd_k.
+            let support =
+                red.directions.iter().map(|d| (0..t).map(|a| along[a] * d[a]).sum::<f64>()).fold(f64::MIN, f64::max);
             for col in 0..q {
-                let v = -(0..t).map(|a| normal[a] * basis(f * t + a, col)).sum::<f64>();
+                let v: f64 = (0..t).map(|a| along[a] * self.basis(f * t + a, col)).sum();
                 a[row * cols + col] = v;
                 a[row * cols + q + col] = -v;
             }
-            a[row * cols + 2 * q + row] = -1.0;
-            b[row] = value.min(0.0) - value;
+            b[row] = support - (0..t).map(|a| along[a] * share_star[f * t + a]).sum::<f64>();
             row += 1;
         }
-    }
-    for &(f, along) in &sliding {
-        // âᵀ(p* + Nγ) = h(â) = max_k âᵀd_k.
-        let support =
-            red.directions.iter().map(|d| (0..t).map(|a| along[a] * d[a]).sum::<f64>()).fold(f64::MIN, f64::max);
-        for col in 0..q {
-            let v: f64 = (0..t).map(|a| along[a] * basis(f * t + a, col)).sum();
-            a[row * cols + col] = v;
-            a[row * cols + q + col] = -v;
-        }
-        b[row] = support - (0..t).map(|a| along[a] * share_star[f * t + a]).sum::<f64>();
-        row += 1;
-    }
-    let first_coupling = row;
-    for pattern in patterns.column_iter() {
-        let nu = |j: usize| pattern[j];
-        for r in 0..k {
-            // (W g)_r = Σ_c W_r,tangent(c) ν_j μ_j p_c: its value at p* and
-            // its coefficients on γ.
-            let weight = |c: usize| {
-                let j = frictional[c / t];
-                w(r, tangent(c)) * nu(j) * red.friction[pushing[j]]
-            };
-            let at_star: f64 = (0..nt).map(|c| weight(c) * share_star[c]).sum();
-            for col in 0..q {
-                let v: f64 = (0..nt).map(|c| weight(c) * basis(c, col)).sum();
-                a[row * cols + col] = v;
-                a[row * cols + q + col] = -v;
+        let first_coupling = row;
+        for pattern in patterns.column_iter() {
+            let nu = |j: usize| pattern[j];
+            for r in 0..k {
+                // (W g)_r = Σ_c W_r,tangent(c) ν_j μ_j p_c: its value at p* and
+                // its coefficients on γ.
+                let weight = |c: usize| {
+                    let j = frictional[c / t];
+                    self.w(r, self.tangent(c)) * nu(j) * red.friction[self.pushing[j]]
+                };
+                let at_star: f64 = (0..nt).map(|c| weight(c) * share_star[c]).sum();
+                for col in 0..q {
+                    let v: f64 = (0..nt).map(|c| weight(c) * self.basis(c, col)).sum();
+                    a[row * cols + col] = v;
+                    a[row * cols + q + col] = -v;
+                }
+                let e = 2 * q + facet_rows + 2 * (row - first_coupling);
+                a[row * cols + e] = -1.0;
+                a[row * cols + e + 1] = 1.0;
+                b[row] = -at_star;
+                row += 1;
             }
-            let e = 2 * q + facet_rows + 2 * (row - first_coupling);
-            a[row * cols + e] = -1.0;
-            a[row * cols + e + 1] = 1.0;
-            b[row] = -at_star;
-            row += 1;
         }
+        let mut cost = vec![0.0; cols];
+        cost[2 * q + facet_rows..].iter_mut().for_each(|x| *x = 1.0);
+        Program { a, b, cost, rows, cols }
     }
-    let mut cost = vec![0.0; cols];
-    cost[2 * q + facet_rows..].iter_mut().for_each(|x| *x = 1.0);
-    let y = simplex::minimize(&a, rows, cols, &b, &cost)?;
-    // x̂: the normal impulses λn̂, each share moved and kept in 𝒫 against the
-    // LP's round-off (what that moves shows in x̂'s own u⁺, which the form
-    // counts), its friction μ λn̂ p̂.
-    let d = red.directions.len();
-    let mut x = step.x.to_vec();
-    let mut lambda_d = vec![0.0; m * d];
-    let mut shares = vec![[0.0; 2]; m];
-    for (j, &i) in pushing.iter().enumerate() {
-        x[i * s] = lam[j];
-        if red.friction[i] == 0.0 {
-            continue;
+
+    /// x̂ from the program's solution `y`: the normal impulses λn̂, each
+    /// share moved and kept in 𝒫 against the LP's round-off (what that
+    /// moves shows in x̂'s own u⁺, which the form counts), its friction
+    /// μ λn̂ p̂.
+    fn representative(&self, step: &StepFacts, y: &[f64], sliding: bool) -> Recentred {
+        let red = self.red;
+        let (m, s, t, d, q) = (red.m, red.s, red.t, red.directions.len(), self.free.len());
+        let mut x = step.x.to_vec();
+        let mut lambda_d = vec![0.0; m * d];
+        let mut shares = vec![[0.0; 2]; m];
+        for (j, &i) in self.pushing.iter().enumerate() {
+            x[i * s] = self.lam[j];
+            if red.friction[i] == 0.0 {
+                continue;
+            }
+            let f = self.frictional.iter().position(|&g| g == j).expect("a frictional contact");
+            let mut share = [0.0; 2];
+            for (a, value) in share.iter_mut().enumerate().take(t) {
+                *value = self.share_star[f * t + a]
+                    + (0..q).map(|col| self.basis(f * t + a, col) * (y[col] - y[q + col])).sum::<f64>();
+            }
+            // The share's weights on the directions, put back in 𝒫 (gauge ≤ 1),
+            // are the friction's over ρ.
+            let weights = &mut lambda_d[i * d..(i + 1) * d];
+            decompose(red, &share[..t], weights);
+            let gauge = weights.iter().sum::<f64>().max(1.0);
+            share.iter_mut().for_each(|p| *p /= gauge);
+            shares[i] = share;
+            let rho = red.friction[i] * self.lam[j];
+            weights.iter_mut().for_each(|w| *w *= rho / gauge);
+            for a in 0..t {
+                x[i * s + 1 + a] = rho * share[a];
+            }
         }
-        let f = frictional.iter().position(|&g| g == j).expect("a frictional contact");
-        let mut share = [0.0; 2];
-        for (a, value) in share.iter_mut().enumerate().take(t) {
-            *value =
-                share_star[f * t + a] + (0..q).map(|col| basis(f * t + a, col) * (y[col] - y[q + col])).sum::<f64>();
+        for i in (0..m).filter(|&i| step.caps[i] <= 0.0) {
+            decompose(red, &x[i * s + 1..(i + 1) * s], &mut lambda_d[i * d..(i + 1) * d]);
         }
-        // The share's weights on the directions, put back in 𝒫 (gauge ≤ 1),
-        // are the friction's over ρ.
-        let weights = &mut lambda_d[i * d..(i + 1) * d];
-        decompose(red, &share[..t], weights);
-        let gauge = weights.iter().sum::<f64>().max(1.0);
-        share.iter_mut().for_each(|p| *p /= gauge);
-        shares[i] = share;
-        let rho = red.friction[i] * lam[j];
-        weights.iter_mut().for_each(|w| *w *= rho / gauge);
-        for a in 0..t {
-            x[i * s + 1 + a] = rho * share[a];
-        }
+        let mut up = vec![0.0; red.dim];
+        red.post_velocity(step.u, &x, &mut up);
+        Recentred { x, up, lambda_d, shares, sliding }
     }
-    for i in (0..m).filter(|&i| step.caps[i] <= 0.0) {
-        decompose(red, &x[i * s + 1..(i + 1) * s], &mut lambda_d[i * d..(i + 1) * d]);
-    }
-    let mut up = vec![0.0; dim];
-    red.post_velocity(step.u, &x, &mut up);
-    Some(Recentred { x, up, lambda_d, shares, sliding: !sliding.is_empty() })
 }

@@ -1,7 +1,6 @@
-//! Joint feasibility of a search node's inequalities (docs/model.md §5b,
-//! the contact-mode enumerator's pruning).
+//! Joint feasibility of a search node's inequalities (docs/model.md#5b2-a-nodes-inequalities-together).
 //!
-//! The bounds of `tableau.rs` test a fixed contact's inequalities one at a
+//! The bounds of `tableaux/reduced.rs` test a fixed contact's inequalities one at a
 //! time, each at its own best free impulses. A node can pass every one of
 //! them while no single choice of the free impulses satisfies them
 //! together. Here they are tested together: every fixed, eliminated
@@ -16,12 +15,13 @@
 //! ```
 //!
 //! is feasible (`x_j = Σ_k α_jk v_jk`). The rows are the bounds' own, with
-//! their pruning margin; a dense phase-one simplex method with Bland's rule
+//! their pruning margin; phase one of the simplex method (`simplex.rs`)
 //! decides, and a program that does not finish within its pivots counts as
 //! feasible, so the test never prunes a node the bounds keep by mistake.
 
-use super::PRUNE;
-use super::tableau::{Reduced, StepData, low_bits};
+use crate::impact::enumerate::PRUNE;
+use crate::impact::enumerate::simplex::Simplex;
+use crate::impact::enumerate::tableaux::reduced::{Reduced, StepData, bits, low_bits};
 
 /// The phase-one objective above which the program is infeasible, in the
 /// rows' units (each inequality divided by its slack scale, in which the
@@ -41,22 +41,20 @@ const MAX_PIVOTS: usize = 200;
 
 /// The program's buffers, kept from node to node.
 #[derive(Clone, Debug, Default)]
-pub(super) struct NodeLp {
+pub(crate) struct NodeLp {
     /// Per vertex column, its free contact and friction direction.
     cols: Vec<(usize, usize)>,
-    /// Rows × (`cols`, a slack per row, right-hand side). Each row that
-    /// starts on an artificial variable has it in the basis as column
-    /// `cols + rows + row` (read only by Bland's rule): artificials never
-    /// enter, so their own columns are not kept.
-    tab: Vec<f64>,
-    basis: Vec<usize>,
-    /// The objective row: reduced costs of phase one and its value.
-    obj: Vec<f64>,
+    /// Rows × (`cols`, a slack per row, right-hand side), then the
+    /// objective row of phase one. Each row that starts on an artificial
+    /// variable has it in the basis as column `cols + rows + row` (read only
+    /// by Bland's rule): artificials never enter, so their own columns are
+    /// not kept.
+    lp: Simplex,
 }
 
 /// Where the program is read: the node's tableau and fixed modes.
 #[derive(Clone, Copy)]
-pub(super) struct NodeAt<'a> {
+pub(crate) struct NodeAt<'a> {
     /// The node's tableau (contacts `0..=depth` fixed).
     pub tab: &'a [f64],
     pub depth: usize,
@@ -72,7 +70,7 @@ impl NodeLp {
     /// Whether some free impulses in their hulls satisfy every inequality
     /// of the node's fixed, eliminated contacts together (`false`: no
     /// solution below the node).
-    pub(super) fn feasible(&mut self, red: &Reduced, at: NodeAt, step: &StepData) -> bool {
+    pub(crate) fn feasible(&mut self, red: &Reduced, at: NodeAt, step: &StepData) -> bool {
         let (s, dim) = (red.s, red.dim);
         let free = at.free & low_bits(red.m);
         self.cols.clear();
@@ -89,9 +87,7 @@ impl NodeLp {
         let rows = inequalities + free.count_ones() as usize;
         let nv = self.cols.len();
         let width = nv + rows + 1;
-        self.tab.clear();
-        self.tab.resize(rows * width, 0.0);
-        self.basis.clear();
+        self.lp.reset(rows, width);
         let rhs = width - 1;
         let mut r = 0;
         for i in fixed {
@@ -103,7 +99,7 @@ impl NodeLp {
                 let scale = step.slack(ineq, 1.0);
                 let scale = if scale > 0.0 { scale } else { 1.0 };
                 // `g + Σ coef α ≥ −PRUNE`, written `−Σ coef α + slack = g + PRUNE`.
-                let row = &mut self.tab[r * width..(r + 1) * width];
+                let row = self.lp.row_mut(r);
                 // The inequality's coefficients on contact `j`'s impulse,
                 // read once per contact (the columns come grouped by contact).
                 let mut a = (usize::MAX, [0.0; 3]);
@@ -124,7 +120,7 @@ impl NodeLp {
             }
         }
         for j in bits(free) {
-            let row = &mut self.tab[r * width..(r + 1) * width];
+            let row = self.lp.row_mut(r);
             for (c, &(jj, _)) in self.cols.iter().enumerate() {
                 row[c] = f64::from(u8::from(jj == j));
             }
@@ -138,111 +134,47 @@ impl NodeLp {
         // The slack is basic where it is feasible at `α = 0`; elsewhere the
         // row (its sign turned so the right-hand side is positive) starts on
         // an artificial, and phase one minimizes their sum.
-        self.obj.clear();
-        self.obj.resize(width, 0.0);
         let mut any = false;
         for r in 0..rows {
-            let row = &mut self.tab[r * width..(r + 1) * width];
+            let (row, obj) = self.lp.row_and_objective(r);
             if row[nv + r] == 1.0 && row[rhs] >= 0.0 {
-                self.basis.push(nv + r);
+                self.lp.basis.push(nv + r);
                 continue;
             }
             if row[rhs] < 0.0 {
                 row.iter_mut().for_each(|v| *v = -*v);
             }
-            self.basis.push(nv + rows + r);
-            for (o, &v) in self.obj.iter_mut().zip(row.iter()) {
+            for (o, &v) in obj.iter_mut().zip(row.iter()) {
                 *o -= v;
             }
+            self.lp.basis.push(nv + rows + r);
             any = true;
         }
         if !any {
             return true;
         }
-        self.phase_one(rows, width, nv + rows)
+        self.phase_one(width, nv + rows)
     }
 
     /// Phase one from the start above: `false` when it ends with artificials
     /// above [`INFEASIBLE`] in all; `true` when they reach zero or the pivots
     /// run out. Columns `0..eligible` (impulses and slacks) may enter.
-    fn phase_one(&mut self, rows: usize, width: usize, eligible: usize) -> bool {
-        let rhs = width - 1;
+    fn phase_one(&mut self, width: usize, eligible: usize) -> bool {
+        let lp = &mut self.lp;
         for _ in 0..MAX_PIVOTS {
-            if -self.obj[rhs] <= INFEASIBLE {
+            if -lp.objective()[width - 1] <= INFEASIBLE {
                 return true;
             }
-            // Bland's rule: the first improving column, the first basis index
-            // among the tied rows.
-            let Some(enter) = (0..eligible).find(|&c| self.obj[c] < -TINY) else {
+            let Some(enter) = lp.entering(eligible, TINY) else {
                 return false;
             };
-            let mut leave: Option<(usize, f64)> = None;
-            for r in 0..rows {
-                let p = self.tab[r * width + enter];
-                if p > TINY {
-                    let ratio = self.tab[r * width + rhs] / p;
-                    let better = match leave {
-                        None => true,
-                        Some((l, best)) => ratio < best || (ratio == best && self.basis[r] < self.basis[l]),
-                    };
-                    if better {
-                        leave = Some((r, ratio));
-                    }
-                }
-            }
-            let Some((r, _)) = leave else {
+            let Some(r) = lp.leaving(enter, TINY) else {
                 // A phase-one objective is bounded below: no entering column
                 // can be unbounded. Round-off; keep the node.
                 return true;
             };
-            self.pivot(rows, width, r, enter);
+            lp.pivot(r, enter);
         }
         true
     }
-
-    /// Makes column `c` basic in row `r`. Compiled for AVX2 where the
-    /// processor has it (the same operations, so the same bits: no fused
-    /// multiply-add).
-    fn pivot(&mut self, rows: usize, width: usize, r: usize, c: usize) {
-        #[cfg(target_arch = "x86_64")]
-        if crate::lcp::avx2() {
-            // SAFETY: the processor has AVX2.
-            return unsafe { self.pivot_avx2(rows, width, r, c) };
-        }
-        self.pivot_body(rows, width, r, c)
-    }
-
-    /// [`NodeLp::pivot`] compiled for AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn pivot_avx2(&mut self, rows: usize, width: usize, r: usize, c: usize) {
-        self.pivot_body(rows, width, r, c)
-    }
-
-    #[inline(always)]
-    fn pivot_body(&mut self, rows: usize, width: usize, r: usize, c: usize) {
-        let p = self.tab[r * width + c];
-        let (before, rest) = self.tab.split_at_mut(r * width);
-        let (row, after) = rest.split_at_mut(width);
-        row.iter_mut().for_each(|v| *v /= p);
-        for other in before.chunks_exact_mut(width).chain(after.chunks_exact_mut(width)).chain([&mut self.obj[..]]) {
-            let f = other[c];
-            if f != 0.0 {
-                other.iter_mut().zip(row.iter()).for_each(|(o, &v)| *o -= f * v);
-            }
-        }
-        debug_assert!(rows > r);
-        self.basis[r] = c;
-    }
-}
-
-/// The indices of the set bits of `set`, lowest first.
-fn bits(mut set: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (set != 0).then(|| {
-            let j = set.trailing_zeros() as usize;
-            set &= set - 1;
-            j
-        })
-    })
 }

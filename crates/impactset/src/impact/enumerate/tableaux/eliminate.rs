@@ -1,5 +1,5 @@
 //! Fixing a contact's mode on a tableau: the block elimination of
-//! `tableau.rs`, written once for every search, over the rows and columns
+//! `tableaux/reduced.rs`, written once for every search, over the rows and columns
 //! its caller reads.
 //!
 //! Fixing contact `i` in a mode substitutes `x_i = cap x₀ + G y` in every
@@ -13,8 +13,8 @@
 use std::ops::Range;
 
 use super::gauss::solve_in_place;
-use super::modes::Mode;
-use super::tableau::{Reduced, low_bits};
+use super::reduced::{Reduced, low_bits};
+use crate::impact::enumerate::modes::Mode;
 
 /// The columns of a tableau row an elimination writes, besides the constant
 /// column (always written).

@@ -14,7 +14,7 @@
 /// Systems of one and two unknowns (every planar mode block) take unrolled
 /// paths that perform the same operations in the same order.
 #[inline]
-pub(super) fn solve_in_place(a: &mut [f64], n: usize, b: &mut [f64], k: usize, tiny: f64) -> bool {
+pub(crate) fn solve_in_place(a: &mut [f64], n: usize, b: &mut [f64], k: usize, tiny: f64) -> bool {
     debug_assert!(a.len() >= n * n && b.len() >= n * k);
     match n {
         1 => solve_1(a[0], &mut b[..k], tiny),
@@ -55,7 +55,7 @@ fn solve_2(a: &[f64], b: &mut [f64], k: usize, tiny: f64) -> bool {
 /// pivot is at most `tiny` (singular). The mode enumerator keeps it per
 /// fixed-mode record, so a step does only [`apply_2`].
 #[inline]
-pub(super) fn plan_2(a: &[f64], tiny: f64) -> Option<[f64; 5]> {
+pub(crate) fn plan_2(a: &[f64], tiny: f64) -> Option<[f64; 5]> {
     let (mut a00, mut a01, mut a10, mut a11) = (a[0], a[1], a[2], a[3]);
     let best = a00.abs();
     let swap = a10.abs() > best;
@@ -79,7 +79,7 @@ pub(super) fn plan_2(a: &[f64], tiny: f64) -> Option<[f64; 5]> {
 
 /// The solution of `A x = (b0, b1)` from `A`'s [`plan_2`].
 #[inline(always)]
-pub(super) fn apply_2(plan: &[f64], b0: f64, b1: f64) -> (f64, f64) {
+pub(crate) fn apply_2(plan: &[f64], b0: f64, b1: f64) -> (f64, f64) {
     let (b0, mut b1) = if plan[0] != 0.0 { (b1, b0) } else { (b0, b1) };
     let f = plan[1];
     if f != 0.0 {
@@ -140,7 +140,7 @@ fn solve_general(a: &mut [f64], n: usize, b: &mut [f64], k: usize, tiny: f64) ->
 
 /// Entries a record keeps ahead of its rows for solving its mode block `R`
 /// (`q × q`) of a fixed-mode record (`cache`): see [`solve_plan`].
-pub(super) fn solve_len(q: usize) -> usize {
+pub(crate) fn solve_len(q: usize) -> usize {
     match q {
         0 => 0,
         1 => 1,
@@ -154,7 +154,7 @@ pub(super) fn solve_len(q: usize) -> usize {
 /// for `q = 1` the inverse `1 / r`; for `q = 2` [`plan_2`]; for larger `q`,
 /// `R` itself. A singular `R` (never solved: its record is not regular)
 /// gives NaNs.
-pub(super) fn solve_plan(block: &[f64; 9], q: usize, singular: f64, out: &mut [f64]) {
+pub(crate) fn solve_plan(block: &[f64; 9], q: usize, singular: f64, out: &mut [f64]) {
     match q {
         0 => {}
         1 => out[0] = 1.0 / block[0],

@@ -1,5 +1,6 @@
 //! Steps whose friction cone is widened by a prescribed normal impulse
-//! (`b_γ ≠ 0`, restitution's expansion, docs/model.md §4b, §5b), searched
+//! (`b_γ ≠ 0`, restitution's expansion, docs/model.md §4b,
+//! docs/model.md#5b11-widened-steps-a-friction-only-twin), searched
 //! as steps of a problem with one more contact per widened one.
 //!
 //! Contact `i` pushes with a prescribed `o_i` and takes `y_i ∈ [0, h p_i]`
@@ -20,10 +21,10 @@
 //! `f_y + f_o = f` (both sticking, or sliding on one edge) has end points
 //! where one part is at a vertex or the two are on different edges, so it
 //! shows through mode tuples whose system is regular, as every segment does
-//! (model.md §5b). The twinned step is an ordinary one (`b_γ = 0`), so its
+//! (docs/model.md#5b1-the-contact-mode-search). The twinned step is an ordinary one (`b_γ = 0`), so its
 //! search, bound, certificate and budget are the enumerator's own.
 
-use super::{EnumeratorOptions, StepEnumerator};
+use crate::impact::enumerate::{EnumeratorOptions, StepEnumerator};
 use crate::problem::ContactOperators;
 
 /// The most sets of widened contacts whose twinned enumerators are kept
@@ -32,7 +33,7 @@ const KEPT: usize = 8;
 
 /// The enumerator of the steps widened at one set of contacts.
 #[derive(Clone, Debug)]
-pub(super) struct Widened {
+pub(crate) struct Widened {
     /// The widened contacts, one bit each.
     mask: u64,
     /// Contact `p` of the twinned step is contact `source[p].0` of the
@@ -125,7 +126,7 @@ fn twinned_operators(ops: &ContactOperators, source: &[(usize, bool)]) -> Contac
 
 impl StepEnumerator {
     /// The mode tuples of a step: the product of the contacts' mode counts.
-    pub(super) fn tuples(&self) -> f64 {
+    pub(crate) fn tuples(&self) -> f64 {
         (0..self.reduced.m).map(|i| self.reduced.table.of(i).len() as f64).product()
     }
 
@@ -134,7 +135,7 @@ impl StepEnumerator {
     /// is exhaustive (when the twinned search is not, nothing is appended:
     /// its Lemke solves solve the twinned LCP, whose twins may take less
     /// than their cap, so the caller's own fallback completes the list).
-    pub(super) fn enumerate_widened(&mut self, ops: &ContactOperators, b: &[f64]) -> bool {
+    pub(crate) fn search_widened(&mut self, ops: &ContactOperators, b: &[f64]) -> bool {
         let (m, d) = (ops.m, ops.d);
         let layout = ops.layout();
         // The sampler's `b_γ,i = μ_i o_i` is nonzero only where `μ_i > 0`;
@@ -156,9 +157,10 @@ impl StepEnumerator {
                 }
                 // Below the bound's size the twinned search takes no bound
                 // either: it keeps each `Δv`'s first tuple, as the GPU does.
-                let cache_bytes = self.options.cache_bytes / KEPT;
+                let mut tuning = self.options.tuning;
+                tuning.cache_bytes /= KEPT;
                 let bound = self.options.bound && self.tuples() >= self.options.bound_min_tuples;
-                self.widened.push(Widened::new(ops, mask, EnumeratorOptions { cache_bytes, bound, ..self.options }));
+                self.widened.push(Widened::new(ops, mask, EnumeratorOptions { tuning, bound, ..self.options }));
                 self.widened.len() - 1
             }
         };

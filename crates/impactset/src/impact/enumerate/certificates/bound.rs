@@ -1,5 +1,4 @@
-//! Where every solution of a step lies, given one solution (docs/model.md
-//! §5b, "The bound from one solution").
+//! Where every solution of a step lies, given one solution (docs/model.md#5b4-the-bound-from-one-solution).
 //!
 //! For two solutions `x`, `x*` of a step (`δ = x − x*`, `δu = W δ`),
 //! `Q = δᵀWδ = Σ_i (δλn_i δu_n,i + δf_iᵀ δu_t,i)`. Each contact's normal law
@@ -15,60 +14,13 @@
 //! everywhere within the reach holds no solution and is not searched.
 
 use super::linear_form::{LinearForm, StepFacts};
-use super::tableau::{Reduced, StepScales};
-use super::{ACCEPT, PRUNE};
-
-/// Per contact, how far `u⁺` moves per unit `√Q`.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Reach {
-    /// `ν_i = √W_(n,n),ii`.
-    normal: Vec<f64>,
-    /// `κ_i = √λmax(W_(t,t),ii)`.
-    tangent: Vec<f64>,
-    /// `Λ_T = λmax` of every contact's tangential rows of `W` together:
-    /// `Σ_i ‖δu_t,i‖² ≤ Λ_T Q`.
-    tangent_all: f64,
-    /// `max_r √(M⁻¹)_rr`: `‖Δv − Δv*‖∞ ≤` this `× √Q`.
-    velocity_per_q: f64,
-}
-
-impl Reach {
-    /// The reach of the reduced step `red` of a problem whose inverse
-    /// inertia is `mass_inv`.
-    pub fn new(red: &Reduced, mass_inv: &nalgebra::DMatrix<f64>) -> Self {
-        let (s, dim) = (red.s, red.dim);
-        let w = |r: usize, c: usize| red.w[r * dim + c];
-        let normal = (0..red.m).map(|i| w(i * s, i * s).max(0.0).sqrt()).collect();
-        let tangent = (0..red.m)
-            .map(|i| {
-                let k = i * s + 1;
-                let largest = if red.t == 1 {
-                    w(k, k)
-                } else {
-                    let (a, b, c) = (w(k, k), w(k, k + 1), w(k + 1, k + 1));
-                    0.5 * (a + c) + (0.25 * (a - c) * (a - c) + b * b).sqrt()
-                };
-                largest.max(0.0).sqrt()
-            })
-            .collect();
-        let rows: Vec<usize> = (0..red.m).flat_map(|i| (1..s).map(move |a| i * s + a)).collect();
-        let block = nalgebra::DMatrix::from_fn(rows.len(), rows.len(), |r, c| w(rows[r], rows[c]));
-        // Gershgorin's bound where the eigenvalues do not converge.
-        let gershgorin = (0..rows.len()).map(|r| block.row(r).iter().map(|x| x.abs()).sum::<f64>()).fold(0.0, f64::max);
-        let tangent_all = if rows.is_empty() {
-            0.0
-        } else {
-            nalgebra::linalg::SymmetricEigen::try_new(block, 5.0 * f64::EPSILON, 10_000)
-                .map_or(gershgorin, |e| e.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x)) * (1.0 + 1e-12))
-        };
-        let velocity_per_q = mass_inv.diagonal().iter().fold(0.0f64, |a, &x| a.max(x.max(0.0).sqrt()));
-        Reach { normal, tangent, tangent_all, velocity_per_q }
-    }
-}
+use super::reach::Reach;
+use crate::impact::enumerate::tableaux::reduced::{Reduced, ToleranceScales};
+use crate::impact::enumerate::{ACCEPT, PRUNE};
 
 /// What the bound says about a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Verdict {
+pub(crate) enum Verdict {
     /// No usable solution to bound from (Lemke failed, or a negative cap).
     None,
     /// Every solution lies within the reach; `allowed` marks the modes that
@@ -78,9 +30,31 @@ pub(super) enum Verdict {
     Unique,
 }
 
+/// A step and one of its LCP solutions, as the bound reads them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BoundStep<'a> {
+    /// The LCP solution `z = [σ; λn; λD; γ]`, `d` directions per contact.
+    pub z: &'a [f64],
+    pub d: usize,
+    /// The contact velocities `u` before the step (`D`).
+    pub u: &'a [f64],
+    /// The scales of the step's tolerances.
+    pub scales: ToleranceScales,
+    /// The caps `h p`, and `b_γ`: the friction cone of contact `i` is
+    /// `μ_i λn_i + g_i`.
+    pub caps: &'a [f64],
+    pub g: &'a [f64],
+    /// How far apart two velocity changes must be for the search to keep
+    /// both (`keep.rs`).
+    pub apart: f64,
+    /// Whether a certified step is searched all the same (a twinned step):
+    /// then every mode is marked.
+    pub searched: bool,
+}
+
 /// The per-step work of the bound.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Bound {
+pub(crate) struct Bound {
     /// Per global mode: whether its velocity conditions can hold within the
     /// reach.
     pub allowed: Vec<bool>,
@@ -96,7 +70,7 @@ pub(super) struct Bound {
     exact_zero: Vec<bool>,
     /// The pieces of [`Bound::reach`]: breakpoint, `a κ`, `a r`.
     terms: Vec<(f64, f64, f64)>,
-    /// The second certificate (`linear_form.rs`).
+    /// The second certificate (`certificates/linear_form/`).
     pub form: LinearForm,
 }
 
@@ -116,43 +90,79 @@ impl Bound {
         }
     }
 
-    /// Bounds the solutions of the step `(u, caps, g)` (`g = b_γ`, the
-    /// friction cone of contact `i` being `μ_i λn_i + g_i`) from the LCP
-    /// solution `z` (`[σ; λn; λD; γ]`, `d` directions per contact), and
-    /// marks the modes that may hold one (of a step it certifies, unless
-    /// `searched`, only until each contact has one).
-    #[allow(clippy::too_many_arguments)]
-    pub fn compute(
-        &mut self,
-        red: &Reduced,
-        reach: &Reach,
-        u: &[f64],
-        caps: &[f64],
-        g: &[f64],
-        z: &[f64],
-        d: usize,
-        scales: StepScales,
-        apart: f64,
-        searched: bool,
-    ) -> Verdict {
-        let (m, s, t) = (red.m, red.s, red.t);
+    /// Bounds the solutions of `step` from its LCP solution, and marks the
+    /// modes that may hold one (of a step it certifies, unless
+    /// `step.searched`, only until each contact has one).
+    pub fn compute(&mut self, red: &Reduced, reach: &Reach, step: &BoundStep) -> Verdict {
+        let BoundStep { u, caps, g, z, d, scales, apart, searched } = *step;
+        let m = red.m;
         if caps.iter().any(|&c| c.is_nan() || c < 0.0) || z.iter().any(|v| !v.is_finite()) {
             return Verdict::None;
         }
         // x* and u*⁺ = u + W x*.
         for i in 0..m {
-            self.x[i * s] = z[m + i];
-            for a in 0..t {
-                self.x[i * s + 1 + a] = (0..d).map(|k| z[2 * m + i * d + k] * red.directions[k][a]).sum();
+            self.x[i * red.s] = z[m + i];
+            for a in 0..red.t {
+                self.x[i * red.s + 1 + a] = (0..d).map(|k| z[2 * m + i * d + k] * red.directions[k][a]).sum();
             }
         }
         red.post_velocity(u, &self.x, &mut self.up);
         let velocity = scales.velocity.max(f64::MIN_POSITIVE);
-        let impulse = scales.impulse;
         // The slack of the solutions the search accepts (each law within
         // ACCEPT of its scales; PRUNE is 1000 times that) and of z's round-off.
-        let slack = PRUNE * ((m + 1) * (m + 1)) as f64 * velocity * impulse;
+        let slack = PRUNE * ((m + 1) * (m + 1)) as f64 * velocity * scales.impulse;
         let margin = PRUNE * velocity;
+        self.contact_terms(red, step, velocity, margin);
+        // What the linear form reads of the step; x*, u*⁺ and the known
+        // normal impulses are the bound's own, filled in where it is asked.
+        let given = StepFacts {
+            x: &[],
+            u,
+            up: &[],
+            caps,
+            g,
+            lambda_d: &z[2 * m..2 * m + m * d],
+            known: &[],
+            normal: &reach.normal,
+            tangent: &reach.tangent,
+            slack,
+            velocity_per_q: reach.velocity_per_q,
+            apart,
+            shut_share: None,
+        };
+        let (mut reach_s, form_unique) = self.reach_in_rounds(red, reach, &given, margin);
+        let mut unique = form_unique || self.first_unique(reach);
+        let mut margin = margin;
+        if !unique {
+            // The form may start from another impulse of x*'s face
+            // (`linear_form/recentre.rs`): tried last, on the steps that
+            // would be searched. Where it does not certify, its reach about
+            // x̂'s u⁺ (x*'s to round-off, which widens the margin: twice
+            // the largest difference covers a contact's tangential norm)
+            // may be the smaller.
+            let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
+            if let Some((form, shift)) = self.form.bound_from_representative(red, &facts) {
+                unique = form.unique;
+                if form.reach < reach_s {
+                    reach_s = form.reach;
+                    margin += 2.0 * shift;
+                }
+            }
+        }
+        if !self.mark_modes(red, reach, reach_s, margin, unique && !searched) {
+            // Not even z's own modes: z is not a solution to trust.
+            self.allow_all();
+            return Verdict::None;
+        }
+        if unique { Verdict::Unique } else { Verdict::Bounded }
+    }
+
+    /// Each contact's `a_i`, `k_i` and dead zone `r_i` about `x*` (`x`,
+    /// `up` written), and whether its normal impulse is known and its `a_i`
+    /// zero in exact arithmetic.
+    fn contact_terms(&mut self, red: &Reduced, step: &BoundStep, velocity: f64, margin: f64) {
+        let BoundStep { caps, g, z, d, .. } = *step;
+        let (m, s, t) = (red.m, red.s, red.t);
         let sticking = ACCEPT * velocity;
         for i in 0..m {
             let (mu, cap, lam) = (red.friction[i], caps[i], self.x[i * s]);
@@ -189,62 +199,23 @@ impl Bound {
                 (self.a[i], self.k[i]) = (alpha, (alpha + mu * cap + g[i] + rho.abs()) * slip);
             }
         }
-        // Contacts whose u*_n lies beyond the reach keep their normal
-        // impulse; repeat while that shrinks the reach. Friction's linear
-        // form (`linear_form.rs`) may certify the step, or bound it tighter:
-        // then the contacts are looked at again (twice at most).
-        // What the linear form reads of the step; x*, u*⁺ and the known
-        // normal impulses are the bound's own, filled in where it is asked.
-        let given = StepFacts {
-            x: &[],
-            u,
-            up: &[],
-            caps,
-            g,
-            lambda_d: &z[2 * m..2 * m + m * d],
-            known: &[],
-            normal: &reach.normal,
-            tangent: &reach.tangent,
-            slack,
-            velocity_per_q: reach.velocity_per_q,
-            apart,
-            shut_share: None,
-        };
+    }
+
+    /// The reach `√Q`, and whether friction's linear form certified the
+    /// step. Contacts whose `u*_n` lies beyond the reach keep their normal
+    /// impulse; repeat while that shrinks the reach. Friction's linear form
+    /// (`certificates/linear_form/`) may certify the step, or bound it tighter: then
+    /// the contacts are looked at again (twice at most).
+    fn reach_in_rounds(&mut self, red: &Reduced, reach: &Reach, given: &StepFacts, margin: f64) -> (f64, bool) {
         let (mut reach_s, mut form_reach, mut form_unique) = (f64::INFINITY, f64::INFINITY, false);
         for round in 0..3 {
-            loop {
-                let bound = self.reach(reach, slack, 1.0, |_| true).min(self.joint_reach(reach, slack, 1.0, |_| true));
-                reach_s = bound.min(form_reach);
-                let mut changed = false;
-                for (i, &cap) in caps.iter().enumerate() {
-                    if self.known[i] {
-                        continue;
-                    }
-                    let radius = reach.normal[i] * reach_s + margin;
-                    let un = self.up[i * s];
-                    let lam_known = if un > radius {
-                        0.0
-                    } else if un < -radius {
-                        cap
-                    } else {
-                        continue;
-                    };
-                    self.known[i] = true;
-                    self.exact_zero[i] = true;
-                    (self.a[i], self.k[i], self.dead[i]) =
-                        (red.friction[i] * (lam_known - self.x[i * s]).abs(), 0.0, 0.0);
-                    changed = true;
-                }
-                if !changed {
-                    break;
-                }
-            }
+            reach_s = self.settle_known(red, reach, given, margin, form_reach);
             if round == 2 || (round == 0 && self.first_unique(reach)) {
                 // (Where the first certificate holds, more known contacts
                 // keep it: the form is not needed.)
                 break;
             }
-            let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
+            let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..*given };
             let form = self.form.bound(red, &facts);
             form_unique = form.unique;
             if form_unique || form.reach >= 0.5 * reach_s {
@@ -252,26 +223,49 @@ impl Bound {
             }
             form_reach = form.reach;
         }
-        let mut unique = form_unique || self.first_unique(reach);
-        let mut margin = margin;
-        if !unique {
-            // The form may start from another impulse of x*'s face
-            // (`linear_form/recentre.rs`): tried last, on the steps that
-            // would be searched. Where it does not certify, its reach about
-            // x̂'s u⁺ (x*'s to round-off, which widens the margin: twice
-            // the largest difference covers a contact's tangential norm)
-            // may be the smaller.
-            let facts = StepFacts { x: &self.x, up: &self.up, known: &self.known, ..given };
-            if let Some((form, shift)) = self.form.bound_from_representative(red, &facts) {
-                unique = form.unique;
-                if form.reach < reach_s {
-                    reach_s = form.reach;
-                    margin += 2.0 * shift;
+        (reach_s, form_unique)
+    }
+
+    /// Marks known the normal impulse of every contact whose `u*_n` lies
+    /// beyond the reach (at most `form_reach`) until none is added; returns
+    /// the reach.
+    fn settle_known(&mut self, red: &Reduced, reach: &Reach, given: &StepFacts, margin: f64, form_reach: f64) -> f64 {
+        let s = red.s;
+        loop {
+            let bound =
+                self.reach(reach, given.slack, 1.0, |_| true).min(self.joint_reach(reach, given.slack, 1.0, |_| true));
+            let reach_s = bound.min(form_reach);
+            let mut changed = false;
+            for (i, &cap) in given.caps.iter().enumerate() {
+                if self.known[i] {
+                    continue;
                 }
+                let radius = reach.normal[i] * reach_s + margin;
+                let un = self.up[i * s];
+                let lam_known = if un > radius {
+                    0.0
+                } else if un < -radius {
+                    cap
+                } else {
+                    continue;
+                };
+                self.known[i] = true;
+                self.exact_zero[i] = true;
+                (self.a[i], self.k[i], self.dead[i]) = (red.friction[i] * (lam_known - self.x[i * s]).abs(), 0.0, 0.0);
+                changed = true;
+            }
+            if !changed {
+                return reach_s;
             }
         }
-        // The modes whose velocity conditions may hold within the reach.
-        for i in 0..m {
+    }
+
+    /// Marks the modes whose velocity conditions may hold within the reach
+    /// `reach_s` (plus `margin`) of `u*⁺`; with `first_only`, only until
+    /// each contact has one. `false` where some contact has none.
+    fn mark_modes(&mut self, red: &Reduced, reach: &Reach, reach_s: f64, margin: f64, first_only: bool) -> bool {
+        let s = red.s;
+        for i in 0..red.m {
             let rn = reach.normal[i] * reach_s + margin;
             let rt = reach.tangent[i] * reach_s + margin;
             let up = &self.up[i * s..(i + 1) * s];
@@ -280,7 +274,7 @@ impl Bound {
             for (k, mode) in red.table.of(i).iter().enumerate() {
                 // A step certified unique and not searched reads only
                 // whether each contact has a mode left.
-                if any && unique && !searched {
+                if any && first_only {
                     break;
                 }
                 // The largest |c · δu| over the reach, and c · u*.
@@ -296,12 +290,10 @@ impl Bound {
                 any |= allowed;
             }
             if !any {
-                // Not even z's own modes: z is not a solution to trust.
-                self.allowed.iter_mut().for_each(|a| *a = true);
-                return Verdict::None;
+                return false;
             }
         }
-        if unique { Verdict::Unique } else { Verdict::Bounded }
+        true
     }
 
     /// The first certificate: in exact arithmetic (no slack, the contacts

@@ -1,5 +1,5 @@
 //! The search's tableaux computed from their parents', for problems whose
-//! fixed-mode records (`cache/`) would not fit their store (many contacts
+//! fixed-mode records (`tableaux/records/`) would not fit their store (many contacts
 //! with many modes: the records of deep nodes would be computed step after
 //! step and not kept). Probes compute only the rows and columns their bounds
 //! read, and the root filter's tableaux are kept apart from their constants
@@ -8,13 +8,17 @@
 use std::ops::Range;
 
 use super::eliminate::Columns;
-use super::strategy::{At, Tableaux};
-use super::tableau::{Reduced, StepData, low_bits};
-use super::{PRUNE, ROOT_CACHE_LIMIT};
+use super::reduced::{Reduced, StepData, low_bits};
+use super::{At, Fixing, Tableaux};
+use crate::impact::enumerate::PRUNE;
+
+/// The most entries (`f64`) of the root filter's tableaux the direct search
+/// keeps from step to step (2 MiB).
+const ROOT_CACHE_LIMIT: usize = 1 << 18;
 
 /// The tableaux of one enumerator's search.
 #[derive(Clone, Debug)]
-pub(super) struct Direct {
+pub(crate) struct Direct {
     /// The tableau at each search level (level 0 the root's).
     tableaux: Vec<f64>,
     /// A tableau for forward checking, and the runs of columns its probes
@@ -118,15 +122,8 @@ impl Tableaux for Direct {
     }
 
     #[inline(always)]
-    fn fix<const LAST: bool>(
-        &mut self,
-        red: &Reduced,
-        depth: usize,
-        g: usize,
-        cap: f64,
-        deferred: u64,
-        _choice: &[usize],
-    ) -> bool {
+    fn fix<const LAST: bool>(&mut self, red: &Reduced, mode: Fixing, deferred: u64, _choice: &[usize]) -> bool {
+        let Fixing { contact: depth, global: g, cap } = mode;
         let len = red.tableau_len();
         let mode = &red.table.modes[g];
         let (parent, child) = self.tableaux[depth * len..(depth + 2) * len].split_at_mut(len);
@@ -194,16 +191,8 @@ impl Tableaux for Direct {
     }
 
     #[inline(always)]
-    fn probe(
-        &mut self,
-        red: &Reduced,
-        at: At,
-        j: usize,
-        g: usize,
-        cap: f64,
-        choice: &[usize],
-        step: &StepData,
-    ) -> bool {
+    fn probe(&mut self, red: &Reduced, at: At, mode: Fixing, choice: &[usize], step: &StepData) -> bool {
+        let Fixing { contact: j, global: g, cap } = mode;
         let (len, next, deferred, free) = (red.tableau_len(), at.depth + 1, at.deferred, at.free);
         let mode_j = &red.table.modes[g];
         let child = &self.tableaux[next * len..(next + 1) * len];

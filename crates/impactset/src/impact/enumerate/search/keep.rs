@@ -4,8 +4,8 @@
 use nalgebra::{DMatrix, DVector};
 
 use super::scratch::Scratch;
-use super::tableau::StepScales as TableauScales;
-use super::{SAME_DV, StepEnumerator};
+use crate::impact::enumerate::tableaux::reduced::ToleranceScales;
+use crate::impact::enumerate::{SAME_DV, StepEnumerator};
 use crate::impact::violation::{ENUMERATED_VIOLATION, StepScales, step_violation};
 use crate::lcp::LcpResidual;
 use crate::problem::ContactOperators;
@@ -32,38 +32,80 @@ pub(crate) const REPLACED_ABOVE: f64 = 0.1 * ENUMERATED_VIOLATION;
 /// more.
 const REFINED_ABOVE: f64 = 1e-12;
 
+/// The solutions of the last step, one per distinct `Δv`.
+#[derive(Clone, Debug)]
+pub(crate) struct Solutions {
+    /// How many.
+    pub count: usize,
+    /// Solutions, `N` entries each.
+    pub solutions: Vec<f64>,
+    /// Their velocity changes, `n` entries each.
+    pub changes: Vec<f64>,
+    /// The step's right-hand side `b`.
+    pub rhs: Vec<f64>,
+    /// The solutions' step violations, measured when a duplicate first
+    /// needs them.
+    pub violations: Vec<f64>,
+    /// `w = A_R z + b` of a candidate.
+    pub w: Vec<f64>,
+}
+
+impl Solutions {
+    /// An empty list for a step LCP of `size` unknowns and `n` velocities.
+    pub fn new(size: usize, n: usize) -> Self {
+        const RESERVED: usize = 16;
+        Solutions {
+            solutions: Vec::with_capacity(RESERVED * size),
+            changes: Vec::with_capacity(RESERVED * n),
+            violations: Vec::with_capacity(RESERVED),
+            rhs: vec![0.0; size],
+            w: vec![0.0; size],
+            count: 0,
+        }
+    }
+
+    /// Empties the list for the step `b`.
+    pub fn start(&mut self, b: &[f64]) {
+        self.solutions.clear();
+        self.changes.clear();
+        self.violations.clear();
+        self.rhs.copy_from_slice(b);
+        self.count = 0;
+    }
+}
+
 impl StepEnumerator {
     /// Appends `(z, Δv)` unless an equal `Δv` is already kept (`normal_scale`:
     /// `max_i h p_i`); an equal one kept with a step violation above
     /// [`REPLACED_ABOVE`] is replaced when `z`'s is smaller.
-    pub(super) fn keep(&mut self, ops: &ContactOperators, z: &[f64], dv: &[f64], normal_scale: f64) {
-        let n = self.n;
+    pub(crate) fn keep(&mut self, ops: &ContactOperators, z: &[f64], dv: &[f64], normal_scale: f64) {
+        let n = self.full.n;
         let norm = dv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let duplicate = self.changes.chunks_exact(n).position(|other| {
+        let duplicate = self.list.changes.chunks_exact(n).position(|other| {
             let scale = other.iter().fold(norm, |a, x| a.max(x.abs()));
             let apart = self.apart(scale, normal_scale);
             other.iter().zip(dv).all(|(a, b)| (a - b).abs() <= apart)
         });
         match duplicate {
             None => {
-                self.solutions.extend_from_slice(z);
-                self.changes.extend_from_slice(dv);
+                self.list.solutions.extend_from_slice(z);
+                self.list.changes.extend_from_slice(dv);
                 // Measured when a duplicate first needs it.
-                self.violations.push(f64::NAN);
-                self.count += 1;
+                self.list.violations.push(f64::NAN);
+                self.list.count += 1;
             }
             Some(k) => {
-                let size = self.size;
-                if self.violations[k].is_nan() {
-                    let kept = &self.solutions[k * size..(k + 1) * size];
-                    self.violations[k] = violation(ops, &self.rhs, kept, &mut self.w, self.scales);
+                let size = self.full.size;
+                if self.list.violations[k].is_nan() {
+                    let kept = &self.list.solutions[k * size..(k + 1) * size];
+                    self.list.violations[k] = violation(ops, &self.list.rhs, kept, &mut self.list.w, self.scales);
                 }
-                if self.violations[k] > REPLACED_ABOVE {
-                    let v = violation(ops, &self.rhs, z, &mut self.w, self.scales);
-                    if v < self.violations[k] {
-                        self.solutions[k * size..(k + 1) * size].copy_from_slice(z);
-                        self.changes[k * n..(k + 1) * n].copy_from_slice(dv);
-                        self.violations[k] = v;
+                if self.list.violations[k] > REPLACED_ABOVE {
+                    let v = violation(ops, &self.list.rhs, z, &mut self.list.w, self.scales);
+                    if v < self.list.violations[k] {
+                        self.list.solutions[k * size..(k + 1) * size].copy_from_slice(z);
+                        self.list.changes[k * n..(k + 1) * n].copy_from_slice(dv);
+                        self.list.violations[k] = v;
                     }
                 }
             }
@@ -83,29 +125,29 @@ impl StepEnumerator {
     /// `A_SS δ = −w_S` ([`correct`]) is kept where it lowers the step
     /// violation; where it does not, the least-squares correction on the
     /// support `z > 0` is tried the same way.
-    pub(super) fn keep_certified(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
+    pub(crate) fn keep_certified(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
         let (off, z, dv) = (sc.lemke_off, &mut sc.z[..], &mut sc.dv[..]);
-        let size = self.size;
+        let size = self.full.size;
         if off {
-            let before = violation(ops, b, z, &mut self.w, self.scales);
+            let before = violation(ops, b, z, &mut self.list.w, self.scales);
             // Lemke's final basis, where `A` is regular on its `z_j`; else
             // the support, by least squares.
             let mut basic = vec![false; size];
             self.lemke.basic_z(&mut basic);
             let basis: Vec<usize> = (0..size).filter(|&c| basic[c]).collect();
             let mut refined = z.to_vec();
-            let mut kept = correct(&ops.step_matrix, &self.w, &basis, true, &mut refined)
-                && violation(ops, b, &refined, &mut self.w, self.scales) < before;
+            let mut kept = correct(&ops.step_matrix, &self.list.w, &basis, true, &mut refined)
+                && violation(ops, b, &refined, &mut self.list.w, self.scales) < before;
             if !kept {
                 refined.copy_from_slice(z);
-                violation(ops, b, z, &mut self.w, self.scales);
+                violation(ops, b, z, &mut self.list.w, self.scales);
                 let support: Vec<usize> = (0..size).filter(|&c| z[c] > 0.0).collect();
-                kept = correct(&ops.step_matrix, &self.w, &support, false, &mut refined)
-                    && violation(ops, b, &refined, &mut self.w, self.scales) < before;
+                kept = correct(&ops.step_matrix, &self.list.w, &support, false, &mut refined)
+                    && violation(ops, b, &refined, &mut self.list.w, self.scales) < before;
             }
             if kept {
                 z.copy_from_slice(&refined);
-                sc.refined += 1;
+                self.counts.certificates.refined += 1;
                 velocity_change(ops, z, dv);
             }
         }
@@ -116,9 +158,9 @@ impl StepEnumerator {
     /// for the search to keep both, in a step whose largest cap is
     /// `normal_scale`: [`SAME_DV`] of `scale` plus a floor of `max |B|`
     /// times the cap (also the second certificate's yardstick,
-    /// `linear_form.rs`).
-    pub(super) fn apart(&self, scale: f64, normal_scale: f64) -> f64 {
-        SAME_DV * scale + 1e-3 * SAME_DV * self.dv_map_max * normal_scale
+    /// `certificates/linear_form/`).
+    pub(crate) fn apart(&self, scale: f64, normal_scale: f64) -> f64 {
+        SAME_DV * scale + 1e-3 * SAME_DV * self.full.dv_map_max * normal_scale
     }
 }
 
@@ -127,7 +169,7 @@ impl Scratch {
     /// whether its own residual is off the round-off a refinement could
     /// remove (a complementarity product or a sign beyond [`REFINED_ABOVE`]
     /// of the step's scales).
-    pub(super) fn take_lemke(&mut self, residual: &LcpResidual, step: TableauScales) {
+    pub(crate) fn take_lemke(&mut self, residual: &LcpResidual, step: ToleranceScales) {
         let (v, p) = (step.velocity, step.impulse);
         let floor = -REFINED_ABOVE * v.min(p);
         self.lemke_off = residual.min_z < floor
@@ -162,7 +204,7 @@ fn correct(a: &[f64], w: &[f64], set: &[usize], regular: bool, z: &mut [f64]) ->
 }
 
 /// `Δv = M⁻¹Jᵀ` times the impulses of the step LCP's solution `z`, into `dv`.
-pub(super) fn velocity_change(ops: &ContactOperators, z: &[f64], dv: &mut [f64]) {
+pub(crate) fn velocity_change(ops: &ContactOperators, z: &[f64], dv: &mut [f64]) {
     let m = ops.m;
     let impulses = ops.layout().impulses();
     for (r, v) in dv.iter_mut().enumerate() {
@@ -172,7 +214,7 @@ pub(super) fn velocity_change(ops: &ContactOperators, z: &[f64], dv: &mut [f64])
 
 /// The step violation of `z` for `w = A_R z + b` (`w` written) in the step's
 /// own scales, its velocity scale and largest cap.
-fn violation(ops: &ContactOperators, b: &[f64], z: &[f64], w: &mut [f64], step: TableauScales) -> f64 {
+fn violation(ops: &ContactOperators, b: &[f64], z: &[f64], w: &mut [f64], step: ToleranceScales) -> f64 {
     LcpResidual::compute(&ops.step_matrix, b, z, w);
     let scales =
         StepScales { velocity: step.velocity.max(f64::MIN_POSITIVE), impulse: step.normal.max(f64::MIN_POSITIVE) };

@@ -1,6 +1,7 @@
 //! Completing a search cut short by its budget with randomized Lemke solves.
 
-use super::{Scratch, StepEnumerator};
+use super::scratch::Scratch;
+use crate::impact::enumerate::StepEnumerator;
 use crate::lcp::LemkeOptions;
 use crate::problem::ContactOperators;
 
@@ -8,7 +9,7 @@ impl StepEnumerator {
     /// Completes a search cut short: Lemke solves with covering vector `1` and
     /// then pseudo-random ones (a fixed hash of the solve and row index, so
     /// the result is a function of `b` alone).
-    pub(super) fn fallback(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
+    pub(crate) fn fallback(&mut self, ops: &ContactOperators, b: &[f64], sc: &mut Scratch) {
         let options = LemkeOptions::default();
         let impulses = ops.layout().impulses();
         let impulse_scale = (0..ops.m).map(|i| b[i].abs() * (1.0 + ops.friction[i])).fold(0.0f64, f64::max);
@@ -33,11 +34,11 @@ impl StepEnumerator {
     }
 }
 
-/// The covering vector of the bound's Lemke solve (`first_solution.rs`):
+/// The covering vector of the bound's Lemke solve (`certificates/mod.rs`):
 /// entries of the `random-lemke` rule's law, `2⁻⁶ + U[0, 1)` in 2⁻²⁴ steps
 /// ([`crate::stream::cover`]), from a fixed hash of the row (as the
 /// fallback's, solve number 0), so the solve is a function of the step.
-pub(super) fn hashed_cover(size: usize) -> Vec<f64> {
+pub(crate) fn hashed_cover(size: usize) -> Vec<f64> {
     (0..size).map(|row| crate::stream::cover((splitmix(0, row as u64) >> 32) as u32)).collect()
 }
 

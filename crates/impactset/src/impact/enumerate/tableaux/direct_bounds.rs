@@ -1,8 +1,8 @@
 //! The bounds the direct search (`direct.rs`) reads from a whole tableau
-//! (`tableau.rs` has the module docs, `eliminate.rs` the elimination).
+//! (`tableaux/reduced.rs` has the module docs, `eliminate.rs` the elimination).
 
-use super::modes::{Inequality, Mode};
-use super::tableau::{Reduced, StepData, low_bits};
+use super::reduced::{Reduced, StepData, low_bits};
+use crate::impact::enumerate::modes::{Inequality, Mode};
 
 impl Reduced {
     /// The largest value of `aᵀ x_j` over the hull of the vertices `hull`
@@ -24,7 +24,7 @@ impl Reduced {
 
     /// Where the terms of contact `i`'s inequality `ineq` live in a tableau:
     /// per term its coefficient and the offset of its row (`x_i`'s rows, then
-    /// `u⁺_i`'s), the first [`term_count`](super::modes::Inequality::term_count) used.
+    /// `u⁺_i`'s), the first [`term_count`](crate::impact::enumerate::modes::Inequality::term_count) used.
     #[inline(always)]
     pub fn inequality_rows(&self, i: usize, ineq: &Inequality) -> [(f64, usize); 6] {
         let (s, st) = (self.s, self.stride());

@@ -1,57 +1,44 @@
-//! The buffers of one [`StepEnumerator`](super::StepEnumerator): sized once
+//! The buffers of one [`StepEnumerator`](crate::impact::enumerate::StepEnumerator): sized once
 //! per problem, reused by every enumeration (nothing is allocated per step).
 
-use super::bound::Bound;
-use super::direct::Direct;
+use super::domains::Domains;
 use super::node_lp::NodeLp;
-use super::recorded::Recorded;
-use super::strategy::Domains;
-use super::tableau::Reduced;
-use super::{EnumeratorOptions, RecordPolicy};
+use crate::impact::enumerate::EnumeratorOptions;
+use crate::impact::enumerate::certificates::bound::Bound;
+use crate::impact::enumerate::tableaux::direct::Direct;
+use crate::impact::enumerate::tableaux::recorded::Recorded;
+use crate::impact::enumerate::tableaux::reduced::{Leaf, Reduced};
 
 /// Buffers of one enumeration.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Scratch {
+pub(crate) struct Scratch {
     /// The bound a Lemke solution puts on the step's solutions (`bound.rs`).
-    pub(super) bound: Bound,
+    pub(crate) bound: Bound,
     /// The step: contact velocities `u` (`D`) and caps `h p` (`m`).
-    pub(super) u: Vec<f64>,
-    pub(super) caps: Vec<f64>,
+    pub(crate) u: Vec<f64>,
+    pub(crate) caps: Vec<f64>,
     /// A full LCP solution (Lemke's, a leaf's rebuilt, the fallback's) and
     /// its velocity change; the fallback's covering vector.
-    pub(super) z: Vec<f64>,
-    pub(super) dv: Vec<f64>,
+    pub(crate) z: Vec<f64>,
+    pub(crate) dv: Vec<f64>,
     /// Lemke's solution in `z` misses the step by more than round-off
     /// (`keep.rs`).
-    pub(super) lemke_off: bool,
-    /// Certified steps whose Lemke solution was refined, for the tests.
-    pub(super) refined: u64,
-    pub(super) cover: Vec<f64>,
-    /// The search's admissible modes per level (`depth_first.rs`).
-    pub(super) domains: Domains,
+    pub(crate) lemke_off: bool,
+    pub(crate) cover: Vec<f64>,
+    /// The search's admissible modes per level (`search/mod.rs`).
+    pub(crate) domains: Domains,
     /// A leaf's solution.
-    pub(super) leaf: Leaf,
+    pub(crate) leaf: Leaf,
     /// The tableaux the search prunes with.
-    pub(super) search: Search,
+    pub(crate) search: Search,
     /// The joint test of a node's inequalities (`node_lp.rs`).
-    pub(super) node_lp: NodeLp,
+    pub(crate) node_lp: NodeLp,
 }
 
-/// A leaf's impulses `x`, post-impact velocities `u⁺`, and the direct
-/// solve's system (`D²`, `D`, `D`).
+/// How the search computes its tableaux (`tableaux/mod.rs`).
 #[derive(Clone, Debug, Default)]
-pub(super) struct Leaf {
-    pub(super) x: Vec<f64>,
-    pub(super) up: Vec<f64>,
-    pub(super) mat: Vec<f64>,
-    pub(super) rhs: Vec<f64>,
-    pub(super) u0: Vec<f64>,
-}
-
-/// How the search computes its tableaux (`strategy.rs`).
-#[derive(Clone, Debug, Default)]
-pub(super) enum Search {
-    /// No search: more than [`MAX_SEARCH_CONTACTS`](super::MAX_SEARCH_CONTACTS)
+pub(crate) enum Search {
+    /// No search: more than [`MAX_SEARCH_CONTACTS`](crate::impact::enumerate::MAX_SEARCH_CONTACTS)
     /// contacts, or while a search runs.
     #[default]
     None,
@@ -78,7 +65,7 @@ fn tree_estimate(red: &Reduced) -> f64 {
 impl Scratch {
     /// The buffers of an enumerator for `reduced` (`size` LCP unknowns,
     /// `n` velocities); without `searchable`, those of the fallback alone.
-    pub(super) fn new(reduced: &Reduced, options: &EnumeratorOptions, searchable: bool, size: usize, n: usize) -> Self {
+    pub(crate) fn new(reduced: &Reduced, options: &EnumeratorOptions, searchable: bool, size: usize, n: usize) -> Self {
         let (m, dim) = (reduced.m, reduced.dim);
         let step = Scratch {
             u: vec![0.0; dim],
@@ -97,8 +84,12 @@ impl Scratch {
         // deep nodes of four spatial contacts could not be kept, and
         // computing records that are not kept costs more than the direct
         // search).
-        let recorded = options.cache_bytes > 0
-            && (options.records == RecordPolicy::Always || tree_estimate(reduced) <= 2.0 * options.cache_bytes as f64);
+        let tuning = options.tuning;
+        #[cfg(test)]
+        let fits = tuning.record_always || tree_estimate(reduced) <= 2.0 * tuning.cache_bytes as f64;
+        #[cfg(not(test))]
+        let fits = tree_estimate(reduced) <= 2.0 * tuning.cache_bytes as f64;
+        let recorded = tuning.cache_bytes > 0 && fits;
         Scratch {
             bound: Bound::new(reduced),
             domains: Domains::new(reduced),

@@ -1,19 +1,36 @@
-//! The depth-first mode search of [`StepEnumerator`]: root filter, search
-//! nodes with pruning and forward checking, leaves (see the module docs of
-//! `enumerate` and `tableau.rs` for the tableau and the bounds). The
-//! tableaux it prunes with are those of a [`Tableaux`] (`strategy.rs`).
+//! The depth-first search over contact modes of [`StepEnumerator`]
+//! (docs/model.md#5b1-the-contact-mode-search): root filter, search nodes
+//! with pruning and forward checking (`node_lp.rs` the joint test of a
+//! node's inequalities), leaves rebuilt into full solutions (`rebuild.rs`)
+//! and kept one per `Δv` (`solutions.rs`), the Lemke solves that complete a
+//! search cut short (`fallback.rs`), and the widened steps searched as
+//! twinned ones (`widened.rs`). The tableaux it prunes with are those of a
+//! [`Tableaux`] (`tableaux/`).
 
-use super::node_lp::NodeAt;
-use super::scratch::{Scratch, Search};
-use super::strategy::{At, Tableaux};
-use super::tableau::{Reduced, StepData, StepScales, low_bits};
-use super::{ACCEPT, ROOT_ROUNDS, StepEnumerator};
+pub(crate) mod domains;
+pub(crate) mod fallback;
+pub(crate) mod keep;
+pub(crate) mod node_lp;
+mod rebuild;
+pub(crate) mod scratch;
+pub(crate) mod widened;
+
+use crate::impact::enumerate::tableaux::reduced::{Reduced, StepData, ToleranceScales, low_bits};
+use crate::impact::enumerate::tableaux::{At, Fixing, Tableaux};
+use crate::impact::enumerate::{ACCEPT, StepEnumerator};
 use crate::problem::ContactOperators;
+use node_lp::NodeAt;
+use scratch::{Scratch, Search};
+
+/// Most rounds of the root filter (a second round, with the hulls of the
+/// first, prunes a little more but costs more than it saves on the timed
+/// cases).
+const ROOT_ROUNDS: usize = 1;
 
 impl StepEnumerator {
     /// The root filter, then the depth-first search, on the tableaux the
     /// enumerator keeps.
-    pub(super) fn search(&mut self, ops: &ContactOperators, sc: &mut Scratch) {
+    pub(crate) fn search(&mut self, ops: &ContactOperators, sc: &mut Scratch) {
         // (Taken out for the search and put back: a pointer moved.)
         match std::mem::take(&mut sc.search) {
             Search::Recorded(mut tableaux) => {
@@ -71,13 +88,13 @@ impl StepEnumerator {
                 break;
             }
         }
-        self.descend(ops, sc, tab, 0, 0, 0);
+        self.descend(ops, sc, tab, Node { depth: 0, equations: 0, deferred: 0 });
     }
 
-    /// Fixes contact `depth`'s mode in turn and descends.
+    /// Fixes contact `node.depth`'s mode in turn and descends.
     ///
-    /// `equations` counts the mode equations of the contacts fixed so far
-    /// (more than `rank W` makes every leaf below singular). `deferred` holds
+    /// `node.equations` counts the mode equations of the contacts fixed so far
+    /// (more than `rank W` makes every leaf below singular). `node.deferred` holds
     /// the fixed contacts whose mode block was singular at its turn: they stay
     /// free variables of the tableau (bounded by the hull of their mode), their
     /// own inequalities are not tested, and leaves below them are solved
@@ -86,22 +103,14 @@ impl StepEnumerator {
     /// contacts left free, a surviving node also filters the modes of the
     /// free contacts after the next (forward checking, see
     /// [`filter_free_modes`]).
-    fn descend<T: Tableaux>(
-        &mut self,
-        ops: &ContactOperators,
-        sc: &mut Scratch,
-        tab: &mut T,
-        depth: usize,
-        equations: usize,
-        deferred: u64,
-    ) {
+    fn descend<T: Tableaux>(&mut self, ops: &ContactOperators, sc: &mut Scratch, tab: &mut T, node: Node) {
         let m = self.reduced.m;
-        if depth == m {
-            self.leaf(ops, sc, tab, deferred == 0);
-        } else if depth + 1 == m {
-            self.fix_level::<T, true>(ops, sc, tab, depth, equations, deferred);
+        if node.depth == m {
+            self.leaf(ops, sc, tab, node.deferred == 0);
+        } else if node.depth + 1 == m {
+            self.fix_level::<T, true>(ops, sc, tab, node);
         } else {
-            self.fix_level::<T, false>(ops, sc, tab, depth, equations, deferred);
+            self.fix_level::<T, false>(ops, sc, tab, node);
         }
     }
 
@@ -114,10 +123,9 @@ impl StepEnumerator {
         ops: &ContactOperators,
         sc: &mut Scratch,
         tab: &mut T,
-        depth: usize,
-        equations: usize,
-        deferred: u64,
+        node: Node,
     ) {
+        let Node { depth, equations, deferred } = node;
         let m = self.reduced.m;
         let mm = sc.domains.max_modes;
         let next = depth + 1;
@@ -143,11 +151,11 @@ impl StepEnumerator {
             }
             let dom = &mut sc.domains;
             dom.choice[depth] = global;
-            let fixed = tab.fix::<LAST>(red, depth, global, cap, deferred, &dom.choice);
+            let fixed = tab.fix::<LAST>(red, Fixing { contact: depth, global, cap }, deferred, &dom.choice);
             if LAST && !fixed && deferred == 0 {
                 // Every block before was regular, so the tuple's system,
                 // whose determinant is the product of its blocks', is
-                // singular: its leaf would not solve (docs/model.md §5b).
+                // singular: its leaf would not solve (docs/model.md#5b1-the-contact-mode-search).
                 continue;
             }
             // The next level's domains and hulls start as this level's. The
@@ -200,7 +208,7 @@ impl StepEnumerator {
                     continue;
                 }
             }
-            let scales = step.scales();
+            let scales = step.scales;
             let mut filtered = false;
             if m - next >= 2 {
                 filtered = true;
@@ -218,7 +226,7 @@ impl StepEnumerator {
             if !filtered {
                 sc.domains.inherit_allowed(depth, next, m);
             }
-            self.descend(ops, sc, tab, next, equations, deferred_here);
+            self.descend(ops, sc, tab, Node { depth: next, equations, deferred: deferred_here });
             if !self.exhaustive {
                 return;
             }
@@ -236,15 +244,15 @@ impl StepEnumerator {
         if exact {
             tab.leaf_impulses(red, &mut lf.x);
             let terms = red.leaf_velocity(&sc.u, &lf.x, &mut lf.up);
-            step.velocity_scale = red.leaf_velocity_scale(&step, terms);
+            step.scales.velocity = red.leaf_velocity_scale(&step, terms);
             solved = red.equation_residual(choice, &lf.up, &step) <= ACCEPT;
         }
         if !solved {
-            if !red.solve_leaf(choice, &step, &mut lf.mat, &mut lf.rhs, &mut lf.u0, &mut lf.x) {
+            if !red.solve_leaf(choice, &step, lf) {
                 return;
             }
             let terms = red.leaf_velocity(&sc.u, &lf.x, &mut lf.up);
-            step.velocity_scale = red.leaf_velocity_scale(&step, terms);
+            step.scales.velocity = red.leaf_velocity_scale(&step, terms);
             if red.equation_residual(choice, &lf.up, &step) > ACCEPT {
                 return;
             }
@@ -252,19 +260,20 @@ impl StepEnumerator {
         if !red.inequalities_hold(choice, &lf.x, &lf.up, &step, ACCEPT) {
             return;
         }
-        let normal_scale = step.normal_scale;
+        let normal_scale = step.scales.normal;
         self.rebuild(ops, sc);
         let x = &sc.leaf.x[..dim];
         for (r, dv) in sc.dv.iter_mut().enumerate() {
-            let row = &self.dv_map[r * dim..][..dim];
+            let row = &self.full.dv_map[r * dim..][..dim];
             *dv = (0..dim).map(|c| row[c] * x[c]).sum();
         }
         self.keep(ops, &sc.z, &sc.dv, normal_scale);
     }
 }
 
-/// A search node: contacts `0..=depth` fixed, the tableau at level
-/// `depth + 1`.
+/// A search node at `depth`: the search descends to it to fix contact
+/// `depth` (contacts `0..depth` fixed); forward checking reads it once that
+/// contact is fixed (the tableau at level `depth + 1`).
 #[derive(Clone, Copy, Debug)]
 struct Node {
     depth: usize,
@@ -293,7 +302,7 @@ fn filter_free_modes<T: Tableaux>(
     sc: &mut Scratch,
     tab: &mut T,
     node: Node,
-    StepScales { velocity: velocity_scale, impulse: impulse_scale, normal: normal_scale }: StepScales,
+    scales: ToleranceScales,
     nodes: &mut usize,
     budget: usize,
 ) -> bool {
@@ -305,7 +314,7 @@ fn filter_free_modes<T: Tableaux>(
     // Bounds use the node's hulls, before filtering.
     dom.node_hull.copy_from_slice(hull_next);
     let (u, caps, hull) = (&sc.u[..], &sc.caps[..], &dom.node_hull[..]);
-    let step = StepData { u, caps, hull, velocity_scale, impulse_scale, normal_scale };
+    let step = StepData { u, caps, hull, scales };
     let free = (low_bits(m) & !low_bits(next)) | deferred;
     for (j, next_hull) in hull_next.iter_mut().enumerate().take(m).skip(next + 1) {
         let (mut count, mut vertices) = (0, 0);
@@ -316,7 +325,13 @@ fn filter_free_modes<T: Tableaux>(
             *nodes += 1;
             let mode_j = &red.table.modes[g];
             let keep = equations + mode_j.params <= red.rank
-                && tab.probe(red, At { depth, deferred, free: others }, j, g, caps[j], &dom.choice, &step);
+                && tab.probe(
+                    red,
+                    At { depth, deferred, free: others },
+                    Fixing { contact: j, global: g, cap: caps[j] },
+                    &dom.choice,
+                    &step,
+                );
             if keep {
                 dom.allowed[(next * m + j) * mm + count] = g;
                 count += 1;

@@ -1,5 +1,5 @@
 //! The part of `δ` in `W`'s null space on `V` (redundant contacts: a flat
-//! box's four corners), for friction's linear form (docs/model.md §5b):
+//! box's four corners), for friction's linear form (docs/model.md#5b7-the-null-pattern):
 //! the bases of `W` on `V`, the pattern of normal impulses the null
 //! directions move, its rows (one normal impulse each, or every contact's
 //! admissible impulses combined), and the ways of counting them in the
@@ -8,7 +8,7 @@
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 use super::{CONTRACTION, LEVELS, LinearForm, ROUNDOFF, StepFacts};
-use crate::impact::enumerate::tableau::Reduced;
+use crate::impact::enumerate::tableaux::reduced::Reduced;
 
 /// An eigenvalue of `W` on `V` at most this fraction of its largest counts
 /// as null (the bound below holds whichever way one is counted).
@@ -16,7 +16,7 @@ const NULL: f64 = 1e-10;
 
 /// What the certificate reads of `W`'s eigendecomposition on one `V`.
 #[derive(Clone, Debug)]
-pub(super) struct Bases {
+pub(crate) struct Bases {
     /// A `W`-orthonormal basis of `W`'s range on `V` (eigenvectors over the
     /// square roots of their eigenvalues), `|V| × rank`.
     pub scaled: DMatrix<f64>,
@@ -28,12 +28,23 @@ pub(super) struct Bases {
     pub pattern: Option<Pattern>,
 }
 
+/// What the pattern's ways read at one multiplier `τ`: `S_τ` on the range
+/// (`on_range`), the range basis `scaled` and the null directions
+/// `columns` ([`Bases`]), and the pattern.
+#[derive(Clone, Copy)]
+pub(crate) struct PatternAt<'a> {
+    pub on_range: &'a DMatrix<f64>,
+    pub scaled: &'a DMatrix<f64>,
+    pub columns: &'a DMatrix<f64>,
+    pub pattern: &'a Pattern,
+}
+
 /// The normal impulses' part `z = P t` of a null component `Σ_j t_j e_j`
 /// (`P`: the null directions' rows on `V`'s normal impulses), where `P` has
 /// one singular value above [`PATTERN`] of the largest: `P = s₁ u₁ v₁ᵀ + P̃`.
 /// Then `z = u₁ φ + P̃ t` with `φ = s₁ v₁ᵀ t`, one number.
 #[derive(Clone, Debug)]
-pub(super) struct Pattern {
+pub(crate) struct Pattern {
     /// `V`'s rows of the normal impulses.
     rows: Vec<usize>,
     /// `u₁`, per row.
@@ -47,7 +58,7 @@ pub(super) struct Pattern {
 /// What [`LinearForm::null_terms`] bounds: the multiple of `√Q` and the
 /// constant the null component adds, a bound on `‖t‖`, and the coupling
 /// `L` (its columns `e_jᵀS` on the range) it computed them from.
-pub(super) struct NullTerms {
+pub(crate) struct NullTerms {
     pub linear: f64,
     pub constant: f64,
     pub norm: f64,
@@ -58,7 +69,7 @@ pub(super) struct NullTerms {
 /// above − h_kᵀa` (the rooms widened for the certificate, and for the
 /// solutions the search accepts), and `c_k = λmax(S − h_kℓᵀ − ℓh_kᵀ)`. A
 /// combined row (`combined.rs`) bounds one side; the other is infinite.
-pub(super) struct PatternRow {
+pub(crate) struct PatternRow {
     pub above: f64,
     pub below: f64,
     pub above_accepted: f64,
@@ -68,7 +79,7 @@ pub(super) struct PatternRow {
 
 /// The pattern's rows met on a step, and what their pairs read: `ℓ`, `‖ℓ‖`,
 /// the round-off part's multiple of `√Q`, the bound on `‖t‖`.
-pub(super) struct PatternRows {
+pub(crate) struct PatternRows {
     pub rows: Vec<PatternRow>,
     pub along: DVector<f64>,
     lambda: f64,
@@ -79,7 +90,7 @@ pub(super) struct PatternRows {
 impl PatternRows {
     /// Pushes a [`Way`] per pair of an upper and a lower row with at least
     /// one of them from row `from` on (a combined row holds one side only).
-    pub(super) fn push_pairs(&self, from: usize, ways: &mut Vec<Way>) {
+    pub(crate) fn push_pairs(&self, from: usize, ways: &mut Vec<Way>) {
         for (i, upper) in self.rows.iter().enumerate() {
             for (j, lower) in self.rows.iter().enumerate() {
                 if (i >= from || j >= from) && upper.above.is_finite() && lower.below.is_finite() {
@@ -129,7 +140,7 @@ impl Pattern {
 /// (`accepted`: for every solution the search accepts) added to the
 /// multiple of `√Q`.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Way {
+pub(crate) struct Way {
     pub own: Option<f64>,
     pub linear: f64,
     pub accepted: f64,
@@ -138,7 +149,7 @@ pub(super) struct Way {
 /// `√Q` is at most this: the least over `ways` of the root of
 /// `Q ≤ c Q + (linear + way's) √Q + constant` (`c`: the form's, or the way's
 /// own), where that `c` is below [`CONTRACTION`].
-pub(super) fn root(ways: &[Way], c: f64, linear: f64, constant: f64, accepted: bool) -> f64 {
+pub(crate) fn root(ways: &[Way], c: f64, linear: f64, constant: f64, accepted: bool) -> f64 {
     let bound = |way: &Way| {
         let c = way.own.unwrap_or(c).max(0.0);
         if way.own.is_some() && c >= CONTRACTION {
@@ -153,7 +164,7 @@ pub(super) fn root(ways: &[Way], c: f64, linear: f64, constant: f64, accepted: b
 
 impl Bases {
     /// `normals`: `V`'s rows that are normal impulses.
-    pub(super) fn new(w_v: DMatrix<f64>, normals: Vec<usize>) -> Option<Self> {
+    pub(crate) fn new(w_v: DMatrix<f64>, normals: Vec<usize>) -> Option<Self> {
         let k = w_v.nrows();
         let eigen = SymmetricEigen::try_new(w_v, 1e-15, 10_000)?;
         let largest = eigen.eigenvalues.iter().fold(0.0f64, |a, &x| a.max(x));
@@ -177,7 +188,7 @@ impl LinearForm {
     /// most its largest value over the contacts' admissible impulses
     /// ([`Self::extent`]): only the null directions that move a normal
     /// impulse couple to friction (a flat box's four corners: one).
-    pub(super) fn null_terms(
+    pub(crate) fn null_terms(
         &self,
         red: &Reduced,
         step: &StepFacts,
@@ -229,18 +240,16 @@ impl LinearForm {
     /// Not `exact`, each row's `c` is only bounded from above (by one of
     /// the form's levels, [`shifted_contraction`]). Returns the rows, for
     /// [`Self::combined_ways`].
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn pattern_ways(
+    pub(crate) fn pattern_ways(
         &self,
         s: usize,
         step: &StepFacts,
-        on_range: &DMatrix<f64>,
-        scaled: &DMatrix<f64>,
-        pattern: &Pattern,
+        at: PatternAt,
         null: &NullTerms,
         exact: bool,
         ways: &mut Vec<Way>,
     ) -> PatternRows {
+        let PatternAt { on_range, scaled, pattern, .. } = at;
         let (coupling, norm) = (&null.coupling, null.norm);
         let along = coupling * &pattern.v;
         let lambda = along.norm();
@@ -324,7 +333,7 @@ impl LinearForm {
 /// [`CONTRACTION`]; not `exact`, the least of [`LEVELS`] above it instead,
 /// by a Cholesky factorization of `level · I − (S − hℓᵀ − ℓhᵀ)` each (an
 /// upper bound: a step the rows settle with it settles with `λmax` too).
-pub(super) fn shifted_contraction(
+pub(crate) fn shifted_contraction(
     on_range: &DMatrix<f64>,
     h: &DVector<f64>,
     along: &DVector<f64>,

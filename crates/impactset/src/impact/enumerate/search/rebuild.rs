@@ -1,16 +1,17 @@
 //! From a mode solution in reduced coordinates `(x, u⁺)` to a full step-LCP
 //! solution `z = [σ; λn; λD; γ]`.
 
-use super::modes::{Normal, Tangential};
-use super::{Scratch, StepEnumerator};
+use super::scratch::Scratch;
+use crate::impact::enumerate::StepEnumerator;
+use crate::impact::enumerate::modes::{Normal, Tangential};
 use crate::problem::ContactOperators;
 
 impl StepEnumerator {
     /// The full LCP solution `z` of the leaf `(choice, x, u⁺)`.
-    pub(super) fn rebuild(&self, ops: &ContactOperators, sc: &mut Scratch) {
+    pub(crate) fn rebuild(&self, ops: &ContactOperators, sc: &mut Scratch) {
         let red = &self.reduced;
         let layout = ops.layout();
-        let (s, d) = (red.s, self.d);
+        let (s, d) = (red.s, self.full.d);
         let dirs = &red.directions;
         let z = &mut sc.z;
         z.iter_mut().for_each(|v| *v = 0.0);

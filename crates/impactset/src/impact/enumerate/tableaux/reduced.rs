@@ -1,6 +1,6 @@
 //! The reduced step problem and its tableau algebra: fixing a contact's
 //! mode as a block elimination (written in `eliminate.rs`), and the exact
-//! bounds the search prunes with (the search itself is `depth_first.rs`).
+//! bounds the search prunes with (the search itself is `search/mod.rs`).
 //!
 //! Unknowns are the reduced impulses `x = (x_0, …, x_(m−1))`,
 //! `x_i = (λn_i, f_i)` (`s = 1 + t` each, `D = m·s` in all), and the step
@@ -21,7 +21,7 @@
 //! in its subtree.
 
 use super::gauss::solve_in_place;
-use super::modes::{Inequality, Mode, ModeTable};
+use crate::impact::enumerate::modes::{Inequality, Mode, ModeTable};
 
 /// Per-problem constants of the reduced step.
 #[derive(Clone, Debug)]
@@ -62,18 +62,25 @@ pub(crate) struct StepData<'a> {
     /// Per contact, the vertices of `S_j` ([`Mode::vertices`]) whose hull
     /// holds every admissible `x_j`.
     pub hull: &'a [u64],
-    /// Velocity scale `max(‖u‖∞, max|W| · s · impulse scale)`.
-    pub velocity_scale: f64,
-    /// Impulse scale `max_i h p_i (1 + μ_i)`.
-    pub impulse_scale: f64,
-    /// Normal impulse scale `max_i h p_i`.
-    pub normal_scale: f64,
+    /// The scales its tolerances are relative to.
+    pub scales: ToleranceScales,
+}
+
+/// A leaf's impulses `x`, post-impact velocities `u⁺`, and the direct
+/// solve's system (`D²`, `D`, `D`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Leaf {
+    pub x: Vec<f64>,
+    pub up: Vec<f64>,
+    pub mat: Vec<f64>,
+    pub rhs: Vec<f64>,
+    pub u0: Vec<f64>,
 }
 
 /// The scales a step's tolerances are relative to (see the module docs of
 /// `enumerate`, Tolerances).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct StepScales {
+pub(crate) struct ToleranceScales {
     /// `max(‖u‖∞, max|W| · s · impulse)`.
     pub velocity: f64,
     /// `max_i h p_i (1 + μ_i)`.
@@ -83,19 +90,14 @@ pub(crate) struct StepScales {
 }
 
 impl StepData<'_> {
-    /// The step's scales.
-    pub fn scales(&self) -> StepScales {
-        StepScales { velocity: self.velocity_scale, impulse: self.impulse_scale, normal: self.normal_scale }
-    }
-
     /// The absolute slack of `ineq` for relative tolerance `rel`: each term
     /// weighted by the scale of what it multiplies (`u⁺`: velocity; `λn` and
     /// `h p`: normal impulse; `f`: impulse).
     #[inline]
     pub fn slack(&self, ineq: &Inequality, rel: f64) -> f64 {
-        rel * (ineq.au_norm * self.velocity_scale
-            + ineq.tangent_norm * self.impulse_scale
-            + ineq.normal_norm * self.normal_scale)
+        rel * (ineq.au_norm * self.scales.velocity
+            + ineq.tangent_norm * self.scales.impulse
+            + ineq.normal_norm * self.scales.normal)
     }
 }
 
@@ -147,10 +149,7 @@ impl Reduced {
             }
             let terms = &terms[..ineq.term_count];
             let column = |col: usize| terms.iter().fold(0.0, |v, &(a, row)| v + a * tab[row + col]);
-            let mut rest = free;
-            while rest != 0 {
-                let j = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
+            for j in bits(free) {
                 let mut a = [0.0; 3];
                 for (c, v) in a.iter_mut().enumerate().take(s) {
                     *v = column(j * s + c);
@@ -170,18 +169,10 @@ impl Reduced {
 
     /// Solves the mode system of the leaf `choice` (one global mode index per
     /// contact) directly, by Gaussian elimination with partial pivoting on the
-    /// assembled `Σq × Σq` system. Writes `x`; returns `false` when singular.
-    /// `mat` needs `D²` entries, `rhs` and `u0` `D`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn solve_leaf(
-        &self,
-        choice: &[usize],
-        step: &StepData,
-        mat: &mut [f64],
-        rhs: &mut [f64],
-        u0: &mut [f64],
-        x: &mut [f64],
-    ) -> bool {
+    /// assembled `Σq × Σq` system. Writes `leaf.x`; returns `false` when
+    /// singular.
+    pub fn solve_leaf(&self, choice: &[usize], step: &StepData, leaf: &mut Leaf) -> bool {
+        let Leaf { x, mat, rhs, u0, .. } = leaf;
         let (dim, s, m) = (self.dim, self.s, self.m);
         let modes = &self.table.modes;
         for (j, &c) in choice.iter().enumerate() {
@@ -238,12 +229,12 @@ impl Reduced {
 
     /// The velocity scale a leaf `x` is accepted in:
     /// `max(‖u‖∞, max_r Σ_c |W_rc x_c|, s · max|W| · max_i h p_i)`, the size of
-    /// the terms of `u⁺ = u + W x` (not the bound [`StepData::velocity_scale`]
+    /// the terms of `u⁺ = u + W x` (not the bound [`ToleranceScales::velocity`]
     /// over every admissible `x`, `μ` times larger for sliding contacts);
     /// `terms` is `max_r Σ_c |W_rc x_c|` ([`Reduced::leaf_velocity`]).
     pub fn leaf_velocity_scale(&self, step: &StepData, terms: f64) -> f64 {
         let u_max = step.u.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        u_max.max(terms).max(self.s as f64 * self.w_max * step.normal_scale)
+        u_max.max(terms).max(self.s as f64 * self.w_max * step.scales.normal)
     }
 
     /// `u⁺ = u + W x`.
@@ -283,7 +274,7 @@ impl Reduced {
                 worst = worst.max(v.abs());
             }
         }
-        worst / step.velocity_scale.max(f64::MIN_POSITIVE)
+        worst / step.scales.velocity.max(f64::MIN_POSITIVE)
     }
 
     /// Whether `(x, u⁺)` satisfies every inequality of the leaf within `rel`.
@@ -300,6 +291,17 @@ impl Reduced {
 }
 
 /// The bit set `{0, …, k − 1}`.
-pub(super) fn low_bits(k: usize) -> u64 {
+pub(crate) fn low_bits(k: usize) -> u64 {
     if k >= 64 { u64::MAX } else { (1u64 << k) - 1 }
+}
+
+/// The indices of the set bits of `set`, lowest first.
+pub(crate) fn bits(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let j = set.trailing_zeros() as usize;
+            set &= set - 1;
+            j
+        })
+    })
 }

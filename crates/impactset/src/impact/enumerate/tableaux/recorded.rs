@@ -1,16 +1,16 @@
 //! The search's tableaux from fixed-mode records kept per mode prefix from
-//! step to step (`cache/`): a step computes only the constant column of
+//! step to step (`tableaux/records/`): a step computes only the constant column of
 //! each tableau and reads the bounds' other terms from the records.
 
-use super::cache::{FixedCache, Slot};
-use super::strategy::{At, Tableaux};
-use super::tableau::{Reduced, StepData, low_bits};
-use super::{EnumeratorOptions, PRUNE};
+use super::records::{Child, FixedCache, Slot};
+use super::reduced::{Reduced, StepData, low_bits};
+use super::{At, Fixing, Tableaux};
+use crate::impact::enumerate::{EnumeratorOptions, PRUNE};
 
 /// The records and the constants of one enumerator's search.
 #[derive(Clone, Debug)]
-pub(super) struct Recorded {
-    /// The fixed-mode records (see `cache/`).
+pub(crate) struct Recorded {
+    /// The fixed-mode records (see `tableaux/records/`).
     cache: FixedCache,
     /// The constant column of the tableau at each search level (`2D`
     /// entries per level; level 0 the root's).
@@ -31,12 +31,12 @@ pub(super) struct Recorded {
 
 impl Recorded {
     /// The search's buffers for `red`, its records holding at most
-    /// `options.cache_bytes`.
+    /// `options.tuning.cache_bytes`.
     pub fn new(red: &Reduced, options: &EnumeratorOptions) -> Self {
         let (m, dim) = (red.m, red.dim);
         let first_modes = if m == 0 { 0 } else { red.table.of(0).len() };
         Recorded {
-            cache: FixedCache::new(red, options.cache_bytes),
+            cache: FixedCache::new(red, options.tuning.cache_bytes),
             consts: vec![0.0; (m + 1) * 2 * dim],
             slots: vec![FixedCache::root(); m + 1],
             node: FixedCache::root(),
@@ -70,7 +70,14 @@ impl Tableaux for Recorded {
         let rows2 = 2 * red.dim;
         let mode = &red.table.modes[g];
         // (The root has no fixed contact: no choice is read.)
-        let slot = self.cache.child(red, FixedCache::root(), i, g, &[], i == 0 && red.m > 1, red.m + 1);
+        let child = Child {
+            parent: FixedCache::root(),
+            contact: i,
+            global: g,
+            tableau: i == 0 && red.m > 1,
+            scratch: red.m + 1,
+        };
+        let slot = self.cache.child(red, child, &[]);
         let rec = self.cache.get(slot);
         // Only contact i's rows are read, except for contact 0's constants:
         // the search's first level fixes the same modes on the same root
@@ -88,17 +95,11 @@ impl Tableaux for Recorded {
     }
 
     #[inline(always)]
-    fn fix<const LAST: bool>(
-        &mut self,
-        red: &Reduced,
-        depth: usize,
-        g: usize,
-        cap: f64,
-        _deferred: u64,
-        choice: &[usize],
-    ) -> bool {
+    fn fix<const LAST: bool>(&mut self, red: &Reduced, mode: Fixing, _deferred: u64, choice: &[usize]) -> bool {
+        let Fixing { contact: depth, global: g, cap } = mode;
         let (rows2, next) = (2 * red.dim, depth + 1);
-        let slot = self.cache.child(red, self.slots[depth], depth, g, choice, !LAST, next);
+        let child = Child { parent: self.slots[depth], contact: depth, global: g, tableau: !LAST, scratch: next };
+        let slot = self.cache.child(red, child, choice);
         self.node = slot;
         if !LAST {
             // (Read by the forward checks and the level below.)
@@ -149,20 +150,13 @@ impl Tableaux for Recorded {
     }
 
     #[inline(always)]
-    fn probe(
-        &mut self,
-        red: &Reduced,
-        at: At,
-        j: usize,
-        g: usize,
-        cap: f64,
-        choice: &[usize],
-        step: &StepData,
-    ) -> bool {
+    fn probe(&mut self, red: &Reduced, at: At, mode: Fixing, choice: &[usize], step: &StepData) -> bool {
+        let Fixing { contact: j, global: g, cap } = mode;
         let (m, rows2, next) = (red.m, 2 * red.dim, at.depth + 1);
         let mode = &red.table.modes[g];
         let node_consts = &self.consts[next * rows2..(next + 1) * rows2];
-        let slot = self.cache.child(red, self.slots[next], j, g, choice, false, m + 1);
+        let child = Child { parent: self.slots[next], contact: j, global: g, tableau: false, scratch: m + 1 };
+        let slot = self.cache.child(red, child, choice);
         let rec = self.cache.get(slot);
         let (probe, e) = (&mut self.probe_consts[..], &mut self.e);
         // Contact j's rows first; the fixed, eliminated contacts' only when

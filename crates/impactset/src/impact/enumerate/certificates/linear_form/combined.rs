@@ -1,13 +1,14 @@
-//! The pattern's combined rows (docs/model.md §5b, "Combined rows"): the
+//! The pattern's combined rows (docs/model.md#5b8-combined-rows): the
 //! coefficient `φ` of the one pattern of normal impulses the null
 //! directions move, held by every contact's admissible impulses at once,
 //! friction cones included, through a small LP (`simplex.rs`).
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 
-use super::null_space::{Pattern, PatternRow, PatternRows, Way, shifted_contraction};
-use super::{LinearForm, ROUNDOFF, StepFacts, simplex};
-use crate::impact::enumerate::tableau::Reduced;
+use super::null_space::{PatternAt, PatternRow, PatternRows, Way, shifted_contraction};
+use super::{LinearForm, ROUNDOFF, StepFacts};
+use crate::impact::enumerate::simplex;
+use crate::impact::enumerate::tableaux::reduced::Reduced;
 
 /// A law of one contact's admissible impulses as a row `gᵀδ ≤ room` on
 /// `V` (`entries`: `g`'s nonzero entries), and `‖g‖₁` (how much the row's
@@ -21,19 +22,16 @@ struct LawRow {
 impl LinearForm {
     /// [`Self::pattern_ways`] with the two [combined rows](Self::combined_rows)
     /// added to `rows`: pushes every pair with one of them.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn combined_ways(
+    pub(crate) fn combined_ways(
         &self,
         red: &Reduced,
         step: &StepFacts,
-        on_range: &DMatrix<f64>,
-        bases: (&DMatrix<f64>, &DMatrix<f64>),
-        pattern: &Pattern,
+        at: PatternAt,
         rows: &mut PatternRows,
         ways: &mut Vec<Way>,
     ) {
         let from = rows.rows.len();
-        let combined = self.combined_rows(red, step, on_range, bases, pattern, &rows.along, rows.norm);
+        let combined = self.combined_rows(red, step, at, &rows.along, rows.norm);
         rows.rows.extend(combined);
         rows.push_pairs(from, ways);
     }
@@ -56,17 +54,15 @@ impl LinearForm {
     /// corner's normal impulse cannot fall without its friction leaving
     /// the cone, or an internal force between two corners is held by their
     /// cones (the measured four-corner landing).
-    #[allow(clippy::too_many_arguments)]
     fn combined_rows(
         &self,
         red: &Reduced,
         step: &StepFacts,
-        on_range: &DMatrix<f64>,
-        (scaled, columns): (&DMatrix<f64>, &DMatrix<f64>),
-        pattern: &Pattern,
+        at: PatternAt,
         along: &DVector<f64>,
         norm: f64,
     ) -> Vec<PatternRow> {
+        let PatternAt { on_range, scaled, columns, pattern } = at;
         let (s, t, nullity) = (red.s, red.t, columns.ncols());
         let widest = (0..red.m)
             .map(|i| step.caps[i].max(0.0) * (1.0 + red.friction[i]) + step.g[i].abs())
