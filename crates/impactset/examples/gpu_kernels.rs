@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!("{name}: N = {}, {} on {}", problem.operators().step_size_n(), precision, ctx.describe());
     for selection in [Selection::Lemke, Selection::RandomLemke] {
-        let options = SamplerOptions { samples, step_size, steps, selection, ..Default::default() };
+        let options = SamplerOptions { samples, step_size, steps: Some(steps), selection, ..Default::default() };
         let mut runs = Vec::new();
         for kernel in [LemkeKernel::PerSample, LemkeKernel::Cooperative] {
             let run = GpuRunOptions { lemke_kernel: Some(kernel), ..Default::default() };

@@ -91,7 +91,7 @@ fn case(id: &str, selection: Selection, samples: usize) -> (ImpactProblem, Sampl
     let options = SamplerOptions {
         samples,
         step_size: Some(scene.step_size),
-        steps: scene.steps,
+        steps: Some(scene.steps),
         selection,
         seed: 7,
         ..Default::default()
@@ -243,7 +243,7 @@ fn packed_states_on_the_cooperative_kernel_are_the_states_alone() {
     let options: Vec<SamplerOptions> = (0..problems.len())
         .map(|k| SamplerOptions {
             seed: 40 + k as u64,
-            steps: 10,
+            steps: Some(10),
             selection: Selection::RandomLemke,
             ..Default::default()
         })

@@ -248,7 +248,7 @@ fn configurations(k: usize) -> Vec<StateProblem> {
 fn configuration_options(samples: usize, selection: Selection) -> ReachOptions {
     let steps = scene::builtin("cube-edge").unwrap().steps;
     ReachOptions {
-        sampler: SamplerOptions { samples, steps, seed: 23, selection, ..Default::default() },
+        sampler: SamplerOptions { samples, steps: Some(steps), seed: 23, selection, ..Default::default() },
         keep_sets: true,
         baselines: false,
         ..Default::default()

@@ -183,7 +183,8 @@ pub fn run(args: SampleArgs) -> Result<()> {
     }
     if let Some(path) = &args.plot {
         let markers = markers(baselines().into_iter().chain(anchors.iter().cloned()).collect());
-        let style = SetPlotOptions { title: spec.name.clone(), mode_options, panels: plot_panels, ..SetPlotOptions::default() };
+        let style =
+            SetPlotOptions { title: spec.name.clone(), mode_options, panels: plot_panels, ..SetPlotOptions::default() };
         write_plot(path, &spec, &options, kept.first_chunk, args.trajectory_count, &markers, &style)?;
     }
     if !args.json {
@@ -377,9 +378,7 @@ fn write_plot(
         eprintln!("note: the plot shows the first {} of {} samples", set.samples.len(), options.samples);
     }
     let trajectories = first_trajectories(problem, options, trajectory_count.min(options.samples));
-    outputs::write_atomically(path, |tmp| {
-        plot_post_impact_set(tmp, problem, &set, &trajectories, markers, style)
-    })
+    outputs::write_atomically(path, |tmp| plot_post_impact_set(tmp, problem, &set, &trajectories, markers, style))
 }
 
 /// The core's advice on the run's parameters, on stderr. A built-in scene

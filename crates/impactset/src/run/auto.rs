@@ -79,8 +79,7 @@ pub fn auto_decision(
         }
         AdapterKind::Hardware(adapter) => {
             let ops = problem.operators();
-            let all_tuples =
-                selection.enumerates().then(|| (problem.contacts().len(), crate::gpu::all_tuples(ops)));
+            let all_tuples = selection.enumerates().then(|| (problem.contacts().len(), crate::gpu::all_tuples(ops)));
             let reason = BackendReason::AutoFoundGpu {
                 adapter: adapter.clone(),
                 selection,
