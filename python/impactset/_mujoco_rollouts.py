@@ -189,9 +189,8 @@ def rollouts(
     Raises
     ------
     ValueError
-        An argument of the wrong shape or value, named in the message:
-        ``data`` made for another model, a ``model.opt.timestep`` that is
-        not a finite positive number.
+        An argument of the wrong shape or value, named in the message: ``data`` made for
+        another model, a ``model.opt.timestep`` that is not a finite positive number.
     """
     mj = import_mujoco()
     started = clock.perf_counter()
@@ -202,16 +201,14 @@ def rollouts(
     keep = kept_steps(times, steps, timestep)
     check_controller(controller, control)
     ctrl = open_loop_control(model, data, control, steps)
-    threads = thread_count(threads)
     chosen = default_metrics(model) if metrics is None else checked_metrics(metrics)
     single = single_outcome(model, data, outcome, v_minus)
-
     starts = v_plus if single is None else np.vstack([v_plus, single])
+    threads = thread_count(threads)
     kept, joined = _roll_out(
         mj, model, data, starts, ctrl, steps, keep, timestep, controller, impacts, threads, chosen, progress
     )
     n = v_plus.shape[0]
-    stepped = controller is not None or impacts is not None
     return Rollouts(
         times=keep * timestep,
         states=kept[:n],
@@ -222,7 +219,7 @@ def rollouts(
         outcome_metrics=None if single is None else {name: value[n].item() for name, value in joined.items()},
         steps=steps,
         timestep=timestep,
-        method="stepped" if stepped else "rollout",
+        method="rollout" if controller is None and impacts is None else "stepped",
         seed=seed,
         seconds=clock.perf_counter() - started,
         nq=int(model.nq),

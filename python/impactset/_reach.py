@@ -260,9 +260,8 @@ def reach(
     >>> bool((r["v1_max"] >= r["v1_min"]).all())
     True
     """
-    _check_flag("baselines", baselines)
-    _check_flag("keep_sets", keep_sets)
-    _check_flag("extremes", extremes)
+    for name, flag in (("baselines", baselines), ("keep_sets", keep_sets), ("extremes", extremes)):
+        _check_flag(name, flag)
     states = _state_count(problem, velocities)
     callback, close = for_batch(progress, states * n if states is not None and isinstance(n, int) else None)
     started = time.perf_counter()

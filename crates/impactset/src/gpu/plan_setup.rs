@@ -12,7 +12,7 @@ use super::plan::{GpuPlan, ReadbackSlot};
 use super::precision::{Precision, to_bytes};
 use super::shaders::Module;
 use super::state::StateBlock;
-use super::types::{RouthParams, SELECTION_ALL};
+use super::types::{ModuleSizes, RouthParams, SELECTION_ALL};
 use crate::{ImpactProblem, SamplerOptions};
 
 /// Largest workgroup size [`GpuRunOptions::workgroup_size`] may ask for.
@@ -84,12 +84,7 @@ impl<'c> GpuPlan<'c> {
         run: &GpuRunOptions,
     ) -> Result<Self, GpuError> {
         ctx.alive()?;
-        let first = blocks.first().ok_or_else(|| GpuError::Unsupported("a plan of no states".into()))?;
-        if let Some(k) = blocks.iter().position(|b| !first.packs_with(b)) {
-            return Err(GpuError::Unsupported(format!(
-                "packing state {k} with state 0: they differ in sizes, selection rule, schedule or step cap"
-            )));
-        }
+        let first = packed_first(blocks)?;
         let stride = first.constants.len();
         let params = first.params;
         let (n, size, steps) = (params.n as usize, params.size as usize, params.max_steps as usize);
@@ -116,11 +111,7 @@ impl<'c> GpuPlan<'c> {
         // The enumerator on more than three contacts needs the wider
         // arrays; every other run keeps the module it always had.
         let width = if enumerates { first.width } else { AllWidth::Narrow };
-        let pipeline = if cooperative {
-            ctx.kernels_sized(Module::RouthCoop(sizes), precision, WORKGROUP_SIZE)?.get("routh_sample_coop").clone()
-        } else {
-            ctx.kernels_sized(Module::Routh(width, sizes), precision, workgroup_size)?.get("routh_sample").clone()
-        };
+        let pipeline = routh_pipeline(ctx, cooperative, width, sizes, precision, workgroup_size)?;
         let cpu_adapter = ctx.is_software();
 
         let constants: Vec<f64> = blocks.iter().flat_map(|b| b.constants.iter().copied()).collect();
@@ -170,14 +161,8 @@ impl<'c> GpuPlan<'c> {
         let scratch = [&enum_values, &enum_words, &expansion_state];
         let bind_group = routh_bind_group(ctx, &pipeline, buffers, if cooperative { &[] } else { &scratch });
         let read_velocities = !run.skip_velocities;
-        let slot = || ReadbackSlot {
-            v: ctx.readback(if read_velocities { b * n as u64 * scalar } else { 8 }),
-            words: ctx.readback(b * 8),
-            stats: ctx.readback(b * 3 * scalar),
-            enum_words: all.then(|| ctx.readback(b * word_stride as u64 * 4)),
-            timing: ctx.timestamp_period().map(|_| ctx.timestamp_queries()),
-        };
-        let slots = [slot(), slot()];
+        let v_bytes = if read_velocities { b * n as u64 * scalar } else { 8 };
+        let slots = [(); 2].map(|_| readback_slot(ctx, b, v_bytes, scalar, all.then_some(word_stride)));
         Ok(GpuPlan {
             ctx,
             pipeline,
@@ -242,6 +227,48 @@ impl SampleStrides {
             ("the problem's constants", stride as u64 * scalar),
         ]
     }
+}
+
+/// One of the plan's two read-back slots for batches of `b` samples:
+/// `v_bytes` of velocities, the words and statistics, and under `all` the
+/// enumeration words (`word_stride` a sample).
+fn readback_slot(ctx: &GpuContext, b: u64, v_bytes: u64, scalar: u64, word_stride: Option<usize>) -> ReadbackSlot {
+    ReadbackSlot {
+        v: ctx.readback(v_bytes),
+        words: ctx.readback(b * 8),
+        stats: ctx.readback(b * 3 * scalar),
+        enum_words: word_stride.map(|w| ctx.readback(b * w as u64 * 4)),
+        timing: ctx.timestamp_period().map(|_| ctx.timestamp_queries()),
+    }
+}
+
+/// The first of `blocks`, which every other state packs with (same sizes,
+/// selection rule, schedule and step cap).
+fn packed_first(blocks: &[StateBlock]) -> Result<&StateBlock, GpuError> {
+    let first = blocks.first().ok_or_else(|| GpuError::Unsupported("a plan of no states".into()))?;
+    if let Some(k) = blocks.iter().position(|b| !first.packs_with(b)) {
+        return Err(GpuError::Unsupported(format!(
+            "packing state {k} with state 0: they differ in sizes, selection rule, schedule or step cap"
+        )));
+    }
+    Ok(first)
+}
+
+/// The sampling pipeline: the cooperative kernel (one workgroup a sample)
+/// or the one-invocation kernel of the module `width` and `sizes` pick.
+fn routh_pipeline(
+    ctx: &GpuContext,
+    cooperative: bool,
+    width: AllWidth,
+    sizes: ModuleSizes,
+    precision: Precision,
+    workgroup_size: u32,
+) -> Result<wgpu::ComputePipeline, GpuError> {
+    Ok(if cooperative {
+        ctx.kernels_sized(Module::RouthCoop(sizes), precision, WORKGROUP_SIZE)?.get("routh_sample_coop").clone()
+    } else {
+        ctx.kernels_sized(Module::Routh(width, sizes), precision, workgroup_size)?.get("routh_sample").clone()
+    })
 }
 
 /// The bind group of `routh_sample`: `buffers` at bindings 0–7, `scratch`
