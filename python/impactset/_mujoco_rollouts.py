@@ -248,9 +248,10 @@ def _roll_out(
     start = _InitialState.of(mj, model, data)
     update, close = _progress.for_sample(progress, lambda: starts.shape[0], unit="rollouts")
     kept = np.empty((starts.shape[0], keep.size, start.full.size))
-    values: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in chosen}
     stepped = controller is not None or impacts is not None
+    # With `impacts`, the runner adds the metric of the impacts it resolved.
     run = _stepped.runner(impacts, chosen) if stepped else _run_rollout
+    values: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in chosen}
     chunk = _chunk_size(steps, start.full.size, threads if not stepped else 1)
     time_axis = np.arange(steps + 1) * timestep
     try:
