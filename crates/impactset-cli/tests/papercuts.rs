@@ -140,12 +140,36 @@ fn the_mode_tolerance_is_a_flag_of_the_commands_that_label_modes() {
     let lines: Vec<&str> = csv.lines().filter(|l| !l.starts_with('#')).collect();
     let column = lines[0].split(',').position(|c| c == "joint_modes").expect("a joint_modes column");
     assert_eq!(lines[1].split(',').nth(column), Some("1"), "{csv}");
-    for command in [&["modes", "rocking-block"][..], &["sample", "rocking-block"][..]] {
+    for command in
+        [&["modes", "rocking-block"][..], &["sample", "rocking-block"][..], &["figures", "rocking-block"][..]]
+    {
         assert_input_error(
             &[command, &["--mode-tolerance", "0"]].concat(),
             &["--mode-tolerance 0: must be a positive"],
         );
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn figures_colour_the_set_by_modes_at_the_given_tolerance() {
+    // Every contact sticks at a tolerance above every contact speed, so the
+    // set figure's mode colours change; the default labels several modes.
+    let dir = scratch("figures");
+    let svg = |tolerance: &str| {
+        let out = dir.join(tolerance);
+        let args = ["figures", "rocking-block", "-n", "64", "--reference-factor", "1", "--trajectories", "2"];
+        ok(&impactset(
+            &[&args[..], &["--format", "svg", "--mode-tolerance", tolerance, "--out-dir", s(&out)]].concat(),
+        ));
+        let file = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "svg") && !s(p).contains("convergence"))
+            .expect("a set figure");
+        std::fs::read_to_string(file).unwrap()
+    };
+    assert_ne!(svg("1e-6"), svg("1e9"), "the tolerance reaches the figure");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::{InputError, options, source};
-use impactset::analysis::{BaselineDistance, EpsilonReport, Metric, baseline_distances};
+use impactset::analysis::{BaselineDistance, EpsilonReport, Metric, ModeOptions, baseline_distances};
 use impactset::io::write_json;
 use impactset::plot::{
     ConvergencePlotOptions, SetPlotOptions, baseline_markers, plot_convergence, plot_post_impact_set,
@@ -72,6 +72,11 @@ pub struct FiguresArgs {
     /// Image format.
     #[arg(long, value_enum, default_value_t = FigureFormat::Png)]
     format: FigureFormat,
+    /// Contact-mode tolerance τ of the set figure's colours, relative to the pre-impact contact
+    /// speed s: a contact separates when its normal velocity exceeds τ·s, else sticks when its
+    /// tangential speed is at most τ·s (docs/model.md §6).
+    #[arg(long, default_value_t = ModeOptions::default().separation_tol)]
+    mode_tolerance: f64,
 }
 
 /// The `<scene>-eps.json` written next to the figures.
@@ -97,6 +102,7 @@ pub fn run(args: FiguresArgs) -> Result<()> {
     if args.reference_factor == 0 {
         return Err(InputError("--reference-factor 0: must be at least 1".into()).into());
     }
+    options::mode_options(args.mode_tolerance)?;
     let scenes: Vec<String> = if args.scenes.is_empty() {
         scene::PAPER_SCENES.iter().map(|s| s.to_string()).collect()
     } else {
@@ -152,7 +158,8 @@ fn figures_of(spec: &impactset::io::ProblemSpec, args: &FiguresArgs) -> Result<(
     let title = if selection == Selection::DEFAULT { name.clone() } else { format!("{name} ({})", selection.name()) };
     let trajectories = first_trajectories(problem, &sampler, args.trajectories);
     let markers = baseline_markers(problem);
-    let set_options = SetPlotOptions { title: title.clone(), ..SetPlotOptions::default() };
+    let mode_options = options::mode_options(args.mode_tolerance)?;
+    let set_options = SetPlotOptions { title: title.clone(), mode_options, ..SetPlotOptions::default() };
     let conv_options = ConvergencePlotOptions {
         title,
         metric: format!("{} norm", args.metric.name()),
