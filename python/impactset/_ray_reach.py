@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -69,12 +70,16 @@ def _run_shard(
     end: int,
     options: dict[str, Any],
     hook: Callable[[int, int], object] | None,
-) -> tuple:
+) -> tuple[tuple, list[tuple[type[Warning], str]]]:
     """One shard, in a Ray worker: the native result of the states
-    ``start .. end``."""
+    ``start .. end``, and the warnings it raised (their category and
+    message), which the driver raises again where its user sees them."""
     if hook is not None:
         hook(start, end)
-    return _reach_native(problem, n, velocities=velocities, start=start, end=end, **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        part = _reach_native(problem, n, velocities=velocities, start=start, end=end, **options)
+    return part, [(w.category, str(w.message)) for w in caught]
 
 
 def reach(
@@ -173,7 +178,11 @@ def reach(
     refs = [task.remote(problem_ref, velocities_ref, n, a, b, options, _shard_hook) for a, b in ranges]
 
     sizes = [(b - a) * n for a, b in ranges]
-    parts = _gather(ray, refs, sizes, progress, states * n)
+    shards = _gather(ray, refs, sizes, progress, states * n)
+    for _, caught in shards:
+        for category, message in caught:
+            warnings.warn(message, category, stacklevel=2)
+    parts = [part for part, _ in shards]
     reach = Reach._join(parts, time.perf_counter() - started, shards=len(ranges))
     return reach
 

@@ -151,3 +151,11 @@ def test_without_ray_the_error_says_how_to_install_it(monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ImportError, match=r"pip install 'ray>=2.9,<3'"):
         impactset.ray.reach(gait(), 8)
+
+
+def test_the_shards_warnings_are_raised_in_the_driver(cluster: None) -> None:
+    # State 1 moves away from its contact: the shard that runs it warns in
+    # its worker, and the driver raises that warning where its user sees it.
+    p = impactset.Problem.scene("slope-point-stick")
+    with pytest.warns(UserWarning, match=r"state 1: no contact is colliding"):
+        impactset.ray.reach(p, 8, velocities=np.array([p.v, -p.v, p.v]), num_tasks=3)
