@@ -149,6 +149,32 @@ fn solve_scaled(size: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> P
     return result;
 }
 
+// A sample's streams: its state's key and its 64-bit index `hi:lo`.
+struct SampleStream {
+    key: array<u32, 8>,
+    lo: u32,
+    hi: u32,
+}
+
+// Starts sample slot `i` of the dispatch: its state's constants
+// (`state_base`) and its schedule. Sample index (64 bits) = first + j;
+// selection stream = index + 2⁶³, schedule stream = index + 2⁶²
+// (schedule.wgsl).
+fn start_sample(i: u32, m: u32) -> SampleStream {
+    let row_samples = max(params.row_samples, 1u);
+    let state = params.state_first + i / row_samples;
+    state_base = state * params.state_stride;
+    var stream: SampleStream;
+    for (var k = 0u; k < 8u; k++) {
+        stream.key[k] = state_keys[8u * state + k];
+    }
+    let j = i % row_samples;
+    stream.lo = params.first_lo + j;
+    stream.hi = params.first_hi + select(0u, 1u, stream.lo < j);
+    schedule_start(params.schedule, stream.key, stream.lo, stream.hi, m, params.max_steps);
+    return stream;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -166,19 +192,10 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     use_tableau_slot(i, params.count, size, params.interleave != 0u);
     use_own_table();
-    let row_samples = max(params.row_samples, 1u);
-    let state = params.state_first + i / row_samples;
-    state_base = state * params.state_stride;
-    var key: array<u32, 8>;
-    for (var k = 0u; k < 8u; k++) {
-        key[k] = state_keys[8u * state + k];
-    }
-    // Sample index (64 bits) = first + j; selection stream = index + 2⁶³,
-    // schedule stream = index + 2⁶² (schedule.wgsl).
-    let j = i % row_samples;
-    let lo = params.first_lo + j;
-    let hi = params.first_hi + select(0u, 1u, lo < j);
-    schedule_start(params.schedule, key, lo, hi, m, params.max_steps);
+    let stream = start_sample(i, m);
+    let key = stream.key;
+    let lo = stream.lo;
+    let hi = stream.hi;
 
     let h = constant(params.off_scalars);
     let term = constant(params.off_scalars + 1u);

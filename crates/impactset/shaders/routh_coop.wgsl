@@ -47,17 +47,10 @@ fn coop_sample(i: u32) {
         return;
     }
     use_tableau_slot(i, params.count, size, false);
-    let row_samples = max(params.row_samples, 1u);
-    let state = params.state_first + i / row_samples;
-    state_base = state * params.state_stride;
-    var key: array<u32, 8>;
-    for (var k = 0u; k < 8u; k++) {
-        key[k] = state_keys[8u * state + k];
-    }
-    let j = i % row_samples;
-    let lo = params.first_lo + j;
-    let hi = params.first_hi + select(0u, 1u, lo < j);
-    schedule_start(params.schedule, key, lo, hi, m, params.max_steps);
+    let stream = start_sample(i, m);
+    let key = stream.key;
+    let lo = stream.lo;
+    let hi = stream.hi;
 
     let h = constant(params.off_scalars);
     let term = constant(params.off_scalars + 1u);
