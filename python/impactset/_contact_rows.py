@@ -15,6 +15,12 @@ import numpy.typing as npt
 
 from ._impactset import Problem
 
+#: The velocity coordinates of a floating joint (MuJoCo's free joint,
+#: Pinocchio's free flyer) and of a ball (spherical) joint, by the suffix
+#: both importers' ``coordinate_names`` give them (``docs/robots.md``).
+FREE_SUFFIXES = ("vx", "vy", "vz", "wx", "wy", "wz")
+BALL_SUFFIXES = ("wx", "wy", "wz")
+
 
 @dataclass(frozen=True)
 class ContactRows:

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ._contact_rows import ContactRows, check_finite, problem_from_rows, unique_names
+from ._contact_rows import (
+    BALL_SUFFIXES,
+    FREE_SUFFIXES,
+    ContactRows,
+    check_finite,
+    problem_from_rows,
+    unique_names,
+)
 from ._impactset import Problem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -426,11 +433,6 @@ def model_name(model: Any) -> str:
     names = bytes(getattr(model, "names", b""))
     first = names.split(b"\0", 1)[0].decode("utf-8", errors="replace")
     return first or "mujoco"
-
-
-#: The velocity coordinates of a free joint and of a ball joint, by suffix.
-FREE_SUFFIXES = ("vx", "vy", "vz", "wx", "wy", "wz")
-BALL_SUFFIXES = ("wx", "wy", "wz")
 
 
 def coordinate_names(model: Any) -> list[str]:

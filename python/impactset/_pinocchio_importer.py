@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ._contact_rows import ContactRows, check_finite, problem_from_rows, unique_names
+from ._contact_rows import (
+    BALL_SUFFIXES,
+    FREE_SUFFIXES,
+    ContactRows,
+    check_finite,
+    problem_from_rows,
+    unique_names,
+)
 from ._impactset import Problem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -422,9 +429,9 @@ def coordinate_names(model: pinocchio.Model) -> list[str]:
         if kind == "JointModelFreeFlyer":
             floating = not base and model.parents[j] == 0
             base = base or floating
-            names.extend(f"{'base' if floating else name}_{s}" for s in ("vx", "vy", "vz", "wx", "wy", "wz"))
+            names.extend(f"{'base' if floating else name}_{s}" for s in FREE_SUFFIXES)
         elif kind.startswith("JointModelSpherical"):
-            names.extend(f"{name}_{s}" for s in ("wx", "wy", "wz"))
+            names.extend(f"{name}_{s}" for s in BALL_SUFFIXES)
         elif joint.nv == 1:
             names.append(name)
         else:
