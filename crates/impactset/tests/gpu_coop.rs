@@ -14,7 +14,7 @@ use impactset::lcp::{LemkeOptions, LemkeWorkspace};
 use impactset::scene::random::coupled_problem;
 use impactset::{ImpactProblem, SampleSet, SamplerOptions, Selection, sample_set, scene};
 use nalgebra::DVector;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// Random step LCPs `(A_R, [h·p; u; 0])` of a random spatial problem of `m`
@@ -22,27 +22,7 @@ use rand_chacha::ChaCha8Rng;
 fn step_lcps(seed: u64, n: usize, m: usize, count: usize) -> Vec<GpuLcp> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let problem = coupled_problem(&mut rng, n, m, Some(8), f64::INFINITY, 0.3..0.8);
-    let ops = problem.operators();
-    let size = ops.step_size_n();
-    let impulses = m + m * ops.d;
-    (0..count)
-        .map(|k| {
-            let mut q = vec![0.0; size];
-            for x in &mut q[..m] {
-                *x = rng.random_range(0.0..0.5);
-            }
-            for x in &mut q[m..m + impulses] {
-                *x = rng.random_range(-1.0..1.0);
-            }
-            let randomized = k % 2 == 1;
-            GpuLcp {
-                a: ops.step_matrix.clone(),
-                q,
-                cover: randomized.then(|| (0..size).map(|_| rng.random_range(0.01..1.0)).collect()),
-                lex_offset: if randomized { rng.random_range(0..size) } else { 0 },
-            }
-        })
-        .collect()
+    common::gpu::step_lcps(&mut rng, &problem, count)
 }
 
 /// The cooperative Lemke kernel takes the CPU's pivots: on step LCPs of

@@ -3,43 +3,18 @@
 
 mod common;
 
+use common::gpu::step_lcps;
 use impactset::ImpactProblem;
 use impactset::gpu::{BASE_LCP_SIZE, GpuError, GpuLcp, Precision, solve_lcps_gpu};
 use impactset::lcp::{LemkeOptions, LemkeWorkspace};
 use impactset::scene::random::coupled_problem;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// A random problem with `m` independent contacts (spatial with `d`
 /// directions, or planar) on `n` velocities.
 fn random_problem(rng: &mut ChaCha8Rng, n: usize, m: usize, spatial: Option<usize>) -> ImpactProblem {
     coupled_problem(rng, n, m, spatial, f64::INFINITY, 0.3..0.8)
-}
-
-/// Random step LCPs `(A_R, [h·p; u; 0])` of one problem, with random covers and offsets.
-fn step_lcps(rng: &mut ChaCha8Rng, problem: &ImpactProblem, count: usize) -> Vec<GpuLcp> {
-    let ops = problem.operators();
-    let size = ops.step_size_n();
-    let m = ops.m;
-    let impulses = m + m * ops.d;
-    (0..count)
-        .map(|k| {
-            let mut q = vec![0.0; size];
-            for x in &mut q[..m] {
-                *x = rng.random_range(0.0..0.5);
-            }
-            for x in &mut q[m..m + impulses] {
-                *x = rng.random_range(-1.0..1.0);
-            }
-            let randomized = k % 2 == 1;
-            GpuLcp {
-                a: ops.step_matrix.clone(),
-                q,
-                cover: randomized.then(|| (0..size).map(|_| rng.random_range(0.01..1.0)).collect()),
-                lex_offset: if randomized { rng.random_range(0..size) } else { 0 },
-            }
-        })
-        .collect()
 }
 
 struct Agreement {

@@ -102,6 +102,9 @@ pub struct Trajectory {
 /// `v = v⁻`; repeat: stop (terminated) when `min Jn v ≥ −ε_term`; stop (not
 /// terminated) after `K` steps; draw `p` from the cap stream, solve the step
 /// LCP under the selection rule, `v ← v + M⁻¹Jᵀλ`.
+///
+/// An unset step cap (`options.steps == None`) runs the pilot on every call:
+/// for many samples, resolve it once first ([`SamplerOptions::resolve_steps`]).
 pub fn sample_one(problem: &ImpactProblem, options: &SamplerOptions, index: u64) -> Sample {
     let options = &options.with_steps(problem);
     let key = stream::stream_key(options.seed);
@@ -109,7 +112,8 @@ pub fn sample_one(problem: &ImpactProblem, options: &SamplerOptions, index: u64)
     run_sample(problem, options, &key, index, &mut ws, None)
 }
 
-/// Algorithm 1 for sample `index`, recording every step.
+/// Algorithm 1 for sample `index`, recording every step (an unset step cap
+/// runs the pilot on every call, as in [`sample_one`]).
 pub fn sample_trajectory(problem: &ImpactProblem, options: &SamplerOptions, index: u64) -> Trajectory {
     let options = &options.with_steps(problem);
     let key = stream::stream_key(options.seed);

@@ -1,6 +1,9 @@
 //! The GPU context for tests.
 
-use impactset::gpu::{GpuContext, GpuError};
+use impactset::ImpactProblem;
+use impactset::gpu::{GpuContext, GpuError, GpuLcp};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 
 /// The GPU context, or `None` (test skipped, with a notice) when there is no
 /// adapter. With `IMPACTSET_REQUIRE_GPU=1` a missing adapter fails the test.
@@ -38,4 +41,30 @@ pub fn coarse_step(scene: &impactset::scene::Scene) -> (f64, usize) {
         "cradle" => (0.25, 40),
         _ => (scene.step_size, scene.steps),
     }
+}
+
+/// Random step LCPs `(A_R, [h·p; u; 0])` of one problem, with random covers and offsets.
+pub fn step_lcps(rng: &mut ChaCha8Rng, problem: &ImpactProblem, count: usize) -> Vec<GpuLcp> {
+    let ops = problem.operators();
+    let size = ops.step_size_n();
+    let m = ops.m;
+    let impulses = m + m * ops.d;
+    (0..count)
+        .map(|k| {
+            let mut q = vec![0.0; size];
+            for x in &mut q[..m] {
+                *x = rng.random_range(0.0..0.5);
+            }
+            for x in &mut q[m..m + impulses] {
+                *x = rng.random_range(-1.0..1.0);
+            }
+            let randomized = k % 2 == 1;
+            GpuLcp {
+                a: ops.step_matrix.clone(),
+                q,
+                cover: randomized.then(|| (0..size).map(|_| rng.random_range(0.01..1.0)).collect()),
+                lex_offset: if randomized { rng.random_range(0..size) } else { 0 },
+            }
+        })
+        .collect()
 }
