@@ -27,6 +27,10 @@ if cargo tree -p impactset -e normal --no-default-features | grep -E "(clap|indi
     exit 1
 fi
 
+echo "== API docs: every intra-doc link resolves, with and without the GPU feature"
+RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p impactset
+RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p impactset-cli
+
 echo "== structure: no import cycle between source files, no source file over 500 lines (scripts/check_structure.py)"
 python3 scripts/check_structure.py
 

@@ -123,7 +123,7 @@ pub struct GpuLcpSolution {
 }
 
 /// Solves LCPs of one size `N` on the GPU, one per invocation (in the
-/// module of `N`'s size class, [`ModuleSizes`]), with the same tableau, tolerance rule (with the precision's
+/// module of `N`'s size class, `ModuleSizes`), with the same tableau, tolerance rule (with the precision's
 /// `ε`) and pivot cap as [`crate::lcp::LemkeWorkspace`]. The tolerance is
 /// that of the first problem.
 pub fn solve_lcps_gpu(

@@ -8,7 +8,7 @@ use crate::sampling::Schedule;
 
 /// Step LCP size (`N = m(3 + d)`) of the smallest sampler module: four
 /// spatial contacts with 8 friction directions. Larger problems compile a
-/// module of a larger size class ([`ModuleSizes`]). Mirrors `MAX_N` in
+/// module of a larger size class (`ModuleSizes`). Mirrors `MAX_N` in
 /// `shaders/types.wgsl`.
 pub const BASE_LCP_SIZE: usize = 44;
 

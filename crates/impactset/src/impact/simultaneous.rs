@@ -78,7 +78,7 @@ pub(crate) fn apply_impulse(ops: &ContactOperators, contacts: &[usize], z: &[f64
 /// unknowns every complementary index set is solved (`2^N` small systems),
 /// and beyond, or when that kept nothing, the Lemke solution alone
 /// ([`SolutionMethod::Lemke`]). Every candidate passes the acceptance check
-/// ([`accepted`]) before it is listed; when no
+/// (`accepted`) before it is listed; when no
 /// method yields one, the method is [`SolutionMethod::Failed`] and
 /// [`SimultaneousOutcomes::failure`] says why.
 pub fn simultaneous(problem: &ImpactProblem) -> SimultaneousOutcomes {

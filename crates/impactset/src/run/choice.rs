@@ -17,7 +17,7 @@ pub enum BackendChoice {
     Gpu,
     /// A hardware GPU where it runs the selection rule on the problem and
     /// is faster there (`all`: at most [`AUTO_GPU_ALL_TUPLES`] mode tuples a
-    /// step, [`crate::gpu::all_tuples`]), else the CPU.
+    /// step, `gpu::all_tuples`), else the CPU.
     Auto,
 }
 
@@ -37,7 +37,7 @@ crate::names::named_choices! { BackendChoice, UnknownBackend, "backend", [
 /// where `--backend gpu` asks for it on a machine of few cores.
 pub const AUTO_GPU_ALL_TUPLES: u64 = 64;
 
-/// Why [`Backend::open`](super::Backend::open) chose the backend it did. Front ends say it in
+/// Why `Backend::open` (feature `gpu`) chose the backend it did. Front ends say it in
 /// their own words with [`BackendReason::describe`].
 #[derive(Clone, Debug)]
 pub enum BackendReason {

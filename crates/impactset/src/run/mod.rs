@@ -4,7 +4,7 @@
 //!
 //! * [`Backend`]: where samples are computed — the f64 CPU reference on a
 //!   thread pool, or the GPU (feature `gpu`) with a context and a precision;
-//!   [`Backend::open`] resolves a user's [`BackendChoice`] (`cpu`, `gpu`,
+//!   `Backend::open` (feature `gpu`) resolves a user's [`BackendChoice`] (`cpu`, `gpu`,
 //!   `auto`) for a problem and says why.
 //! * [`Plan`]: one problem and one set of [`SamplerOptions`] prepared for a
 //!   backend once (on the GPU: constants uploaded, buffers allocated), then

@@ -46,7 +46,7 @@ impl<'b> Plan<'b> {
     }
 
     /// Samples of this plan's runs so far that the host ran again on the
-    /// CPU ([`crate::gpu::GpuPlan::host_reruns`]: restitution's hand-offs,
+    /// CPU (`gpu::GpuPlan::host_reruns`: restitution's hand-offs,
     /// f32's unaccepted samples; docs/gpu.md); 0 on the CPU.
     pub fn host_reruns(&self) -> u64 {
         match &self.kind {
