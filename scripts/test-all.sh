@@ -29,6 +29,7 @@ fi
 
 echo "== API docs: every intra-doc link resolves, with and without the GPU feature"
 RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p impactset
+RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p impactset --features gpu,plot
 RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p impactset-cli
 
 echo "== structure: no import cycle between source files, no source file over 500 lines (scripts/check_structure.py)"
