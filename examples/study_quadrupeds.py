@@ -23,6 +23,7 @@ from functools import cache
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
 
+import impactset
 import impactset.mujoco as imj
 import mujoco
 import numpy as np
@@ -143,36 +144,52 @@ def trailing(name: str, small: bool) -> Iterator:
         yield sc.Condition(f"{name}-trailing", label, model, data, pd, score, sc.GAP, 0.3 * s["speed"], directions)
 
 
+def mujoco_fails(model: mujoco.MjModel, controller, duration: float, forward: float, sink: float) -> bool:
+    """Does MuJoCo's own outcome of the level landing end tilted over 20°?"""
+    data = touchdown(model, "home", forward, sink)
+    v = imj.outcome(model, data)
+    metrics = {"score": _cases().final_tilt_deg}
+    r = imj.rollouts(model, data, v[None], duration=duration, controller=controller, metrics=metrics, outcome=False)
+    return bool(r.metrics["score"][0] > 20.0)
+
+
+def mujoco_boundary(name: str, sink: float, grid: list[float], resolution: float) -> tuple[float, float] | None:
+    """The forward speeds, ``resolution`` apart, between which MuJoCo's own
+    outcome of ``name``'s level landing at ``sink`` m/s turns from staying up
+    to failing, bisected from the first failing speed of ``grid`` and the one
+    before it; None where the grid's first speed fails or its last passes."""
+    model, _ = quadruped(name)
+    s = froude(name)
+    pd = imj.keyframe_pd(model, "home", kp=s["kp"], kd=s["kd"])
+    verdicts = [mujoco_fails(model, pd, s["speed"], vx, sink) for vx in grid]
+    if verdicts[0] or not verdicts[-1]:
+        return None
+    k = verdicts.index(True)
+    lo, hi = grid[k - 1], grid[k]
+    while hi - lo > resolution:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if mujoco_fails(model, pd, s["speed"], mid, sink) else (mid, hi)
+    return lo, hi
+
+
 def boundary(name: str, small: bool) -> Iterator:
     """``name`` landing level at MuJoCo's own failure boundary: for every
     sink speed of the grid, the forward speed at which MuJoCo's single
     outcome turns from staying up to failing, bisected between the grid's
-    speeds to ``RESOLUTION``; the set is studied at the two ends of the last
-    bracket (the condition that passes and the one that fails)."""
+    speeds to ``RESOLUTION`` (0.1 m/s at the small size); the set is studied
+    at the two ends of the last bracket (the condition that passes and the
+    one that fails)."""
     sc = _cases()
     model, _ = quadruped(name)
     s = froude(name)
     pd = imj.keyframe_pd(model, "home", kp=s["kp"], kd=s["kd"])
-    metrics = {"score": sc.final_tilt_deg}
-
-    def fails(vx: float, vz: float) -> bool:
-        data = touchdown(model, "home", vx, vz)
-        v = imj.outcome(model, data)
-        r = imj.rollouts(model, data, v[None], duration=s["speed"], controller=pd, metrics=metrics, outcome=False)
-        return bool(r.metrics["score"][0] > 20.0)
-
     for vz in [SINK[1]] if small else SINK:
         vz_r = round(vz * s["speed"], 2)
         grid = [round(vx * s["speed"], 2) for vx in (FORWARD[2:] if small else FORWARD)]
-        verdicts = [fails(vx, vz_r) for vx in grid]
-        if verdicts[0] or not verdicts[-1]:
+        bracket = mujoco_boundary(name, vz_r, grid, 0.1 if small else RESOLUTION)
+        if bracket is None:
             continue  # the grid does not bracket MuJoCo's boundary at this sink speed
-        k = verdicts.index(True)
-        lo, hi = grid[k - 1], grid[k]
-        while hi - lo > (0.1 if small else RESOLUTION):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (lo, mid) if fails(mid, vz_r) else (mid, hi)
-        for vx in [lo] if small else [lo, hi]:
+        for vx in bracket[:1] if small else bracket:
             data = touchdown(model, "home", vx, vz_r)
             label = {"forward": round(vx, 5), "sink": vz_r}
             directions = sc.base_directions(model.nv)
@@ -191,3 +208,73 @@ def _case(kind, name: str):
 
 #: The cases, registered in ``study_cases.CASES``.
 CASES = {f"{name}-{kind.__name__}": _case(kind, name) for name in ROBOTS for kind in (level, trailing, boundary)}
+
+
+def band(name: str, offsets: list[float], samples: int, small: bool = False) -> dict:
+    """The share of ``name``'s set that fails at forward speeds ``offsets``
+    (m/s) from MuJoCo's passing end of its boundary, at the middle sink
+    speed of the grid; and MuJoCo's own outcome's verdict there."""
+    model, _ = quadruped(name)
+    s = froude(name)
+    pd = imj.keyframe_pd(model, "home", kp=s["kp"], kd=s["kd"])
+    sink = round(SINK[1] * s["speed"], 2)
+    grid = [round(vx * s["speed"], 2) for vx in FORWARD[2:]]
+    lo, _ = mujoco_boundary(name, sink, grid, 0.1 if small else RESOLUTION)
+    share, single = [], []
+    for off in offsets:
+        data = touchdown(model, "home", lo + off, sink)
+        sampled = impactset.sample(imj.problem(model, data), samples, seed=0, selection="random-lemke")
+        metrics = {"score": _cases().final_tilt_deg}
+        r = imj.rollouts(model, data, sampled, duration=s["speed"], controller=pd, metrics=metrics)
+        share.append(float(np.mean(r.metrics["score"] > 20.0)))
+        single.append(bool(r.outcome_metrics["score"] > 20.0))
+        print(
+            f"{name}: forward {lo + off:.4f} m/s ({1e3 * off:+.0f} mm/s), sink {sink} m/s: "
+            f"{share[-1]:.0%} of {len(sampled)} fail, MuJoCo's outcome {'fails' if single[-1] else 'stays up'}",
+            flush=True,
+        )
+    return {"boundary": lo, "sink": sink, "share": share, "mujoco": single}
+
+
+def main() -> None:
+    """The width of the band of forward speeds over which each robot's set
+    splits the verdict, around MuJoCo's boundary, and its figure."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__.split("\n\n")[0].replace("\n", " "))
+    parser.add_argument("--small", action="store_true", help="one robot, three speeds, 16 samples")
+    parser.add_argument("--samples", type=int, default=128)
+    parser.add_argument("--out", type=Path, default=Path("quadrupeds_band.png"))
+    args = parser.parse_args()
+    offsets = [-0.02, -0.01, -0.005, -0.002, 0.0, 0.002, 0.005, 0.01, 0.02]
+    robots = ROBOTS
+    if args.small:
+        robots, offsets, args.samples = ROBOTS[:1], [-0.02, 0.0, 0.02], 16
+    results = {name: band(name, offsets, args.samples, args.small) for name in robots}
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    mm = 1e3 * np.array(offsets)
+    for name, r in results.items():
+        (line,) = ax.plot(
+            mm, r["share"], "o-", label=f"{name} (sink {r['sink']} m/s, boundary {r['boundary']:.3f} m/s)"
+        )
+        fails = np.array(r["mujoco"])
+        ax.plot(mm[fails], np.full(fails.sum(), 1.06), "x", color=line.get_color())
+    ax.set(
+        xlabel="forward speed − MuJoCo's passing speed at its boundary (mm/s)",
+        ylabel="share of the set that fails",
+        ylim=(-0.05, 1.12),
+        title="Level landings at the failure boundary (x: MuJoCo's outcome fails)",
+    )
+    ax.legend(fontsize=7, loc="center right")
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=100)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
