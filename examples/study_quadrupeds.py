@@ -101,11 +101,13 @@ def quadruped(name: str) -> tuple[mujoco.MjModel, float]:
 
 @cache
 def froude(name: str) -> dict[str, float]:
-    """The robot's scales against the Go2: ``length`` (√ of the hip heights'
-    ratio: speeds, times) and the PD gains ``kp``, ``kd``."""
+    """The robot's scales against the Go2: ``speed`` (√ of the hip heights'
+    ratio: speeds, times, 1/rates), the PD gains ``kp``, ``kd`` and its
+    ``mass`` (the base's subtree)."""
     go2, l0 = quadruped("go2")
     model, length = quadruped(name)
-    m0, mass = go2.body_subtreemass[1], model.body_subtreemass[1]
+    m0 = go2.body_subtreemass[go2.jnt_bodyid[0]]
+    mass = model.body_subtreemass[model.jnt_bodyid[0]]
     return {
         "speed": float(np.sqrt(length / l0)),
         "kp": float(GO2_KP * mass * length / (m0 * l0)),
@@ -134,7 +136,7 @@ def level(name: str, small: bool) -> Iterator:
 def trailing(name: str, small: bool) -> Iterator:
     """``name``'s front feet strike while its rear feet stand: the base turns
     nose-down about the line through the rear feet (joints at rest); fails
-    when a rear foot lifts ``GAP`` within 0.3 s (both scaled)."""
+    when a rear foot lifts ``GAP`` within 0.3 s (scaled)."""
     sc = _cases()
     model, _ = quadruped(name)
     s = froude(name)
