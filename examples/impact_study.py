@@ -191,6 +191,7 @@ def main() -> None:
     parser.add_argument("--map-from", type=Path, default=None, help="only draw the map from a CSV this script wrote")
     args = parser.parse_args()
     if args.map_from is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
         map_figure(list(csv.DictReader(args.map_from.open())), args.out / "map.png")
         return
     if args.small:
