@@ -30,6 +30,8 @@ for some impact order); middle, how far the most optimistic baseline's
 prediction is above that worst case (what a single-outcome model would hide
 from the controller); right, the share of the set in which the trailing foot
 lifts off.
+
+Needs matplotlib (``pip install impactset[examples]``) for the figure.
 """
 
 from __future__ import annotations

