@@ -15,7 +15,8 @@ meshes are looked for by file name in one folder, and there is no floor.
 * the free base: the URDF's root link is the one top-level body; a free joint
   is added to it (at the top level, where MuJoCo accepts free joints; a
   ``world`` link with a fixed joint to the base is removed first, as it
-  would weld the base to the world);
+  would weld the base to the world); ``fixed_base=True`` keeps the root
+  link fixed at the origin instead (an arm on its mount);
 * a link without ``<inertial>`` is massless, as in the URDF (MuJoCo would
   otherwise give it its geoms' mass); fixed joints are kept as bodies
   (``fusestatic`` off), so foot links such as
@@ -35,7 +36,7 @@ from __future__ import annotations
 import math
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -161,6 +162,8 @@ def load_urdf(
     srdf: str | os.PathLike[str] | None = None,
     state: str | None = None,
     timestep: float = 0.002,
+    fixed_base: bool = False,
+    scene: Callable[[mujoco.MjSpec], object] | None = None,
 ) -> mujoco.MjModel:
     """A legged robot's URDF as a MuJoCo model with a free base, a floor and
     contacts at its feet.
@@ -177,7 +180,13 @@ def load_urdf(
     (unlimited where the URDF gives none). ``armature``: rotor inertia added
     to every such joint (kg·m² or kg; the URDF has none). ``srdf`` and
     ``state``: a keyframe named ``state`` from that SRDF ``group_state``.
-    ``timestep``: MuJoCo's default, 2 ms.
+    ``timestep``: MuJoCo's default, 2 ms. ``fixed_base``: no free joint, the
+    root link fixed at the world's origin (an arm on its mount; ``feet``
+    then names the links that touch, e.g. its hand). ``scene``: called with
+    the robot's ``MjSpec`` once the feet and floor are set, before the motors
+    and the keyframe: it adds what the robot meets (a box, a wall: geoms keep
+    the contacts given to them there) or removes joints (a motor is added
+    per hinge or slide joint left).
 
     >>> import impactset.mujoco as imj
     >>> model = imj.load_urdf(imj.example_robot_data("robots/a1_description/urdf/a1.urdf"),
@@ -207,7 +216,7 @@ def load_urdf(
     root = top[0]
     if len(root.joints):
         raise ValueError(f"urdf: the root link {root.name!r} already has joints")
-    else:
+    if not fixed_base:
         root.add_freejoint(name="root")
 
     slide_or_hinge = (int(mj.mjtJoint.mjJNT_HINGE), int(mj.mjtJoint.mjJNT_SLIDE))
@@ -233,6 +242,8 @@ def load_urdf(
         plane = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
         plane.friction[0] = friction
         plane.contype, plane.conaffinity = 1, 1
+    if scene is not None:
+        scene(spec)
 
     model = spec.compile()
     if motors:

@@ -233,3 +233,32 @@ def test_srdf_keyframe_turns_pinocchios_base_quaternion_into_mujocos(tmp_path):
     assert data.xmat[model.body("base").id].reshape(3, 3)[:, 0] == pytest.approx([0.0, 1.0, 0.0], abs=1e-12)
     with pytest.raises(ValueError, match="no group_state 'stand'"):
         imj.load_urdf(path, srdf=srdf, state="stand")
+
+
+def test_a_fixed_base_stays_put_and_a_scene_keeps_its_contacts(tmp_path):
+    path = tmp_path / "hopper.urdf"
+    path.write_text(LEG.format(world=""))
+
+    def ball(spec):
+        body = spec.worldbody.add_body(name="ball", pos=[0.5, 0.0, 0.2])
+        body.add_freejoint(name="ball")
+        # The URDF's compiler takes no inertia from geoms: a solid 1-kg ball of radius 5 cm.
+        body.explicitinertial = True
+        body.mass, body.inertia = 1.0, [1e-3, 1e-3, 1e-3]
+        body.add_geom(name="ball", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[0.05, 0.0, 0.0])
+
+    model = imj.load_urdf(path, feet=["foot"], fixed_base=True, scene=ball)
+    base = model.body("base").id
+    assert model.body_parentid[base] == 0 and model.body_jntnum[base] == 0  # welded to the world
+    assert model.nv == 1 + 6 and model.nu == 1 and model.actuator(0).name == "knee"
+    data = mujoco.MjData(model)
+    data.qpos[model.jnt_qposadr[model.joint("knee").id]] = 0.5
+    mujoco.mj_forward(model, data)
+    start = data.xpos[base].copy()
+    for _ in range(1000):
+        mujoco.mj_step(model, data)
+    assert np.array_equal(data.xpos[base], start)  # gravity and the swinging shin move nothing
+    knee = data.qpos[model.jnt_qposadr[model.joint("knee").id]]
+    assert abs(knee - 0.5) > 0.1  # the shin swings under gravity
+    # The scene's ball kept the contacts it was given (the feet's filter is the robot's): it rests on the floor.
+    assert data.qpos[model.jnt_qposadr[model.joint("ball").id] + 2] == pytest.approx(0.05, abs=2e-3)
