@@ -305,3 +305,8 @@ CASES = {
 from study_quadrupeds import CASES as QUADRUPEDS  # noqa: E402  (after CASES: that module imports this one)
 
 CASES.update(QUADRUPEDS)
+
+from study_arm import arm_box  # noqa: E402  (the arm pushing a box: examples/study_arm.py)
+
+LABELS += ("rail",)
+CASES["arm-box"] = arm_box

@@ -47,6 +47,7 @@ def test_impact_study_small(tmp_path):
             for robot in ("aliengo", "a2", "b2", "hyqreal2")
             for kind in ("level", "trailing", "boundary")
         ),
+        "arm-box",
     }
     for r in rows:
         share = float(r["set_fails"])
