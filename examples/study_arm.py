@@ -272,7 +272,8 @@ def figure(rail: float, speed: float, samples: int, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     model, data, controller = impact(rail, speed)
-    s = impactset.sample(imj.problem(model, data), samples, seed=0, selection="random-lemke")
+    p = imj.problem(model, data)
+    s = impactset.sample(p, samples, seed=0, selection="random-lemke")
     times = np.arange(0.0, DURATION + 1e-9, 0.01)
     r = imj.rollouts(model, data, s, duration=DURATION, controller=controller, times=times, metrics={})
     box = model.jnt_qposadr[model.joint("box").id]
@@ -302,6 +303,22 @@ def figure(rail: float, speed: float, samples: int, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"wrote {path}: {len(s)} samples, {share:.1%} tip over; MuJoCo's outcome ends at {mine[-1]:.1f}°")
+    # What separates the samples that tip from those that do not: the box's
+    # pitch rate and the fingertip's normal speed (leaving the box: > 0) just
+    # after the impact, and the energy kept.
+    pitch = model.jnt_dofadr[model.joint("box").id] + 4
+    finger = [k for k, n in enumerate(p.names) if "finger" in n]
+    tipped = tilts[:, -1] > TIPPED
+    kept = np.asarray(s.energy_ratio)
+    for name, rows in [("tip over", s.v_plus[tipped]), ("stay up", s.v_plus[~tipped]), ("MuJoCo", r.outcome[None])]:
+        if rows.size:
+            w, u = rows[:, pitch], rows @ p.Jn[finger].T
+            print(
+                f"  {name}: pitch rate {w.min():.3f}..{w.max():.3f} rad/s, fingertip normal speed {u.min():.4f}..{u.max():.4f} m/s"
+            )
+    print(
+        f"  energy kept {kept.min():.3f}..{kept.max():.3f} (tip over: {kept[tipped].min() if tipped.any() else np.nan:.3f}..)"
+    )
 
 
 def main() -> None:
