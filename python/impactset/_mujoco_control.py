@@ -98,7 +98,7 @@ def keyframe_pd(
     low = np.where(limited, np.asarray(model.actuator_ctrlrange)[:, 0], -np.inf)
     high = np.where(limited, np.asarray(model.actuator_ctrlrange)[:, 1], np.inf)
     use_bias = bool(gravity)
-    carry = _support(mj, model, support) if use_bias and support is not None else None
+    carry = support_bias(model, support) if use_bias and support is not None else None
 
     def controller(model: mujoco.MjModel, data: mujoco.MjData) -> npt.NDArray[np.float64]:
         tau = kp_a * (target - data.qpos[qadr]) - kd_a * data.qvel[dadr]
@@ -110,11 +110,15 @@ def keyframe_pd(
     return controller
 
 
-def _support(
-    mj: object, model: mujoco.MjModel, support: Sequence[str]
+def support_bias(
+    model: mujoco.MjModel, support: Sequence[str]
 ) -> Callable[[mujoco.MjModel, mujoco.MjData], npt.NDArray[np.float64]]:
-    """``bias(model, data)``: ``qfrc_bias`` less the least-norm wrenches at
-    the ``support`` bodies that carry its floating-base rows."""
+    """``bias(model, data) -> (nv,)``: MuJoCo's ``data.qfrc_bias`` less the
+    least-norm wrenches at the ``support`` bodies' frames that carry its
+    floating-base rows (``keyframe_pd(..., support=)``'s compensation, for a
+    controller of one's own: add ``bias[dof]`` to each joint's torque).
+    ``ValueError`` for an unknown body, no body or no floating base."""
+    mj = import_mujoco()
     names = [support] if isinstance(support, str) else list(support)
     if not names:
         raise ValueError("support: expected one or more body names, got none")
@@ -124,7 +128,7 @@ def _support(
             bodies.append(int(model.body(name).id))
         except KeyError:
             raise ValueError(f"support: the model has no body {name!r}") from None
-    free = np.flatnonzero(np.asarray(model.jnt_type) == int(mj.mjtJoint.mjJNT_FREE))  # type: ignore[attr-defined]
+    free = np.flatnonzero(np.asarray(model.jnt_type) == int(mj.mjtJoint.mjJNT_FREE))
     if free.size == 0:
         raise ValueError("support: needs a floating base (a free joint); the model has none")
     base = int(model.jnt_dofadr[free[0]]) + np.arange(6)
@@ -132,7 +136,7 @@ def _support(
 
     def bias(model: mujoco.MjModel, data: mujoco.MjData) -> npt.NDArray[np.float64]:
         for k, b in enumerate(bodies):
-            mj.mj_jacBody(model, data, jacobian[6 * k : 6 * k + 3], jacobian[6 * k + 3 : 6 * k + 6], b)  # type: ignore[attr-defined]
+            mj.mj_jacBody(model, data, jacobian[6 * k : 6 * k + 3], jacobian[6 * k + 3 : 6 * k + 6], b)
         b_all = np.array(data.qfrc_bias)
         wrenches = np.linalg.lstsq(jacobian[:, base].T, b_all[base], rcond=None)[0]
         return b_all - jacobian.T @ wrenches
