@@ -132,9 +132,9 @@ def support_bias(
     if free.size == 0:
         raise ValueError("support: needs a floating base (a free joint); the model has none")
     base = int(model.jnt_dofadr[free[0]]) + np.arange(6)
-    jacobian = np.zeros((6 * len(bodies), int(model.nv)))
 
     def bias(model: mujoco.MjModel, data: mujoco.MjData) -> npt.NDArray[np.float64]:
+        jacobian = np.zeros((6 * len(bodies), int(model.nv)))  # per call: controllers may run in threads
         for k, b in enumerate(bodies):
             mj.mj_jacBody(model, data, jacobian[6 * k : 6 * k + 3], jacobian[6 * k + 3 : 6 * k + 6], b)
         b_all = np.array(data.qfrc_bias)
