@@ -301,3 +301,8 @@ CASES = {
     "humanoid-wide-step": humanoid_wide_step,
     "box-curb": box_curb,
 }
+
+from study_talos import TALOS_CASES, TALOS_LABELS  # noqa: E402  (the sibling module; it imports this one)
+
+CASES.update(TALOS_CASES)
+LABELS += TALOS_LABELS
