@@ -41,6 +41,9 @@ def test_impact_study_small(tmp_path):
         "humanoid-heel-toe",
         "humanoid-heel-first",
         "box-curb",
+        "talos-landing",
+        "talos-heel-strike",
+        "talos-step",
     }
     for r in rows:
         share = float(r["set_fails"])
