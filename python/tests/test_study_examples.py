@@ -42,6 +42,7 @@ def test_impact_study_small(tmp_path):
         "humanoid-heel-first",
         "box-curb",
         "talos-landing",
+        "talos-landing-edge",
         "talos-heel-strike",
         "talos-step",
     }
