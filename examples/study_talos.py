@@ -15,8 +15,11 @@ compensation of a robot standing on its soles
   its trajectory (the toe rolled down); step width × foot pitch; the
   verdict is the stance foot lifting off.
 
-Why TALOS needs its rotor inertia and this compensation to stand is shown by
-``python examples/study_talos.py --stand`` (the table in ``docs/study.md``).
+Why a joint PD with ``qfrc_bias`` alone lets TALOS fall (and why, on the
+URDF's ankle meshes, it also needs the SRDF's rotor inertia) is shown by
+``python examples/study_talos.py`` (standing runs);
+``python examples/study_talos.py --figure talos-step width=0.25 pitch=5
+--out FILE`` draws one condition's trajectories.
 """
 
 from __future__ import annotations
