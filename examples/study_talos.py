@@ -6,8 +6,8 @@ compensation of a robot standing on its soles
 (``impactset.mujoco.keyframe_pd(..., support=)``).
 
 * ``talos-landing``: landing flat on both soles, sink × forward speed;
-* ``talos-landing-edge``: the same at the forward speed where MuJoCo's own
-  simulation lifts a sole corner exactly 5 mm (the verdict's edge);
+* ``talos-landing-edge``: the same at the forward speed where the rollout
+  from MuJoCo's own outcome lifts a sole corner exactly 5 mm (the edge);
 * ``talos-heel-strike``: both feet pitched toes-up, heels first; the toes'
   landing is a later impact drawn from its own set (``impacts=``);
 * ``talos-step``: the end of a walking step: the right (stance) foot flat,
@@ -151,44 +151,32 @@ def _landing(model: mujoco.MjModel, vx: float, vz: float) -> mujoco.MjData:
     return data
 
 
-def _simulated_lift(model: mujoco.MjModel, data: mujoco.MjData, controller: Callable) -> float:
-    """The soles' largest corner rise (m) over ``DURATION`` in MuJoCo's own
-    simulation from ``data`` (its own impacts), every 5 ms."""
-    sim = mujoco.MjData(model)
-    mujoco.mj_setState(model, sim, _state(model, data), int(mujoco.mjtState.mjSTATE_FULLPHYSICS))
-    mujoco.mj_forward(model, sim)
-    z0 = np.concatenate([corners(model, sim, s)[:, 2] for s in SOLES])
-    stride = max(1, round(0.005 / model.opt.timestep))
-    worst = 0.0
-    for k in range(round(DURATION / model.opt.timestep)):
-        sim.ctrl[:] = controller(model, sim)
-        mujoco.mj_step(model, sim)
-        if k % stride == stride - 1:
-            worst = max(worst, float(np.max(np.concatenate([corners(model, sim, s)[:, 2] for s in SOLES]) - z0)))
-    return worst
-
-
-def _state(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    spec = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
-    state = np.empty(mujoco.mj_stateSize(model, spec))
-    mujoco.mj_getState(model, data, state, spec)
-    return state
+def _outcome_lift(model: mujoco.MjModel, data: mujoco.MjData, controller: Callable) -> float:
+    """The soles' largest corner rise (m) over ``DURATION`` rolled out from
+    MuJoCo's own outcome of the impact (``impactset.mujoco.outcome``), as the
+    study scores MuJoCo."""
+    v = imj.outcome(model, data)
+    metric = lift(model, data, SOLES)
+    r = imj.rollouts(
+        model, data, v[None], duration=DURATION, controller=controller, metrics={"s": metric}, outcome=False
+    )
+    return float(r.metrics["s"][0])
 
 
 def talos_landing_edge(small: bool) -> Iterator[Condition]:
     """Flat landings at the verdict's edge: for each sink speed, the forward
-    speed at which MuJoCo's own simulation of the landing lifts a sole
-    corner exactly 5 mm, found by bisection between the grid's 0.2 m/s
-    (every outcome stays flat) and 0.4 m/s (every outcome lifts). There the
-    set's spread alone decides; the share of it that fails measures how wide
-    the band of uncertain landings is."""
+    speed at which the rollout from MuJoCo's own outcome lifts a sole corner
+    exactly 5 mm, found by bisection between the grid's 0.2 m/s (every
+    outcome stays flat) and 0.4 m/s (every outcome lifts). There the set's
+    spread alone decides; the share of it that fails measures how wide the
+    band of uncertain landings is."""
     model = talos()
     pd = stand(model)
     for vz in [0.5] if small else [0.25, 1.0]:
         lo, hi = 0.2, 0.4
         for _ in range(8 if small else 14):
             mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if _simulated_lift(model, _landing(model, mid, vz), pd) <= GAP else (lo, mid)
+            lo, hi = (mid, hi) if _outcome_lift(model, _landing(model, mid, vz), pd) <= GAP else (lo, mid)
         vx = round(0.5 * (lo + hi), 5)
         data = _landing(model, vx, vz)
         score = lift(model, data, SOLES)
