@@ -384,11 +384,9 @@ def _tracking(times, refs, rates, swing, kp, kd, qadr, dadr, low, high, bias) ->
     ``rates``) over ``times`` (then hold the last), every other joint holds
     its touchdown angle; gravity compensated on both soles."""
     hold = refs[0].copy()
-    start = None
 
     def controller(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-        nonlocal start
-        t = data.time if start is None else data.time
+        t = data.time  # the touchdown state's time is 0
         target, rate = hold.copy(), np.zeros_like(hold)
         k = np.searchsorted(times, t)
         if k >= times.size:
