@@ -428,8 +428,6 @@ def standing(seconds: float = 3.0) -> list[dict]:
                 model = imj.load_urdf(erd(URDF), feet=ANKLES, srdf=erd(SRDF), state=KEY, armature=armature)
             for name, (kp, kd) in (("PAL", gains(model)), ("kp 1000, kd 30", (1000.0, 30.0))):
                 for support in (False, True):
-                    if not soles and support is False and name != "PAL":
-                        continue
                     pd = imj.keyframe_pd(model, KEY, kp=kp, kd=kd, support=ANKLES if support else None)
                     data = mujoco.MjData(model)
                     mujoco.mj_resetDataKeyframe(model, data, model.key(KEY).id)
