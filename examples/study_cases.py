@@ -310,3 +310,8 @@ from study_arm import arm_box  # noqa: E402  (the arm pushing a box: examples/st
 
 LABELS += ("rail",)
 CASES["arm-box"] = arm_box
+
+from study_talos import TALOS_CASES, TALOS_LABELS  # noqa: E402  (the sibling module; it imports this one)
+
+CASES.update(TALOS_CASES)
+LABELS += TALOS_LABELS

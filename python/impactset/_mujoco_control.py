@@ -6,7 +6,7 @@ Re-exported by :mod:`impactset.mujoco`."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,6 +25,7 @@ def keyframe_pd(
     kp: float | npt.ArrayLike,
     kd: float | npt.ArrayLike,
     gravity: bool = True,
+    support: Sequence[str] | None = None,
 ) -> Callable[[mujoco.MjModel, mujoco.MjData], npt.NDArray[np.float64]]:
     """``controller(model, data) -> ctrl``: every motor drives its joint to
     the keyframe's position,
@@ -37,6 +38,18 @@ def keyframe_pd(
     one number or one per actuator. Every actuator must be a motor
     (``gaintype`` fixed, no bias) on a hinge or slide joint; else
     ``ValueError`` naming it.
+
+    ``support`` (body names, e.g. a humanoid's feet): the compensation of a
+    robot standing on those bodies. ``qfrc_bias`` alone holds each joint
+    against the weight of the links beyond it (away from the floating
+    base): a leg is compensated as if it hung from the base, not as if it
+    carried the body. With ``support``, the bodies' contact wrenches ``F``
+    (a force and a torque at each body's frame) that carry the base's share
+    of ``b``, the least-norm solution of ``J_baseᵀ F = b_base``, are taken
+    off: ``b ← b − Jᵀ F`` (``J``: the bodies' ``mj_jacBody`` rows, both at
+    the state ``data`` holds), so ``b − Sᵀτ`` is a force the support can
+    supply (the floating-base gravity compensation of whole-body control).
+    It needs a floating base (a free joint); ``ValueError`` otherwise.
 
     In an ``mj_step`` loop ``data.qfrc_bias`` is the one ``mj_step``
     computed at the start of the previous step (one step behind); after
@@ -85,14 +98,50 @@ def keyframe_pd(
     low = np.where(limited, np.asarray(model.actuator_ctrlrange)[:, 0], -np.inf)
     high = np.where(limited, np.asarray(model.actuator_ctrlrange)[:, 1], np.inf)
     use_bias = bool(gravity)
+    carry = support_bias(model, support) if use_bias and support is not None else None
 
     def controller(model: mujoco.MjModel, data: mujoco.MjData) -> npt.NDArray[np.float64]:
         tau = kp_a * (target - data.qpos[qadr]) - kd_a * data.qvel[dadr]
         if use_bias:
-            tau = tau + data.qfrc_bias[dadr]
+            bias = data.qfrc_bias if carry is None else carry(model, data)
+            tau = tau + bias[dadr]
         return np.clip(tau / scale, low, high)
 
     return controller
+
+
+def support_bias(
+    model: mujoco.MjModel, support: Sequence[str]
+) -> Callable[[mujoco.MjModel, mujoco.MjData], npt.NDArray[np.float64]]:
+    """``bias(model, data) -> (nv,)``: MuJoCo's ``data.qfrc_bias`` less the
+    least-norm wrenches at the ``support`` bodies' frames that carry its
+    floating-base rows (``keyframe_pd(..., support=)``'s compensation, for a
+    controller of one's own: add ``bias[dof]`` to each joint's torque).
+    ``ValueError`` for an unknown body, no body or no floating base."""
+    mj = import_mujoco()
+    names = [support] if isinstance(support, str) else list(support)
+    if not names:
+        raise ValueError("support: expected one or more body names, got none")
+    bodies = []
+    for name in names:
+        try:
+            bodies.append(int(model.body(name).id))
+        except KeyError:
+            raise ValueError(f"support: the model has no body {name!r}") from None
+    free = np.flatnonzero(np.asarray(model.jnt_type) == int(mj.mjtJoint.mjJNT_FREE))
+    if free.size == 0:
+        raise ValueError("support: needs a floating base (a free joint); the model has none")
+    base = int(model.jnt_dofadr[free[0]]) + np.arange(6)
+
+    def bias(model: mujoco.MjModel, data: mujoco.MjData) -> npt.NDArray[np.float64]:
+        jacobian = np.zeros((6 * len(bodies), int(model.nv)))  # per call: controllers may run in threads
+        for k, b in enumerate(bodies):
+            mj.mj_jacBody(model, data, jacobian[6 * k : 6 * k + 3], jacobian[6 * k + 3 : 6 * k + 6], b)
+        b_all = np.array(data.qfrc_bias)
+        wrenches = np.linalg.lstsq(jacobian[:, base].T, b_all[base], rcond=None)[0]
+        return b_all - jacobian.T @ wrenches
+
+    return bias
 
 
 def _gains(value: float | npt.ArrayLike, nu: int, name: str) -> npt.NDArray[np.float64]:

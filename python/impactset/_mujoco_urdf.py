@@ -25,6 +25,10 @@ meshes are looked for by file name in one folder, and there is no floor.
   with the floor only at the named links' collision geoms (each named
   ``LINK`` or ``LINK/k``), every other collision geom switched off (a
   landing study's contacts are the feet's);
+* with ``soles``, a flat rectangular sole (a thin box) on each named link
+  instead of its collision geometry, so a flat foot touches the floor at
+  its sole's four corners (a mesh foot's contacts are wherever its hull's
+  vertices happen to lie);
 * optional motors (one per hinge or slide joint, named after it, ``ctrlrange``
   the URDF's effort limit), rotor ``armature`` and a keyframe from an SRDF
   ``group_state`` (its ``root_joint`` is Pinocchio's ``x y z qx qy qz qw``,
@@ -36,7 +40,7 @@ from __future__ import annotations
 import math
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -164,6 +168,7 @@ def load_urdf(
     timestep: float = 0.002,
     fixed_base: bool = False,
     scene: Callable[[mujoco.MjSpec], object] | None = None,
+    soles: Mapping[str, Sequence[float]] | None = None,
 ) -> mujoco.MjModel:
     """A legged robot's URDF as a MuJoCo model with a free base, a floor and
     contacts at its feet.
@@ -186,7 +191,13 @@ def load_urdf(
     the robot's ``MjSpec`` once the feet and floor are set, before the motors
     and the keyframe: it adds what the robot meets (a box, a wall: geoms keep
     the contacts given to them there) or removes joints (a motor is added
-    per hinge or slide joint left).
+    per hinge or slide joint left). ``soles``: ``{link: (length, width,
+    depth)}`` (metres): a box sole on each link, its bottom face ``depth``
+    below the link's frame, centred under it, ``length`` along the link's x
+    axis and ``width`` along its y; it is the link's only contact
+    (named ``LINK/sole``, massless: the URDF's inertia stays the link's),
+    and touches the floor at its corners. The links need not be in ``feet``;
+    with ``feet=None`` the soles are the only contacts.
 
     >>> import impactset.mujoco as imj
     >>> model = imj.load_urdf(imj.example_robot_data("robots/a1_description/urdf/a1.urdf"),
@@ -238,6 +249,8 @@ def load_urdf(
         missing = [f for f in feet if f not in found]
         if missing:
             raise ValueError(f"feet: links {missing} have no collision geometry (or are not in the URDF)")
+    if soles is not None:
+        _add_soles(mj, spec, soles, friction, only=feet is None)
     if floor:
         plane = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05])
         plane.friction[0] = friction
@@ -263,6 +276,37 @@ def load_urdf(
         spec.add_key(name=str(state), qpos=qpos.tolist(), ctrl=[0.0] * model.nu)
         model = spec.compile()
     return model
+
+
+def _add_soles(
+    mj: object, spec: mujoco.MjSpec, soles: Mapping[str, Sequence[float]], friction: float, *, only: bool
+) -> None:
+    """A box sole on each link of ``soles`` (see :func:`load_urdf`); the
+    links' own geoms, and every other geom when ``only``, stop colliding."""
+    sizes = {}
+    for link, size in soles.items():
+        values = [float(x) for x in size]
+        if len(values) != 3 or not all(math.isfinite(x) and x > 0 for x in values):
+            raise ValueError(f"soles: {link!r} needs (length, width, depth), three positive numbers, got {size!r}")
+        sizes[link] = values
+    bodies = {b.name: b for b in spec.bodies}
+    missing = [link for link in sizes if link not in bodies]
+    if missing:
+        raise ValueError(f"soles: links {missing} are not in the URDF")
+    if only:
+        for body in spec.bodies:
+            for geom in body.geoms:
+                geom.contype = geom.conaffinity = 0
+    half = 0.005  # the box's half thickness: only its bottom face touches
+    for link, (length, width, depth) in sizes.items():
+        body = bodies[link]
+        for geom in body.geoms:
+            geom.contype = geom.conaffinity = 0
+        sole = body.add_geom(name=f"{link}/sole", type=mj.mjtGeom.mjGEOM_BOX, size=[length / 2, width / 2, half])  # type: ignore[attr-defined]
+        sole.pos = [0.0, 0.0, half - depth]
+        sole.mass = 0.0
+        sole.contype, sole.conaffinity = 1, 0
+        sole.friction[0] = friction
 
 
 def _efforts(urdf: Path) -> dict[str, float]:

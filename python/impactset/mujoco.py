@@ -76,7 +76,7 @@ import sys as _sys
 # their metrics, and the impact sampler.
 from ._contact_rows import ContactRows
 from ._mujoco_cli import main as _main
-from ._mujoco_control import keyframe_pd
+from ._mujoco_control import keyframe_pd, support_bias
 from ._mujoco_impact_sampler import IMPACT_STEP_CAP as IMPACT_STEP_CAP
 from ._mujoco_impact_sampler import ImpactRecord, ImpactSampler
 from ._mujoco_importer import DEFAULT_DISTANCE as DEFAULT_DISTANCE
@@ -122,6 +122,7 @@ __all__ = [
     "outcome",
     "problem",
     "rollouts",
+    "support_bias",
 ]
 
 

@@ -181,6 +181,87 @@ def test_keyframe_pd_refuses_what_it_cannot_drive():
         imj.keyframe_pd(model, "k", kp=[1.0, 2.0], kd=1.0)
 
 
+TALOS = "robots/talos_data/robots/talos_reduced.urdf"
+TALOS_SOLES = ["leg_left_6_link", "leg_right_6_link"]
+
+
+def test_keyframe_pd_support_leaves_a_force_the_feet_can_supply():
+    # TALOS at half_sitting, at rest: tau = b_joint - (J^T F)_joint, so the
+    # generalized force the motors leave, b - S^T tau, is J^T F for some
+    # wrenches F at the soles (zero on the base's rows after J_base^T F);
+    # qfrc_bias alone leaves the base's whole weight unbalanced.
+    srdf = imj.example_robot_data("robots/talos_data/srdf/talos.srdf")
+    model = imj.load_urdf(imj.example_robot_data(TALOS), feet=TALOS_SOLES, srdf=srdf, state="half_sitting")
+    model.actuator_ctrlrange[:] = [-1e6, 1e6]  # the balance, not the URDF's effort limits
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key("half_sitting").id)
+    mujoco.mj_forward(model, data)
+    dofs = model.jnt_dofadr[model.actuator_trnid[:, 0]]
+    jacobian = []
+    for name in TALOS_SOLES:
+        jp, jr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
+        mujoco.mj_jacBody(model, data, jp, jr, model.body(name).id)
+        jacobian += [jp, jr]
+    jacobian = np.vstack(jacobian)
+    for support, balanced in ((TALOS_SOLES, True), (None, False)):
+        tau = imj.keyframe_pd(model, "half_sitting", kp=1e3, kd=10.0, support=support)(model, data)
+        left = np.array(data.qfrc_bias)
+        left[dofs] -= tau
+        wrenches = np.linalg.lstsq(jacobian.T, left, rcond=None)[0]
+        residual = np.linalg.norm(jacobian.T @ wrenches - left)
+        assert (residual < 1e-8 * np.linalg.norm(left)) == balanced
+        if balanced:  # the soles carry the robot's weight: the wrenches' vertical forces sum to m g
+            weight = model.body_subtreemass[1] * -model.opt.gravity[2]
+            assert wrenches[2] + wrenches[8] == pytest.approx(weight, rel=1e-9)
+
+
+def test_keyframe_pd_support_refuses_what_it_cannot_use():
+    model = a1()
+    with pytest.raises(ValueError, match="no body 'nope'"):
+        imj.keyframe_pd(model, "standing", kp=1.0, kd=1.0, support=["nope"])
+    with pytest.raises(ValueError, match="none"):
+        imj.keyframe_pd(model, "standing", kp=1.0, kd=1.0, support=[])
+    fixed = mujoco.MjModel.from_xml_string(PENDULUM)
+    with pytest.raises(ValueError, match="floating base"):
+        imj.keyframe_pd(fixed, "k", kp=1.0, kd=1.0, support=["world"])
+
+
+def test_load_urdf_soles_touch_at_their_corners():
+    # TALOS on box soles 0.205 x 0.122 m, 0.107 m below the ankles, lowered
+    # onto the floor flat: eight contacts, at the soles' corners, and the
+    # robot's mass and inertia as without them.
+    erd = imj.example_robot_data
+    srdf = erd("robots/talos_data/srdf/talos.srdf")
+    soles = {a: (0.205, 0.122, 0.107) for a in TALOS_SOLES}
+    model = imj.load_urdf(erd(TALOS), srdf=srdf, state="half_sitting", soles=soles)
+    plain = imj.load_urdf(erd(TALOS), feet=TALOS_SOLES, srdf=srdf, state="half_sitting")
+    np.testing.assert_array_equal(model.body_mass, plain.body_mass)
+    np.testing.assert_array_equal(model.body_inertia, plain.body_inertia)
+    colliding = [model.geom(g).name for g in range(model.ngeom) if model.geom_contype[g] or model.geom_conaffinity[g]]
+    assert sorted(colliding) == ["floor", "leg_left_6_link/sole", "leg_right_6_link/sole"]
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key("half_sitting").id)
+    mujoco.mj_forward(model, data)
+    ankles = [model.body(a).id for a in TALOS_SOLES]
+    data.qpos[2] -= float(np.mean(data.xpos[ankles, 2])) - 0.107 + 5e-4  # every corner 0.5 mm or less into the floor
+    mujoco.mj_forward(model, data)
+    assert imj.problem(model, data).m == data.ncon == 8
+    for a in ankles:
+        frame = data.xmat[a].reshape(3, 3)
+        mine = [
+            np.asarray(data.contact.pos[i])
+            for i in range(data.ncon)
+            if model.geom_bodyid[data.contact.geom[i]].max() == a
+        ]
+        local = np.sort(np.round([(frame.T @ (q - data.xpos[a]))[:2] for q in mine], 4), axis=0)
+        corners = np.sort([[x, y] for x in (-0.1025, 0.1025) for y in (-0.061, 0.061)], axis=0)
+        np.testing.assert_allclose(local, corners, atol=2e-3)
+    with pytest.raises(ValueError, match="three positive"):
+        imj.load_urdf(erd(TALOS), soles={TALOS_SOLES[0]: (0.2, 0.1)})
+    with pytest.raises(ValueError, match="not in the URDF"):
+        imj.load_urdf(erd(TALOS), soles={"no_link": (0.2, 0.1, 0.1)})
+
+
 def test_joint_and_body_metrics_against_mujoco():
     model = a1()
     data = mujoco.MjData(model)

@@ -48,6 +48,10 @@ def test_impact_study_small(tmp_path):
             for kind in ("level", "trailing", "boundary")
         ),
         "arm-box",
+        "talos-landing",
+        "talos-landing-edge",
+        "talos-heel-strike",
+        "talos-step",
     }
     for r in rows:
         share = float(r["set_fails"])
