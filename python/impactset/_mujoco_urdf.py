@@ -43,7 +43,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -236,19 +236,7 @@ def load_urdf(
             joint.armature = armature
 
     if feet is not None:
-        found = set()
-        for body in spec.bodies:
-            for k, geom in enumerate(body.geoms):
-                if body.name in feet:
-                    found.add(body.name)
-                    geom.name = body.name if len(body.geoms) == 1 else f"{body.name}/{k}"
-                    geom.contype, geom.conaffinity = 1, 0
-                    geom.friction[0] = friction
-                else:
-                    geom.contype = geom.conaffinity = 0
-        missing = [f for f in feet if f not in found]
-        if missing:
-            raise ValueError(f"feet: links {missing} have no collision geometry (or are not in the URDF)")
+        _keep_feet(spec, feet, friction)
     if soles is not None:
         _add_soles(mj, spec, soles, friction, only=feet is None)
     if floor:
@@ -260,22 +248,47 @@ def load_urdf(
 
     model = spec.compile()
     if motors:
-        efforts = _efforts(path)
-        for j in range(model.njnt):
-            if int(model.jnt_type[j]) not in slide_or_hinge:
-                continue
-            name = model.joint(j).name
-            act = spec.add_actuator(name=name, target=name, trntype=mj.mjtTrn.mjTRN_JOINT)
-            limit = efforts.get(name)
-            if limit is not None:
-                act.ctrllimited = mj.mjtLimited.mjLIMITED_TRUE
-                act.ctrlrange = [-limit, limit]
+        _add_motors(mj, spec, model, _efforts(path))
         model = spec.compile()
     if srdf is not None:
         qpos = _keyframe(Path(srdf), str(state), model)
         spec.add_key(name=str(state), qpos=qpos.tolist(), ctrl=[0.0] * model.nu)
         model = spec.compile()
     return model
+
+
+def _keep_feet(spec: mujoco.MjSpec, feet: Sequence[str], friction: float) -> None:
+    """Only the ``feet`` links' collision geoms collide (with the floor, not
+    each other), each named after its link (``LINK/k`` where it has several);
+    ``ValueError`` naming the links that have none."""
+    found = set()
+    for body in spec.bodies:
+        for k, geom in enumerate(body.geoms):
+            if body.name in feet:
+                found.add(body.name)
+                geom.name = body.name if len(body.geoms) == 1 else f"{body.name}/{k}"
+                geom.contype, geom.conaffinity = 1, 0
+                geom.friction[0] = friction
+            else:
+                geom.contype = geom.conaffinity = 0
+    missing = [f for f in feet if f not in found]
+    if missing:
+        raise ValueError(f"feet: links {missing} have no collision geometry (or are not in the URDF)")
+
+
+def _add_motors(mj: Any, spec: mujoco.MjSpec, model: mujoco.MjModel, efforts: Mapping[str, float]) -> None:
+    """One motor per hinge or slide joint of ``model``, named after it,
+    limited to ``efforts[name]`` where the URDF gives one."""
+    slide_or_hinge = (int(mj.mjtJoint.mjJNT_HINGE), int(mj.mjtJoint.mjJNT_SLIDE))
+    for j in range(model.njnt):
+        if int(model.jnt_type[j]) not in slide_or_hinge:
+            continue
+        name = model.joint(j).name
+        act = spec.add_actuator(name=name, target=name, trntype=mj.mjtTrn.mjTRN_JOINT)
+        limit = efforts.get(name)
+        if limit is not None:
+            act.ctrllimited = mj.mjtLimited.mjLIMITED_TRUE
+            act.ctrlrange = [-limit, limit]
 
 
 def _add_soles(
