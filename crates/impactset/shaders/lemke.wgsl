@@ -337,9 +337,9 @@ fn run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotR
 // path is round-off's, z₀ being zero within it, so that the basis already
 // holds a solution (docs/model.md §9, "f32"). In exact arithmetic the path
 // reached z₀ = 0 at a degenerate vertex and its last pivot moves nothing
-// (θ = 0): z₀ leaves at zero. In f32 z₀ keeps its round-off and the
-// entering column's entries that would let it leave are round-off too, so
-// no row is a candidate. With z₀ at most N·ε_f32 (`lemke_relative_tol`)
+// (θ = 0): z₀ leaves at zero. In f32 z₀ keeps its round-off, the path can
+// take another degenerate pivot instead and then meet an entering column
+// whose entries are all round-off: no row is a candidate. With |z₀| at most N·ε_f32 (`lemke_relative_tol`)
 // times the largest right-hand side (at least 1), the basis with z₀ taken
 // as 0 is complementary and feasible to that round-off; the step residual,
 // recomputed from the data, still judges it.
@@ -352,7 +352,7 @@ fn z0_at_zero(n: u32, z0_row: u32) -> bool {
     for (var i = 0u; i < n && i < MAX_N; i++) {
         largest = max(largest, abs(lemke_tableau[cell(i * stride + 2u * n + 1u)]));
     }
-    return lemke_tableau[cell(z0_row * stride + 2u * n + 1u)] <= lemke_relative_tol * largest;
+    return abs(lemke_tableau[cell(z0_row * stride + 2u * n + 1u)]) <= lemke_relative_tol * largest;
 }
 
 // Reads z off the final basis (basic z_j = its row's right-hand side, clamped
