@@ -336,13 +336,14 @@ fn run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotR
 // f32 (a relative pivot tolerance set): whether the ray met at the end of a
 // path is round-off's, z₀ being zero within it, so that the basis already
 // holds a solution (docs/model.md §9, "f32"). In exact arithmetic the path
-// reached z₀ = 0 at a degenerate vertex and its last pivot moves nothing
-// (θ = 0): z₀ leaves at zero. In f32 z₀ keeps its round-off, the path can
-// take another degenerate pivot instead and then meet an entering column
-// whose entries are all round-off: no row is a candidate. With |z₀| at most N·ε_f32 (`lemke_relative_tol`)
-// times the largest right-hand side (at least 1), the basis with z₀ taken
-// as 0 is complementary and feasible to that round-off; the step residual,
-// recomputed from the data, still judges it.
+// reached z₀ = 0 at a degenerate vertex and its last pivot moves nothing (θ
+// = 0): z₀ leaves at zero. In f32 z₀ keeps its round-off, the path can take
+// another degenerate pivot instead and then meet an entering column whose
+// entries are all round-off: no row is a candidate. With |z₀| at most
+// N·ε_f32 (`lemke_relative_tol`) times the largest right-hand side (at
+// least 1), the basis with z₀ taken as 0 is complementary and feasible to
+// that round-off; the step residual, recomputed from the data, still judges
+// it.
 fn z0_at_zero(n: u32, z0_row: u32) -> bool {
     if lemke_relative_tol <= scalar(0.0) {
         return false;
