@@ -3,7 +3,9 @@
 //! share of samples within `1e-3 ‖v⁻‖_M` of the plain run, the yardstick
 //! the GPU's f32 parity is judged by (docs/gpu.md).
 //!
-//!     cargo run --release --features gpu --example f32_sensitivity -- <scene id> [samples] [e]
+//!     cargo run --release --features gpu --example f32_sensitivity -- <scene id or problem file> [samples] [e]
+//!
+//! A problem file runs at its default step size with a step cap of 10.
 //!
 //! Runs against the plain one, same seed, under `lemke` and `random-lemke`
 //! (`u = 2⁻²⁴`, f32's unit round-off; each perturbation the mean over
@@ -39,8 +41,13 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let id = args.next().unwrap_or_else(|| "cradle".to_string());
     let samples: usize = args.next().map_or(4096, |s| s.parse().expect("samples: a count"));
-    let scene = impactset::scene::builtin(&id).expect("a built-in scene id");
-    let mut problem = scene.problem.clone();
+    let (mut problem, step_size, steps) = match impactset::scene::builtin(&id) {
+        Some(scene) => (scene.problem, Some(scene.step_size), Some(scene.steps)),
+        None => {
+            let spec = impactset::io::load_problem(std::path::Path::new(&id));
+            (spec.expect("a built-in scene id or a problem file").problem, None, Some(10))
+        }
+    };
     if let Some(e) = args.next() {
         let e: f64 = e.parse().expect("e: a coefficient");
         let m = problem.m();
@@ -64,14 +71,7 @@ fn main() {
     println!("{id}, {samples} samples, share within 1e-3 ‖v⁻‖_M of the plain f64 run (u = 2⁻²⁴):");
     println!("  rule          v⁻ rel  v⁻ abs  M       tol 2u  tol 32u tol 512u work f32");
     for selection in [Selection::Lemke, Selection::RandomLemke] {
-        let options = SamplerOptions {
-            samples,
-            step_size: Some(scene.step_size),
-            steps: Some(scene.steps),
-            selection,
-            seed: 5,
-            ..Default::default()
-        };
+        let options = SamplerOptions { samples, step_size, steps, selection, seed: 5, ..Default::default() };
         let plain = sample_set(&problem, &options);
         let share = |other: &SampleSet| {
             let close = plain

@@ -318,7 +318,7 @@ fn run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotR
         }
         let r = leaving_row(n, entering, z0_row, offset, tol, tie);
         if r >= n {
-            return PivotResult(pivots, LEMKE_RAY);
+            return PivotResult(pivots, select(LEMKE_RAY, LEMKE_SOLVED, z0_at_zero(n, z0_row)));
         }
         pivot(n, r, entering);
         pivots += 1u;
@@ -333,8 +333,32 @@ fn run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotR
     return PivotResult(pivots, LEMKE_LOOP_EXHAUSTED);
 }
 
+// f32 (a relative pivot tolerance set): whether the ray met at the end of a
+// path is round-off's, z₀ being zero within it, so that the basis already
+// holds a solution (docs/model.md §9, "f32"). In exact arithmetic the path
+// reached z₀ = 0 at a degenerate vertex and its last pivot moves nothing (θ
+// = 0): z₀ leaves at zero. In f32 z₀ keeps its round-off, the path can take
+// another degenerate pivot instead and then meet an entering column whose
+// entries are all round-off: no row is a candidate. With |z₀| at most
+// N·ε_f32 (`lemke_relative_tol`) times the largest right-hand side (at
+// least 1), the basis with z₀ taken as 0 is complementary and feasible to
+// that round-off; the step residual, recomputed from the data, still judges
+// it.
+fn z0_at_zero(n: u32, z0_row: u32) -> bool {
+    if lemke_relative_tol <= scalar(0.0) {
+        return false;
+    }
+    let stride = tableau_stride(n);
+    var largest = scalar(1.0);
+    for (var i = 0u; i < n && i < MAX_N; i++) {
+        largest = max(largest, abs(lemke_tableau[cell(i * stride + 2u * n + 1u)]));
+    }
+    return abs(lemke_tableau[cell(z0_row * stride + 2u * n + 1u)]) <= lemke_relative_tol * largest;
+}
+
 // Reads z off the final basis (basic z_j = its row's right-hand side, clamped
-// at 0 against round-off; non-basic z_j = 0).
+// at 0 against round-off; non-basic z_j = 0; z₀, basic only where
+// `z0_at_zero` ended the path, is dropped).
 fn extract_solution(n: u32) {
     let stride = tableau_stride(n);
     for (var j = 0u; j < n && j < MAX_N; j++) {

@@ -310,7 +310,9 @@ fn coop_run_pivots(n: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> P
         }
         let r = coop_leaving_row(n, entering, z0_row, offset, tol, tie);
         if r >= n {
-            return PivotResult(pivots, LEMKE_RAY);
+            // f32: a ray at z₀ = 0 within round-off ends at a solution (lemke.wgsl).
+            let solved = coop_broadcast(select(0u, 1u, z0_at_zero(n, z0_row)));
+            return PivotResult(pivots, select(LEMKE_RAY, LEMKE_SOLVED, solved == 1u));
         }
         coop_pivot(n, r, entering);
         pivots += 1u;

@@ -6,7 +6,11 @@
 //! problems of 8 contacts (N = 88), 12 (N = 132) and 16 (N = 176), and dm_control's
 //! humanoid on both feet (`tests/data/humanoid-feet-flat.json`: 8 spatial
 //! contacts, 27 velocities, exported from `humanoid_feet_flat()` of
-//! `python/benchmarks/rules_by_robot.py`).
+//! `python/benchmarks/rules_by_robot.py`). In f32 every sample lies within
+//! 1e-3 of ‖v⁻‖_M of the CPU's, the device accepting at least 90 % itself
+//! on eight random contacts and almost none on the humanoid, whose samples
+//! the host runs again (docs/gpu.md, "f32 above 44 rows", "f32 on the
+//! humanoid").
 //!
 //! Inelastic Lemke runs of these sizes take the cooperative kernel (one
 //! workgroup per sample, docs/gpu.md, "Kernels"); with restitution they
@@ -167,46 +171,78 @@ fn gpu_runs_large_problems_with_restitution_like_the_cpu() {
     );
 }
 
-/// f32 on the cooperative kernel: eight random contacts, with and without
-/// three bilateral rows, each sample within 1e-3 of ‖v⁻‖_M of the CPU's
-/// f64 on at least 99 % of the samples the device ran (an f32 sample that
-/// ends unaccepted runs again on the host, docs/gpu.md, "f32"; under
-/// `random-lemke` 12 to 23 of 32 at this size on lavapipe), and the device
-/// ran some. (The humanoid is left out: every one of its
-/// f32 samples ends unaccepted on the device and runs on the host,
-/// docs/gpu.md, "Kernels".)
+/// One f32 run of `problem` on the cooperative kernel against the CPU's
+/// f64: returns how many samples the device itself accepted (the others
+/// end unaccepted on the device and run again on the host, docs/gpu.md,
+/// "f32") and how many of those lie within 1e-3 of ‖v⁻‖_M of the CPU's;
+/// asserts that every sample of the run, the host's re-runs included,
+/// does.
+fn f32_case(ctx: &GpuContext, name: &str, problem: &ImpactProblem, selection: Selection) -> (usize, usize) {
+    let options = options(selection, 32);
+    let cpu = sample_set(problem, &options);
+    let run = GpuRunOptions { keep_rerun_indices: true, ..Default::default() };
+    let mut plan = GpuPlan::new(ctx, problem, &options, Precision::F32, &run).unwrap();
+    assert_eq!(plan.lemke_kernel(), LemkeKernel::Cooperative);
+    let gpu = plan.sample_range(0, options.samples, &|_| {}).expect("GPU run");
+    let scale = problem.energy_norm(problem.velocity());
+    let reruns = plan.host_rerun_indices().expect("kept");
+    let (mut ran, mut close, mut max_dev) = (0, 0, 0.0f64);
+    for (c, g) in cpu.samples.iter().zip(&gpu.samples) {
+        let diff = DVector::from_vec(c.v_plus.clone()) - DVector::from_vec(g.v_plus.clone());
+        let dev = problem.energy_norm(&diff) / scale;
+        if !reruns.contains(&c.index) {
+            ran += 1;
+            close += (dev <= 1e-3) as usize;
+            max_dev = max_dev.max(dev);
+        }
+        assert!(dev <= 1e-3, "{name} {selection}: sample {} off by {dev:.2e} of ‖v⁻‖_M", c.index);
+    }
+    eprintln!(
+        "{name} {selection} f32: the device accepted {ran} of 32 ({close} within 1e-3, max deviation {max_dev:.2e}), \
+         host re-runs {}",
+        plan.host_reruns()
+    );
+    (ran, close)
+}
+
+/// f32 on the cooperative kernel: eight random contacts under both rules,
+/// and with three bilateral rows under `random-lemke` (under `lemke` the
+/// device accepted every sample even before; 32 of 32 now). The device
+/// accepts at least 90 % of the samples itself (lavapipe, seed 3: 31–32 of
+/// 32; under `random-lemke` 20 and 9 of 32 before a ray met at `z₀ = 0`
+/// within round-off ended the path at its solution, docs/model.md §9), and
+/// every sample, the device's and the host's re-runs, lies within 1e-3 of
+/// ‖v⁻‖_M of the CPU's f64.
 #[test]
-fn gpu_runs_large_problems_in_f32_like_the_cpu() {
+fn gpu_runs_eight_spatial_contacts_in_f32_like_the_cpu() {
     let Some(ctx) = common::gpu::gpu() else { return };
     let problem = random_spatial(21, 30, 8);
-    for (name, problem) in
-        [("8 contacts", problem.clone()), ("8 contacts, 3 bilateral rows", with_bilateral(problem, 3, 22))]
-    {
-        for selection in [Selection::Lemke, Selection::RandomLemke] {
-            let options = options(selection, 32);
-            let cpu = sample_set(&problem, &options);
-            let run = GpuRunOptions { keep_rerun_indices: true, ..Default::default() };
-            let mut plan = GpuPlan::new(&ctx, &problem, &options, Precision::F32, &run).unwrap();
-            assert_eq!(plan.lemke_kernel(), LemkeKernel::Cooperative);
-            let gpu = plan.sample_range(0, options.samples, &|_| {}).expect("GPU run");
-            let scale = problem.energy_norm(problem.velocity());
-            let reruns = plan.host_rerun_indices().expect("kept");
-            let on_device: Vec<_> =
-                cpu.samples.iter().zip(&gpu.samples).filter(|(c, _)| !reruns.contains(&c.index)).collect();
-            let close = on_device
-                .iter()
-                .filter(|(c, g)| {
-                    let diff = DVector::from_vec(c.v_plus.clone()) - DVector::from_vec(g.v_plus.clone());
-                    problem.energy_norm(&diff) <= 1e-3 * scale
-                })
-                .count();
-            let ran = on_device.len();
-            eprintln!(
-                "{name} {selection} f32: {close} of the device's {ran} within 1e-3, host re-runs {}",
-                plan.host_reruns()
-            );
-            assert!(ran > 0, "{name} {selection}: the host re-ran every sample");
-            assert!(100 * close >= 99 * ran, "{name} {selection}: {close} of {ran}");
+    let bilateral = with_bilateral(problem.clone(), 3, 22);
+    for (name, problem, selections) in [
+        ("8 contacts", problem, &[Selection::Lemke, Selection::RandomLemke][..]),
+        ("8 contacts, 3 bilateral rows", bilateral, &[Selection::RandomLemke][..]),
+    ] {
+        for &selection in selections {
+            let (ran, close) = f32_case(&ctx, name, &problem, selection);
+            assert!(10 * ran >= 9 * 32, "{name} {selection}: the device accepted only {ran} of 32");
+            assert_eq!(close, ran);
         }
+    }
+}
+
+/// f32 on the humanoid on both feet: every sample, whether the device
+/// accepted it or the host ran it again, lies within 1e-3 of ‖v⁻‖_M of the
+/// CPU's. The device accepts almost none itself (0–1 of 32 on lavapipe):
+/// the CPU's Lemke path on these steps passes through bases of condition
+/// number up to 1e10, beyond f32's 1/ε ≈ 8e6, so the f32 path cannot
+/// follow it, and where it ends at another solution of the step (a
+/// residual of 1e-6, but `v⁺` up to 0.22 ‖v⁻‖_M away) the device must not
+/// hand it back as the CPU's sample (docs/gpu.md, "f32 on the humanoid").
+#[test]
+fn gpu_runs_the_humanoid_in_f32_like_the_cpu() {
+    let Some(ctx) = common::gpu::gpu() else { return };
+    let problem = humanoid();
+    for selection in [Selection::Lemke, Selection::RandomLemke] {
+        f32_case(&ctx, "humanoid", &problem, selection);
     }
 }
