@@ -3,7 +3,7 @@
 // src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl,
 // schedule.wgsl, lemke.wgsl, enumerate.wgsl (selection `all`) and
 // restitution.wgsl (a problem with restitution, `params.elastic`: every
-// step is restitution.wgsl's `elastic_step`, under every rule).
+// step is elastic_step.wgsl's `elastic_step`, under every rule).
 //
 // Bindings (group 0):
 //   0  params      RouthParams     sizes, step cap, rule, cap law, batch, offsets
@@ -149,6 +149,22 @@ fn solve_scaled(size: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> P
     return result;
 }
 
+// The covering vector of a step's Lemke solve and its column offset:
+// random-lemke's d_j ∈ [1/64, 1 + 1/64), then the offset, from `choice`
+// where `random`, else d = 1 from column 0.
+fn draw_cover(size: u32, random: bool, choice: ptr<function, Stream>) -> u32 {
+    if random {
+        for (var c = 0u; c < size && c < MAX_N; c++) {
+            lcp_cover[c] = cover(next_word(choice));
+        }
+        return index(next_word(choice), size);
+    }
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        lcp_cover[c] = scalar(1.0);
+    }
+    return 0u;
+}
+
 // A sample's streams: its state's key and its 64-bit index `hi:lo`.
 struct SampleStream {
     key: array<u32, 8>,
@@ -273,21 +289,14 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 approaching[c] = u[c] < term;
             }
             if elastic {
-                // The caps are drawn for the contacts approaching or still
-                // owing expansion work.
-                for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                    contact_approaching[c] = approaching[c];
-                    approaching[c] = approaching[c] || expanding(c, m);
-                }
+                mark_expanding(m);
             }
             schedule_draw(&caps, key, lo, hi, steps, m);
             for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
                 lcp_q[c] = h * cap_value(step_caps[c]);
             }
             if elastic {
-                for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                    step_cap_values[c] = lcp_q[c];
-                }
+                keep_step_caps(m);
                 elastic_sample = i;
                 let outcome = elastic_step(n, m, size, impulses, tol, tie, velocity_scale, h, &choice, &guarded);
                 steps += 1u;
@@ -312,7 +321,6 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         for (var c = m + impulses; c < size && c < MAX_N; c++) {
             lcp_q[c] = scalar(0.0);
         }
-        var offset = 0u;
         var enumerated = false;
         if params.selection == SELECTION_ALL {
             // all: one word, the pick among the distinct solutions within
@@ -341,17 +349,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 count_fallback_step(i);
             }
         }
-        if params.selection == SELECTION_RANDOM_LEMKE {
-            // random-lemke: covering vector d_j ∈ [1/64, 1 + 1/64), then the column offset.
-            for (var c = 0u; c < size && c < MAX_N; c++) {
-                lcp_cover[c] = cover(next_word(&choice));
-            }
-            offset = index(next_word(&choice), size);
-        } else {
-            for (var c = 0u; c < size && c < MAX_N; c++) {
-                lcp_cover[c] = scalar(1.0);
-            }
-        }
+        let offset = draw_cover(size, params.selection == SELECTION_RANDOM_LEMKE, &choice);
         var result = PivotResult(0u, LEMKE_SOLVED);
         if !enumerated {
             result = solve_scaled(size, offset, tol, tie, params.pivot_cap);
