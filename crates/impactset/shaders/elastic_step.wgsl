@@ -93,6 +93,9 @@ var<private> elastic_by: u32;
 var<private> elastic_attempt: u32;
 // The asked Lemke solve's column offset (random-lemke's lexicographic start).
 var<private> elastic_lex: u32;
+// `all`: the step ended on a Lemke fallback (counted by routh_sample's
+// driver, which holds `all`'s scratch).
+var<private> elastic_counts_fallback: bool;
 var<private> guard_search: GuardSearch;
 
 // λn = y + o: the prescribed impulses (zero without an offset) added to
@@ -106,6 +109,7 @@ fn add_offsets(m: u32) {
 // Starts a step (`elastic_next` then plans it).
 fn elastic_begin() {
     elastic_at = AT_START;
+    elastic_counts_fallback = false;
 }
 
 // The step from where it stopped up to its next question, `reply` the
@@ -294,9 +298,7 @@ fn elastic_next(n: u32, m: u32, size: u32, impulses: u32, velocity_scale: scalar
                 settle_expansion(m);
                 *guarded = true;
             }
-            if params.selection == SELECTION_ALL && elastic_fallback {
-                count_fallback_step(elastic_sample);
-            }
+            elastic_counts_fallback = params.selection == SELECTION_ALL && elastic_fallback;
             velocity_after_step(n, m, impulses);
             for (var r = 0u; r < n && r < MAX_DOF; r++) {
                 v[r] = v_next[r];
@@ -361,6 +363,9 @@ fn elastic_step(n: u32, m: u32, size: u32, impulses: u32, tol: scalar, tie: scal
     for (var ask = 0u; ask < ELASTIC_ASKS; ask++) {
         let what = elastic_next(n, m, size, impulses, velocity_scale, h, choice, guarded, reply);
         if what == ASK_NOTHING {
+            if elastic_counts_fallback {
+                count_fallback_step(elastic_sample);
+            }
             return elastic_outcome;
         }
         if what == ASK_LEMKE {
