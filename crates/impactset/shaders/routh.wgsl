@@ -165,6 +165,46 @@ fn draw_cover(size: u32, random: bool, choice: ptr<function, Stream>) -> u32 {
     return 0u;
 }
 
+// The state's step scalars (see the bindings): h, the termination
+// threshold, the pivot and tie tolerances, the velocity scale; the
+// relative pivot tolerance goes to lemke.wgsl's `lemke_relative_tol`.
+struct StepScalars {
+    h: scalar,
+    term: scalar,
+    tol: scalar,
+    tie: scalar,
+    velocity_scale: scalar,
+}
+
+fn step_scalars() -> StepScalars {
+    lemke_relative_tol = constant(params.off_scalars + 6u);
+    let at = params.off_scalars;
+    return StepScalars(constant(at), constant(at + 1u), constant(at + 2u), constant(at + 4u), constant(at + 5u));
+}
+
+// What a sample carries between dispatches besides v: its largest step
+// residual, its kinetic energy before the impact, its steps.
+struct Progress {
+    max_residual: scalar,
+    energy_before: scalar,
+    steps: u32,
+}
+
+// Sample slot i's v and progress: v⁻ and a fresh start where it has not
+// started, else where the last dispatch left them.
+fn resume_sample(i: u32, n: u32, started: bool) -> Progress {
+    if !started {
+        for (var k = 0u; k < n && k < MAX_DOF; k++) {
+            v[k] = constant(params.off_v + k);
+        }
+        return Progress(scalar(0.0), kinetic_energy(n), 0u);
+    }
+    for (var k = 0u; k < n && k < MAX_DOF; k++) {
+        v[k] = out_v[i * params.v_stride + k];
+    }
+    return Progress(out_stats[3u * i], out_stats[3u * i + 1u], out_words[2u * i]);
+}
+
 // A sample's streams: its state's key and its 64-bit index `hi:lo`.
 struct SampleStream {
     key: array<u32, 8>,
@@ -213,38 +253,28 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let lo = stream.lo;
     let hi = stream.hi;
 
-    let h = constant(params.off_scalars);
-    let term = constant(params.off_scalars + 1u);
-    let tol = constant(params.off_scalars + 2u);
+    let scalars = step_scalars();
+    let h = scalars.h;
+    let term = scalars.term;
+    let tol = scalars.tol;
     let residual_tol = residual_tolerance();
-    let tie = constant(params.off_scalars + 4u);
-    let velocity_scale = constant(params.off_scalars + 5u);
-    lemke_relative_tol = constant(params.off_scalars + 6u);
+    let tie = scalars.tie;
+    let velocity_scale = scalars.velocity_scale;
 
-    var max_residual = scalar(0.0);
-    var energy_before = scalar(0.0);
-    var steps = 0u;
     let elastic = params.elastic != 0u;
     var guarded = (flags & FLAG_GUARDED) != 0u;
     if elastic {
         load_expansion(i, m, (flags & FLAG_STARTED) != 0u);
     }
+    let progress = resume_sample(i, n, (flags & FLAG_STARTED) != 0u);
+    var max_residual = progress.max_residual;
+    let energy_before = progress.energy_before;
+    var steps = progress.steps;
     if (flags & FLAG_STARTED) == 0u {
-        for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = constant(params.off_v + k);
-        }
-        energy_before = kinetic_energy(n);
         flags = FLAG_STARTED;
         if params.selection == SELECTION_ALL {
             reset_fallback_steps(i);
         }
-    } else {
-        for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = out_v[i * stride + k];
-        }
-        max_residual = out_stats[3u * i];
-        energy_before = out_stats[3u * i + 1u];
-        steps = out_words[2u * i];
     }
     var caps = stream_at(key, lo, hi, stream_pos[2u * i]);
     var choice = stream_at(key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);

@@ -58,36 +58,24 @@ fn coop_sample(i: u32) {
     let lo = stream.lo;
     let hi = stream.hi;
 
-    let h = constant(params.off_scalars);
-    let term = constant(params.off_scalars + 1u);
-    let tol = constant(params.off_scalars + 2u);
+    let scalars = step_scalars();
+    let h = scalars.h;
+    let term = scalars.term;
+    let tol = scalars.tol;
     let residual_tol = residual_tolerance();
-    let tie = constant(params.off_scalars + 4u);
-    let velocity_scale = constant(params.off_scalars + 5u);
-    lemke_relative_tol = constant(params.off_scalars + 6u);
+    let tie = scalars.tie;
+    let velocity_scale = scalars.velocity_scale;
 
-    var max_residual = scalar(0.0);
-    var energy_before = scalar(0.0);
-    var steps = 0u;
     let elastic = params.elastic != 0u;
     var guarded = (flags & FLAG_GUARDED) != 0u;
     if elastic {
         load_expansion(i, m, (flags & FLAG_STARTED) != 0u);
     }
-    if (flags & FLAG_STARTED) == 0u {
-        for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = constant(params.off_v + k);
-        }
-        energy_before = kinetic_energy(n);
-        flags = FLAG_STARTED;
-    } else {
-        for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = out_v[i * stride + k];
-        }
-        max_residual = out_stats[3u * i];
-        energy_before = out_stats[3u * i + 1u];
-        steps = out_words[2u * i];
-    }
+    let progress = resume_sample(i, n, (flags & FLAG_STARTED) != 0u);
+    var max_residual = progress.max_residual;
+    let energy_before = progress.energy_before;
+    var steps = progress.steps;
+    flags |= FLAG_STARTED;
     var caps = stream_at(key, lo, hi, stream_pos[2u * i]);
     var choice = stream_at(key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
 

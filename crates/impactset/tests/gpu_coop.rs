@@ -259,6 +259,7 @@ fn packed_states_on_the_cooperative_kernel_are_the_states_alone() {
 /// same steps and flags, and the device ran every one (none cut by the loop
 /// limiter, none run again on the host).
 fn elastic_matches_the_cpu(ctx: &GpuContext, name: &str, problem: &ImpactProblem, options: &SamplerOptions) {
+    let started = std::time::Instant::now();
     let cpu = sample_set(problem, options);
     let run = GpuRunOptions { lemke_kernel: Some(LemkeKernel::Cooperative), ..Default::default() };
     let mut plan = GpuPlan::new(ctx, problem, options, Precision::F64, &run).expect("plan");
@@ -267,12 +268,16 @@ fn elastic_matches_the_cpu(ctx: &GpuContext, name: &str, problem: &ImpactProblem
     let dev = deviations(problem, &cpu, &gpu);
     let worst = dev.iter().copied().fold(0.0, f64::max);
     let guarded = cpu.samples.iter().filter(|c| c.energy_guard).count();
+    let steps: u32 = cpu.samples.iter().map(|c| c.steps).sum();
     eprintln!(
-        "{name} {}: {} samples, max deviation {worst:.2e}, energy guard {guarded}, host re-runs {} ({} cut)",
+        "{name} {}: {} samples ({} accepted, {steps} steps), max deviation {worst:.2e}, energy guard {guarded}, \
+         host re-runs {} ({} cut), {:.1}s",
         options.selection,
         options.samples,
+        cpu.accepted_count(),
         plan.host_reruns(),
-        plan.loop_limit_reruns()
+        plan.loop_limit_reruns(),
+        started.elapsed().as_secs_f64()
     );
     assert_eq!((plan.host_reruns(), plan.loop_limit_reruns()), (0, 0), "{name}: the host ran samples");
     for ((c, g), d) in cpu.samples.iter().zip(&gpu.samples).zip(&dev) {
@@ -299,8 +304,7 @@ fn elastic_case(id: &str, e: f64, selection: Selection, samples: usize) -> (Impa
 }
 
 /// Restitution on the cooperative kernel forced on small scenes (planar
-/// and spatial, the energy guard firing on some samples): f64 samples the
-/// CPU's under both Lemke rules.
+/// and spatial): f64 samples the CPU's under both Lemke rules.
 #[test]
 fn cooperative_kernel_runs_restitution_like_the_cpu() {
     let Some(ctx) = common::gpu::gpu() else { return };
@@ -308,7 +312,7 @@ fn cooperative_kernel_runs_restitution_like_the_cpu() {
         eprintln!("notice: {} has no f64; skipped", ctx.describe());
         return;
     }
-    for (id, e, samples) in [("compass-gait", 0.5, 48), ("rocking-block", 1.0, 48), ("cube-flat", 0.5, 12)] {
+    for (id, e, samples) in [("compass-gait", 0.5, 32), ("rocking-block", 1.0, 32), ("cube-flat", 0.5, 8)] {
         for selection in [Selection::Lemke, Selection::RandomLemke] {
             let (problem, options) = elastic_case(id, e, selection, samples);
             elastic_matches_the_cpu(&ctx, &format!("{id}, e = {e}"), &problem, &options);
@@ -342,13 +346,16 @@ fn eight_contacts_with_restitution_run_cooperatively_like_the_cpu() {
     let mut rng = ChaCha8Rng::seed_from_u64(22);
     let j_eq = nalgebra::DMatrix::from_fn(3, 30, |_, _| rng.random_range(-1.0..1.0));
     let bilateral = problem.clone().with_bilateral(j_eq).expect("random bilateral rows are valid");
-    for (name, problem) in [("8 contacts", &problem), ("8 contacts, 3 bilateral rows", &bilateral)] {
-        for selection in [Selection::Lemke, Selection::RandomLemke] {
-            let options = large_options(selection, 4);
-            let plan = GpuPlan::new(&ctx, problem, &options, Precision::F64, &GpuRunOptions::default()).unwrap();
-            assert_eq!(plan.lemke_kernel(), LemkeKernel::Cooperative, "{name}: the rule's kernel");
-            elastic_matches_the_cpu(&ctx, name, problem, &options);
-        }
+    let cases = [
+        ("8 contacts", &problem, Selection::Lemke),
+        ("8 contacts", &problem, Selection::RandomLemke),
+        ("8 contacts, 3 bilateral rows", &bilateral, Selection::RandomLemke),
+    ];
+    for (name, problem, selection) in cases {
+        let options = large_options(selection, 2);
+        let plan = GpuPlan::new(&ctx, problem, &options, Precision::F64, &GpuRunOptions::default()).unwrap();
+        assert_eq!(plan.lemke_kernel(), LemkeKernel::Cooperative, "{name}: the rule's kernel");
+        elastic_matches_the_cpu(&ctx, name, problem, &options);
     }
 }
 
@@ -364,22 +371,22 @@ fn the_humanoid_with_restitution_runs_cooperatively_like_the_cpu() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/humanoid-feet-flat.json");
     let problem = impactset::io::load_problem(&path).expect("the humanoid's problem file loads").problem;
     let problem = problem.with_restitution(&[0.5; 8]).expect("valid restitution");
-    for selection in [Selection::Lemke, Selection::RandomLemke] {
-        elastic_matches_the_cpu(&ctx, "humanoid, e = 0.5", &problem, &large_options(selection, 3));
-    }
+    elastic_matches_the_cpu(&ctx, "humanoid, e = 0.5", &problem, &large_options(Selection::RandomLemke, 2));
 }
 
 /// f32 with restitution on the cooperative kernel: its samples are the
 /// one-invocation kernel's bit for bit where neither ran on the host (the
-/// same arithmetic), and the share within 1e-3 of ‖v⁻‖_M of the CPU's (the
-/// nearer of the plain run and the run at f32's floors,
+/// same arithmetic; on `cube-flat` lavapipe cuts every one-invocation
+/// sample, so none compares there), and the share within 1e-3 of ‖v⁻‖_M of
+/// the CPU's (the nearer of the plain run and the run at f32's floors,
 /// `Precision::model_options`) is printed for each case, with the host's
 /// re-runs (unaccepted f32 samples, docs/gpu.md, "f32").
 #[test]
 fn cooperative_restitution_in_f32() {
     let Some(ctx) = common::gpu::gpu() else { return };
     let cases = [
-        ("compass-gait, e = 0.5", elastic_case("compass-gait", 0.5, Selection::RandomLemke, 64)),
+        ("compass-gait, e = 0.5", elastic_case("compass-gait", 0.5, Selection::RandomLemke, 48)),
+        ("rocking-block, e = 1", elastic_case("rocking-block", 1.0, Selection::Lemke, 48)),
         ("cube-flat, e = 0.5", elastic_case("cube-flat", 0.5, Selection::Lemke, 12)),
     ];
     for (name, (problem, options)) in cases {
@@ -397,12 +404,6 @@ fn cooperative_restitution_in_f32() {
             plain.iter().zip(&floors).map(|(a, b)| a.min(*b)).collect()
         };
         let close = nearest.iter().filter(|&&d| d <= 1e-3).count();
-        eprintln!(
-            "{name} f32: cooperative {close} of {} within 1e-3, host re-runs {} (one invocation: {})",
-            options.samples,
-            coop_reruns.len(),
-            single_reruns.len()
-        );
         let mut compared = 0;
         for (a, b) in coop.samples.iter().zip(&single.samples) {
             if !coop_reruns.contains(&a.index) && !single_reruns.contains(&a.index) {
@@ -411,6 +412,15 @@ fn cooperative_restitution_in_f32() {
                 compared += 1;
             }
         }
-        assert!(compared > 0, "{name}: the host re-ran every sample");
+        eprintln!(
+            "{name} f32: cooperative {close} of {} within 1e-3, host re-runs {} (one invocation: {}), \
+             {compared} bit for bit the one invocation's",
+            options.samples,
+            coop_reruns.len(),
+            single_reruns.len()
+        );
+        if single_reruns.len() < options.samples {
+            assert!(compared > 0, "{name}: the host re-ran every cooperative sample");
+        }
     }
 }

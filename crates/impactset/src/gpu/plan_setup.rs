@@ -156,15 +156,10 @@ impl<'c> GpuPlan<'c> {
         let enum_words = ctx.storage_out("enumeration words", b * word_stride as u64 * 4);
         let expansion_state = ctx.storage_out("expansion works", b * expansion_stride as u64 * scalar);
         let buffers = [&params_buf, &constants, &v_out, &words_out, &stats_out, &stream_pos, &state_keys, &tableau];
-        // The cooperative kernel binds 0 to 7 and, with restitution, 10 (no
+        // The cooperative kernel binds 0 to 7 and restitution's 10 (no
         // enumeration).
         let scratch = [(8, &enum_values), (9, &enum_words), (10, &expansion_state)];
-        let scratch = match (cooperative, params.elastic != 0) {
-            (false, _) => &scratch[..],
-            (true, true) => &scratch[2..],
-            (true, false) => &[],
-        };
-        let bind_group = routh_bind_group(ctx, &pipeline, buffers, scratch);
+        let bind_group = routh_bind_group(ctx, &pipeline, buffers, if cooperative { &scratch[2..] } else { &scratch });
         let read_velocities = !run.skip_velocities;
         let v_bytes = if read_velocities { b * n as u64 * scalar } else { 8 };
         let slots = [(); 2].map(|_| readback_slot(ctx, b, v_bytes, scalar, all.then_some(word_stride)));
