@@ -265,8 +265,12 @@ fn elastic_next(n: u32, m: u32, size: u32, impulses: u32, velocity_scale: scalar
                 continue;
             }
             elastic_at = AT_CORRECTED;
-            if !reply.coupled && !correct_expansion(m) {
-                continue;
+            // Nested, not `&&`: correct_expansion changes the offsets, and
+            // both operands were evaluated on lavapipe (as for `||`).
+            if !reply.coupled {
+                if !correct_expansion(m) {
+                    continue;
+                }
             }
             elastic_again = true;
             elastic_round += 1u;
