@@ -379,8 +379,9 @@ fn the_humanoid_with_restitution_runs_cooperatively_like_the_cpu() {
 /// same arithmetic; on `cube-flat` lavapipe cuts every one-invocation
 /// sample, so none compares there), and the share within 1e-3 of ‖v⁻‖_M of
 /// the CPU's (the nearer of the plain run and the run at f32's floors,
-/// `Precision::model_options`) is printed for each case, with the host's
-/// re-runs (unaccepted f32 samples, docs/gpu.md, "f32").
+/// `Precision::model_options`) at least 99 % (measured: all), printed for
+/// each case with the host's re-runs (unaccepted f32 samples, docs/gpu.md,
+/// "f32").
 #[test]
 fn cooperative_restitution_in_f32() {
     let Some(ctx) = common::gpu::gpu() else { return };
@@ -422,5 +423,6 @@ fn cooperative_restitution_in_f32() {
         if single_reruns.len() < options.samples {
             assert!(compared > 0, "{name}: the host re-ran every cooperative sample");
         }
+        assert!(100 * close >= 99 * options.samples, "{name}: {close} of {} within 1e-3", options.samples);
     }
 }
