@@ -1,7 +1,8 @@
-// Restitution (docs/model.md §4b) on the GPU: one step with expansion, as
-// `elastic_step` in src/sampling/elastic.rs and `Expansion` in
-// src/sampling/restitution.rs, for every selection rule. Assembled after
-// lemke.wgsl and enumerate.wgsl and before routh.wgsl (whose solve_scaled,
+// Restitution (docs/model.md §4b) on the GPU: the accounts of the
+// expansion, as `Expansion` in src/sampling/restitution.rs, and the
+// enumerator's solve of a step with prescribed impulses, for every
+// selection rule; elastic_step.wgsl takes a step with them. Assembled
+// after lemke.wgsl and enumerate.wgsl and before routh.wgsl (whose
 // step_residual, apply_impulse and kinetic-energy helpers it calls).
 //
 // Binding (group 0):
@@ -99,6 +100,23 @@ fn store_expansion(i: u32, m: u32) {
     for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
         expansion_state[2u * m * i + c] = absorbed[c];
         expansion_state[2u * m * i + m + c] = released[c];
+    }
+}
+
+// The contacts a step with restitution draws its caps for (schedule.wgsl's
+// `approaching`): those approaching at its start (kept in
+// `contact_approaching`) and those still owing expansion work.
+fn mark_expanding(m: u32) {
+    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+        contact_approaching[c] = approaching[c];
+        approaching[c] = approaching[c] || expanding(c, m);
+    }
+}
+
+// The step's caps h·p_i, from lcp_q's cap rows, for elastic_step.
+fn keep_step_caps(m: u32) {
+    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
+        step_cap_values[c] = lcp_q[c];
     }
 }
 
@@ -354,256 +372,4 @@ fn elastic_enumerate(m: u32, size: u32, velocity_scale: scalar, h: scalar, choic
     let residual = step_residual(size, m, velocity_scale, h);
     keep_enumerated_support(m, size, velocity_scale, h);
     return ElasticOutcome(ELASTIC_SOLVED, residual);
-}
-
-// How `elastic_solve` solves: by the run's rule, by the enumerator (`all`,
-// or the CPU's retry of a Lemke solve under the Lemke rules), or by Lemke
-// with covering vector 1 (where no enumerated solution is within the
-// filter, as `routh_step` falls back under `all`).
-const BY_RULE: u32 = 0u;
-const BY_ENUMERATION: u32 = 1u;
-const BY_LEMKE_ONE: u32 = 2u;
-
-// One solve of the step LCP (`routh_step`) from u and the step's caps,
-// with the prescribed impulses when `with_offset`: b moved by A_R's λn
-// columns outside the cap rows (`shift_by_offset`), λn = y + o afterwards.
-// The residual is the LCP's (of y). Random words from `choice`. One call
-// each of the Lemke solve and the enumeration (the compiler inlines every
-// call; `elastic_step`).
-fn elastic_solve(m: u32, size: u32, impulses: u32, with_offset: bool, tol: scalar, tie: scalar,
-                 velocity_scale: scalar, h: scalar, choice: ptr<function, Stream>) -> ElasticOutcome {
-    step_rhs(m, size, impulses, with_offset);
-    let all = params.selection == SELECTION_ALL;
-    // Under the Lemke rules the CPU retries a failed solve, or one outside
-    // the run's residual tolerance, with `all` (elastic.rs, `elastic_step`):
-    // here too where the enumerator's constants are uploaded
-    // (`params.tuples`, src/gpu/enumerate.rs `retries_on_device`), else the
-    // host runs the sample.
-    let retries = !all && m <= ELASTIC_ENUMERATION_CONTACTS;
-    var by = select(BY_RULE, BY_ENUMERATION, all);
-    for (var attempt = 0u; attempt < 3u; attempt++) {
-        if by == BY_ENUMERATION {
-            let enumerated = elastic_enumerate(m, size, velocity_scale, h, choice);
-            if enumerated.status == ELASTIC_HOST {
-                return enumerated;
-            }
-            elastic_fallback = enumerated.status != ELASTIC_SOLVED;
-            if !elastic_fallback {
-                add_offsets(m);
-                return enumerated;
-            }
-            by = BY_LEMKE_ONE;
-            continue;
-        }
-        support_enumerated = false;
-        var offset = 0u;
-        if by == BY_RULE && params.selection == SELECTION_RANDOM_LEMKE {
-            for (var c = 0u; c < size && c < MAX_N; c++) {
-                lcp_cover[c] = cover(next_word(choice));
-            }
-            offset = index(next_word(choice), size);
-        } else {
-            for (var c = 0u; c < size && c < MAX_N; c++) {
-                lcp_cover[c] = scalar(1.0);
-            }
-        }
-        let result = solve_scaled(size, offset, tol, tie, params.pivot_cap);
-        let retry = by == BY_RULE && retries;
-        var residual = scalar(0.0);
-        if result.status == LEMKE_SOLVED {
-            residual = step_residual(size, m, velocity_scale, h);
-        }
-        if retry && (result.status != LEMKE_SOLVED || residual > residual_tolerance()) {
-            if params.tuples == 0u {
-                return ElasticOutcome(ELASTIC_HOST, scalar(0.0));
-            }
-            // The step LCP's right-hand side built again, as the CPU's
-            // retry builds it (Lemke's scaling of it round-trips exactly
-            // only where nothing underflows).
-            step_rhs(m, size, impulses, with_offset);
-            by = BY_ENUMERATION;
-            continue;
-        }
-        if result.status != LEMKE_SOLVED {
-            return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
-        }
-        add_offsets(m);
-        return ElasticOutcome(ELASTIC_SOLVED, residual);
-    }
-    return ElasticOutcome(ELASTIC_FAILED, scalar(0.0));
-}
-
-// λn = y + o: the prescribed impulses (zero without an offset) added to
-// the LCP's own normal impulses.
-fn add_offsets(m: u32) {
-    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-        lcp_z[m + c] += expansion_offset[c];
-    }
-}
-
-// What the solve at the top of `elastic_step`'s loop is for.
-const SOLVE_CORRECTING: u32 = 0u;  // the step's first solve, or a correction's
-const SOLVE_GUARD_LOW: u32 = 1u;   // the energy guard at t = 0
-const SOLVE_GUARD_TRY: u32 = 2u;   // the energy guard at t (regula falsi)
-const SOLVE_GUARD_FINAL: u32 = 3u; // the energy guard's step at `lo`
-// Solves a step may take: the first, a correction's each, the guard's at
-// t = 0, its tries and its last.
-const ELASTIC_SOLVES: u32 = 1u + EXPANSION_CORRECTIONS + 2u + GUARD_ROUNDS;
-
-// `elastic_step`: one step with restitution from u and step_cap_values
-// (and contact_approaching); on success v is advanced and the accounts
-// booked, and `guarded` says whether the energy guard cut the step.
-//
-// Every solve of the step is the one call of `elastic_solve` at the top of
-// a loop, what it is for held in `phase`: the shader compiler inlines
-// every call, and each inlined copy of `elastic_solve` holds a Lemke solve
-// and, for `all`, the whole enumeration (six call sites made lavapipe's
-// LLVM take minutes to compile the module).
-fn elastic_step(n: u32, m: u32, size: u32, impulses: u32, tol: scalar, tie: scalar, velocity_scale: scalar,
-                h: scalar, choice: ptr<function, Stream>, guarded: ptr<function, bool>) -> ElasticOutcome {
-    let planned = plan_expansion(m);
-    var all_zero = true;
-    for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-        if step_cap_values[c] != scalar(0.0) {
-            all_zero = false;
-        }
-    }
-    if !planned && all_zero {
-        // No contact may take impulse: λ = 0.
-        for (var c = 0u; c < size && c < MAX_N; c++) {
-            lcp_z[c] = scalar(0.0);
-        }
-        measure_expansion(m);
-        commit_expansion(m);
-        return ElasticOutcome(ELASTIC_SOLVED, scalar(0.0));
-    }
-    let words = *choice;
-    let slack = work_tolerance();
-    let goal = energy_before_constant();
-    var outcome = ElasticOutcome(ELASTIC_SOLVED, scalar(0.0));
-    var phase = SOLVE_CORRECTING;
-    var with_offset = planned;
-    var round = 0u;
-    var cut = false;
-    // The energy guard's regula falsi on t ∈ [0, 1) for the step's energy
-    // with prescribed impulses t · o (`energy_guard`).
-    var lo = scalar(0.0);
-    var hi = scalar(1.0);
-    var f_lo = scalar(0.0);
-    var f_hi = scalar(0.0);
-    var t = scalar(0.0);
-    var side = 0i;
-    var tries = 0u;
-    for (var solve = 0u; solve < ELASTIC_SOLVES; solve++) {
-        // Every solve draws the same selection words (the first finds the
-        // stream at them already).
-        *choice = words;
-        outcome = elastic_solve(m, size, impulses, with_offset, tol, tie, velocity_scale, h, choice);
-        if outcome.status != ELASTIC_SOLVED {
-            return outcome;
-        }
-        if phase == SOLVE_GUARD_FINAL {
-            cut = true;
-            break;
-        }
-        if phase == SOLVE_CORRECTING {
-            if !planned {
-                break;
-            }
-            // The corrections from `round` on; `again`: solve once more.
-            var again = false;
-            for (; round <= EXPANSION_CORRECTIONS; round++) {
-                measure_expansion(m);
-                // Two tests, not `||`: correct_expansion changes the
-                // offsets, and both operands of `||` were evaluated on
-                // lavapipe (docs/gpu-lavapipe.md).
-                if round == EXPANSION_CORRECTIONS {
-                    break;
-                }
-                if !needs_correction(m) {
-                    break;
-                }
-                // The coupled correction, continued on the solution's
-                // support where it stays a solution; else solved again.
-                if coupled_correction(m, size, velocity_scale) {
-                    var residual = scalar(0.0);
-                    if continue_step(m, size, impulses, velocity_scale, h, &residual) {
-                        outcome = ElasticOutcome(ELASTIC_SOLVED, residual);
-                        continue;
-                    }
-                } else if !correct_expansion(m) {
-                    break;
-                }
-                again = true;
-                round += 1u;
-                break;
-            }
-            if again {
-                with_offset = true;
-                continue;
-            }
-            let energy = step_energy(n, m, impulses);
-            if !(energy > goal + slack) {
-                break;
-            }
-            // The energy guard, first at t = 0 (the inelastic step).
-            for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                expansion_base[c] = expansion_offset[c];
-                expansion_offset[c] = scalar(0.0) * expansion_base[c];
-            }
-            f_hi = energy - goal;
-            with_offset = false;
-            phase = SOLVE_GUARD_LOW;
-            continue;
-        }
-        let f = step_energy(n, m, impulses) - goal;
-        if phase == SOLVE_GUARD_LOW {
-            f_lo = f;
-        } else if f > slack {
-            hi = t;
-            f_hi = f;
-            if side == 1i {
-                f_lo *= scalar(0.5);
-            }
-            side = 1i;
-        } else {
-            lo = t;
-            f_lo = f;
-            if side == -1i {
-                f_hi *= scalar(0.5);
-            }
-            side = -1i;
-        }
-        var next = false;
-        if tries < GUARD_ROUNDS && f_lo < -slack {
-            t = clamp((lo * f_hi - hi * f_lo) / (f_hi - f_lo), lo, hi);
-            next = t > lo && t < hi;
-        }
-        if next {
-            tries += 1u;
-            phase = SOLVE_GUARD_TRY;
-        } else {
-            // The last try may have been above: the step at `lo` again.
-            t = lo;
-            phase = SOLVE_GUARD_FINAL;
-        }
-        for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-            expansion_offset[c] = t * expansion_base[c];
-        }
-        with_offset = t > scalar(0.0);
-    }
-    measure_expansion(m);
-    commit_expansion(m);
-    if cut {
-        settle_expansion(m);
-        *guarded = true;
-    }
-    if params.selection == SELECTION_ALL && elastic_fallback {
-        count_fallback_step(elastic_sample);
-    }
-    velocity_after_step(n, m, impulses);
-    for (var r = 0u; r < n && r < MAX_DOF; r++) {
-        v[r] = v_next[r];
-    }
-    return outcome;
 }

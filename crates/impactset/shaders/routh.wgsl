@@ -3,7 +3,7 @@
 // src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl,
 // schedule.wgsl, lemke.wgsl, enumerate.wgsl (selection `all`) and
 // restitution.wgsl (a problem with restitution, `params.elastic`: every
-// step is restitution.wgsl's `elastic_step`, under every rule).
+// step is elastic_step.wgsl's `elastic_step`, under every rule).
 //
 // Bindings (group 0):
 //   0  params      RouthParams     sizes, step cap, rule, cap law, batch, offsets
@@ -149,6 +149,62 @@ fn solve_scaled(size: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> P
     return result;
 }
 
+// The covering vector of a step's Lemke solve and its column offset:
+// random-lemke's d_j ∈ [1/64, 1 + 1/64), then the offset, from `choice`
+// where `random`, else d = 1 from column 0.
+fn draw_cover(size: u32, random: bool, choice: ptr<function, Stream>) -> u32 {
+    if random {
+        for (var c = 0u; c < size && c < MAX_N; c++) {
+            lcp_cover[c] = cover(next_word(choice));
+        }
+        return index(next_word(choice), size);
+    }
+    for (var c = 0u; c < size && c < MAX_N; c++) {
+        lcp_cover[c] = scalar(1.0);
+    }
+    return 0u;
+}
+
+// The state's step scalars (see the bindings): h, the termination
+// threshold, the pivot and tie tolerances, the velocity scale; the
+// relative pivot tolerance goes to lemke.wgsl's `lemke_relative_tol`.
+struct StepScalars {
+    h: scalar,
+    term: scalar,
+    tol: scalar,
+    tie: scalar,
+    velocity_scale: scalar,
+}
+
+fn step_scalars() -> StepScalars {
+    lemke_relative_tol = constant(params.off_scalars + 6u);
+    let at = params.off_scalars;
+    return StepScalars(constant(at), constant(at + 1u), constant(at + 2u), constant(at + 4u), constant(at + 5u));
+}
+
+// What a sample carries between dispatches besides v: its largest step
+// residual, its kinetic energy before the impact, its steps.
+struct Progress {
+    max_residual: scalar,
+    energy_before: scalar,
+    steps: u32,
+}
+
+// Sample slot i's v and progress: v⁻ and a fresh start where it has not
+// started, else where the last dispatch left them.
+fn resume_sample(i: u32, n: u32, started: bool) -> Progress {
+    if !started {
+        for (var k = 0u; k < n && k < MAX_DOF; k++) {
+            v[k] = constant(params.off_v + k);
+        }
+        return Progress(scalar(0.0), kinetic_energy(n), 0u);
+    }
+    for (var k = 0u; k < n && k < MAX_DOF; k++) {
+        v[k] = out_v[i * params.v_stride + k];
+    }
+    return Progress(out_stats[3u * i], out_stats[3u * i + 1u], out_words[2u * i]);
+}
+
 // A sample's streams: its state's key and its 64-bit index `hi:lo`.
 struct SampleStream {
     key: array<u32, 8>,
@@ -197,38 +253,28 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
     let lo = stream.lo;
     let hi = stream.hi;
 
-    let h = constant(params.off_scalars);
-    let term = constant(params.off_scalars + 1u);
-    let tol = constant(params.off_scalars + 2u);
+    let scalars = step_scalars();
+    let h = scalars.h;
+    let term = scalars.term;
+    let tol = scalars.tol;
     let residual_tol = residual_tolerance();
-    let tie = constant(params.off_scalars + 4u);
-    let velocity_scale = constant(params.off_scalars + 5u);
-    lemke_relative_tol = constant(params.off_scalars + 6u);
+    let tie = scalars.tie;
+    let velocity_scale = scalars.velocity_scale;
 
-    var max_residual = scalar(0.0);
-    var energy_before = scalar(0.0);
-    var steps = 0u;
     let elastic = params.elastic != 0u;
     var guarded = (flags & FLAG_GUARDED) != 0u;
     if elastic {
         load_expansion(i, m, (flags & FLAG_STARTED) != 0u);
     }
+    let progress = resume_sample(i, n, (flags & FLAG_STARTED) != 0u);
+    var max_residual = progress.max_residual;
+    let energy_before = progress.energy_before;
+    var steps = progress.steps;
     if (flags & FLAG_STARTED) == 0u {
-        for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = constant(params.off_v + k);
-        }
-        energy_before = kinetic_energy(n);
         flags = FLAG_STARTED;
         if params.selection == SELECTION_ALL {
             reset_fallback_steps(i);
         }
-    } else {
-        for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = out_v[i * stride + k];
-        }
-        max_residual = out_stats[3u * i];
-        energy_before = out_stats[3u * i + 1u];
-        steps = out_words[2u * i];
     }
     var caps = stream_at(key, lo, hi, stream_pos[2u * i]);
     var choice = stream_at(key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
@@ -273,21 +319,14 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 approaching[c] = u[c] < term;
             }
             if elastic {
-                // The caps are drawn for the contacts approaching or still
-                // owing expansion work.
-                for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                    contact_approaching[c] = approaching[c];
-                    approaching[c] = approaching[c] || expanding(c, m);
-                }
+                mark_expanding(m);
             }
             schedule_draw(&caps, key, lo, hi, steps, m);
             for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
                 lcp_q[c] = h * cap_value(step_caps[c]);
             }
             if elastic {
-                for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                    step_cap_values[c] = lcp_q[c];
-                }
+                keep_step_caps(m);
                 elastic_sample = i;
                 let outcome = elastic_step(n, m, size, impulses, tol, tie, velocity_scale, h, &choice, &guarded);
                 steps += 1u;
@@ -312,7 +351,6 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
         for (var c = m + impulses; c < size && c < MAX_N; c++) {
             lcp_q[c] = scalar(0.0);
         }
-        var offset = 0u;
         var enumerated = false;
         if params.selection == SELECTION_ALL {
             // all: one word, the pick among the distinct solutions within
@@ -341,17 +379,7 @@ fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
                 count_fallback_step(i);
             }
         }
-        if params.selection == SELECTION_RANDOM_LEMKE {
-            // random-lemke: covering vector d_j ∈ [1/64, 1 + 1/64), then the column offset.
-            for (var c = 0u; c < size && c < MAX_N; c++) {
-                lcp_cover[c] = cover(next_word(&choice));
-            }
-            offset = index(next_word(&choice), size);
-        } else {
-            for (var c = 0u; c < size && c < MAX_N; c++) {
-                lcp_cover[c] = scalar(1.0);
-            }
-        }
+        let offset = draw_cover(size, params.selection == SELECTION_RANDOM_LEMKE, &choice);
         var result = PivotResult(0u, LEMKE_SOLVED);
         if !enumerated {
             result = solve_scaled(size, offset, tol, tie, params.pivot_cap);

@@ -12,13 +12,12 @@
 //! the host runs again (docs/gpu.md, "f32 above 44 rows", "f32 on the
 //! humanoid").
 //!
-//! Inelastic Lemke runs of these sizes take the cooperative kernel (one
-//! workgroup per sample, docs/gpu.md, "Kernels"); with restitution they
-//! take the one-invocation kernel of their size class. On lavapipe the
-//! driver's loop limiter (docs/gpu-lavapipe.md) cuts that kernel's long
-//! steps: such a sample runs again on the host (its outcome is then the
-//! CPU's own), counted; an inelastic sample cut would fail and is counted
-//! too: none may be cut on the cooperative kernel.
+//! Lemke runs of these sizes, with restitution too, take the cooperative
+//! kernel (one workgroup per sample, docs/gpu.md, "Kernels"). On lavapipe
+//! the driver's loop limiter (docs/gpu-lavapipe.md) would cut a long step:
+//! an inelastic sample cut would fail, one with restitution would run
+//! again on the host (its outcome then the CPU's own); both are counted,
+//! and none may be cut.
 
 mod common;
 
@@ -66,8 +65,7 @@ fn check(ctx: &GpuContext, name: &str, problem: &ImpactProblem, options: &Sample
     let mut plan = GpuPlan::new(ctx, problem, options, Precision::F64, &GpuRunOptions::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     eprintln!("{name}: plan (module compiled) in {:.1}s", started.elapsed().as_secs_f64());
-    let kernel = if problem.has_restitution() { LemkeKernel::PerSample } else { LemkeKernel::Cooperative };
-    assert_eq!(plan.lemke_kernel(), kernel, "{name}: the rule's kernel");
+    assert_eq!(plan.lemke_kernel(), LemkeKernel::Cooperative, "{name}: the rule's kernel");
     let gpu: SampleSet = plan.sample_range(options.first_index, options.samples, &|_| {}).expect("GPU run");
     let scale = problem.energy_norm(problem.velocity());
     let (mut cut, mut max_dev) = (0, 0.0f64);
@@ -104,10 +102,7 @@ fn options(selection: Selection, samples: usize) -> SamplerOptions {
 }
 
 /// Runs every case of `problems` under both Lemke rules with `samples`
-/// samples each (`H_SAMPLES` overrides): the inelastic cases (the
-/// cooperative kernel) may have no sample cut; the cases with restitution
-/// (one invocation per sample) may have theirs run again on the host on
-/// lavapipe, none on a GPU.
+/// samples each (`H_SAMPLES` overrides): no sample may be cut.
 fn run_cases(problems: &[(&str, ImpactProblem)], samples: usize) {
     let samples: usize = std::env::var("H_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(samples);
     let Some(ctx) = common::gpu::gpu() else { return };
@@ -118,9 +113,7 @@ fn run_cases(problems: &[(&str, ImpactProblem)], samples: usize) {
     for (name, problem) in problems {
         for selection in [Selection::Lemke, Selection::RandomLemke] {
             let cut = check(&ctx, name, problem, &options(selection, samples));
-            if !problem.has_restitution() || !ctx.is_software() {
-                assert_eq!(cut, 0, "{name} {selection}: {cut} samples cut");
-            }
+            assert_eq!(cut, 0, "{name} {selection}: {cut} samples cut");
         }
     }
 }
@@ -157,8 +150,7 @@ fn gpu_runs_the_humanoid_on_both_feet_like_the_cpu() {
     run_cases(&[("humanoid", problem)], 16);
 }
 
-/// With restitution (the one-invocation kernel of the 88-row class): the
-/// humanoid and eight random contacts with `e = 0.5`.
+/// With restitution: the humanoid and eight random contacts with `e = 0.5`.
 #[test]
 fn gpu_runs_large_problems_with_restitution_like_the_cpu() {
     let problem = random_spatial(21, 30, 8);

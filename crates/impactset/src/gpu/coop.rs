@@ -25,18 +25,18 @@ pub enum LemkeKernel {
     /// One invocation per sample walks its whole tableau.
     PerSample,
     /// One workgroup of [`COOP_THREADS`] invocations per sample shares each
-    /// pivot's row operations and ratio test: inelastic `lemke` and
-    /// `random-lemke` only.
+    /// pivot's row operations and ratio test: `lemke` and `random-lemke`,
+    /// with restitution too (not `all`).
     Cooperative,
 }
 
 impl LemkeKernel {
-    /// The rule: [`LemkeKernel::Cooperative`] for inelastic `lemke` and
-    /// `random-lemke` runs whose step LCP has at least
-    /// [`COOP_MIN_LCP_SIZE`] rows, else [`LemkeKernel::PerSample`] (with
-    /// restitution or under `all` always).
-    pub fn for_problem(size: usize, elastic: bool, all: bool) -> LemkeKernel {
-        if !elastic && !all && size >= COOP_MIN_LCP_SIZE { LemkeKernel::Cooperative } else { LemkeKernel::PerSample }
+    /// The rule: [`LemkeKernel::Cooperative`] for `lemke` and
+    /// `random-lemke` runs (with or without restitution) whose step LCP has
+    /// at least [`COOP_MIN_LCP_SIZE`] rows, else
+    /// [`LemkeKernel::PerSample`] (under `all` always).
+    pub fn for_problem(size: usize, all: bool) -> LemkeKernel {
+        if !all && size >= COOP_MIN_LCP_SIZE { LemkeKernel::Cooperative } else { LemkeKernel::PerSample }
     }
 }
 
@@ -52,21 +52,21 @@ pub(crate) fn workgroup_bytes(sizes: ModuleSizes, scalar: usize) -> u64 {
 /// the cooperative kernel's workgroup memory; the rule falls back to one
 /// invocation per sample where it does not, an asked cooperative kernel is
 /// refused ([`GpuError::DeviceLimit`], naming
-/// `max_compute_workgroup_storage_size`), as it is with restitution or
-/// under `all` ([`GpuError::Unsupported`]).
+/// `max_compute_workgroup_storage_size`), as it is under `all`
+/// ([`GpuError::Unsupported`]).
 pub(crate) fn choose(
     limits: &wgpu::Limits,
     asked: Option<LemkeKernel>,
     sizes: ModuleSizes,
     scalar: usize,
-    (size, n, elastic, all): (usize, usize, bool, bool),
+    (size, n, all): (usize, usize, bool),
 ) -> Result<LemkeKernel, GpuError> {
     let bytes = workgroup_bytes(sizes, scalar);
     let max = limits.max_compute_workgroup_storage_size as u64;
     match asked {
-        Some(LemkeKernel::Cooperative) if elastic || all => Err(GpuError::Unsupported(
-            "the cooperative Lemke kernel runs inelastic `lemke` and `random-lemke` only".into(),
-        )),
+        Some(LemkeKernel::Cooperative) if all => {
+            Err(GpuError::Unsupported("the cooperative Lemke kernel runs `lemke` and `random-lemke` only".into()))
+        }
         Some(LemkeKernel::Cooperative) if bytes > max => Err(GpuError::DeviceLimit {
             what: "the cooperative Lemke kernel's workgroup memory",
             bytes,
@@ -76,7 +76,7 @@ pub(crate) fn choose(
             n,
         }),
         Some(kernel) => Ok(kernel),
-        None => Ok(match LemkeKernel::for_problem(size, elastic, all) {
+        None => Ok(match LemkeKernel::for_problem(size, all) {
             LemkeKernel::Cooperative if bytes > max => LemkeKernel::PerSample,
             kernel => kernel,
         }),
@@ -87,16 +87,29 @@ pub(crate) fn choose(
 mod tests {
     use super::*;
 
-    /// The rule: the smallest module's problems and every run with
-    /// restitution or under `all` on one invocation per sample, larger
-    /// inelastic Lemke runs on a workgroup per sample.
+    /// The rule: the smallest module's problems and every run under `all`
+    /// on one invocation per sample, larger Lemke runs (restitution or not)
+    /// on a workgroup per sample.
     #[test]
     fn the_rule_takes_the_cooperative_kernel_above_the_smallest_module() {
-        assert_eq!(LemkeKernel::for_problem(44, false, false), LemkeKernel::PerSample);
-        assert_eq!(LemkeKernel::for_problem(55, false, false), LemkeKernel::Cooperative);
-        assert_eq!(LemkeKernel::for_problem(176, false, false), LemkeKernel::Cooperative);
-        assert_eq!(LemkeKernel::for_problem(88, true, false), LemkeKernel::PerSample);
-        assert_eq!(LemkeKernel::for_problem(88, false, true), LemkeKernel::PerSample);
+        assert_eq!(LemkeKernel::for_problem(44, false), LemkeKernel::PerSample);
+        assert_eq!(LemkeKernel::for_problem(45, false), LemkeKernel::Cooperative);
+        assert_eq!(LemkeKernel::for_problem(176, false), LemkeKernel::Cooperative);
+        assert_eq!(LemkeKernel::for_problem(88, true), LemkeKernel::PerSample);
+    }
+
+    /// A forced cooperative kernel is refused under `all` only (restitution
+    /// runs on it), whatever the size.
+    #[test]
+    fn a_forced_cooperative_kernel_is_refused_under_all_only() {
+        let limits = wgpu::Limits::default();
+        let cooperative = Some(LemkeKernel::Cooperative);
+        for (size, n) in [(24, 6), (88, 27)] {
+            let sizes = ModuleSizes::of(size, n);
+            assert_eq!(choose(&limits, cooperative, sizes, 8, (size, n, false)).unwrap(), LemkeKernel::Cooperative);
+            let err = choose(&limits, cooperative, sizes, 8, (size, n, true)).unwrap_err();
+            assert!(matches!(err, GpuError::Unsupported(_)), "{err}");
+        }
     }
 
     /// A device with too little workgroup memory: the rule falls back, an
@@ -105,7 +118,7 @@ mod tests {
     fn workgroup_memory_binds_by_name() {
         let sizes = ModuleSizes::of(176, 40);
         let small = wgpu::Limits { max_compute_workgroup_storage_size: 1024, ..Default::default() };
-        let case = (176, 40, false, false);
+        let case = (176, 40, false);
         assert_eq!(choose(&small, None, sizes, 8, case).unwrap(), LemkeKernel::PerSample);
         let err = choose(&small, Some(LemkeKernel::Cooperative), sizes, 8, case).unwrap_err();
         assert!(err.to_string().contains("max_compute_workgroup_storage_size"), "{err}");

@@ -156,7 +156,7 @@ pub fn solve_lcps_gpu_with(
     super::plan_setup::check_per_sample(ctx, &[("a Lemke tableau", tableau_bytes)], n, 0)?;
     let cooperative = kernel == LemkeKernel::Cooperative;
     if cooperative {
-        super::coop::choose(&ctx.limits, Some(kernel), sizes, precision.bytes(), (n, 0, false, false))?;
+        super::coop::choose(&ctx.limits, Some(kernel), sizes, precision.bytes(), (n, 0, false))?;
     }
     let (kernels, entry) = if cooperative {
         (ctx.kernels(Module::TestsCoop(sizes), precision)?, "lemke_solve_coop")

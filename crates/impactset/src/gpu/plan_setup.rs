@@ -103,8 +103,7 @@ impl<'c> GpuPlan<'c> {
         }
         let SampleStrides { enumerates, value_stride, word_stride, expansion_stride } = strides;
         let all = params.selection == SELECTION_ALL;
-        let elastic = params.elastic != 0;
-        let kernel = coop::choose(&ctx.limits, run.lemke_kernel, sizes, scalar as usize, (size, n, elastic, all))?;
+        let kernel = coop::choose(&ctx.limits, run.lemke_kernel, sizes, scalar as usize, (size, n, all))?;
         let cooperative = kernel == LemkeKernel::Cooperative;
         let asked_size = run.workgroup_size.unwrap_or(WORKGROUP_SIZE).clamp(1, MAX_WORKGROUP_SIZE);
         let workgroup_size = if cooperative { COOP_THREADS } else { asked_size };
@@ -157,9 +156,10 @@ impl<'c> GpuPlan<'c> {
         let enum_words = ctx.storage_out("enumeration words", b * word_stride as u64 * 4);
         let expansion_state = ctx.storage_out("expansion works", b * expansion_stride as u64 * scalar);
         let buffers = [&params_buf, &constants, &v_out, &words_out, &stats_out, &stream_pos, &state_keys, &tableau];
-        // The cooperative kernel binds 0 to 7 (no enumeration, no restitution).
-        let scratch = [&enum_values, &enum_words, &expansion_state];
-        let bind_group = routh_bind_group(ctx, &pipeline, buffers, if cooperative { &[] } else { &scratch });
+        // The cooperative kernel binds 0 to 7 and restitution's 10 (no
+        // enumeration).
+        let scratch = [(8, &enum_values), (9, &enum_words), (10, &expansion_state)];
+        let bind_group = routh_bind_group(ctx, &pipeline, buffers, if cooperative { &scratch[2..] } else { &scratch });
         let read_velocities = !run.skip_velocities;
         let v_bytes = if read_velocities { b * n as u64 * scalar } else { 8 };
         let slots = [(); 2].map(|_| readback_slot(ctx, b, v_bytes, scalar, all.then_some(word_stride)));
@@ -271,19 +271,19 @@ fn routh_pipeline(
     })
 }
 
-/// The bind group of `routh_sample`: `buffers` at bindings 0–7, `scratch`
-/// at 8–10, in the order of the shader's bindings.
+/// The bind group of `routh_sample`: `buffers` at bindings 0–7, the
+/// `scratch` buffers at their bindings (8–10) where the entry point uses
+/// them.
 fn routh_bind_group(
     ctx: &GpuContext,
     pipeline: &wgpu::ComputePipeline,
     buffers: [&wgpu::Buffer; 8],
-    scratch: &[&wgpu::Buffer],
+    scratch: &[(u32, &wgpu::Buffer)],
 ) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .into_iter()
+    let entries: Vec<wgpu::BindGroupEntry> = (0..)
+        .zip(buffers)
         .chain(scratch.iter().copied())
-        .enumerate()
-        .map(|(binding, buffer)| wgpu::BindGroupEntry { binding: binding as u32, resource: buffer.as_entire_binding() })
+        .map(|(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
         .collect();
     ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("routh_sample"),

@@ -57,7 +57,7 @@ use crate::{ImpactProblem, SampleSet, SamplerOptions};
 /// A problem with restitution (docs/model.md §4b) runs under every rule
 /// (under `all`, where no contact with restitution has friction and a step
 /// has fewer than 100 mode tuples):
-/// `shaders/restitution.wgsl` takes each step's expansion, its
+/// `shaders/restitution.wgsl` and `shaders/elastic_step.wgsl` take each step's expansion, its
 /// corrections and the energy guard as the CPU does; a sample whose step
 /// the shader cannot finish as the CPU would (a failed Lemke solve, which
 /// the CPU retries with the enumerator, a step with more distinct

@@ -20,6 +20,7 @@ const REBUILD: &str = include_str!("../../shaders/rebuild.wgsl");
 const ENUMERATE: &str = include_str!("../../shaders/enumerate.wgsl");
 const RESTITUTION: &str = include_str!("../../shaders/restitution.wgsl");
 const CONTINUATION: &str = include_str!("../../shaders/continuation.wgsl");
+const ELASTIC_STEP: &str = include_str!("../../shaders/elastic_step.wgsl");
 const ROUTH: &str = include_str!("../../shaders/routh.wgsl");
 const LEMKE_COOP: &str = include_str!("../../shaders/lemke_coop.wgsl");
 const ROUTH_COOP: &str = include_str!("../../shaders/routh_coop.wgsl");
@@ -100,6 +101,7 @@ fn routh(types: &str, width: AllWidth, extra: &[&str]) -> String {
         &enumerate,
         RESTITUTION,
         CONTINUATION,
+        ELASTIC_STEP,
         ROUTH,
     ];
     parts.extend(extra);
