@@ -284,23 +284,20 @@ impl GpuContext {
         (queries, resolved, stage)
     }
 
-    /// Submits, in one command buffer: zeroing the first bytes of each
-    /// buffer in `clear`, `passes` compute passes of `groups` workgroups of
-    /// `pipeline` with `bind_group` (each pass sees the previous one's
-    /// writes; the first word of `each_pass` zeroed before each), the copies `(from, to,
-    /// bytes)`, and with `timing` timestamps of the first pass's start and
-    /// the last one's end. Returns without waiting ([`wait`](Self::wait)).
+    /// Submits, in one command buffer: zeroing the first bytes of each buffer in `clear`, `passes.0` compute passes
+    /// of `groups` workgroups of `pipeline` with `bind_group` (each sees the previous one's writes; the first word of
+    /// `passes.1`, persistent workers' counter, zeroed before each), the copies `(from, to, bytes)`, and with
+    /// `timing` timestamps of the first pass's start and the last one's end. Returns without waiting ([`wait`](Self::wait)).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn submit_passes(
         &self,
         pipeline: &wgpu::ComputePipeline,
         bind_group: &wgpu::BindGroup,
         groups: u32,
-        passes: u32,
+        (passes, each_pass): (u32, Option<&wgpu::Buffer>),
         clear: &[(&wgpu::Buffer, u64)],
         copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)],
         timing: Option<&Timing>,
-        each_pass: Option<&wgpu::Buffer>,
     ) -> Result<wgpu::SubmissionIndex, GpuError> {
         self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
@@ -316,8 +313,6 @@ impl GpuContext {
                     end_of_pass_write_index: last.then_some(1),
                 });
             if let Some(counter) = each_pass {
-                // Persistent workers' sample counter (its first word), zero
-                // for every pass.
                 encoder.clear_buffer(counter, 0, Some(4));
             }
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });

@@ -304,16 +304,8 @@ impl<'c> GpuPlan<'c> {
             let cap = if ctx.is_software() { (count as u32).div_ceil(invocations) } else { u32::MAX };
             ctx.queue.write_buffer(&self.work_counter, 4, bytemuck::bytes_of(&cap));
         }
-        ctx.submit_passes(
-            &self.pipeline,
-            &self.bind_group,
-            groups,
-            passes,
-            &clear,
-            &copies,
-            read.timing.as_ref(),
-            counter,
-        )
+        let timing = read.timing.as_ref();
+        ctx.submit_passes(&self.pipeline, &self.bind_group, groups, (passes, counter), &clear, &copies, timing)
     }
 
     /// Runs one batch of `all` to the end: rounds of dispatches until every
