@@ -77,8 +77,9 @@ pub struct GpuRunOptions {
     /// taking the next sample of the batch from a shared counter until
     /// every sample has had its turn, so that an invocation whose sample
     /// ends early goes on with another instead of idling until the slowest
-    /// sample of its warp ends (docs/gpu.md, "Divergence"). The samples do
-    /// not depend on it. Default (`None`): one invocation per sample (the
+    /// sample of its warp ends (docs/gpu.md, "Divergence"); on CPU adapters
+    /// an invocation takes at most its share of a dispatch's samples
+    /// (lavapipe's loop limiter). The samples do not depend on it. Default (`None`): one invocation per sample (the
     /// speed of both on hardware is still to be compared). No effect on the
     /// cooperative kernel, or where the batch has at most this many samples.
     pub workers: Option<u32>,
