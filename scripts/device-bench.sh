@@ -3,7 +3,11 @@
 # from release binaries built elsewhere: the GPU tests, then `impactset
 # bench` for each problem of docs/performance.md's GPU table on the GPU
 # (f32 and f64 random-lemke) and on all of the host's cores, then one
-# 2^20-sample compass-gait run end to end. The result is a Markdown table
+# 2^20-sample compass-gait run end to end. Before the benchmarks, the
+# mapping of samples to threads (examples/gpu_mapping.rs): one invocation
+# per sample against persistent workers (compass gait, cube-flat), and one
+# invocation against one workgroup per sample by step LCP size (the
+# cooperative kernel's threshold). The result is a Markdown table
 # (device-bench.md) with logs and the bench's JSON beside it.
 #
 #   bash scripts/device-bench.sh pack [--smoke]
@@ -82,7 +86,10 @@ for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["bench"]:
         print(m["target"]["name"], m["executable"])' >>"$list"
+    # The mapping comparisons (persistent workers, the kernels' crossover).
+    cargo build --release -p impactset --features gpu --example gpu_mapping
     strip -o "$BUNDLE/bin/impactset" target/release/impactset
+    strip -o "$BUNDLE/bin/gpu_mapping" target/release/examples/gpu_mapping
     while read -r name exe; do
         strip -o "$BUNDLE/tests/$name" "$exe"
     done <"$list"
@@ -187,6 +194,11 @@ if columns.exists():
             parts = line.split("[")[1].split()
             lines[-1] += f"{name} {parts[2]} {parts[3]}; "
             name = None
+for part in ("persistent", "crossover"):
+    log = out / f"mapping-{part}.log"
+    mapping = [l for l in log.read_text().splitlines() if l.startswith("|")] if log.exists() else []
+    if mapping:
+        lines += ["", f"Mapping, {part} (`gpu_mapping {part}`, f32 random-lemke; fastest of 2 runs):", ""] + mapping
 lines += ["", "| step | outcome | seconds |", "|---|---|---|"]
 steps = out / "steps.tsv"
 for line in steps.read_text().splitlines() if steps.exists() else []:
@@ -239,7 +251,22 @@ run() {
         fi
     done
 
-    # 2. impactset bench: each problem alone (one timeout each), the
+    # 2. How samples map to threads (examples/gpu_mapping.rs, f32
+    # random-lemke, every row's outputs checked bit for bit against its
+    # problem's first row): one invocation per sample against persistent
+    # workers, then one invocation against one workgroup per sample at
+    # step LCPs of 22 to 88 rows. Rows are printed as measured, so a step
+    # cut by its timeout keeps them.
+    local part
+    for part in persistent crossover; do
+        if [ "$smoke" = 1 ]; then
+            step "mapping-$part" 60 "$work/bin/gpu_mapping" "$part" --smoke
+        else
+            step "mapping-$part" 75 "$work/bin/gpu_mapping" "$part"
+        fi
+    done
+
+    # 3. impactset bench: each problem alone (one timeout each), the
     # host's cores (f64, the CPU's only precision) and the GPU in f32 and
     # f64, random-lemke. Two-contact scenes at 2^20 samples, the others at
     # 2^18 (the 16-core CPU takes seconds a run on the humanoid).
@@ -261,7 +288,7 @@ run() {
         done
     done
 
-    # 3. 2^20 compass-gait samples end to end in f32: the whole command
+    # 4. 2^20 compass-gait samples end to end in f32: the whole command
     # (process start, adapter, plan, kernels, read-back, summary), beside
     # the bench's row (plan, kernels and read-back).
     local e2e=1048576
@@ -269,7 +296,7 @@ run() {
     step "e2e-compass-gait-f32" "$seconds" bash -c "s=\$(date +%s%N); '$cli' sample compass-gait -n $e2e \
         --backend gpu --precision f32 --json >'$out/e2e.json' && echo $e2e \$(( (\$(date +%s%N) - s) / 1000000 )) >'$out/e2e.txt'"
 
-    # 4. The host's share: a run's outputs into the result's columns, one
+    # 5. The host's share: a run's outputs into the result's columns, one
     # thread against every core (benches/gpu_columns.rs, synthetic outputs).
     if [ "$smoke" = 1 ]; then
         step host-columns 60 "$work/tests/gpu_columns" --bench --warm-up-time 0.1 --measurement-time 0.2 --sample-size 10
@@ -277,7 +304,7 @@ run() {
         step host-columns 60 "$work/tests/gpu_columns" --bench --warm-up-time 1 --measurement-time 3 --sample-size 10
     fi
 
-    # 5. The other GPU tests, the large ones lavapipe cannot run included.
+    # 6. The other GPU tests, the large ones lavapipe cannot run included.
     for t in $LATER_TESTS $CLI_TESTS; do
         if [ "$smoke" = 1 ]; then
             step "test-$t" 30 "$work/tests/$t" --list
@@ -293,5 +320,5 @@ run() {
 case "$mode" in
     pack) pack ;;
     run) run ;;
-    *) sed -n '2,29p' "$0"; exit 2 ;;
+    *) sed -n '2,30p' "$0"; exit 2 ;;
 esac

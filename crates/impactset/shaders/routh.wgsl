@@ -40,10 +40,13 @@
 //                                  (stream_key(seed)) as 8 little-endian words
 //  10  expansion_state array<scalar> restitution: per sample, its works
 //                                  (restitution.wgsl)
+//  11  work_counter  array<atomic<u32>> persistent workers: the next sample
+//                                  slot of the dispatch, and the most slots
+//                                  an invocation takes (routh_sample)
 //
 // States of equal sizes are packed: a dispatch runs `count / row_samples`
 // rows of `row_samples` samples, row r for state `state_first + r`, so that
-// invocation i runs sample `first + i % row_samples` of state
+// slot i runs sample `first + i % row_samples` of state
 // `state_first + i / row_samples` (one state: row_samples = count).
 
 @group(0) @binding(0) var<storage, read> params: RouthParams;
@@ -53,6 +56,7 @@
 @group(0) @binding(4) var<storage, read_write> out_stats: array<scalar>;
 @group(0) @binding(5) var<storage, read_write> stream_pos: array<u32>;
 @group(0) @binding(6) var<storage, read> state_keys: array<u32>;
+@group(0) @binding(11) var<storage, read_write> work_counter: array<atomic<u32>>;
 
 override WORKGROUP_SIZE: u32 = 64u;
 
@@ -231,9 +235,44 @@ fn start_sample(i: u32, m: u32) -> SampleStream {
     return stream;
 }
 
+// One sample per invocation, or persistent workers: a dispatch of fewer
+// invocations than samples (`GpuRunOptions::workers`) has each invocation
+// take the next sample slot from `work_counter[0]` (zeroed by the host
+// before every dispatch) until the batch's slots are all taken, so that an
+// invocation whose sample ends early goes on with another instead of
+// waiting for the slowest of its warp. An invocation takes at most
+// `work_counter[1]` slots a dispatch (set by the host: every slot is still
+// taken when it is at least count / invocations; on CPU adapters it is
+// that share, so that lavapipe's loop limiter, which counts an
+// invocation's iterations over the whole dispatch, sees a bounded number
+// of slots). A slot's outcome depends only on its sample's stream and its
+// own buffers, never on the invocation that runs it.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
+fn routh_sample(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    // One call of run_slot: the driver's compiler inlines it once.
+    let persistent = groups.x * WORKGROUP_SIZE < params.count;
+    var i = gid.x;
+    var left = 1u;
+    if persistent {
+        i = atomicAdd(&work_counter[0], 1u);
+        left = atomicLoad(&work_counter[1]);
+    }
+    loop {
+        if i >= params.count || left == 0u {
+            break;
+        }
+        run_slot(i);
+        left -= 1u;
+        if !persistent || left == 0u {
+            break;
+        }
+        i = atomicAdd(&work_counter[0], 1u);
+    }
+}
+
+// Sample slot `i` of the dispatch: at most `steps_per_dispatch` more steps
+// of its sample, from and into its state in the output buffers.
+fn run_slot(i: u32) {
     let n = params.n;
     let m = params.m;
     let size = params.size;

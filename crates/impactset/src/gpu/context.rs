@@ -284,19 +284,17 @@ impl GpuContext {
         (queries, resolved, stage)
     }
 
-    /// Submits, in one command buffer: zeroing the first bytes of each
-    /// buffer in `clear`, `passes` compute passes of `groups` workgroups of
-    /// `pipeline` with `bind_group` (each pass sees the previous one's
-    /// writes), the copies `(from, to, bytes)`, and with `timing` timestamps
-    /// of the first pass's start and the last one's end. Returns without
-    /// waiting ([`wait`](Self::wait)).
+    /// Submits, in one command buffer: zeroing the first bytes of each buffer in `clear`, `passes.0` compute passes
+    /// of `groups` workgroups of `pipeline` with `bind_group` (each sees the previous one's writes; the first word of
+    /// `passes.1`, persistent workers' counter, zeroed before each), the copies `(from, to, bytes)`, and with
+    /// `timing` timestamps of the first pass's start and the last one's end. Returns without waiting ([`wait`](Self::wait)).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn submit_passes(
         &self,
         pipeline: &wgpu::ComputePipeline,
         bind_group: &wgpu::BindGroup,
         groups: u32,
-        passes: u32,
+        (passes, each_pass): (u32, Option<&wgpu::Buffer>),
         clear: &[(&wgpu::Buffer, u64)],
         copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)],
         timing: Option<&Timing>,
@@ -314,6 +312,9 @@ impl GpuContext {
                     beginning_of_pass_write_index: first.then_some(0),
                     end_of_pass_write_index: last.then_some(1),
                 });
+            if let Some(counter) = each_pass {
+                encoder.clear_buffer(counter, 0, Some(4));
+            }
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind_group, &[]);

@@ -72,6 +72,17 @@ pub struct GpuRunOptions {
     /// Default (`None`): [`LemkeKernel::for_problem`](super::LemkeKernel::for_problem)'s
     /// rule (a workgroup per sample above the smallest module's 44 rows).
     pub lemke_kernel: Option<super::LemkeKernel>,
+    /// Persistent workers for the one-invocation kernel: each dispatch runs
+    /// at most this many invocations (rounded up to whole workgroups), each
+    /// taking the next sample of the batch from a shared counter until
+    /// every sample has had its turn, so that an invocation whose sample
+    /// ends early goes on with another instead of idling until the slowest
+    /// sample of its warp ends (docs/gpu.md, "Divergence"); on CPU adapters
+    /// an invocation takes at most its share of a dispatch's samples
+    /// (lavapipe's loop limiter). The samples do not depend on it. Default (`None`): one invocation per sample (the
+    /// speed of both on hardware is still to be compared). No effect on the
+    /// cooperative kernel, or where the batch has at most this many samples.
+    pub workers: Option<u32>,
 }
 
 impl Default for GpuRunOptions {
@@ -87,6 +98,7 @@ impl Default for GpuRunOptions {
             keep_rerun_indices: false,
             kept_solutions: None,
             lemke_kernel: None,
+            workers: None,
         }
     }
 }

@@ -44,6 +44,11 @@ pub struct GpuPlan<'c> {
     pub(super) workgroup_size: u32,
     /// One invocation or one workgroup per sample.
     pub(super) kernel: super::LemkeKernel,
+    /// Persistent workers of the one-invocation kernel
+    /// ([`GpuRunOptions::workers`](super::GpuRunOptions::workers)), and
+    /// their sample counter.
+    pub(super) workers: Option<u32>,
+    pub(super) work_counter: wgpu::Buffer,
     pub(super) word_stride: usize,
     pub(super) read_velocities: bool,
     pub(super) params: RouthParams,

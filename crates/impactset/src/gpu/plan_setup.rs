@@ -155,11 +155,12 @@ impl<'c> GpuPlan<'c> {
         let enum_values = ctx.storage_out("enumeration values", b * value_stride as u64 * scalar);
         let enum_words = ctx.storage_out("enumeration words", b * word_stride as u64 * 4);
         let expansion_state = ctx.storage_out("expansion works", b * expansion_stride as u64 * scalar);
+        let work_counter = ctx.storage_out("persistent workers' counter", 8);
         let buffers = [&params_buf, &constants, &v_out, &words_out, &stats_out, &stream_pos, &state_keys, &tableau];
         // The cooperative kernel binds 0 to 7 and restitution's 10 (no
-        // enumeration).
-        let scratch = [(8, &enum_values), (9, &enum_words), (10, &expansion_state)];
-        let bind_group = routh_bind_group(ctx, &pipeline, buffers, if cooperative { &scratch[2..] } else { &scratch });
+        // enumeration, no persistent workers' counter).
+        let scratch = [(8, &enum_values), (9, &enum_words), (10, &expansion_state), (11, &work_counter)];
+        let bind_group = routh_bind_group(ctx, &pipeline, buffers, if cooperative { &scratch[2..3] } else { &scratch });
         let read_velocities = !run.skip_velocities;
         let v_bytes = if read_velocities { b * n as u64 * scalar } else { 8 };
         let slots = [(); 2].map(|_| readback_slot(ctx, b, v_bytes, scalar, all.then_some(word_stride)));
@@ -174,6 +175,8 @@ impl<'c> GpuPlan<'c> {
             batch_bound,
             workgroup_size,
             kernel,
+            workers: run.workers.filter(|_| !cooperative).map(|w| w.max(1)),
+            work_counter,
             word_stride,
             read_velocities,
             params,
@@ -272,7 +275,7 @@ fn routh_pipeline(
 }
 
 /// The bind group of `routh_sample`: `buffers` at bindings 0–7, the
-/// `scratch` buffers at their bindings (8–10) where the entry point uses
+/// `scratch` buffers at their bindings (8–11) where the entry point uses
 /// them.
 fn routh_bind_group(
     ctx: &GpuContext,

@@ -287,12 +287,25 @@ impl<'c> GpuPlan<'c> {
         let clear: Vec<(&wgpu::Buffer, u64)> =
             if clear { vec![(&self.words_out, c * 8), (&self.stream_pos, c * 8)] } else { Vec::new() };
         let groups = match self.kernel {
-            LemkeKernel::PerSample => (count as u32).div_ceil(self.workgroup_size),
+            // Persistent workers: fewer invocations than samples, each
+            // taking the next sample from the counter (routh.wgsl).
+            LemkeKernel::PerSample => {
+                (count as u32).min(self.workers.unwrap_or(u32::MAX)).div_ceil(self.workgroup_size)
+            }
             // One workgroup per sample, up to the dispatch limit; each takes
             // the samples `groups` apart (routh_coop.wgsl).
             LemkeKernel::Cooperative => (count as u32).min(ctx.limits.max_compute_workgroups_per_dimension),
         };
-        ctx.submit_passes(&self.pipeline, &self.bind_group, groups, passes, &clear, &copies, read.timing.as_ref())
+        let counter = self.workers.map(|_| &self.work_counter);
+        if self.kernel == LemkeKernel::PerSample && self.workers.is_some() {
+            // The most slots an invocation takes a dispatch (routh.wgsl):
+            // its share on CPU adapters (lavapipe's loop limiter), else any.
+            let invocations = groups * self.workgroup_size;
+            let cap = if ctx.is_software() { (count as u32).div_ceil(invocations) } else { u32::MAX };
+            ctx.queue.write_buffer(&self.work_counter, 4, bytemuck::bytes_of(&cap));
+        }
+        let timing = read.timing.as_ref();
+        ctx.submit_passes(&self.pipeline, &self.bind_group, groups, (passes, counter), &clear, &copies, timing)
     }
 
     /// Runs one batch of `all` to the end: rounds of dispatches until every

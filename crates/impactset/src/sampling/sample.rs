@@ -86,6 +86,10 @@ pub struct StepRecord {
     pub residual: f64,
     /// Distinct velocity changes the selection rule chose among.
     pub choices: usize,
+    /// Lemke pivots the step took (0 under `all` when the enumeration
+    /// found the solution). Not written to JSON.
+    #[serde(skip)]
+    pub pivots: usize,
 }
 
 /// A sample with every intermediate velocity.
@@ -247,6 +251,7 @@ pub(crate) fn run_sample_from(
                 v: ws.v.as_slice().to_vec(),
                 residual: outcome.residual,
                 choices: outcome.choices,
+                pivots: outcome.pivots,
             });
         }
     };
