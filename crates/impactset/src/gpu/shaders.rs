@@ -56,11 +56,12 @@ pub(crate) fn source(module: Module, precision: Precision) -> String {
     // The scalar's own constants: its ε and least normal number, and the
     // violation below which a step continued on its support
     // (continuation.wgsl) is taken: the CPU's `ENUMERATED_VIOLATION` in
-    // f64, the run's residual tolerance alone in f32.
+    // f64, the run's residual tolerance alone in f32 (a bound above any
+    // residual, so the `min` with the tolerance takes the tolerance).
     let scalar_line = match precision {
         Precision::F32 => format!(
             "{SCALAR_LINE}\nconst SCALAR_EPSILON: scalar = {:e};\nconst SCALAR_MIN_POSITIVE: scalar = {:e};\n\
-             const CONTINUATION_VIOLATION: scalar = -1.0;",
+             const CONTINUATION_VIOLATION: scalar = 1e30;",
             f32::EPSILON,
             f32::MIN_POSITIVE
         ),
