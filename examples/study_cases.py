@@ -245,9 +245,16 @@ def _rock(model: mujoco.MjModel, data: mujoco.MjData) -> Callable:
             world = data.geom_xpos[g] + sign * half * axis
             ends.append(data.xmat[foot].reshape(3, 3).T @ (world - data.xpos[foot]))
     ends = np.array(ends)
+    return rise(model, data, lambda d: (d.xpos[foot] + (d.xmat[foot].reshape(3, 3) @ ends.T).T)[:, 2])
+
+
+def rise(model: mujoco.MjModel, data: mujoco.MjData, heights: Callable[[mujoco.MjData], np.ndarray]) -> Callable:
+    """Metric: the largest rise (m) of any of the points whose heights
+    ``heights(data)`` gives (after ``mj_kinematics``) above their heights at
+    the impact (``data``), read every 5 ms."""
+    z0 = heights(data).copy()
     scratch = mujoco.MjData(model)
     full = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
-    z0 = (data.xpos[foot] + (data.xmat[foot].reshape(3, 3) @ ends.T).T)[:, 2]
 
     def metric(model: mujoco.MjModel, trajectories: imj.Trajectories) -> np.ndarray:
         t = trajectories.time
@@ -257,8 +264,7 @@ def _rock(model: mujoco.MjModel, data: mujoco.MjData) -> Callable:
             for k in range(0, t.size, stride):
                 mujoco.mj_setState(model, scratch, rollout[k], full)
                 mujoco.mj_kinematics(model, scratch)
-                z = (scratch.xpos[foot] + (scratch.xmat[foot].reshape(3, 3) @ ends.T).T)[:, 2] - z0
-                out[i] = max(out[i], float(z.max()))
+                out[i] = max(out[i], float(np.max(heights(scratch) - z0)))
         return out
 
     return metric

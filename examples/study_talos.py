@@ -17,9 +17,9 @@ compensation of a robot standing on its soles
 
 Why a joint PD with ``qfrc_bias`` alone lets TALOS fall (and why, on the
 URDF's ankle meshes, it also needs the SRDF's rotor inertia) is shown by
-``python examples/study_talos.py`` (standing runs);
-``python examples/study_talos.py --figure talos-step width=0.25 pitch=5
---out FILE`` draws one condition's trajectories.
+``python examples/study_talos_report.py`` (standing runs);
+``python examples/study_talos_report.py --figure talos-step width=0.25
+pitch=5 --out FILE`` draws one condition's trajectories.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import mujoco
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_cases import GAP, Condition, base_directions  # noqa: E402  (the sibling module)
+from study_cases import GAP, Condition, base_directions, rise  # noqa: E402  (the sibling module)
 
 URDF = "robots/talos_data/robots/talos_reduced.urdf"
 SRDF = "robots/talos_data/srdf/talos.srdf"
@@ -95,26 +95,34 @@ def corners(model: mujoco.MjModel, data: mujoco.MjData, sole: str) -> np.ndarray
     return data.geom_xpos[g] + local @ data.geom_xmat[g].reshape(3, 3).T
 
 
+def sole_heights(model: mujoco.MjModel, soles: list[str]) -> Callable[[mujoco.MjData], np.ndarray]:
+    """``heights(data)``: the heights of every corner of ``soles``."""
+    return lambda data: np.concatenate([corners(model, data, s)[:, 2] for s in soles])
+
+
 def lift(model: mujoco.MjModel, data: mujoco.MjData, soles: list[str]) -> Callable:
     """Metric: the largest rise (m) of a corner of ``soles`` above its height
     at the impact, read every 5 ms."""
-    z0 = np.concatenate([corners(model, data, s)[:, 2] for s in soles])
-    scratch = mujoco.MjData(model)
-    full = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    return rise(model, data, sole_heights(model, soles))
 
-    def metric(model: mujoco.MjModel, trajectories: imj.Trajectories) -> np.ndarray:
-        t = trajectories.time
-        stride = max(1, round(0.005 / (t[1] - t[0]))) if t.size > 1 else 1
-        out = np.zeros(trajectories.states.shape[0])
-        for i, rollout in enumerate(trajectories.states):
-            for k in range(0, t.size, stride):
-                mujoco.mj_setState(model, scratch, rollout[k], full)
-                mujoco.mj_kinematics(model, scratch)
-                z = np.concatenate([corners(model, scratch, s)[:, 2] for s in soles])
-                out[i] = max(out[i], float(np.max(z - z0)))
-        return out
 
-    return metric
+def _condition(
+    case: str,
+    label: dict,
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    controller: Callable,
+    soles: list[str],
+    small: bool,
+    **extra: object,
+) -> Condition:
+    """A condition of ``case``: the verdict is a corner of ``soles`` lifting
+    past the gap within the rollout."""
+    duration = SMALL_DURATION if small else DURATION
+    score = lift(model, data, soles)
+    return Condition(
+        case, label, model, data, controller, score, GAP, duration, _directions(model, data, small), **extra
+    )
 
 
 def touching(model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -136,20 +144,7 @@ def talos_landing(small: bool) -> Iterator[Condition]:
             touching(model, data)
             data.qvel[:3] = [vx, 0.0, -vz]
             mujoco.mj_forward(model, data)
-            score = lift(model, data, SOLES)
-            directions = _directions(model, data, small)
-            label = {"forward": vx, "sink": vz}
-            yield Condition(
-                "talos-landing",
-                label,
-                model,
-                data,
-                pd,
-                score,
-                GAP,
-                DURATION if not small else SMALL_DURATION,
-                directions,
-            )
+            yield _condition("talos-landing", {"forward": vx, "sink": vz}, model, data, pd, SOLES, small)
 
 
 def _landing(model: mujoco.MjModel, vx: float, vz: float) -> mujoco.MjData:
@@ -189,20 +184,7 @@ def talos_landing_edge(small: bool) -> Iterator[Condition]:
             lo, hi = (mid, hi) if _outcome_lift(model, _landing(model, mid, vz), pd) <= GAP else (lo, mid)
         vx = round(0.5 * (lo + hi), 5)
         data = _landing(model, vx, vz)
-        score = lift(model, data, SOLES)
-        directions = _directions(model, data, small)
-        label = {"forward": vx, "sink": vz}
-        yield Condition(
-            "talos-landing-edge",
-            label,
-            model,
-            data,
-            pd,
-            score,
-            GAP,
-            DURATION if not small else SMALL_DURATION,
-            directions,
-        )
+        yield _condition("talos-landing-edge", {"forward": vx, "sink": vz}, model, data, pd, SOLES, small)
 
 
 def _directions(model: mujoco.MjModel, data: mujoco.MjData, small: bool) -> np.ndarray:
@@ -238,21 +220,8 @@ def talos_heel_strike(small: bool) -> Iterator[Condition]:
             touching(model, data)
             data.qvel[:3] = [HEEL_FORWARD, 0.0, -vz]
             mujoco.mj_forward(model, data)
-            score = lift(model, data, SOLES)
-            directions = _directions(model, data, small)
             label = {"pitch": pitch, "sink": vz}
-            yield Condition(
-                "talos-heel-strike",
-                label,
-                model,
-                data,
-                pd,
-                score,
-                GAP,
-                DURATION if not small else SMALL_DURATION,
-                directions,
-                impacts={"seed": 0},
-            )
+            yield _condition("talos-heel-strike", label, model, data, pd, SOLES, small, impacts={"seed": 0})
 
 
 def _leg(model: mujoco.MjModel, side: str) -> np.ndarray:
@@ -351,12 +320,7 @@ def talos_step(small: bool) -> Iterator[Condition]:
             ref0 = data.qpos[qadr].copy()
             refs += ref0 - refs[0]  # the base was lowered: the joint references are unchanged by it
             pd = _tracking(times, refs, rates, left, kp, kd, qadr, dadr, low, high, bias)
-            score = lift(model, data, [SOLES[1]])
-            directions = _directions(model, data, small)
-            label = {"width": width, "pitch": pitch}
-            yield Condition(
-                "talos-step", label, model, data, pd, score, GAP, DURATION if not small else SMALL_DURATION, directions
-            )
+            yield _condition("talos-step", {"width": width, "pitch": pitch}, model, data, pd, [SOLES[1]], small)
 
 
 #: Half the distance between the soles' centres at half_sitting (m).
@@ -408,129 +372,3 @@ TALOS_CASES = {
     "talos-step": talos_step,
 }
 TALOS_LABELS = ("width",)
-
-
-def standing(seconds: float = 3.0) -> list[dict]:
-    """Why TALOS stands here: ``half_sitting`` held ``seconds`` from rest on
-    the floor, with and without the SRDF's rotor inertia, with PAL's gains or
-    a soft PD (kp 1000, kd 30 on every joint), with ``qfrc_bias`` alone or
-    the standing compensation (``support=``), on the box soles or the URDF's
-    ankle meshes. Per run: the base's largest tilt (degrees), the largest
-    joint error at the end (rad) and the share of motor steps at their
-    effort limit."""
-    rows = []
-    for armature in (0.0, ARMATURE):
-        for soles in (True, False):
-            erd = imj.example_robot_data
-            if soles:
-                model = talos(armature)
-            else:
-                model = imj.load_urdf(erd(URDF), feet=ANKLES, srdf=erd(SRDF), state=KEY, armature=armature)
-            for name, (kp, kd) in (("PAL", gains(model)), ("kp 1000, kd 30", (1000.0, 30.0))):
-                for support in (False, True):
-                    pd = imj.keyframe_pd(model, KEY, kp=kp, kd=kd, support=ANKLES if support else None)
-                    data = mujoco.MjData(model)
-                    mujoco.mj_resetDataKeyframe(model, data, model.key(KEY).id)
-                    mujoco.mj_forward(model, data)
-                    floor = model.geom("floor").id
-                    feet = [g for g in range(model.ngeom) if model.geom_contype[g] and g != floor]
-                    data.qpos[2] -= min(mujoco.mj_geomDistance(model, data, floor, g, 1.0, None) for g in feet)
-                    tilt, saturated, steps = 0.0, 0, round(seconds / model.opt.timestep)
-                    high = model.actuator_ctrlrange[:, 1]
-                    for _ in range(steps):
-                        data.ctrl[:] = pd(model, data)
-                        saturated += int(np.sum(np.abs(data.ctrl) >= high - 1e-9))
-                        mujoco.mj_step(model, data)
-                        q = data.qpos[3:7] / np.linalg.norm(data.qpos[3:7])
-                        tilt = max(tilt, float(np.degrees(np.arccos(np.clip(1 - 2 * (q[1] ** 2 + q[2] ** 2), -1, 1)))))
-                    key = model.key_qpos[model.key(KEY).id]
-                    rows.append(
-                        {
-                            "armature": armature,
-                            "feet": "box soles" if soles else "URDF meshes",
-                            "gains": name,
-                            "compensation": "support" if support else "qfrc_bias",
-                            "max tilt": round(tilt, 2),
-                            "joint error": round(float(np.abs(data.qpos[7:] - key[7:]).max()), 4),
-                            "saturated": round(saturated / (steps * model.nu), 3),
-                        }
-                    )
-    return rows
-
-
-def _lift_curves(model: mujoco.MjModel, states: np.ndarray, z0: np.ndarray, soles: list[str]) -> np.ndarray:
-    """(S, T) the largest rise of the soles' corners above ``z0`` at each state."""
-    scratch = mujoco.MjData(model)
-    full = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
-    out = np.empty(states.shape[:2])
-    for i, rollout in enumerate(states):
-        for k, state in enumerate(rollout):
-            mujoco.mj_setState(model, scratch, state, full)
-            mujoco.mj_kinematics(model, scratch)
-            out[i, k] = np.max(np.concatenate([corners(model, scratch, s)[:, 2] for s in soles]) - z0)
-    return out
-
-
-def figure(case: str, label: dict[str, float], path: Path, samples: int = 128) -> None:
-    """The condition's sole lift against time from every sample of the set
-    (red: past the 5 mm rule) and from MuJoCo's own outcome (black)."""
-    import impactset
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    c = next(c for c in TALOS_CASES[case](False) if c.label == label)
-    soles = [SOLES[1]] if case == "talos-step" else SOLES
-    z0 = np.concatenate([corners(c.model, c.data, s)[:, 2] for s in soles])
-    p = imj.problem(c.model, c.data, distance=c.distance)
-    s = impactset.sample(p, samples, seed=0, selection="random-lemke")
-    times = np.arange(0.0, c.duration + 1e-9, 0.005)
-    go = dict(duration=c.duration, controller=c.controller, times=times, metrics={})
-    r = imj.rollouts(c.model, c.data, s, impacts=c.impacts, outcome=False, **go)
-    v_out = imj.outcome(c.model, c.data, distance=c.distance)
-    o = imj.rollouts(c.model, c.data, v_out[None], outcome=False, **go)
-    mine = _lift_curves(c.model, o.trajectories.states, z0, soles)[0] * 1e3
-    curves = _lift_curves(c.model, r.trajectories.states, z0, soles) * 1e3
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    for k, row in enumerate(curves):
-        fails = row.max() > GAP * 1e3
-        ax.plot(
-            r.times,
-            row,
-            color="tab:red" if fails else "tab:green",
-            alpha=0.35,
-            lw=1,
-            label=None if k else "samples of the set",
-        )
-    ax.plot(o.times, mine, color="k", lw=2.2, label="MuJoCo's own outcome")
-    ax.axhline(GAP * 1e3, color="gray", ls=":", lw=1)
-    share = float(np.mean(curves.max(axis=1) > GAP * 1e3))
-    what = "stance sole's" if case == "talos-step" else "soles'"
-    conditions = ", ".join(f"{k} {v:g}" for k, v in label.items())
-    ax.set(
-        xlabel="time after the impact (s)",
-        ylabel=f"{what} highest corner rise (mm)",
-        title=f"TALOS {case[6:]} ({conditions}): {share:.0%} of the set lifts past 5 mm",
-    )
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    import argparse
-
-    parser = argparse.ArgumentParser(description="TALOS standing diagnostics, or one condition's figure")
-    parser.add_argument(
-        "--figure", nargs="+", metavar=("CASE", "NAME=VALUE"), help="e.g. talos-step width=0.25 pitch=5"
-    )
-    parser.add_argument("--out", type=Path, default=Path("talos.png"))
-    args = parser.parse_args()
-    if args.figure:
-        label = {k: float(v) for k, v in (item.split("=") for item in args.figure[1:])}
-        figure(args.figure[0], label, args.out)
-    else:
-        for row in standing():
-            print(row, flush=True)
