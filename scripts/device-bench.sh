@@ -8,7 +8,9 @@
 # per sample against persistent workers (compass gait, cube-flat), and one
 # invocation against one workgroup per sample by step LCP size (the
 # cooperative kernel's threshold). The result is a Markdown table
-# (device-bench.md) with logs and the bench's JSON beside it.
+# (device-bench.md) with logs and the bench's JSON beside it, and the
+# pivots' arithmetic rate against the device's f32 and f64 peak (pivots a
+# sample counted on the build machine by examples/divergence.rs).
 #
 #   bash scripts/device-bench.sh pack [--smoke]
 #       On the build machine: `cargo build --release` of the command line
@@ -40,6 +42,13 @@ FIRST_TESTS="gpu_parity gpu_lemke gpu_reach gpu_chacha gpu_schedule"
 LATER_TESTS="gpu_restitution gpu_all gpu_compare gpu_timing gpu_large"
 CORE_TESTS="$FIRST_TESTS $LATER_TESTS"
 CLI_TESTS="gpu_auto"
+
+# The benchmarks' problems, each with its size class (samples a run: small
+# 2^20, large 2^18, humanoid 2^16; the 16-core CPU takes seconds a run on
+# the humanoid).
+DATA="crates/impactset/tests/data"
+BENCH_PROBLEMS="rocking-block:small box-wall:small ramone:small compass-gait:small cube-flat:large \
+$DATA/go2-landing.json:large $DATA/humanoid-feet-flat.json:humanoid disk-stack:large"
 
 mode="${1:-}"
 shift || true
@@ -88,6 +97,13 @@ for line in sys.stdin:
         print(m["target"]["name"], m["executable"])' >>"$list"
     # The mapping comparisons (persistent workers, the kernels' crossover).
     cargo build --release -p impactset --features gpu --example gpu_mapping
+    # The benchmarks' pivots a sample, from the CPU reference (the GPU's
+    # pivot sequence in f64): the table's pivot arithmetic rate and share of
+    # the device's peak. Measured here, so it costs the GPU machine nothing.
+    cargo build --release -p impactset --example divergence
+    local problems=()
+    for entry in $BENCH_PROBLEMS; do problems+=("${entry%%:*}"); done
+    target/release/examples/divergence 16384 "${problems[@]}" --json "$BUNDLE/pivots.json"
     strip -o "$BUNDLE/bin/impactset" target/release/impactset
     strip -o "$BUNDLE/bin/gpu_mapping" target/release/examples/gpu_mapping
     while read -r name exe; do
@@ -97,7 +113,7 @@ for line in sys.stdin:
     # under test through paths compiled in (CARGO_MANIFEST_DIR,
     # CARGO_BIN_EXE_impactset), which `run` points at the repository.
     echo "$ROOT" >"$BUNDLE/build-root"
-    (cd "$BUNDLE" && tar -cJf bundle.tar.xz bin tests build-root && rm -rf bin tests)
+    (cd "$BUNDLE" && tar -cJf bundle.tar.xz bin tests build-root pivots.json && rm -rf bin tests pivots.json)
     du -sh "$BUNDLE/bundle.tar.xz"
 }
 
@@ -179,6 +195,38 @@ for (scene, rule, samples), kinds in rows.items():
         f"| {scene} | {rule} | {samples} | {rate(cpu)} | {rate(f32)} | {ratio(f32, cpu)} | {times(f32)} "
         f"| {rate(f64)} | {ratio(f64, cpu)} | {times(f64)} |"
     )
+# The pivots' arithmetic: a dense pivot updates N rows of `stride` scalars
+# with one multiply-add each (2 N stride flops; an upper bound, rows with a
+# zero in the pivot column are skipped), times the CPU reference's mean
+# pivots a sample (pivots.json, from the build machine), over the kernel
+# time, against the device's peak of plain (non-tensor) f32 / f64 FMA
+# arithmetic from NVIDIA's data sheets.
+PEAKS = [("H200 NVL", 60e12, 30e12), ("H100 NVL", 60e12, 30e12), ("H100 PCIe", 51e12, 26e12),
+         ("H200", 67e12, 34e12), ("H100", 67e12, 34e12)]
+peak = next(((f32, f64) for name, f32, f64 in PEAKS if name in adapter), None)
+pivots_path = out / "pivots.json"
+pivots = {p["problem"]: p for p in json.loads(pivots_path.read_text())} if pivots_path.exists() else {}
+arithmetic = []
+for (scene, rule, samples), kinds in rows.items():
+    work = pivots.get(scene)
+    if not work:
+        continue
+    flops = samples * work["pivots_mean"] * 2 * work["n"] * work["stride"]
+    cells = []
+    for i, kind in enumerate(("f32", "f64")):
+        row = kinds.get(kind)
+        if not row or row.get("kernel_ms") is None:
+            cells.append("–")
+            continue
+        rate = flops / (row["kernel_ms"] / 1e3)
+        share = f" ({100 * rate / peak[i]:.2f} % of peak)" if peak else ""
+        cells.append(f"{rate / 1e9:,.1f}{share}")
+    arithmetic.append(f"| {scene} | {work['n']} | {work['stride']} | {work['pivots_mean']:.1f} | {cells[0]} | {cells[1]} |")
+if arithmetic:
+    lines += ["", "Pivot arithmetic, GFLOP/s over the kernel time (2 N stride flops a dense pivot, the CPU's mean "
+              "pivots a sample over samples 0 .. 16383):", "",
+              "| problem | N | stride | pivots a sample | f32 GFLOP/s | f64 GFLOP/s |", "|---|---|---|---|---|---|"]
+    lines += arithmetic
 e2e = out / "e2e.txt"
 if e2e.exists():
     samples, ms = e2e.read_text().split()
@@ -218,6 +266,7 @@ run() {
     local work="$BUNDLE/unpacked"
     rm -rf "$work" && mkdir -p "$work"
     tar -xJf "$BUNDLE/bundle.tar.xz" -C "$work"
+    cp "$work/pivots.json" "$out/pivots.json"
     # The Vulkan loader, where the machine has none (see the device notes:
     # its .deb files in .gl/).
     if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1' && compgen -G ".gl/*.deb" >/dev/null; then
@@ -270,13 +319,16 @@ run() {
     # host's cores (f64, the CPU's only precision) and the GPU in f32 and
     # f64, random-lemke. Two-contact scenes at 2^20 samples, the others at
     # 2^18 (the 16-core CPU takes seconds a run on the humanoid).
-    local data="crates/impactset/tests/data"
     local small=1048576 large=262144 humanoid=65536 reps=3 seconds=60
     if [ "$smoke" = 1 ]; then small=256 large=64 humanoid=64 reps=1 seconds=60; fi
     local problem samples name precision
-    for entry in rocking-block:$small box-wall:$small ramone:$small compass-gait:$small cube-flat:$large \
-        $data/go2-landing.json:$large $data/humanoid-feet-flat.json:$humanoid disk-stack:$large; do
-        problem="${entry%%:*}" samples="${entry##*:}"
+    for entry in $BENCH_PROBLEMS; do
+        problem="${entry%%:*}"
+        case "${entry##*:}" in
+            small) samples=$small ;;
+            large) samples=$large ;;
+            *) samples=$humanoid ;;
+        esac
         name=$(basename "$problem" .json)
         # DEVICE_BENCH_PROBLEMS="a b": only these problems' rows.
         if [ -n "${DEVICE_BENCH_PROBLEMS:-}" ] && [[ " $DEVICE_BENCH_PROBLEMS " != *" $name "* ]]; then continue; fi

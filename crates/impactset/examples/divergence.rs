@@ -2,7 +2,7 @@
 //! reference: what the threads of a GPU warp would wait for (docs/gpu.md,
 //! "Divergence").
 //!
-//!     cargo run --release --example divergence -- [samples] [problem ...]
+//!     cargo run --release --example divergence -- [samples] [problem ...] [--json PATH]
 //!
 //! For each problem (built-in scene ids or problem files; default: every
 //! built-in scene and the robot problem files of the tests), samples
@@ -24,6 +24,14 @@
 //!   waits. An estimate: it counts a lane's work as if the lanes of a warp
 //!   were independent (on hardware, lanes at different points of the loop
 //!   still share the warp's instruction stream).
+//!
+//! `--json PATH` also writes, per problem, its name (as `impactset bench`
+//! names it), `N`, the Lemke tableau's row stride on the GPU and the mean
+//! steps and pivots a sample: what `scripts/device-bench.sh` turns into
+//! the pivots' arithmetic rate on the device (a dense pivot updates `N`
+//! rows of `stride` scalars, one multiply-add each: `2 · N · stride`
+//! flops, an upper bound, since the shaders skip a row whose entry in the
+//! pivot column is zero).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -33,6 +41,10 @@ use impactset::{ImpactProblem, SamplerOptions, Selection};
 
 /// Lanes of a warp (an NVIDIA warp; AMD's waves are 32 or 64).
 const WARP: usize = 32;
+
+/// Columns a shader row operation updates per loop iteration: the GPU's
+/// tableau rows are `2N + 2` rounded up to a multiple of it (`lemke.wgsl`).
+const TABLEAU_BLOCK: usize = 8;
 
 /// The robot problem files of the tests, beside the built-in scenes.
 const PROBLEM_FILES: [&str; 2] = ["tests/data/go2-landing.json", "tests/data/humanoid-feet-flat.json"];
@@ -46,7 +58,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         _ => 1 << 14,
     };
-    let mut names: Vec<String> = args.collect();
+    let mut names = Vec::new();
+    let mut json = None;
+    while let Some(arg) = args.next() {
+        if arg == "--json" {
+            json = Some(args.next().ok_or("--json needs a path")?);
+        } else {
+            names.push(arg);
+        }
+    }
     if names.is_empty() {
         names = impactset::scene::ids().iter().map(|s| s.to_string()).collect();
         let root = env!("CARGO_MANIFEST_DIR");
@@ -57,6 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| problem | N | K | steps mean / p99 / max | pivots mean / p99 / max | failed | warp eff. (steps) | warp eff. (pivots + steps) | persistent ×4 | persistent ×16 |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut records = Vec::new();
     for name in &names {
         let (label, problem, options) = load(name, samples)?;
         let runs = work(&problem, &options);
@@ -75,6 +96,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             persistent_efficiency(&work, samples.div_ceil(4)),
             persistent_efficiency(&work, samples.div_ceil(16)),
         );
+        let n = problem.operators().step_size_n();
+        let mean = |w: &[u64]| w.iter().sum::<u64>() as f64 / w.len().max(1) as f64;
+        records.push(serde_json::json!({
+            "problem": label,
+            "n": n,
+            "stride": (2 * n + 2).next_multiple_of(TABLEAU_BLOCK),
+            "samples": samples,
+            "steps_mean": mean(&steps),
+            "pivots_mean": mean(&pivots),
+        }));
+    }
+    if let Some(path) = json {
+        std::fs::write(&path, serde_json::to_string_pretty(&records)? + "\n")?;
+        println!("wrote {path}");
     }
     Ok(())
 }
