@@ -3,7 +3,9 @@
 // src/sampling/sample.rs. Assembled after types.wgsl, chacha.wgsl,
 // schedule.wgsl, lemke.wgsl, enumerate.wgsl (selection `all`) and
 // restitution.wgsl (a problem with restitution, `params.elastic`: every
-// step is elastic_step.wgsl's `elastic_step`, under every rule).
+// step is elastic_step.wgsl's `elastic_step`, under every rule), before
+// slot.wgsl (a slot's start, step checks and end, which the cooperative
+// kernel shares).
 //
 // Bindings (group 0):
 //   0  params      RouthParams     sizes, step cap, rule, cap law, batch, offsets
@@ -141,98 +143,26 @@ fn cover_scale(j: u32) -> scalar {
 // vector d by cover_scale, z' mapped back to z = c z'. The scales are powers
 // of two, so q is restored exactly.
 fn solve_scaled(size: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
+    scale_step_lcp(size);
+    let result = solve_covered(size, offset, tol, tie, cap);
+    unscale_step_lcp(size);
+    return result;
+}
+
+// q and the covering vector into the scaled step LCP's units, before a solve.
+fn scale_step_lcp(size: u32) {
     for (var c = 0u; c < size && c < MAX_N; c++) {
         lcp_q[c] *= row_scale(c);
         lcp_cover[c] *= cover_scale(c);
     }
-    let result = solve_covered(size, offset, tol, tie, cap);
+}
+
+// q and the solution z back into the step LCP's units, after a solve.
+fn unscale_step_lcp(size: u32) {
     for (var c = 0u; c < size && c < MAX_N; c++) {
         lcp_q[c] /= row_scale(c);
         lcp_z[c] *= col_scale(c);
     }
-    return result;
-}
-
-// The covering vector of a step's Lemke solve and its column offset:
-// random-lemke's d_j ∈ [1/64, 1 + 1/64), then the offset, from `choice`
-// where `random`, else d = 1 from column 0.
-fn draw_cover(size: u32, random: bool, choice: ptr<function, Stream>) -> u32 {
-    if random {
-        for (var c = 0u; c < size && c < MAX_N; c++) {
-            lcp_cover[c] = cover(next_word(choice));
-        }
-        return index(next_word(choice), size);
-    }
-    for (var c = 0u; c < size && c < MAX_N; c++) {
-        lcp_cover[c] = scalar(1.0);
-    }
-    return 0u;
-}
-
-// The state's step scalars (see the bindings): h, the termination
-// threshold, the pivot and tie tolerances, the velocity scale; the
-// relative pivot tolerance goes to lemke.wgsl's `lemke_relative_tol`.
-struct StepScalars {
-    h: scalar,
-    term: scalar,
-    tol: scalar,
-    tie: scalar,
-    velocity_scale: scalar,
-}
-
-fn step_scalars() -> StepScalars {
-    lemke_relative_tol = constant(params.off_scalars + 6u);
-    let at = params.off_scalars;
-    return StepScalars(constant(at), constant(at + 1u), constant(at + 2u), constant(at + 4u), constant(at + 5u));
-}
-
-// What a sample carries between dispatches besides v: its largest step
-// residual, its kinetic energy before the impact, its steps.
-struct Progress {
-    max_residual: scalar,
-    energy_before: scalar,
-    steps: u32,
-}
-
-// Sample slot i's v and progress: v⁻ and a fresh start where it has not
-// started, else where the last dispatch left them.
-fn resume_sample(i: u32, n: u32, started: bool) -> Progress {
-    if !started {
-        for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            v[k] = constant(params.off_v + k);
-        }
-        return Progress(scalar(0.0), kinetic_energy(n), 0u);
-    }
-    for (var k = 0u; k < n && k < MAX_DOF; k++) {
-        v[k] = out_v[i * params.v_stride + k];
-    }
-    return Progress(out_stats[3u * i], out_stats[3u * i + 1u], out_words[2u * i]);
-}
-
-// A sample's streams: its state's key and its 64-bit index `hi:lo`.
-struct SampleStream {
-    key: array<u32, 8>,
-    lo: u32,
-    hi: u32,
-}
-
-// Starts sample slot `i` of the dispatch: its state's constants
-// (`state_base`) and its schedule. Sample index (64 bits) = first + j;
-// selection stream = index + 2⁶³, schedule stream = index + 2⁶²
-// (schedule.wgsl).
-fn start_sample(i: u32, m: u32) -> SampleStream {
-    let row_samples = max(params.row_samples, 1u);
-    let state = params.state_first + i / row_samples;
-    state_base = state * params.state_stride;
-    var stream: SampleStream;
-    for (var k = 0u; k < 8u; k++) {
-        stream.key[k] = state_keys[8u * state + k];
-    }
-    let j = i % row_samples;
-    stream.lo = params.first_lo + j;
-    stream.hi = params.first_hi + select(0u, 1u, stream.lo < j);
-    schedule_start(params.schedule, stream.key, stream.lo, stream.hi, m, params.max_steps);
-    return stream;
 }
 
 // One sample per invocation, or persistent workers: a dispatch of fewer
@@ -280,43 +210,27 @@ fn run_slot(i: u32) {
     if i >= params.count || n > MAX_DOF || size > MAX_N || impulses > size || m == 0u {
         return;
     }
-    let stride = params.v_stride;
     var flags = out_words[2u * i + 1u];
     if (flags & FLAG_DONE) != 0u {
         return;
     }
     use_tableau_slot(i, params.count, size, params.interleave != 0u);
     use_own_table();
-    let stream = start_sample(i, m);
-    let key = stream.key;
-    let lo = stream.lo;
-    let hi = stream.hi;
-
-    let scalars = step_scalars();
-    let h = scalars.h;
-    let term = scalars.term;
-    let tol = scalars.tol;
-    let residual_tol = residual_tolerance();
-    let tie = scalars.tie;
-    let velocity_scale = scalars.velocity_scale;
-
+    let start = begin_slot(i, n, m, (flags & FLAG_STARTED) != 0u);
+    let stream = start.stream;
+    let sc = start.scalars;
     let elastic = params.elastic != 0u;
     var guarded = (flags & FLAG_GUARDED) != 0u;
-    if elastic {
-        load_expansion(i, m, (flags & FLAG_STARTED) != 0u);
-    }
-    let progress = resume_sample(i, n, (flags & FLAG_STARTED) != 0u);
-    var max_residual = progress.max_residual;
-    let energy_before = progress.energy_before;
-    var steps = progress.steps;
+    var max_residual = start.progress.max_residual;
+    var steps = start.progress.steps;
     if (flags & FLAG_STARTED) == 0u {
         flags = FLAG_STARTED;
         if params.selection == SELECTION_ALL {
             reset_fallback_steps(i);
         }
     }
-    var caps = stream_at(key, lo, hi, stream_pos[2u * i]);
-    var choice = stream_at(key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
+    var caps = stream_at(stream.key, stream.lo, stream.hi, stream_pos[2u * i]);
+    var choice = stream_at(stream.key, stream.lo, stream.hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
 
     var taken = 0u;
     // At most steps_per_dispatch steps and one more check; with `all`, a step
@@ -326,25 +240,9 @@ fn run_slot(i: u32) {
         contact_velocities(n, impulses);
         let resuming = (flags & FLAG_ENUMERATING) != 0u;
         if !resuming {
-            var min_normal = u[0];
-            for (var c = 1u; c < m && c < MAX_N; c++) {
-                min_normal = min(min_normal, u[c]);
-            }
-            // With restitution the impact also goes on while a contact
-            // owes expansion work.
-            var owes_work = false;
-            if elastic {
-                owes_work = any_expanding(m);
-            }
-            if min_normal >= term && !owes_work {
-                flags |= FLAG_TERMINATED | FLAG_DONE;
-                break;
-            }
-            if steps >= params.max_steps {
-                flags |= FLAG_DONE;
-                break;
-            }
-            if taken >= params.steps_per_dispatch {
+            let stop = stop_before_step(m, sc.term, steps, taken);
+            if stop != STOP_NONE {
+                flags |= stop_flags(stop);
                 break;
             }
             if params.selection == SELECTION_ALL && params.filter_chunk != 0u && taken > 0u {
@@ -352,30 +250,15 @@ fn run_slot(i: u32) {
                 // in a dispatch of its own (lavapipe's loop budget).
                 break;
             }
-            // b_R = [h·p; J v; 0], p drawn by the sample's law over the
-            // contacts approaching now (schedule.wgsl).
-            for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                approaching[c] = u[c] < term;
-            }
+            draw_step_caps(&caps, stream, steps, m, sc.h, sc.term);
             if elastic {
-                mark_expanding(m);
-            }
-            schedule_draw(&caps, key, lo, hi, steps, m);
-            for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-                lcp_q[c] = h * cap_value(step_caps[c]);
-            }
-            if elastic {
-                keep_step_caps(m);
                 elastic_sample = i;
-                let outcome = elastic_step(n, m, size, impulses, tol, tie, velocity_scale, h, &choice, &guarded);
+                let outcome = elastic_step(n, m, size, impulses, sc.tol, sc.tie, sc.velocity_scale, sc.h, &choice, &guarded);
                 steps += 1u;
                 taken += 1u;
-                if outcome.status == ELASTIC_HOST {
-                    flags |= FLAG_HOST | FLAG_DONE;
-                    break;
-                }
-                if outcome.status != ELASTIC_SOLVED {
-                    flags |= FLAG_LCP_FAILED | FLAG_DONE;
+                let ended = elastic_end_flags(outcome.status);
+                if ended != 0u {
+                    flags |= ended;
                     break;
                 }
                 max_residual = max(max_residual, outcome.residual);
@@ -384,12 +267,7 @@ fn run_slot(i: u32) {
         } else {
             resume_enumeration(i, m);
         }
-        for (var c = 0u; c < impulses && c < MAX_N; c++) {
-            lcp_q[m + c] = u[c];
-        }
-        for (var c = m + impulses; c < size && c < MAX_N; c++) {
-            lcp_q[c] = scalar(0.0);
-        }
+        fill_step_rhs(m, impulses, size);
         var enumerated = false;
         if params.selection == SELECTION_ALL {
             // all: one word, the pick among the distinct solutions within
@@ -398,7 +276,7 @@ fn run_slot(i: u32) {
                 begin_enumeration(i, m, next_word(&choice));
                 flags |= FLAG_ENUMERATING;
             }
-            let status = enumerate_tuples(i, params.tuples_per_dispatch, velocity_scale, h, params.filter_chunk);
+            let status = enumerate_tuples(i, params.tuples_per_dispatch, sc.velocity_scale, sc.h, params.filter_chunk);
             if status == ENUM_YIELD {
                 break;
             }
@@ -421,54 +299,20 @@ fn run_slot(i: u32) {
         let offset = draw_cover(size, params.selection == SELECTION_RANDOM_LEMKE, &choice);
         var result = PivotResult(0u, LEMKE_SOLVED);
         if !enumerated {
-            result = solve_scaled(size, offset, tol, tie, params.pivot_cap);
+            result = solve_scaled(size, offset, sc.tol, sc.tie, params.pivot_cap);
         }
         steps += 1u;
         taken += 1u;
-        if result.status == LEMKE_LOOP_EXHAUSTED {
-            flags |= FLAG_LOOP_LIMIT;
-        }
         if result.status != LEMKE_SOLVED {
-            flags |= FLAG_LCP_FAILED | FLAG_DONE;
+            flags |= lemke_end_flags(result.status);
             break;
         }
-        max_residual = max(max_residual, step_residual(size, m, velocity_scale, h));
+        max_residual = max(max_residual, step_residual(size, m, sc.velocity_scale, sc.h));
         apply_impulse(n, m, impulses);
     }
 
-    for (var k = 0u; k < n && k < MAX_DOF; k++) {
-        out_v[i * stride + k] = v[k];
-    }
-    out_stats[3u * i] = max_residual;
-    out_stats[3u * i + 1u] = energy_before;
-    if (flags & FLAG_DONE) != 0u {
-        out_stats[3u * i + 2u] = kinetic_energy(n);
-        if (flags & FLAG_TERMINATED) != 0u && (flags & FLAG_LCP_FAILED) == 0u && max_residual <= residual_tol {
-            flags |= FLAG_ACCEPTED;
-        }
-    }
-    // Probe: a driver whose loop limiter has fired runs this loop once.
-    var probe = 0u;
-    for (var k = 0u; k < params.probe; k++) {
-        probe += 1u;
-    }
-    if probe != params.probe {
-        flags |= FLAG_LOOP_LIMIT;
-        if elastic {
-            // Restitution: the host runs the sample again on the CPU.
-            flags |= FLAG_HOST | FLAG_DONE;
-        }
-    }
-    if elastic {
-        store_expansion(i, m);
-        if guarded {
-            flags |= FLAG_GUARDED;
-        }
-    }
-    out_words[2u * i] = steps;
-    out_words[2u * i + 1u] = flags;
-    stream_pos[2u * i] = caps.words;
-    stream_pos[2u * i + 1u] = choice.words;
+    let cut = loop_limit_fired();
+    end_slot(i, n, m, SlotEnd(flags, steps, max_residual, start.progress.energy_before, guarded, caps.words, choice.words), cut);
 }
 
 // Σ_j A_R[i][j] z_j in index order from the equilibrated matrix

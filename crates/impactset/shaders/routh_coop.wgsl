@@ -2,8 +2,9 @@
 // of `lemke` and `random-lemke`, with restitution too (elastic_step.wgsl),
 // as routh_sample runs them (same words, same order, same outputs), for
 // step LCPs above the plan's threshold (docs/gpu.md, "Kernels").
-// Assembled after routh.wgsl, whose bindings (and restitution's, 10) and
-// helpers it shares; `all` keeps routh_sample.
+// Assembled after routh.wgsl and slot.wgsl, whose bindings (and
+// restitution's, 10) and helpers (a slot's start, step checks and end) it
+// shares; `all` keeps routh_sample.
 //
 // Every invocation of the workgroup runs the sample's scalar work (its
 // streams, caps, v, u = J v, restitution's accounts) on private copies,
@@ -47,175 +48,74 @@ fn coop_sample(i: u32) {
     let m = params.m;
     let size = params.size;
     let impulses = params.impulses;
-    let stride = params.v_stride;
     var flags = coop_broadcast(out_words[2u * i + 1u]);
     if (flags & FLAG_DONE) != 0u {
         return;
     }
     use_tableau_slot(i, params.count, size, false);
-    let stream = start_sample(i, m);
-    let key = stream.key;
-    let lo = stream.lo;
-    let hi = stream.hi;
-
-    let scalars = step_scalars();
-    let h = scalars.h;
-    let term = scalars.term;
-    let tol = scalars.tol;
-    let residual_tol = residual_tolerance();
-    let tie = scalars.tie;
-    let velocity_scale = scalars.velocity_scale;
-
+    let start = begin_slot(i, n, m, (flags & FLAG_STARTED) != 0u);
+    let stream = start.stream;
+    let sc = start.scalars;
     let elastic = params.elastic != 0u;
     var guarded = (flags & FLAG_GUARDED) != 0u;
-    if elastic {
-        load_expansion(i, m, (flags & FLAG_STARTED) != 0u);
-    }
-    let progress = resume_sample(i, n, (flags & FLAG_STARTED) != 0u);
-    var max_residual = progress.max_residual;
-    let energy_before = progress.energy_before;
-    var steps = progress.steps;
+    var max_residual = start.progress.max_residual;
+    var steps = start.progress.steps;
     flags |= FLAG_STARTED;
-    var caps = stream_at(key, lo, hi, stream_pos[2u * i]);
-    var choice = stream_at(key, lo, hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
+    var caps = stream_at(stream.key, stream.lo, stream.hi, stream_pos[2u * i]);
+    var choice = stream_at(stream.key, stream.lo, stream.hi ^ 0x80000000u, stream_pos[2u * i + 1u]);
 
     var taken = 0u;
     for (var guard = 0u; guard <= params.steps_per_dispatch; guard++) {
         contact_velocities(n, impulses);
-        var min_normal = u[0];
-        for (var c = 1u; c < m && c < MAX_N; c++) {
-            min_normal = min(min_normal, u[c]);
-        }
-        // With restitution the impact also goes on while a contact owes
-        // expansion work.
-        var owes_work = false;
-        if elastic {
-            owes_work = any_expanding(m);
-        }
-        // 1: terminated, 2: at the step cap, 3: this dispatch's steps taken.
-        var stop = 0u;
-        if min_normal >= term && !owes_work {
-            stop = 1u;
-        } else if steps >= params.max_steps {
-            stop = 2u;
-        } else if taken >= params.steps_per_dispatch {
-            stop = 3u;
-        }
-        stop = coop_broadcast(stop);
-        if stop == 1u {
-            flags |= FLAG_TERMINATED | FLAG_DONE;
+        let stop = coop_broadcast(stop_before_step(m, sc.term, steps, taken));
+        if stop != STOP_NONE {
+            flags |= stop_flags(stop);
             break;
         }
-        if stop == 2u {
-            flags |= FLAG_DONE;
-            break;
-        }
-        if stop == 3u {
-            break;
-        }
-        for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-            approaching[c] = u[c] < term;
-        }
+        draw_step_caps(&caps, stream, steps, m, sc.h, sc.term);
         if elastic {
-            mark_expanding(m);
-        }
-        schedule_draw(&caps, key, lo, hi, steps, m);
-        for (var c = 0u; c < m && c < MAX_CONTACTS; c++) {
-            lcp_q[c] = h * cap_value(step_caps[c]);
-        }
-        if elastic {
-            keep_step_caps(m);
             elastic_sample = i;
-            let outcome = coop_elastic_step(n, m, size, impulses, tol, tie, velocity_scale, h, &choice, &guarded);
+            let outcome = coop_elastic_step(n, m, size, impulses, sc.tol, sc.tie, sc.velocity_scale, sc.h, &choice, &guarded);
             steps += 1u;
             taken += 1u;
-            let status = coop_broadcast(outcome.status);
-            if status == ELASTIC_HOST {
-                flags |= FLAG_HOST | FLAG_DONE;
-                break;
-            }
-            if status != ELASTIC_SOLVED {
-                flags |= FLAG_LCP_FAILED | FLAG_DONE;
+            let ended = elastic_end_flags(coop_broadcast(outcome.status));
+            if ended != 0u {
+                flags |= ended;
                 break;
             }
             max_residual = max(max_residual, outcome.residual);
             continue;
         }
-        for (var c = 0u; c < impulses && c < MAX_N; c++) {
-            lcp_q[m + c] = u[c];
-        }
-        for (var c = m + impulses; c < size && c < MAX_N; c++) {
-            lcp_q[c] = scalar(0.0);
-        }
+        fill_step_rhs(m, impulses, size);
         let offset = draw_cover(size, params.selection == SELECTION_RANDOM_LEMKE, &choice);
-        let result = coop_solve_scaled(size, offset, tol, tie, params.pivot_cap);
+        let result = coop_solve_scaled(size, offset, sc.tol, sc.tie, params.pivot_cap);
         steps += 1u;
         taken += 1u;
-        if result.status == LEMKE_LOOP_EXHAUSTED {
-            flags |= FLAG_LOOP_LIMIT;
-        }
         if result.status != LEMKE_SOLVED {
-            flags |= FLAG_LCP_FAILED | FLAG_DONE;
+            flags |= lemke_end_flags(result.status);
             break;
         }
-        max_residual = max(max_residual, coop_step_residual(size, m, velocity_scale, h));
+        max_residual = max(max_residual, coop_step_residual(size, m, sc.velocity_scale, sc.h));
         apply_impulse(n, m, impulses);
     }
 
-    // Probe: a driver whose loop limiter has fired runs this loop once.
-    var probe = 0u;
-    for (var k = 0u; k < params.probe; k++) {
-        probe += 1u;
-    }
-    if probe != params.probe {
+    if loop_limit_fired() {
         atomicOr(&coop_cut, 1u);
     }
     workgroupBarrier();
     if coop_t == 0u {
-        if atomicLoad(&coop_cut) != 0u {
-            flags |= FLAG_LOOP_LIMIT;
-            if elastic {
-                // Restitution: the host runs the sample again on the CPU.
-                flags |= FLAG_HOST | FLAG_DONE;
-            }
-        }
+        let cut = atomicLoad(&coop_cut) != 0u;
         atomicStore(&coop_cut, 0u);
-        if elastic {
-            store_expansion(i, m);
-            if guarded {
-                flags |= FLAG_GUARDED;
-            }
-        }
-        for (var k = 0u; k < n && k < MAX_DOF; k++) {
-            out_v[i * stride + k] = v[k];
-        }
-        out_stats[3u * i] = max_residual;
-        out_stats[3u * i + 1u] = energy_before;
-        if (flags & FLAG_DONE) != 0u {
-            out_stats[3u * i + 2u] = kinetic_energy(n);
-            if (flags & FLAG_TERMINATED) != 0u && (flags & FLAG_LCP_FAILED) == 0u && max_residual <= residual_tol {
-                flags |= FLAG_ACCEPTED;
-            }
-        }
-        out_words[2u * i] = steps;
-        out_words[2u * i + 1u] = flags;
-        stream_pos[2u * i] = caps.words;
-        stream_pos[2u * i + 1u] = choice.words;
+        end_slot(i, n, m, SlotEnd(flags, steps, max_residual, start.progress.energy_before, guarded, caps.words, choice.words), cut);
     }
     workgroupBarrier();
 }
 
 // `solve_scaled` by the workgroup.
 fn coop_solve_scaled(size: u32, offset: u32, tol: scalar, tie: scalar, cap: u32) -> PivotResult {
-    for (var c = 0u; c < size && c < MAX_N; c++) {
-        lcp_q[c] *= row_scale(c);
-        lcp_cover[c] *= cover_scale(c);
-    }
+    scale_step_lcp(size);
     let result = coop_solve_covered(size, offset, tol, tie, cap);
-    for (var c = 0u; c < size && c < MAX_N; c++) {
-        lcp_q[c] /= row_scale(c);
-        lcp_z[c] *= col_scale(c);
-    }
+    unscale_step_lcp(size);
     return result;
 }
 

@@ -22,6 +22,7 @@ const RESTITUTION: &str = include_str!("../../shaders/restitution.wgsl");
 const CONTINUATION: &str = include_str!("../../shaders/continuation.wgsl");
 const ELASTIC_STEP: &str = include_str!("../../shaders/elastic_step.wgsl");
 const ROUTH: &str = include_str!("../../shaders/routh.wgsl");
+const SLOT: &str = include_str!("../../shaders/slot.wgsl");
 const LEMKE_COOP: &str = include_str!("../../shaders/lemke_coop.wgsl");
 const ROUTH_COOP: &str = include_str!("../../shaders/routh_coop.wgsl");
 const TESTS: &str = include_str!("../../shaders/tests.wgsl");
@@ -104,6 +105,7 @@ fn routh(types: &str, width: AllWidth, extra: &[&str]) -> String {
         CONTINUATION,
         ELASTIC_STEP,
         ROUTH,
+        SLOT,
     ];
     parts.extend(extra);
     parts.join("\n")
