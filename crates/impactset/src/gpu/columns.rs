@@ -102,15 +102,33 @@ impl Outputs<'_> {
     /// over its pivot cap (lavapipe's loop limiter, docs/gpu-lavapipe.md).
     pub(crate) fn write(&self, from: usize, len: usize, out: &mut FlatSamples, at: usize) {
         let ok = |f: u32, bit: u32| f & bit != 0 && f & FLAG_LOOP_LIMIT == 0;
-        column(&mut out.steps[at..at + len], |k| self.words[2 * (from + k)]);
-        column(&mut out.terminated[at..at + len], |k| ok(self.flags(from + k), FLAG_TERMINATED));
-        column(&mut out.accepted[at..at + len], |k| ok(self.flags(from + k), FLAG_ACCEPTED));
-        column(&mut out.max_residual[at..at + len], |k| {
-            let i = from + k;
-            if self.flags(i) & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 { f64::INFINITY } else { self.stats.get(3 * i) }
-        });
-        column(&mut out.energy_before[at..at + len], |k| self.stats.get(3 * (from + k) + 1));
-        column(&mut out.energy_after[at..at + len], |k| self.stats.get(3 * (from + k) + 2));
+        // The per-sample columns in one pass over the outputs: each task
+        // reads its samples' words and statistics once.
+        let range = at..at + len;
+        out.steps[range.clone()]
+            .par_chunks_mut(CHUNK)
+            .zip(out.terminated[range.clone()].par_chunks_mut(CHUNK))
+            .zip(out.accepted[range.clone()].par_chunks_mut(CHUNK))
+            .zip(out.max_residual[range.clone()].par_chunks_mut(CHUNK))
+            .zip(out.energy_before[range.clone()].par_chunks_mut(CHUNK))
+            .zip(out.energy_after[range].par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(c, (((((steps, terminated), accepted), residual), before), after))| {
+                for k in 0..steps.len() {
+                    let i = from + c * CHUNK + k;
+                    let f = self.flags(i);
+                    steps[k] = self.words[2 * i];
+                    terminated[k] = ok(f, FLAG_TERMINATED);
+                    accepted[k] = ok(f, FLAG_ACCEPTED);
+                    residual[k] = if f & (FLAG_LCP_FAILED | FLAG_LOOP_LIMIT) != 0 {
+                        f64::INFINITY
+                    } else {
+                        self.stats.get(3 * i)
+                    };
+                    before[k] = self.stats.get(3 * i + 1);
+                    after[k] = self.stats.get(3 * i + 2);
+                }
+            });
         if let (Some(v), true) = (&self.v, out.has_velocities()) {
             let n = self.n;
             out.v_plus[at * n..(at + len) * n]
