@@ -18,7 +18,11 @@
 //! fastest of `REPS` runs: its wall time (plan set-up excluded, read-back
 //! included) and kernel time (timestamp queries; `–` without them), and
 //! whether its outputs are bit for bit the first row's of its problem
-//! (they must be: a sample's outcome depends on its stream only). Rows are
+//! (they must be: a sample's outcome depends on its stream only), and the
+//! samples of the last run the host ran again on the CPU, with those a
+//! driver's loop limiter cut in brackets (f32's unaccepted samples are the
+//! CPU's, so on lavapipe, whose limiter cuts a different set of samples
+//! under each mapping, a row with cut samples can differ). Rows are
 //! printed as they are measured, so a run cut short keeps them. `--smoke`:
 //! tiny sizes, to check the example on a software adapter.
 
@@ -42,8 +46,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let part = args.iter().find(|a| !a.starts_with("--")).map(String::as_str).unwrap_or("persistent");
     let ctx = GpuContext::new()?;
     println!("{}; f32 random-lemke", ctx.describe());
-    println!("| part | problem | N | samples | mapping | wall ms | kernel ms | samples/s | same outputs |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!(
+        "| part | problem | N | samples | mapping | wall ms | kernel ms | samples/s | same outputs | host re-runs (cut) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     match part {
         "persistent" => persistent(&ctx, smoke),
         "crossover" => crossover(&ctx, smoke),
@@ -92,7 +98,7 @@ fn crossover(ctx: &GpuContext, smoke: bool) -> Result<(), Box<dyn std::error::Er
             let run = GpuRunOptions { lemke_kernel: Some(kernel), ..Default::default() };
             let what = format!("{kernel:?}");
             if let Err(e) = row(ctx, "crossover", label, problem, options, &what, &run, &mut reference) {
-                println!("| crossover | {label} | {} | {samples} | {what} | refused: {e} | | | |", size(problem));
+                println!("| crossover | {label} | {} | {samples} | {what} | refused: {e} | | | | |", size(problem));
             }
         }
     }
@@ -135,7 +141,9 @@ fn row(
     drop(warm);
     ctx.take_kernel_time();
     let (mut wall, mut kernel, mut digest) = (f64::INFINITY, None::<f64>, 0);
+    let (mut reruns, mut cut) = (0, 0);
     for _ in 0..REPS {
+        let before = (plan.host_reruns(), plan.loop_limit_reruns());
         let started = Instant::now();
         let flat = plan.sample_range_flat(0, samples, &|_| {}, &|| false)?.expect("not cancelled");
         wall = wall.min(started.elapsed().as_secs_f64());
@@ -143,6 +151,7 @@ fn row(
             kernel = Some(kernel.map_or(k, |best| best.min(k)));
         }
         digest = outputs_hash(&flat);
+        (reruns, cut) = (plan.host_reruns() - before.0, plan.loop_limit_reruns() - before.1);
     }
     let same = match reference {
         None => {
@@ -153,7 +162,7 @@ fn row(
         Some(_) => "NO",
     };
     println!(
-        "| {part} | {label} | {} | {samples} | {what} | {:.1} | {} | {:.0} | {same} |",
+        "| {part} | {label} | {} | {samples} | {what} | {:.1} | {} | {:.0} | {same} | {reruns} ({cut}) |",
         size(problem),
         wall * 1e3,
         kernel.map_or("–".into(), |k| format!("{:.1}", k * 1e3)),
