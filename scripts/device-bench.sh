@@ -309,7 +309,7 @@ run() {
     local part
     for part in persistent crossover; do
         if [ "$smoke" = 1 ]; then
-            step "mapping-$part" 60 "$work/bin/gpu_mapping" "$part" --smoke
+            step "mapping-$part" 120 "$work/bin/gpu_mapping" "$part" --smoke
         else
             step "mapping-$part" 75 "$work/bin/gpu_mapping" "$part"
         fi

@@ -79,7 +79,7 @@ fn persistent(ctx: &GpuContext, smoke: bool) -> Result<(), Box<dyn std::error::E
 
 /// One invocation per sample against one workgroup per sample, by step LCP size.
 fn crossover(ctx: &GpuContext, smoke: bool) -> Result<(), Box<dyn std::error::Error>> {
-    let samples = if smoke { 64 } else { 1 << 14 };
+    let samples = if smoke { 16 } else { 1 << 14 };
     let mut cases: Vec<(String, ImpactProblem, SamplerOptions)> = Vec::new();
     for m in [2, 3, 4, 5, 6, 8] {
         let problem =
