@@ -72,7 +72,7 @@ import impactset.mujoco as imj
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_cases import CASES, LABELS, Condition  # noqa: E402  (the sibling module)
+from study_cases import CASES, LABELS, Condition, plot_set_and_outcome  # noqa: E402  (the sibling module)
 
 
 def evaluate(c: Condition, samples: int, budget: int, seed: int = 0) -> dict:
@@ -141,18 +141,7 @@ def trajectory_figure(c: Condition, r: imj.Rollouts, v_out: np.ndarray, path: Pa
     tilt = _tilt_deg(again.trajectories.qpos)
     mine = _tilt_deg(again.outcome_states[None, :, 1 : 1 + c.model.nq])[0]
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    for k, row in enumerate(tilt):
-        up = row[-1] <= c.threshold
-        ax.plot(
-            again.times,
-            row,
-            color="tab:green" if up else "tab:red",
-            alpha=0.35,
-            lw=1,
-            label=None if k else "samples of the set",
-        )
-    ax.plot(again.times, mine, color="k", lw=2.2, label="MuJoCo's own outcome")
-    ax.axhline(c.threshold, color="gray", ls=":", lw=1)
+    plot_set_and_outcome(ax, again.times, tilt, tilt[:, -1] > c.threshold, again.times, mine, c.threshold)
     share = float(np.mean(tilt[:, -1] > c.threshold))
     ax.set(
         xlabel="time after the impact (s)",

@@ -44,6 +44,17 @@ def final_tilt_deg(model: mujoco.MjModel, trajectories: imj.Trajectories) -> np.
     return np.rad2deg(imj.base_tilt("final")(model, trajectories))
 
 
+def plot_set_and_outcome(ax, times, curves, failed, own_times, own, threshold: float) -> None:  # type: ignore[no-untyped-def]
+    """A condition's trajectory figure: each sample of the set's curve (rows of
+    `curves` over `times`), red where `failed`, else green; MuJoCo's own
+    outcome (`own` over `own_times`) in black; the verdict's threshold dotted."""
+    for k, (row, bad) in enumerate(zip(curves, failed, strict=True)):
+        color = "tab:red" if bad else "tab:green"
+        ax.plot(times, row, color=color, alpha=0.35, lw=1, label=None if k else "samples of the set")
+    ax.plot(own_times, own, color="k", lw=2.2, label="MuJoCo's own outcome")
+    ax.axhline(threshold, color="gray", ls=":", lw=1)
+
+
 def base_directions(nv: int) -> np.ndarray:
     """± each of the base's six velocities (a free joint's qvel)."""
     eye = np.eye(nv)[:6]
@@ -253,21 +264,35 @@ def rise(model: mujoco.MjModel, data: mujoco.MjData, heights: Callable[[mujoco.M
     ``heights(data)`` gives (after ``mj_kinematics``) above their heights at
     the impact (``data``), read every 5 ms."""
     z0 = heights(data).copy()
-    scratch = mujoco.MjData(model)
-    full = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
 
     def metric(model: mujoco.MjModel, trajectories: imj.Trajectories) -> np.ndarray:
         t = trajectories.time
         stride = max(1, round(0.005 / (t[1] - t[0]))) if t.size > 1 else 1
-        out = np.zeros(trajectories.states.shape[0])
-        for i, rollout in enumerate(trajectories.states):
-            for k in range(0, t.size, stride):
-                mujoco.mj_setState(model, scratch, rollout[k], full)
-                mujoco.mj_kinematics(model, scratch)
-                out[i] = max(out[i], float(np.max(heights(scratch) - z0)))
-        return out
+        return rise_curves(model, trajectories.states, heights, z0, stride).max(axis=1, initial=0.0)
 
     return metric
+
+
+def rise_curves(
+    model: mujoco.MjModel,
+    states: np.ndarray,
+    heights: Callable[[mujoco.MjData], np.ndarray],
+    z0: np.ndarray,
+    stride: int = 1,
+) -> np.ndarray:
+    """(S, ⌈T / stride⌉) the largest rise above ``z0`` of the points whose
+    heights ``heights(data)`` gives, at every ``stride``-th of each rollout's
+    ``states`` (full physics states)."""
+    scratch = mujoco.MjData(model)
+    full = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    steps = range(0, states.shape[1], stride)
+    out = np.empty((states.shape[0], len(steps)))
+    for i, rollout in enumerate(states):
+        for j, k in enumerate(steps):
+            mujoco.mj_setState(model, scratch, rollout[k], full)
+            mujoco.mj_kinematics(model, scratch)
+            out[i, j] = np.max(heights(scratch) - z0)
+    return out
 
 
 def box_curb(small: bool) -> Iterator[Condition]:

@@ -16,7 +16,7 @@ import mujoco
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import study_cases  # noqa: E402, F401  (first: study_talos imports it and it imports study_talos)
+import study_cases  # noqa: E402  (first: study_talos imports it and it imports study_talos)
 from study_talos import (  # noqa: E402
     ANKLES,
     ARMATURE,
@@ -80,20 +80,6 @@ def standing(seconds: float = 3.0) -> list[dict]:
     return rows
 
 
-def _lift_curves(model: mujoco.MjModel, states: np.ndarray, z0: np.ndarray, soles: list[str]) -> np.ndarray:
-    """(S, T) the largest rise of the soles' corners above ``z0`` at each state."""
-    heights = sole_heights(model, soles)
-    scratch = mujoco.MjData(model)
-    full = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
-    out = np.empty(states.shape[:2])
-    for i, rollout in enumerate(states):
-        for k, state in enumerate(rollout):
-            mujoco.mj_setState(model, scratch, state, full)
-            mujoco.mj_kinematics(model, scratch)
-            out[i, k] = np.max(heights(scratch) - z0)
-    return out
-
-
 def figure(case: str, label: dict[str, float], path: Path, samples: int = 128) -> None:
     """The condition's sole lift against time from every sample of the set
     (red: past the 5 mm rule) and from MuJoCo's own outcome (black)."""
@@ -105,7 +91,8 @@ def figure(case: str, label: dict[str, float], path: Path, samples: int = 128) -
 
     c = next(c for c in TALOS_CASES[case](False) if c.label == label)
     soles = [SOLES[1]] if case == "talos-step" else SOLES
-    z0 = sole_heights(c.model, soles)(c.data)
+    heights = sole_heights(c.model, soles)
+    z0 = heights(c.data)
     p = imj.problem(c.model, c.data, distance=c.distance)
     s = impactset.sample(p, samples, seed=0, selection="random-lemke")
     times = np.arange(0.0, c.duration + 1e-9, 0.005)
@@ -113,22 +100,12 @@ def figure(case: str, label: dict[str, float], path: Path, samples: int = 128) -
     r = imj.rollouts(c.model, c.data, s, impacts=c.impacts, outcome=False, **go)
     v_out = imj.outcome(c.model, c.data, distance=c.distance)
     o = imj.rollouts(c.model, c.data, v_out[None], outcome=False, **go)
-    mine = _lift_curves(c.model, o.trajectories.states, z0, soles)[0] * 1e3
-    curves = _lift_curves(c.model, r.trajectories.states, z0, soles) * 1e3
+    mine = study_cases.rise_curves(c.model, o.trajectories.states, heights, z0)[0] * 1e3
+    curves = study_cases.rise_curves(c.model, r.trajectories.states, heights, z0) * 1e3
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    for k, row in enumerate(curves):
-        fails = row.max() > GAP * 1e3
-        ax.plot(
-            r.times,
-            row,
-            color="tab:red" if fails else "tab:green",
-            alpha=0.35,
-            lw=1,
-            label=None if k else "samples of the set",
-        )
-    ax.plot(o.times, mine, color="k", lw=2.2, label="MuJoCo's own outcome")
-    ax.axhline(GAP * 1e3, color="gray", ls=":", lw=1)
-    share = float(np.mean(curves.max(axis=1) > GAP * 1e3))
+    failed = curves.max(axis=1) > GAP * 1e3
+    study_cases.plot_set_and_outcome(ax, r.times, curves, failed, o.times, mine, GAP * 1e3)
+    share = float(np.mean(failed))
     what = "stance sole's" if case == "talos-step" else "soles'"
     conditions = ", ".join(f"{k} {v:g}" for k, v in label.items())
     ax.set(
